@@ -1,0 +1,1 @@
+"""kernel layer (see DESIGN.md §1)."""

@@ -1,0 +1,1 @@
+"""llm layer (see DESIGN.md §1)."""

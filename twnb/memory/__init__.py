@@ -1,0 +1,1 @@
+"""memory layer (see DESIGN.md §1)."""

@@ -1,0 +1,1 @@
+"""notebook layer (see DESIGN.md §1)."""

@@ -1,0 +1,1 @@
+"""roles layer (see DESIGN.md §1)."""

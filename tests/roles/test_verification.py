@@ -1,0 +1,148 @@
+"""Code verification: what generated code may do before it runs on the user's kernel."""
+
+from __future__ import annotations
+
+import pytest
+
+from twnb.roles.verification import VerificationConfig, verify_code
+
+
+def test_typical_analysis_code_passes() -> None:
+    code = (
+        "import pandas as pd\nimport numpy as np\nimport matplotlib.pyplot as plt\nfrom pathlib import Path\n"
+        "df = pd.DataFrame({'a': np.arange(3)})\ndf.eval('b = a * 2', inplace=True)\n"
+        "df.plot(); plt.savefig('a.png')\nnp.__version__, df\n"
+    )
+    assert verify_code(code) == []
+
+
+def test_verification_off_returns_none() -> None:
+    assert verify_code("exit()", VerificationConfig(enabled=False)) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "line", "fragment"),
+    [
+        ("x = 1\nexit()", 2, "Function 'exit' is blocked: it would stop the user's kernel"),
+        ("quit()", 1, "Function 'quit' is blocked"),
+        ("import os\nos._exit(0)", 2, "Function 'os._exit' is blocked"),
+        ("import os as o\no.kill(1, 9)", 2, "Function 'os.kill' is blocked"),
+        ("from os import system", 1, "Function 'os.system' is blocked"),
+        ("import shutil\nshutil.rmtree('data')", 2, "Function 'shutil.rmtree' is blocked"),
+        ("y = eval('1 + 1')", 1, "Function 'eval' is blocked"),
+        ("exec('x = 1')", 1, "Function 'exec' is blocked"),
+        ("f = getattr", 1, "Function 'getattr' is blocked"),
+        ("g = globals()", 1, "Function 'globals' is blocked"),
+        ("m = __import__('os')", 1, "Function '__import__' is blocked"),
+    ],
+)
+def test_blocked_functions_are_refused_naming_the_line(code: str, line: int, fragment: str) -> None:
+    errors = verify_code(code)
+    assert errors and errors[0].startswith(f"Line {line}: ")
+    assert fragment in errors[0]
+
+
+def test_blocked_subprocess_module_is_refused() -> None:
+    errors = verify_code("import subprocess\nsubprocess.run(['ls'])")
+    assert errors and "Importing module 'subprocess' is not allowed" in errors[0]
+
+
+def test_module_outside_the_allow_list_is_refused() -> None:
+    errors = verify_code("import requests")
+    assert errors == [
+        "Line 1: import requests -> Importing module 'requests' is not allowed. "
+        "Use the modules suited to data analysis listed in your instructions."
+    ]
+
+
+def test_allow_list_is_configurable() -> None:
+    config = VerificationConfig(allowed_modules=frozenset({"requests"}))
+    assert verify_code("import requests", config) == []
+    assert verify_code("import pandas", config)
+
+
+def test_any_module_still_refuses_blocked_modules() -> None:
+    config = VerificationConfig(allowed_modules=None)
+    assert verify_code("import requests", config) == []
+    assert verify_code("import ctypes", config)
+
+
+def test_blocked_functions_are_configurable() -> None:
+    config = VerificationConfig(blocked_functions=frozenset({"pandas.read_sql"}))
+    assert verify_code("import pandas as pd\npd.read_sql('q', None)", config)
+    assert verify_code("eval('1')", config) == []
+
+
+def test_dunder_attribute_access_is_refused() -> None:
+    errors = verify_code("x = ().__class__.__bases__")
+    assert errors and "Attribute access to '__bases__' is blocked" in errors[0]
+
+
+def test_harmless_dunders_are_allowed() -> None:
+    assert verify_code("import pandas as pd\nprint(pd.__version__, pd.__name__)") == []
+
+
+def test_dunder_subscript_is_refused() -> None:
+    errors = verify_code("b = vals['__builtins__']")
+    assert errors and "Subscript access to '__builtins__' is blocked" in errors[0]
+
+
+def test_a_variable_named_like_a_builtin_is_not_the_builtin() -> None:
+    assert verify_code("input = 'data.csv'\nprint(input)") == []
+
+
+def test_method_with_a_blocked_name_on_an_object_is_allowed() -> None:
+    # pandas' DataFrame.eval is not the builtin eval.
+    assert verify_code("import pandas as pd\ndf = pd.DataFrame()\ndf.eval('a = 1')") == []
+
+
+@pytest.mark.parametrize(
+    ("code", "fragment"),
+    [
+        ("!ls -l", "A shell escape (!cmd) is refused"),
+        ("files = !ls", "A shell escape (!cmd) is refused"),
+        ("!pip install polars", "Installing packages (!pip) is refused"),
+        ("%pip install polars", "Installing packages (%pip) is refused"),
+        ("%conda install polars", "Installing packages (%conda) is refused"),
+        ("%%bash\nrm -rf data", "A shell command (%%bash) is refused"),
+        ("%run other.py", "The magic %run is not allowed"),
+    ],
+)
+def test_shell_escapes_and_installs_are_refused(code: str, fragment: str) -> None:
+    errors = verify_code(code)
+    assert errors and fragment in errors[0]
+
+
+def test_shell_is_allowed_when_approved() -> None:
+    assert verify_code("!ls\n%pip install polars", VerificationConfig(allow_shell=True)) == []
+
+
+def test_harmless_line_magics_are_allowed() -> None:
+    code = "%matplotlib inline\n%time total = sum(range(10))\n%timeit -n 2 -r 1 sum(range(9))"
+    assert verify_code(code) == []
+
+
+def test_the_body_of_a_time_magic_is_verified() -> None:
+    errors = verify_code("a = 1\n%time y = eval('1')")
+    assert errors and errors[0].startswith("Line 2: ") and "Function 'eval' is blocked" in errors[0]
+
+
+def test_the_body_of_a_time_cell_magic_is_verified_with_its_line() -> None:
+    errors = verify_code("%%time\na = 1\nb = getattr(a, 'real')\n")
+    assert errors and errors[0].startswith("Line 3: ") and "getattr" in errors[0]
+
+
+def test_syntax_error_names_the_line() -> None:
+    errors = verify_code("x = 1\ny = (")
+    assert errors and errors[0].startswith("Line 2: y = ( -> Syntax error:")
+
+
+def test_every_problem_is_reported() -> None:
+    errors = verify_code("import os\nos.system('ls')\nexit()")
+    assert [e.split(":")[0] for e in errors or []] == ["Line 2", "Line 3"]
+
+
+def test_describe_lists_the_rules_stably() -> None:
+    config = VerificationConfig()
+    assert config.describe() == VerificationConfig().describe()
+    assert "pandas" in config.describe() and "os.system" in config.describe()

@@ -1,0 +1,37 @@
+"""Fixtures shared by every test folder.
+
+`fake_llm`: a loopback OpenAI-compatible server (tests/fakellm) started for one test and stopped after it.
+
+    def test_x(fake_llm):
+        fake_llm.load({"Planner": ["{...}"], "*": ["hi"]})
+        client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url)
+        ...
+        assert fake_llm.requests()[0]["body"]["stream"] is True
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# The fake server lives beside the tests, not in the package: make `fakellm` importable however
+# pytest was started (rootdir, a sub-folder, or with tests/ as a package).
+_TESTS = str(Path(__file__).resolve().parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from fakellm.server import FakeLLMServer  # noqa: E402
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    """A started FakeLLMServer with an empty script: `.base_url` (ends in /v1), `.root_url`
+    (Azure's endpoint), `.load(script)`, `.requests()`, `.chat_requests()`, `.remaining()`, `.reset()`."""
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

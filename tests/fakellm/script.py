@@ -1,0 +1,193 @@
+"""The fake LLM's script: scripted replies per role, served in order, with faults.
+
+A script is a dict (or a JSON file holding one) mapping a role name to a list of replies:
+
+    {"Planner": [reply, ...], "CodeInterpreter": [reply, ...], "*": [reply, ...]}
+
+A reply is a string (the content) or an object; see tests/fakellm/README.md for every field.
+
+Which role a request is for is told from its system prompt: among the script's keys (other than "*")
+that occur in the system message text, the one occurring **earliest** wins (the longest on a tie), so
+"You are the CodeInterpreter ... report to the Planner" is the CodeInterpreter. A request with no
+system message, or whose system text names no key, or whose role has no replies left, is served from
+"*". Nothing left at all is answered with a 400 whose message says which role ran dry.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HTTP_FAULTS = ("http_401", "http_404", "http_429", "http_500")
+WILDCARD = "*"
+
+_REPLY_KEYS = {
+    "content",
+    "reasoning",
+    "chunk_size",
+    "delay_s",
+    "usage",
+    "cached_tokens",
+    "finish_reason",
+    "fault",
+    "times",
+    "drop_after_chars",
+    "drop_mode",
+    "malformed_sse",
+    "slow_first_token_s",
+    "reject_response_format",
+    "retry_after_ms",
+}
+
+
+@dataclass
+class Reply:
+    """One scripted reply; `faults_left` counts down the requests that still get the fault."""
+
+    content: str = ""
+    reasoning: str = ""
+    chunk_size: int = 4
+    delay_s: float = 0.0
+    # None: computed from the text; "omit": no usage at all (not even with include_usage).
+    usage: dict[str, Any] | str | None = None
+    cached_tokens: int | None = None
+    finish_reason: str = "stop"
+    fault: str | None = None
+    drop_after_chars: int | None = None
+    drop_mode: str = "clean"
+    malformed_sse: bool = False
+    slow_first_token_s: float = 0.0
+    reject_response_format: bool = False
+    retry_after_ms: int = 10
+    faults_left: int = 0
+
+    @classmethod
+    def from_spec(cls, spec: Any, where: str) -> Reply:
+        if isinstance(spec, str):
+            return cls(content=spec)
+        if not isinstance(spec, dict):
+            raise ValueError(f"{where}: a reply is a string or an object, got {type(spec).__name__}")
+        unknown = set(spec) - _REPLY_KEYS
+        if unknown:
+            raise ValueError(f"{where}: unknown reply keys {sorted(unknown)}; known: {sorted(_REPLY_KEYS)}")
+        fault = spec.get("fault")
+        if fault is not None and fault not in HTTP_FAULTS:
+            raise ValueError(f"{where}: fault must be one of {list(HTTP_FAULTS)}, got {fault!r}")
+        drop_mode = spec.get("drop_mode", "clean")
+        if drop_mode not in ("clean", "abort"):
+            raise ValueError(f"{where}: drop_mode must be 'clean' or 'abort', got {drop_mode!r}")
+        usage = spec.get("usage") if "usage" in spec else None
+        if "usage" in spec and spec["usage"] is None:
+            usage = "omit"
+        chunk_size = int(spec.get("chunk_size", 4))
+        if chunk_size < 1:
+            raise ValueError(f"{where}: chunk_size must be at least 1, got {chunk_size}")
+        faulty = fault is not None or spec.get("drop_after_chars") is not None or spec.get("malformed_sse")
+        return cls(
+            content=str(spec.get("content", "")),
+            reasoning=str(spec.get("reasoning", "")),
+            chunk_size=chunk_size,
+            delay_s=float(spec.get("delay_s", 0.0)),
+            usage=usage,
+            cached_tokens=spec.get("cached_tokens"),
+            finish_reason=str(spec.get("finish_reason", "stop")),
+            fault=fault,
+            drop_after_chars=spec.get("drop_after_chars"),
+            drop_mode=drop_mode,
+            malformed_sse=bool(spec.get("malformed_sse", False)),
+            slow_first_token_s=float(spec.get("slow_first_token_s", 0.0)),
+            reject_response_format=bool(spec.get("reject_response_format", False)),
+            retry_after_ms=int(spec.get("retry_after_ms", 10)),
+            faults_left=int(spec.get("times", 1)) if faulty else 0,
+        )
+
+
+@dataclass
+class Served:
+    """What one request gets: the reply, the role it was served as, and the fault to apply (if any)."""
+
+    role: str
+    reply: Reply | None
+    # an HTTP fault, "drop", "malformed_sse", "reject_response_format", "exhausted", or None
+    fault: str | None = None
+    note: str = ""
+
+
+@dataclass
+class Script:
+    """Per-role reply queues. Thread-safe: the server answers requests on several threads."""
+
+    queues: dict[str, list[Reply]] = field(default_factory=dict)
+    served: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any] | str | Path | None) -> Script:
+        if spec is None:
+            return cls()
+        if isinstance(spec, (str, Path)):
+            path = Path(spec)
+            try:
+                spec = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as err:
+                raise ValueError(f"fake LLM script {path}: cannot read it as JSON: {err}") from err
+        if not isinstance(spec, dict):
+            kind = type(spec).__name__
+            raise ValueError(f"a fake LLM script is an object of role -> replies, got {kind}")
+        queues: dict[str, list[Reply]] = {}
+        for role, replies in spec.items():
+            if not isinstance(replies, list):
+                raise ValueError(f"script[{role!r}] must be a list of replies, got {type(replies).__name__}")
+            queues[str(role)] = [Reply.from_spec(r, f"script[{role!r}][{i}]") for i, r in enumerate(replies)]
+        return cls(queues=queues)
+
+    def role_for(self, system_text: str) -> str:
+        """The script key named earliest in the system prompt (longest on a tie), else "*"."""
+        best: tuple[int, int, str] | None = None
+        for key in self.queues:
+            if key == WILDCARD:
+                continue
+            pos = system_text.find(key)
+            if pos >= 0 and (best is None or (pos, -len(key)) < (best[0], best[1])):
+                best = (pos, -len(key), key)
+        return best[2] if best else WILDCARD
+
+    def next_for(self, system_text: str, *, has_response_format: bool) -> Served:
+        """Choose the reply for one request and advance the queue unless the reply must be served again."""
+        with self._lock:
+            role = self.role_for(system_text)
+            queue = self.queues.get(role) or []
+            if not queue and role != WILDCARD:
+                role, queue = WILDCARD, self.queues.get(WILDCARD) or []
+            if not queue:
+                named = self.role_for(system_text)
+                return Served(
+                    role=named,
+                    reply=None,
+                    fault="exhausted",
+                    note=f"fake LLM: no scripted reply left for role {named!r} "
+                    f"({self.served.get(named, 0)} served; keys: {sorted(self.queues)})",
+                )
+            reply = queue[0]
+            # A rejected response_format or a fault leaves the reply at the head: the retry gets it.
+            if reply.reject_response_format and has_response_format:
+                return Served(role=role, reply=reply, fault="reject_response_format")
+            if reply.faults_left > 0:
+                reply.faults_left -= 1
+                if reply.fault:
+                    fault = reply.fault
+                elif reply.drop_after_chars is not None:
+                    fault = "drop"
+                else:
+                    fault = "malformed_sse"
+                return Served(role=role, reply=reply, fault=fault)
+            queue.pop(0)
+            self.served[role] = self.served.get(role, 0) + 1
+            return Served(role=role, reply=reply)
+
+    def remaining(self) -> dict[str, int]:
+        with self._lock:
+            return {role: len(queue) for role, queue in self.queues.items()}

@@ -1,0 +1,445 @@
+"""A loopback OpenAI-compatible server for tests: real HTTP and SSE, scripted replies, injected faults.
+
+In-process (what the `fake_llm` fixture does):
+
+    with FakeLLMServer({"*": ["hello"]}) as server:
+        OpenAI(base_url=server.base_url, api_key="k")...
+
+As its own process (for notebooks run by nbclient or JupyterLab):
+
+    python tests/fakellm/server.py --script script.json --port 0     # prints the base URL, .../v1
+
+Endpoints: POST /v1/chat/completions (stream and not), POST /openai/deployments/{deployment}/chat/completions
+(Azure; the key in the `api-key` header), GET /v1/models; test-only control endpoints: POST /_fake/script
+(body: a script), GET /_fake/requests, GET /_fake/remaining, POST /_fake/reset. The script format and the
+role rule are in script.py and README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+if __package__:
+    from .script import Reply, Script, Served
+else:  # run as a script: `python tests/fakellm/server.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from fakellm.script import Reply, Script, Served
+
+CHARS_PER_TOKEN = 4
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: keep the text ones
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    messages = body.get("messages") or []
+    return "\n".join(
+        _message_text(m) for m in messages if isinstance(m, dict) and m.get("role") in ("system", "developer")
+    )
+
+
+def _error_body(message: str, type_: str, code: str | None, param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+class _FakeHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], owner: FakeLLMServer) -> None:
+        super().__init__(address, _Handler)
+        self.owner = owner
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.1 with chunked streams, as real servers answer; a dropped stream can then end cleanly
+    # (terminating chunk, no [DONE]) or abort mid-body, the two ways real connections break.
+    protocol_version = "HTTP/1.1"
+    timeout = 30  # an idle keep-alive connection's thread gives up after this
+    server: _FakeHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests() instead
+        return
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def _read_body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            return raw.decode("utf-8", "replace")
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _sse(self, payload: Any) -> None:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        self._write_chunk(f"data: {text}\n\n".encode())
+
+    def _end_chunks(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    # -- routing ---------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        path = urlsplit(self.path).path.rstrip("/")
+        if path in ("/v1/models", "/models"):
+            owner._record(self, None, role=None)
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fakellm"} for m in owner.models]
+            self._send_json(200, {"object": "list", "data": data})
+        elif path == "/_fake/requests":
+            self._send_json(200, owner.requests())
+        elif path == "/_fake/remaining":
+            self._send_json(200, owner.remaining())
+        else:
+            self._send_json(404, _error_body(f"fake LLM: no route GET {path}", "invalid_request_error", None))
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        body = self._read_body()
+        parts = urlsplit(self.path)
+        path = parts.path.rstrip("/")
+        if path == "/_fake/script":
+            try:
+                owner.load(body)
+            except ValueError as err:
+                self._send_json(400, {"error": str(err)})
+                return
+            self._send_json(200, {"loaded": owner.remaining()})
+            return
+        if path == "/_fake/reset":
+            owner.reset()
+            self._send_json(200, {"reset": True})
+            return
+        deployment = None
+        segments = path.split("/")
+        if (
+            len(segments) == 6
+            and segments[1:3] == ["openai", "deployments"]
+            and segments[4:] == ["chat", "completions"]
+        ):
+            deployment = segments[3]
+        elif path not in ("/v1/chat/completions", "/chat/completions"):
+            owner._record(self, body, role=None)
+            error = _error_body(f"fake LLM: no route POST {path}", "invalid_request_error", None)
+            self._send_json(404, error)
+            return
+        if not isinstance(body, dict):
+            owner._record(self, body, role=None)
+            error = _error_body("the request body must be a JSON object", "invalid_request_error", None)
+            self._send_json(400, error)
+            return
+        served = owner.script.next_for(
+            _system_text(body), has_response_format=body.get("response_format") is not None
+        )
+        owner._record(self, body, role=served.role, deployment=deployment, query=parse_qs(parts.query))
+        self._chat(body, served, model=deployment or str(body.get("model", "")))
+
+    # -- chat completions ------------------------------------------------------------------------
+    def _chat(self, body: dict[str, Any], served: Served, model: str) -> None:
+        reply, fault = served.reply, served.fault
+        if fault == "exhausted" or reply is None:
+            self._send_json(400, _error_body(served.note, "invalid_request_error", "fake_script_exhausted"))
+            return
+        if fault == "reject_response_format":
+            kind = (body.get("response_format") or {}).get("type", "?")
+            message = f"Invalid parameter: 'response_format' of type '{kind}' is not supported."
+            self._send_json(400, _error_body(message, "invalid_request_error", None, param="response_format"))
+            return
+        if fault in ("http_401", "http_404", "http_429", "http_500"):
+            self._http_fault(fault, reply, model)
+            return
+        if reply.slow_first_token_s and not body.get("stream"):
+            time.sleep(reply.slow_first_token_s)
+        usage = self._usage(body, reply)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            self._stream(reply, fault, model, usage if include_usage else None)
+        elif fault is not None:
+            # A broken non-streamed reply: the connection closes with no response at all.
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+        else:
+            message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+            if reply.reasoning:
+                message["reasoning_content"] = reply.reasoning
+            payload = {
+                "id": self.server.owner._next_id(),
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}
+                ],
+            }
+            if usage is not None:
+                payload["usage"] = usage
+            self._send_json(200, payload)
+
+    def _http_fault(self, fault: str, reply: Reply, model: str) -> None:
+        retry = {"retry-after-ms": str(reply.retry_after_ms)}
+        if fault == "http_401":
+            key = self.headers.get("api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")
+            # Some servers echo the key they were given: the client must never pass that on.
+            message = f"Incorrect API key provided: {key}. Find your API key in your account settings."
+            self._send_json(401, _error_body(message, "invalid_request_error", "invalid_api_key"))
+        elif fault == "http_404":
+            message = f"The model `{model}` does not exist or you do not have access to it."
+            self._send_json(404, _error_body(message, "invalid_request_error", "model_not_found"))
+        elif fault == "http_429":
+            message = "Rate limit reached for requests per minute. Please try again later."
+            self._send_json(429, _error_body(message, "requests", "rate_limit_exceeded"), retry)
+        else:
+            message = "The server had an error while processing your request. Sorry about that!"
+            self._send_json(500, _error_body(message, "server_error", None), retry)
+
+    def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any] | None:
+        if reply.usage == "omit":
+            return None
+        prompt_chars = "".join(_message_text(m) for m in body.get("messages") or [] if isinstance(m, dict))
+        prompt = _tokens(prompt_chars)
+        completion = _tokens(reply.content) + _tokens(reply.reasoning)
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": int(reply.cached_tokens or 0)},
+            "completion_tokens_details": {"reasoning_tokens": _tokens(reply.reasoning)},
+        }
+        if isinstance(reply.usage, dict):
+            usage.update(reply.usage)
+            if "total_tokens" not in reply.usage:
+                usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return usage
+
+    def _stream(self, reply: Reply, fault: str | None, model: str, usage: dict[str, Any] | None) -> None:
+        chunk_id, created = self.server.owner._next_id(), int(time.time())
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+            return {
+                "id": chunk_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}],
+            }
+
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            if reply.slow_first_token_s:
+                time.sleep(reply.slow_first_token_s)
+            self._sse(chunk({"role": "assistant", "content": ""}))
+            size = reply.chunk_size
+            for i in range(0, len(reply.reasoning), size):
+                self._pause(reply)
+                self._sse(chunk({"reasoning_content": reply.reasoning[i : i + size]}))
+            content = reply.content
+            limit = reply.drop_after_chars if fault == "drop" else None
+            for i in range(0, len(content), size):
+                if limit is not None and i >= limit:
+                    break
+                piece = content[i : i + size] if limit is None else content[i : min(i + size, limit)]
+                self._pause(reply)
+                self._sse(chunk({"content": piece}))
+                if fault == "malformed_sse" and i == 0:
+                    self._write_chunk(b'data: {"choices": [{"delta": {"content": "unterminated\n\n')
+            if fault == "malformed_sse" and not content:
+                self._write_chunk(b'data: {"choices": [{"delta": {"content": "unterminated\n\n')
+            if fault == "drop":
+                self._drop(reply)
+                return
+            self._sse(chunk({}, reply.finish_reason))
+            if usage is not None:
+                self._sse({**chunk({}), "choices": [], "usage": usage})
+            self._sse("[DONE]")
+            self._end_chunks()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _pause(self, reply: Reply) -> None:
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+
+    def _drop(self, reply: Reply) -> None:
+        self.close_connection = True
+        if reply.drop_mode == "clean":
+            self._end_chunks()  # the body ends properly, just without finish_reason or [DONE]
+        else:
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class FakeLLMServer:
+    """The loopback server with its script and the requests it received. Start, use, stop."""
+
+    def __init__(
+        self,
+        script: dict[str, Any] | str | Path | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        models: tuple[str, ...] = ("fake-model",),
+    ) -> None:
+        self.script = Script.from_spec(script)
+        self.models = list(models)
+        self._requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._ids = 0
+        self._httpd = _FakeHTTPServer((host, port), self)
+        self._thread: threading.Thread | None = None
+
+    # -- addresses -------------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def root_url(self) -> str:
+        """The server's root, e.g. http://127.0.0.1:PORT; what Azure's `azure_endpoint` takes."""
+        return f"http://{self._httpd.server_address[0]}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, ending in /v1."""
+        return f"{self.root_url}/v1"
+
+    azure_endpoint = root_url
+
+    # -- control ---------------------------------------------------------------------------------
+    def load(self, script: dict[str, Any] | str | Path | None) -> None:
+        """Replace the script (a dict, or a path to a JSON file). Recorded requests are kept."""
+        self.script = Script.from_spec(script)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request received so far: method, path, query, headers (lower-case names), body, role."""
+        with self._lock:
+            return json.loads(json.dumps(self._requests))
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests() if r["path"].endswith("/chat/completions")]
+
+    def remaining(self) -> dict[str, int]:
+        return self.script.remaining()
+
+    def reset(self) -> None:
+        """Forget the script and the recorded requests."""
+        self.script = Script()
+        with self._lock:
+            self._requests.clear()
+
+    def _record(
+        self,
+        handler: BaseHTTPRequestHandler,
+        body: Any,
+        *,
+        role: str | None,
+        deployment: str | None = None,
+        query: dict[str, list[str]] | None = None,
+    ) -> None:
+        entry = {
+            "method": handler.command,
+            "path": urlsplit(handler.path).path,
+            "query": {k: v[0] if len(v) == 1 else v for k, v in (query or {}).items()},
+            "headers": {k.lower(): v for k, v in handler.headers.items()},
+            "body": body,
+            "role": role,
+            "deployment": deployment,
+        }
+        with self._lock:
+            self._requests.append(entry)
+
+    def _next_id(self) -> str:
+        with self._lock:
+            self._ids += 1
+            return f"chatcmpl-fake-{self._ids}"
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> FakeLLMServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fakellm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._httpd.server_close()
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Loopback OpenAI-compatible server with scripted replies.")
+    parser.add_argument("--script", help="JSON file: {role: [reply, ...]}; empty when omitted")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--model", action="append", help="models listed by GET /v1/models (repeatable)")
+    args = parser.parse_args(argv)
+    try:
+        server = FakeLLMServer(
+            args.script, host=args.host, port=args.port, models=tuple(args.model or ["fake-model"])
+        )
+    except ValueError as err:
+        print(f"fakellm: {err}", file=sys.stderr)
+        return 2
+    print(server.base_url, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

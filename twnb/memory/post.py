@@ -1,0 +1,98 @@
+"""TaskWeaver's `Post`: one message from one role to another, with typed attachments."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from twnb.memory.attachment import Attachment, AttachmentType
+from twnb.memory.ids import POST_PREFIX, create_id, loaded_id
+from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
+
+RoleName = str
+
+
+@dataclass
+class Post:
+    """`extra` is twnb's addition: a dict written last and only when non-empty (TaskWeaver's reader
+    ignores it). Documented keys: `usage`, `timing`, `failure_reason`, `reasoning`, `ledger`,
+    `edited_from`."""
+
+    id: str
+    send_from: RoleName
+    send_to: RoleName
+    message: str
+    attachment_list: list[Attachment]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def create(
+        message: str | None,
+        send_from: RoleName,
+        send_to: RoleName = "Unknown",
+        attachment_list: list[Attachment] | None = None,
+    ) -> Post:
+        return Post(
+            id=POST_PREFIX + create_id(),
+            message="" if message is None else message,
+            send_from=send_from,
+            send_to=send_to,
+            attachment_list=attachment_list if attachment_list is not None else [],
+        )
+
+    def __repr__(self) -> str:
+        return "\n".join(
+            [
+                f"* Post: {self.send_from} -> {self.send_to}:",
+                f"    # Message: {self.message}",
+                f"    # Attachment List: {self.attachment_list}",
+            ]
+        )
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "message": self.message,
+            "send_from": self.send_from,
+            "send_to": self.send_to,
+            "attachment_list": [attachment.to_dict() for attachment in self.attachment_list],
+        }
+        if self.extra:
+            data["extra"] = copy.deepcopy(self.extra)
+        return data
+
+    @staticmethod
+    def from_dict(content: Mapping[str, Any], *, keep_ids: bool = False) -> Post:
+        """As TaskWeaver: a new id unless `keep_ids` (twnb's own load paths keep them)."""
+        return Post._load(content, keep_ids=keep_ids, where=Location())
+
+    @staticmethod
+    def _load(content: Any, *, keep_ids: bool, where: Location) -> Post:
+        what = "a post"
+        content = require_mapping(content, where, what)
+        raw_id = content.get("id") if keep_ids else None
+        attachments = list_value(content.get("attachment_list"), "attachment_list", where)
+        return Post(
+            id=loaded_id(POST_PREFIX) if raw_id is None else text_value(raw_id, "id", where),
+            message=text_value(require_key(content, "message", where, what), "message", where),
+            send_from=text_value(require_key(content, "send_from", where, what), "send_from", where),
+            send_to=text_value(require_key(content, "send_to", where, what), "send_to", where),
+            attachment_list=[
+                Attachment._load(item, where.at_attachment(index)) for index, item in enumerate(attachments)
+            ],
+            extra=copy.deepcopy(dict_value(content.get("extra"), "extra", where)),
+        )
+
+    def add_attachment(self, attachment: Attachment) -> None:
+        self.attachment_list.append(attachment)
+
+    def get_attachment(self, type: AttachmentType) -> list[Attachment]:
+        return [attachment for attachment in self.attachment_list if attachment.type == type]
+
+    def del_attachment(self, type_list: list[AttachmentType]) -> None:
+        self.attachment_list = [a for a in self.attachment_list if a.type not in type_list]

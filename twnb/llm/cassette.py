@@ -1,0 +1,444 @@
+"""Recording LLM calls to a cassette, and replaying them without a model.
+
+A cassette is a YAML file beside the saved conversation (``session.yaml`` -> ``session.cassette.yaml``):
+a header document, then one document per call, appended as each call ends so a crash loses nothing::
+
+    twnb_cassette: 1
+    ---
+    index: 0
+    role: Planner
+    model: gpt-4o-mini
+    messages_sha256: 3f1c...
+    messages: [...]            # redacted
+    response_format: {...}
+    reply: {content: ..., reasoning: ..., finish_reason: stop, usage: {...}}
+    error: null                # or {type: LLMStreamDropped, message: ...} for a call that failed
+
+Every text goes through a :class:`~twnb.llm.redaction.Redactor` before it is written, and the cassette
+never holds HTTP headers, so no key or ``Authorization``/``api-key`` value can land in it. The messages
+hash is taken over the *redacted* messages, so a replay on a machine with another key still matches.
+
+:class:`ReplayClient` serves the recorded replies per role, in order, streamed in small chunks so the
+translator sees what it would see live. A request that drifts from the recording (another role at that
+point, or other messages) still gets the recorded reply, with a :class:`CassetteDriftWarning` naming
+the call and the first message that differs; running out of replies raises :class:`CassetteExhausted`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import threading
+import warnings
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from twnb.llm import errors as llm_errors
+from twnb.llm.errors import LLMError
+from twnb.llm.redaction import Redactor
+
+__all__ = [
+    "CASSETTE_VERSION",
+    "CassetteDriftWarning",
+    "CassetteEntry",
+    "CassetteError",
+    "CassetteExhausted",
+    "RecordingClient",
+    "ReplayClient",
+    "cassette_path_for",
+    "load_cassette",
+    "messages_sha256",
+]
+
+CASSETTE_VERSION = 1
+_EXCERPT = 60
+
+
+class CassetteError(LLMError):
+    """A cassette file that cannot be used (missing, not a cassette, from a newer twnb)."""
+
+
+class CassetteExhausted(LLMError):
+    """The replay asked for more replies of a role than the cassette recorded."""
+
+
+class CassetteDriftWarning(UserWarning):
+    """A replayed request differs from the recorded one; the recorded reply is served anyway."""
+
+
+def cassette_path_for(conversation_path: str | Path) -> Path:
+    """The cassette beside a saved conversation: ``x.yaml`` -> ``x.cassette.yaml``."""
+    path = Path(conversation_path)
+    return path.with_name(f"{path.stem}.cassette.yaml")
+
+
+def messages_sha256(messages: list[dict[str, Any]]) -> str:
+    """A stable hash of chat messages (key order and whitespace do not matter)."""
+    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CassetteEntry:
+    """One recorded call: the request as sent (redacted) and what came back."""
+
+    index: int
+    role: str
+    model: str
+    messages_sha256: str
+    messages: list[dict[str, Any]]
+    response_format: dict[str, Any] | None = None
+    content: str = ""
+    reasoning: str = ""
+    finish_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    error: dict[str, str] | None = None
+    recorded_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "role": self.role,
+            "model": self.model,
+            "recorded_at": self.recorded_at,
+            "messages_sha256": self.messages_sha256,
+            "response_format": self.response_format,
+            "reply": {
+                "content": self.content,
+                "reasoning": self.reasoning,
+                "finish_reason": self.finish_reason,
+                "usage": self.usage,
+            },
+            "error": self.error,
+            "messages": self.messages,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CassetteEntry:
+        reply = data.get("reply") or {}
+        return cls(
+            index=int(data["index"]),
+            role=str(data.get("role") or ""),
+            model=str(data.get("model") or ""),
+            messages_sha256=str(data.get("messages_sha256") or ""),
+            messages=list(data.get("messages") or []),
+            response_format=data.get("response_format"),
+            content=str(reply.get("content") or ""),
+            reasoning=str(reply.get("reasoning") or ""),
+            finish_reason=reply.get("finish_reason"),
+            usage=reply.get("usage"),
+            error=data.get("error"),
+            recorded_at=str(data.get("recorded_at") or ""),
+        )
+
+
+def load_cassette(path: str | Path) -> list[CassetteEntry]:
+    """The entries of a cassette file, in recording order."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CassetteError(
+            f"No cassette at {path}. Record one first (a session started with recording on), "
+            "or point the replay at the .cassette.yaml saved beside the conversation."
+        ) from None
+    try:
+        documents = [d for d in yaml.load_all(text, Loader=_loader()) if d is not None]
+    except yaml.YAMLError as exc:
+        raise CassetteError(f"{path} is not a readable cassette: {exc}") from None
+    if not documents or not isinstance(documents[0], dict) or "twnb_cassette" not in documents[0]:
+        raise CassetteError(f"{path} is not a twnb cassette (its first document has no 'twnb_cassette').")
+    version = documents[0]["twnb_cassette"]
+    if not isinstance(version, int) or version > CASSETTE_VERSION:
+        raise CassetteError(
+            f"{path} is cassette version {version}; this twnb reads up to {CASSETTE_VERSION}. Upgrade twnb."
+        )
+    entries = []
+    for number, doc in enumerate(documents[1:], start=1):
+        if not isinstance(doc, dict) or "index" not in doc:
+            raise CassetteError(f"{path}: document {number + 1} is not a recorded call.")
+        entries.append(CassetteEntry.from_dict(doc))
+    return entries
+
+
+class RecordingClient:
+    """A ChatClient that passes every call to ``inner`` and appends it, redacted, to a cassette."""
+
+    def __init__(self, inner: Any, path: str | Path, *, redactor: Redactor | None = None) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._lock = threading.Lock()
+        # Appending to an existing cassette continues it (a resumed session), numbering on.
+        self._next_index = len(load_cassette(self.path)) if self.path.exists() else 0
+
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        model: str,
+        role: str = "",
+        response_format: dict[str, Any] | None = None,
+    ) -> _RecordingStream:
+        entry = self._new_entry(messages, model, role, response_format)
+        try:
+            inner = self.inner.stream(messages, model=model, role=role, response_format=response_format)
+        except Exception as exc:
+            self._record_error(entry, exc)
+            raise
+        return _RecordingStream(self, inner, entry)
+
+    def _new_entry(
+        self, messages: list[dict[str, Any]], model: str, role: str, response_format: dict[str, Any] | None
+    ) -> CassetteEntry:
+        redacted = self.redactor.redact_data(messages)
+        with self._lock:
+            index = self._next_index
+            self._next_index += 1
+        return CassetteEntry(
+            index=index,
+            role=role,
+            model=model,
+            messages_sha256=messages_sha256(redacted),
+            messages=redacted,
+            response_format=self.redactor.redact_data(response_format),
+        )
+
+    def _record_error(self, entry: CassetteEntry, exc: BaseException, partial: str = "") -> None:
+        entry.content = self.redactor.redact(partial or getattr(exc, "partial_text", "") or "")
+        entry.error = {"type": type(exc).__name__, "message": self.redactor.redact(str(exc))}
+        self._write(entry)
+
+    def _write(self, entry: CassetteEntry) -> None:
+        import yaml
+
+        with self._lock:
+            new = not self.path.exists() or self.path.stat().st_size == 0
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                if new:
+                    yaml.dump({"twnb_cassette": CASSETTE_VERSION}, f, Dumper=_dumper(), sort_keys=False)
+                f.write("---\n")
+                yaml.dump(entry.to_dict(), f, Dumper=_dumper(), sort_keys=False, allow_unicode=True)
+
+
+class _RecordingStream:
+    """The inner stream, passed through; the call is written when it ends (or fails)."""
+
+    def __init__(self, owner: RecordingClient, inner: Any, entry: CassetteEntry) -> None:
+        self._owner = owner
+        self._inner = inner
+        self._iter = iter(inner)
+        self._entry = entry
+        self._pieces: list[str] = []
+        self._done = False
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        if self._done:
+            raise StopIteration
+        try:
+            piece = next(self._iter)
+        except StopIteration:
+            self._finish()
+            raise
+        except Exception as exc:
+            self._done = True
+            self._owner._record_error(self._entry, exc, "".join(self._pieces))
+            raise
+        self._pieces.append(piece)
+        return piece
+
+    def _finish(self) -> None:
+        self._done = True
+        redact = self._owner.redactor.redact
+        entry = self._entry
+        entry.content = redact("".join(self._pieces))
+        entry.reasoning = redact(getattr(self._inner, "reasoning", "") or "")
+        entry.finish_reason = getattr(self._inner, "finish_reason", None)
+        usage = getattr(self._inner, "usage", None)
+        entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
+        self._owner._write(entry)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+class ReplayClient:
+    """A ChatClient that serves a cassette's replies per role, in order, without any network."""
+
+    def __init__(self, path: str | Path, *, chunk_size: int = 32, redactor: Redactor | None = None) -> None:
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1 character.")
+        self.path = Path(path)
+        self.entries = load_cassette(self.path)
+        self.chunk_size = chunk_size
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._queues: dict[str, deque[CassetteEntry]] = {}
+        for entry in self.entries:
+            self._queues.setdefault(entry.role, deque()).append(entry)
+        self._calls = 0
+        self._lock = threading.Lock()
+
+    def remaining(self) -> dict[str, int]:
+        """Replies not yet served, per role."""
+        return {role: len(q) for role, q in self._queues.items() if q}
+
+    def stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        model: str,
+        role: str = "",
+        response_format: dict[str, Any] | None = None,
+    ) -> ReplayStream:
+        with self._lock:
+            call = self._calls
+            self._calls += 1
+            queue = self._queues.get(role)
+            if not queue:
+                recorded = sum(1 for e in self.entries if e.role == role)
+                raise CassetteExhausted(
+                    f"The cassette {self.path} has no more replies for role {role or '(none)'!r}: it "
+                    f"recorded {recorded}, and this is call {call + 1} of the replay. The session "
+                    "now asks more than was recorded; record it again against a live model.",
+                    model=model,
+                )
+            entry = queue.popleft()
+        self._check_drift(call, role, messages, entry)
+        return ReplayStream(entry, self.chunk_size)
+
+    def _check_drift(
+        self, call: int, role: str, messages: list[dict[str, Any]], entry: CassetteEntry
+    ) -> None:
+        at_this_point = self.entries[call] if call < len(self.entries) else None
+        if at_this_point is not None and at_this_point.role != role:
+            _warn(
+                f"Replay call {call + 1}: the cassette recorded a {at_this_point.role or '(none)'} call "
+                f"here, but {role or '(none)'} asked; serving {role or '(none)'}'s next recorded reply "
+                f"(recorded call {entry.index + 1})."
+            )
+        redacted = self.redactor.redact_data(messages)
+        if messages_sha256(redacted) != entry.messages_sha256:
+            _warn(
+                f"Replay call {call + 1} ({role or 'no role'}) drifted from recorded call "
+                f"{entry.index + 1}: {_first_difference(entry.messages, redacted)}. Serving the recorded "
+                "reply anyway."
+            )
+
+
+class ReplayStream:
+    """A recorded reply, streamed in chunks; the ChatStream attributes fill as it runs."""
+
+    def __init__(self, entry: CassetteEntry, chunk_size: int) -> None:
+        self._entry = entry
+        self._chunks = [entry.content[i : i + chunk_size] for i in range(0, len(entry.content), chunk_size)]
+        self._position = 0
+        # A live stream sends reasoning before content, so it is known from the start.
+        self.reasoning = entry.reasoning
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+        self.raw_text = ""
+        self.model = entry.model
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        if self._position < len(self._chunks):
+            chunk = self._chunks[self._position]
+            self._position += 1
+            self.raw_text += chunk
+            return chunk
+        if self._entry.error is not None:
+            raise _recorded_error(self._entry)
+        if self.finish_reason is None:
+            self.finish_reason = self._entry.finish_reason
+            self.usage = _usage(self._entry.usage)
+        raise StopIteration
+
+
+def _usage(data: dict[str, Any] | None) -> Any:
+    if data is None:
+        return None
+    from twnb.llm.usage import Usage
+
+    return Usage.from_dict(data)
+
+
+def _recorded_error(entry: CassetteEntry) -> LLMError:
+    error = entry.error or {}
+    cls = getattr(llm_errors, str(error.get("type")), None)
+    message = f"(replayed) {error.get('message', 'recorded failure')}"
+    if isinstance(cls, type) and issubclass(cls, llm_errors.LLMStreamDropped):
+        return cls(message, partial_text=entry.content, model=entry.model)
+    if isinstance(cls, type) and issubclass(cls, LLMError) and cls is not llm_errors.LLMBadRequestError:
+        return cls(message, model=entry.model)
+    if cls is llm_errors.LLMBadRequestError:
+        return llm_errors.LLMBadRequestError(message, model=entry.model)
+    return LLMError(message, model=entry.model)
+
+
+def _warn(message: str) -> None:
+    warnings.warn(CassetteDriftWarning(message), stacklevel=4)
+
+
+def _first_difference(recorded: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """Names the first message that differs, with a short excerpt of both sides."""
+    for i in range(max(len(recorded), len(now))):
+        if i >= len(recorded):
+            return f"message {i + 1} ({now[i].get('role', '?')}) is new (recorded {len(recorded)} messages)"
+        if i >= len(now):
+            return f"message {i + 1} ({recorded[i].get('role', '?')}) is missing (now {len(now)} messages)"
+        if recorded[i] != now[i]:
+            role = now[i].get("role", "?")
+            if recorded[i].get("role") != role:
+                return f"message {i + 1} was {recorded[i].get('role')!r}, now {role!r}"
+            old, new = _text_of(recorded[i]), _text_of(now[i])
+            at = next(
+                (k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new))
+            )
+            start = max(0, at - 20)
+            return (
+                f"message {i + 1} ({role}) differs at character {at}: "
+                f"recorded {old[start : start + _EXCERPT]!r}, now {new[start : start + _EXCERPT]!r}"
+            )
+    return "the messages differ"
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else json.dumps(content, sort_keys=True, ensure_ascii=False)
+
+
+@functools.cache
+def _dumper() -> Any:
+    import yaml
+
+    class CassetteDumper(yaml.SafeDumper):
+        pass
+
+    def str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+        # Multi-line prompts and replies as literal blocks: a cassette is meant to be read and diffed.
+        style = "|" if "\n" in data else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+    CassetteDumper.add_representer(str, str_presenter)
+    return CassetteDumper
+
+
+def _loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,0 +1,216 @@
+"""What can go wrong talking to an LLM server, each with a message that says what to do.
+
+The openai SDK's exceptions are translated here (see `llm_error_from`) so no caller handles SDK types,
+and so a server that echoes the API key in its error text (some do) never gets it into a message, a log,
+a notebook traceback or a saved file: the translated error is raised `from None`, and every server text
+is passed through the redaction given, plus a literal scrub of the key itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+REDACTED = "[redacted]"
+
+
+class LLMError(Exception):
+    """Any failure of an LLM call. `url`, `model` and `status_code` say where, when known."""
+
+    def __init__(
+        self, message: str, *, url: str = "", model: str = "", status_code: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.model = model
+        self.status_code = status_code
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class LLMAuthError(LLMError):
+    """HTTP 401/403: the key (or the server it was sent to) is wrong."""
+
+
+class LLMNotFoundError(LLMError):
+    """HTTP 404: usually a wrong model (deployment) name or a base URL missing its /v1."""
+
+
+class LLMConnectionError(LLMError):
+    """The server could not be reached (refused, DNS, TLS...)."""
+
+
+class LLMTimeoutError(LLMConnectionError):
+    """No response within the request timeout, after the SDK's retries."""
+
+
+class LLMRateLimitError(LLMError):
+    """HTTP 429 still after the SDK's retries."""
+
+
+class LLMServerError(LLMError):
+    """HTTP 5xx still after the SDK's retries."""
+
+
+class LLMBadRequestError(LLMError):
+    """HTTP 400/422: the server refused a parameter; `param` names it when the server says."""
+
+    def __init__(self, message: str, *, param: str | None = None, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.param = param
+
+
+class LLMStreamDropped(LLMError):
+    """A stream ended (or broke) before its finish reason: a transport failure, never a complete reply.
+
+    `partial_text` and `partial_reasoning` hold what had arrived; the caller may retry the call.
+    """
+
+    def __init__(self, message: str, *, partial_text: str = "", partial_reasoning: str = "", **where: Any):
+        super().__init__(message, **where)
+        self.partial_text = partial_text
+        self.partial_reasoning = partial_reasoning
+
+
+class LLMMalformedStreamError(LLMStreamDropped):
+    """The server sent an event that is not valid JSON: the stream cannot be trusted past it."""
+
+
+@dataclass(frozen=True)
+class ErrorContext:
+    """What a translated error may name (URL, model, role, limits) and what it must hide (the key)."""
+
+    url: str
+    model: str
+    role: str = ""
+    timeout: float | None = None
+    max_retries: int = 0
+    api_key: str | None = field(default=None, repr=False)
+    redact: Callable[[str], str] | None = field(default=None, repr=False)
+
+    def scrub(self, text: str) -> str:
+        if self.redact is not None:
+            text = self.redact(text)
+        key = self.api_key
+        if key and key in text:
+            # A key too short to replace safely (it would blank ordinary words) drops the text instead.
+            text = text.replace(key, REDACTED) if len(key) >= 4 else "(withheld: it contained the key)"
+        return text
+
+    @property
+    def call(self) -> str:
+        who = f"the {self.role} call" if self.role else "the call"
+        return f"{who} to model {self.model!r}"
+
+
+def safe_url(url: object) -> str:
+    """The URL without any user:password part (never put credentials in a message)."""
+    text = str(url)
+    parts = urlsplit(text)
+    if parts.username is None and parts.password is None:
+        return text
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+        return json.dumps(body)[:500]
+    if isinstance(body, str) and body:
+        return body[:500]
+    return str(getattr(exc, "message", "") or "")
+
+
+def _server_param(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("param"), str):
+            return inner["param"]
+    return None
+
+
+def _request_url(exc: Any, fallback: str) -> str:
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    return safe_url(url) if url is not None else safe_url(fallback)
+
+
+def _root_cause(exc: BaseException) -> str:
+    cause: BaseException = exc
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+
+
+def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
+    """The LLMError for an openai SDK exception; None when `exc` is not one (a bug: let it raise)."""
+    import openai
+
+    if not isinstance(exc, openai.OpenAIError):
+        return None
+    url = _request_url(exc, ctx.url)
+    where: dict[str, Any] = {"url": url, "model": ctx.model, "status_code": getattr(exc, "status_code", None)}
+    said = ctx.scrub(_server_message(exc))
+    tries = f" (after {ctx.max_retries} retries)" if ctx.max_retries else ""
+
+    if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return LLMAuthError(
+            f"The server at {url} refused the API key (HTTP {exc.status_code}: {said}). "
+            "Check the API key (OPENAI_API_KEY, or the variable twnb is told to read) and the base URL: "
+            "a key for one provider does not work at another's URL.",
+            **where,
+        )
+    if isinstance(exc, openai.NotFoundError):
+        return LLMNotFoundError(
+            f"Model {ctx.model!r} was not found at {url} (HTTP 404: {said}). Check the model name "
+            "(TWNB_MODEL; on Azure, the deployment name) and the base URL (OpenAI-compatible servers "
+            "usually want it to end in /v1).",
+            **where,
+        )
+    if isinstance(exc, openai.RateLimitError):
+        return LLMRateLimitError(
+            f"Rate limited by {url} for model {ctx.model!r}{tries} (HTTP 429: {said}). "
+            "Wait a little and run it again, or raise the account's limits.",
+            **where,
+        )
+    if isinstance(exc, openai.BadRequestError) or getattr(exc, "status_code", None) == 422:
+        param = _server_param(exc)
+        named = f" (parameter {param!r})" if param else ""
+        return LLMBadRequestError(
+            f"The server at {url} refused {ctx.call}{named}: HTTP {exc.status_code}: {said}",
+            param=param,
+            **where,
+        )
+    if isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
+        return LLMServerError(
+            f"The server at {url} failed on {ctx.call}{tries} (HTTP {exc.status_code}: {said}). "
+            "It is the server's fault; try again later.",
+            **where,
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return LLMError(f"HTTP {exc.status_code} from {url} for {ctx.call}: {said}", **where)
+    if isinstance(exc, openai.APITimeoutError):
+        limit = f"the {ctx.timeout:g} s timeout" if ctx.timeout else "the timeout"
+        return LLMTimeoutError(
+            f"No response from {url} within {limit}{tries} for {ctx.call}. "
+            "Check that the server is up, or raise the timeout.",
+            **where,
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return LLMConnectionError(
+            f"Could not connect to {url}{tries}: {ctx.scrub(_root_cause(exc))}. "
+            "Check the base URL and that the server is running.",
+            **where,
+        )
+    return LLMError(f"{ctx.call} to {url} failed: {ctx.scrub(str(exc))}", **where)

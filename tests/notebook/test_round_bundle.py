@@ -1,0 +1,156 @@
+"""Contract 6: the Round's MIME bundle, as data."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+from tests.notebook.rounds import HOSTILE, analysis_round
+from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
+from twnb.session.round_bundle import (
+    MIME_TYPE,
+    PREVIEW_CAP_BYTES,
+    artifact_previews,
+    plan_from_round,
+    round_bundle,
+)
+
+
+def _png(path: Path, width: int, height: int, noise: bool = False) -> Path:
+    """A real PNG (noise makes it incompressible, so it can exceed the preview cap)."""
+    import random
+
+    rng = random.Random(0)
+    rows = b"".join(
+        b"\x00" + (bytes(rng.getrandbits(8) for _ in range(width * 3)) if noise else b"\x80" * width * 3)
+        for _ in range(height)
+    )
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return path
+
+
+def test_bundle_has_the_three_static_views():
+    bundle = round_bundle(analysis_round(), session_id="s-1")
+    assert set(bundle) == {"text/plain", "text/markdown", MIME_TYPE}
+
+
+def test_payload_keeps_round_to_dict_keys_unchanged_at_top_level():
+    round = analysis_round()
+    payload = round_bundle(round, session_id="s-1")[MIME_TYPE]
+    expected = round.to_dict()
+    assert {k: payload[k] for k in expected} == expected
+    assert set(payload) == {"id", "user_query", "state", "post_list", "extra", "twnb"}
+
+
+def test_twnb_object_carries_schema_session_plan_timing_usage_ledger_previews():
+    round = analysis_round()
+    round.extra["ledger"] = {"facts": ["mean computed"]}
+    plan = derive_plan(None, round.post_list[1], user_query=round.user_query)
+    twnb = round_bundle(round, session_id="s-1", plan=plan, previews=[])[MIME_TYPE]["twnb"]
+    assert twnb["schema_version"] == 1
+    assert twnb["session_id"] == "s-1"
+    assert [(s["name"], s["state"]) for s in twnb["plan"]["subtasks"]] == [
+        ("compute the mean", "in_progress"),
+        ("report it", "todo"),
+    ]
+    assert twnb["timing"]["duration_s"] == 3.2
+    assert twnb["usage"]["prompt_tokens"] == 1500
+    assert twnb["ledger"] == {"facts": ["mean computed"]}
+    assert twnb["previews"] == []
+
+
+def test_payload_is_json_serialisable():
+    payload = round_bundle(analysis_round(), session_id="s-1", plan=plan_from_round(analysis_round()))[
+        MIME_TYPE
+    ]
+    assert json.loads(json.dumps(payload)) == payload
+
+
+def test_plan_from_round_follows_the_planner_posts_to_the_end():
+    plan = plan_from_round(analysis_round())
+    assert [s.state for s in plan.subtasks] == ["done", "done"]
+
+
+def test_markdown_shows_raw_html_as_text():
+    round = analysis_round(message=f"Result: {HOSTILE}")
+    markdown = round_bundle(round, session_id="s-1")["text/markdown"]
+    assert "<img" not in markdown
+    assert "&lt;img src=x onerror=alert(1)&gt;" in markdown
+
+
+def test_views_never_show_prompt_delimiters():
+    start, end = PromptUtil.DELIMITER_TEMPORAL
+    round = analysis_round(message=f"The mean is {start}exactly {end}2.")
+    bundle = round_bundle(round, session_id="s-1")
+    for text in (bundle["text/markdown"], bundle["text/plain"]):
+        assert "DELIMITER" not in text
+        assert "The mean is exactly 2." in text
+
+
+def test_markdown_code_fence_cannot_be_closed_by_the_code():
+    round = analysis_round()
+    coder = round.post_list[2]
+    coder.del_attachment([AttachmentType.reply_content])
+    coder.add_attachment(Attachment.create(AttachmentType.reply_content, "print('```')\n<script>x</script>"))
+    markdown = round_bundle(round, session_id="s-1")["text/markdown"]
+    assert "````python\nprint('```')\n<script>x</script>\n````" in markdown
+
+
+def test_plain_text_names_failure_and_interruption():
+    round = analysis_round()
+    round.change_round_state("failed")
+    round.extra["failure_reason"] = "interrupted by the user (Ctrl-C) while the Planner was writing"
+    text = round_bundle(round, session_id="s-1")["text/plain"]
+    assert "[interrupted]" in text.splitlines()[0]
+    assert "Round failed: interrupted by the user" in text
+
+
+def test_summary_line_gives_time_and_tokens():
+    text = round_bundle(analysis_round(), session_id="s-1")["text/plain"]
+    assert text.splitlines()[-1] == "time 3.2 s · tokens 1,500 in / 120 out · 3 LLM calls"
+
+
+def _with_artifact(round, path: str):
+    post = Post.create("saved a figure", "CodeInterpreter", "Planner")
+    post.add_attachment(Attachment.create(AttachmentType.artifact_paths, [path]))
+    round.add_post(post)
+    return round
+
+
+def test_small_image_artifact_becomes_a_preview(tmp_path):
+    _png(tmp_path / "fig.png", 20, 10)
+    previews = artifact_previews(_with_artifact(analysis_round(), "fig.png"), tmp_path)
+    assert [(p["path"], p["mime"]) for p in previews] == [("fig.png", "image/png")]
+    assert previews[0]["data"]
+
+
+def test_big_image_preview_is_scaled_under_the_cap(tmp_path):
+    big = _png(tmp_path / "big.png", 700, 400, noise=True)
+    assert big.stat().st_size > PREVIEW_CAP_BYTES
+    (preview,) = artifact_previews(_with_artifact(analysis_round(), str(big)), tmp_path)
+    assert preview["mime"] == "image/png"
+    assert preview["size"] <= PREVIEW_CAP_BYTES
+    assert len(preview["data"]) * 3 // 4 <= PREVIEW_CAP_BYTES
+
+
+def test_unreadable_artifact_preview_says_why(tmp_path):
+    (preview,) = artifact_previews(_with_artifact(analysis_round(), "missing.png"), tmp_path)
+    assert "cannot read the file" in preview["omitted"]
+    assert "data" not in preview
+
+
+def test_non_image_artifacts_get_no_preview(tmp_path):
+    (tmp_path / "table.csv").write_text("a,b\n1,2\n")
+    assert artifact_previews(_with_artifact(analysis_round(), "table.csv"), tmp_path) == []

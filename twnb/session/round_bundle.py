@@ -1,0 +1,353 @@
+"""The Round as a MIME bundle (DESIGN.md contract 6): pure data, so the notebook and replay share it.
+
+`round_bundle(...)` gives `text/plain`, `text/markdown` and `application/vnd.twnb.round+json`. The JSON
+keeps the Round's `to_dict()` keys at the top level (what TaskWeaver tools read) and puts twnb's own view
+data in one `twnb` object. LLM text is untrusted: the Markdown escapes raw HTML, and every text drops
+TaskWeaver's prompt delimiters so markers never show.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import mimetypes
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import PromptUtil
+
+MIME_TYPE = "application/vnd.twnb.round+json"
+SCHEMA_VERSION = 1
+PREVIEW_CAP_BYTES = 256 * 1024
+# Attachment types shown as code, as text or not at all in the static views.
+_CODE_TYPES = {"reply_content"}
+_HIDDEN_TYPES = {"shared_memory_entry", "reply_type", "invalid_response"}
+_RESULT_TYPES = {"execution_result", "code_error", "revise_message", "verification"}
+_IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
+_TEXT_LIMIT = 4000  # characters of one result shown in text/markdown; the JSON keeps everything
+
+
+def round_bundle(
+    round: Any,
+    *,
+    session_id: str,
+    plan: Any = None,
+    previews: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The three static views of `round` (a twnb.memory.Round), keyed by MIME type."""
+    payload = round_payload(round, session_id=session_id, plan=plan, previews=previews)
+    return {
+        "text/plain": round_text(payload),
+        "text/markdown": round_markdown(payload),
+        MIME_TYPE: payload,
+    }
+
+
+def round_payload(
+    round: Any,
+    *,
+    session_id: str,
+    plan: Any = None,
+    previews: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """`application/vnd.twnb.round+json`: `round.to_dict()` unchanged plus the `twnb` object."""
+    data = _plain(round.to_dict())
+    data.setdefault("extra", {})
+    extra = data.get("extra") or {}
+    data["twnb"] = {
+        "schema_version": SCHEMA_VERSION,
+        "session_id": session_id,
+        "plan": plan_to_dict(plan),
+        "timing": _plain(extra.get("timing") or {}),
+        "usage": _plain(extra.get("usage") or {}),
+        "ledger": _plain(extra.get("ledger") or {}),
+        "previews": [dict(p) for p in previews or []],
+    }
+    return data
+
+
+def plan_from_round(round: Any) -> Any:
+    """The plan as the Round's Planner posts left it (for Rounds shown again, e.g. after a load)."""
+    from twnb.memory import derive_plan
+
+    plan = None
+    for post in round.post_list:
+        if post.send_from == "Planner":
+            plan = derive_plan(plan, post, user_query=round.user_query)
+    return plan if plan is not None and plan.subtasks else None
+
+
+def plan_to_dict(plan: Any) -> dict[str, Any] | None:
+    """The plan as `{"subtasks": [{"name", "state"}, ...]}` (plus whatever else the plan model writes)."""
+    if plan is None:
+        return None
+    data = plan if isinstance(plan, Mapping) else plan.to_dict()
+    data = _plain(data)
+    subtasks = []
+    for step in data.get("subtasks") or data.get("steps") or []:
+        if isinstance(step, Mapping):
+            name = step.get("name") or step.get("description") or step.get("text") or ""
+            subtasks.append({**step, "name": str(name), "state": str(step.get("state") or "todo")})
+        else:
+            subtasks.append({"name": str(step), "state": "todo"})
+    data["subtasks"] = subtasks
+    return data
+
+
+# ---------------------------------------------------------------------------------------------------
+# Previews: small images of the artifact files a Round made, so a saved notebook shows them.
+
+
+def artifact_previews(
+    round: Any, base_dir: str | Path | None = None, *, cap_bytes: int = PREVIEW_CAP_BYTES
+) -> list[dict[str, Any]]:
+    """A preview per image artifact of `round`, each at most `cap_bytes` of image data.
+
+    Bigger images are scaled down with Pillow when it is installed; otherwise (or when even a small
+    thumbnail does not fit) the preview says why it was omitted instead of carrying the image.
+    """
+    previews: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for path_text in _artifact_paths(round):
+        if path_text in seen:
+            continue
+        seen.add(path_text)
+        path = Path(path_text)
+        if not path.is_absolute() and base_dir is not None:
+            path = Path(base_dir) / path
+        if path.suffix.lower() not in _IMAGE_SUFFIXES:
+            continue
+        previews.append(_preview(path, path_text, cap_bytes))
+    return previews
+
+
+def _artifact_paths(round: Any) -> Iterable[str]:
+    for post in round.post_list:
+        for attachment in post.attachment_list:
+            if _type_name(attachment.type) != "artifact_paths":
+                continue
+            content = attachment.content
+            yield from [content] if isinstance(content, str) else [str(c) for c in content or []]
+
+
+def _preview(path: Path, name: str, cap_bytes: int) -> dict[str, Any]:
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return {"path": name, "mime": mime, "omitted": f"cannot read the file: {error.strerror or error}"}
+    if len(raw) > cap_bytes:
+        thumb = _thumbnail(raw, cap_bytes)
+        if thumb is None:
+            return {
+                "path": name,
+                "mime": mime,
+                "size": len(raw),
+                "omitted": f"larger than {cap_bytes // 1024} KB and no smaller thumbnail could be made",
+            }
+        raw, mime = thumb, "image/png"
+    return {"path": name, "mime": mime, "size": len(raw), "data": base64.b64encode(raw).decode("ascii")}
+
+
+def _thumbnail(raw: bytes, cap_bytes: int) -> bytes | None:
+    try:
+        from PIL import Image  # optional: only for artifacts over the cap
+    except ImportError:
+        return None
+    try:
+        image = Image.open(io.BytesIO(raw))
+        image.load()
+    except Exception:  # not an image Pillow reads (SVG, a broken file): no thumbnail
+        return None
+    side = 512
+    while side >= 32:
+        copy = image.copy()
+        copy.thumbnail((side, side))
+        out = io.BytesIO()
+        copy.save(out, format="PNG", optimize=True)
+        if out.tell() <= cap_bytes:
+            return out.getvalue()
+        side //= 2
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# text/markdown and text/plain
+
+
+def escape_html(text: str) -> str:
+    """Raw HTML in Markdown shown as text: `<img onerror=...>` must never become an element."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clean_text(text: Any) -> str:
+    """Text as users see it: TaskWeaver's prompt delimiters removed."""
+    return PromptUtil.remove_all_delimiters(text if isinstance(text, str) else _as_text(text))
+
+
+def round_markdown(payload: Mapping[str, Any]) -> str:
+    twnb = payload.get("twnb") or {}
+    lines = [f"**twnb Round** `{payload.get('id', '')}` · {_state_label(payload)}", ""]
+    lines += ["> " + line for line in escape_html(clean_text(payload.get("user_query", ""))).splitlines()]
+    lines.append("")
+    plan = twnb.get("plan")
+    if plan and plan.get("subtasks"):
+        lines.append("**Plan**")
+        lines.append("")
+        for step in plan["subtasks"]:
+            mark = "x" if step.get("state") == "done" else " "
+            state = step.get("state", "")
+            lines.append(
+                f"- [{mark}] {escape_html(clean_text(step.get('name', '')))} *({escape_html(state)})*"
+            )
+        lines.append("")
+    for post in payload.get("post_list") or []:
+        lines.append(
+            f"**{escape_html(str(post.get('send_from')))} → {escape_html(str(post.get('send_to')))}**"
+        )
+        lines.append("")
+        message = clean_text(post.get("message") or "")
+        if message.strip():
+            lines.append(escape_html(message))
+            lines.append("")
+        for attachment in post.get("attachment_list") or []:
+            lines += _attachment_markdown(attachment)
+    failure = (payload.get("extra") or {}).get("failure_reason")
+    if failure:
+        lines += [f"**Round failed:** {escape_html(clean_text(failure))}", ""]
+    for preview in twnb.get("previews") or []:
+        name = escape_html(str(preview.get("path", "")))
+        if preview.get("data") and preview.get("mime", "").startswith("image/"):
+            lines += [f"![{name}](data:{preview['mime']};base64,{preview['data']})", ""]
+        else:
+            lines += [f"*artifact {name}: {escape_html(str(preview.get('omitted', 'not shown')))}*", ""]
+    summary = summary_line(payload)
+    if summary:
+        lines.append(f"*{summary}*")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
+    kind = str(attachment.get("type"))
+    content = attachment.get("content")
+    if kind in _HIDDEN_TYPES or content in (None, "", []):
+        return []
+    if kind == "artifact_paths":
+        paths = [content] if isinstance(content, str) else list(content)
+        return [f"*artifacts:* {', '.join('`' + escape_html(str(p)) + '`' for p in paths)}", ""]
+    text = clean_text(content)
+    if kind in _CODE_TYPES:
+        return [*_fence(text, "python"), ""]
+    if kind in _RESULT_TYPES:
+        return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
+    if "\n" in text.strip():
+        return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
+    return [f"*{kind.replace('_', ' ')}:* {escape_html(text)}", ""]
+
+
+def _fence(text: str, language: str) -> list[str]:
+    # A fence longer than any backtick run inside, so code cannot close it early.
+    longest = max((len(run) for run in text.split("\n") for run in _backtick_runs(run)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text, fence]
+
+
+def _backtick_runs(line: str) -> list[str]:
+    runs, current = [], ""
+    for char in line:
+        if char == "`":
+            current += char
+        elif current:
+            runs.append(current)
+            current = ""
+    return [*runs, current] if current else runs
+
+
+def _clip(text: str) -> str:
+    if len(text) <= _TEXT_LIMIT:
+        return text
+    return text[: _TEXT_LIMIT // 2] + "\n... (clipped) ...\n" + text[-_TEXT_LIMIT // 2 :]
+
+
+def round_text(payload: Mapping[str, Any]) -> str:
+    """Readable plain text for terminal IPython and anything that shows no Markdown."""
+    twnb = payload.get("twnb") or {}
+    lines = [f"twnb Round {payload.get('id', '')} [{_state_label(payload)}]"]
+    lines.append(f"request: {clean_text(payload.get('user_query', ''))}")
+    plan = twnb.get("plan")
+    if plan and plan.get("subtasks"):
+        lines.append("plan:")
+        for step in plan["subtasks"]:
+            lines.append(f"  [{step.get('state', '')}] {clean_text(step.get('name', ''))}")
+    for post in payload.get("post_list") or []:
+        lines.append(f"--- {post.get('send_from')} -> {post.get('send_to')}")
+        message = clean_text(post.get("message") or "").strip()
+        if message:
+            lines.append(message)
+        for attachment in post.get("attachment_list") or []:
+            kind = str(attachment.get("type"))
+            content = attachment.get("content")
+            if kind in _HIDDEN_TYPES or content in (None, "", []):
+                continue
+            text = clean_text(content)
+            if kind in _CODE_TYPES or kind in _RESULT_TYPES:
+                lines.append(f"[{kind}]")
+                lines += ["  " + line for line in _clip(text).splitlines()]
+            else:
+                lines.append(f"[{kind}] {text}")
+    failure = (payload.get("extra") or {}).get("failure_reason")
+    if failure:
+        lines.append(f"Round failed: {clean_text(failure)}")
+    summary = summary_line(payload)
+    if summary:
+        lines.append(summary)
+    return "\n".join(lines)
+
+
+def summary_line(payload: Mapping[str, Any]) -> str:
+    """`time 3.2 s · tokens 1,200 in / 340 out` from the Round's timing and usage (empty if neither)."""
+    twnb = payload.get("twnb") or {}
+    parts = []
+    duration = (twnb.get("timing") or {}).get("duration_s")
+    if isinstance(duration, (int, float)):
+        parts.append(f"time {duration:.1f} s")
+    usage = twnb.get("usage") or {}
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        parts.append(f"tokens {tokens_in:,} in / {tokens_out:,} out")
+    if usage.get("calls"):
+        parts.append(f"{usage['calls']} LLM calls")
+    return " · ".join(parts)
+
+
+def _state_label(payload: Mapping[str, Any]) -> str:
+    state = str(payload.get("state", ""))
+    failure = str((payload.get("extra") or {}).get("failure_reason") or "")
+    if state == "failed" and "interrupt" in failure.lower():
+        return "interrupted"
+    return state
+
+
+def _type_name(kind: Any) -> str:
+    return str(getattr(kind, "value", kind))
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe plain data (a display bundle goes over the wire as JSON)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "value"):
+        return value.value
+    return str(value)

@@ -1,0 +1,177 @@
+"""The live Round widget, driven by the session's events (real ipywidgets, no frontend needed)."""
+
+from __future__ import annotations
+
+from tests.notebook.fake_clock import FakeClock
+from tests.notebook.rounds import HOSTILE, analysis_round
+from twnb.memory import (
+    AttachmentDelta,
+    AttachmentType,
+    MessageDelta,
+    PlanUpdated,
+    PostCommitted,
+    PostRetry,
+    PostStarted,
+    RoundEnded,
+    RoundFailed,
+    RoundStarted,
+    StatusChanged,
+    UsageReported,
+    derive_plan,
+)
+from twnb.notebook.round_view import RoundView
+
+
+def _view(clock: FakeClock | None = None) -> RoundView:
+    view = RoundView("What is the mean?", clock=clock or FakeClock())
+    view.on_event(RoundStarted("round-1", "What is the mean?"))
+    view.on_event(PostStarted("post-1", "Planner", "CodeInterpreter"))
+    return view
+
+
+def _markdown(view: RoundView, post_id: str) -> str:
+    outputs = view._posts[post_id].message_out.outputs
+    return outputs[0]["data"]["text/markdown"] if outputs else ""
+
+
+def _all_html(view: RoundView) -> str:
+    parts = [view.header.value, view.plan.value, view.status.value, view.failure.value, view.summary.value]
+    for section in view._posts.values():
+        parts += [w.value for w in section.attachments_box.children]
+    return "\n".join(parts)
+
+
+def test_each_post_gets_a_collapsible_section_titled_from_and_to():
+    view = _view()
+    (section,) = view.posts.children
+    assert section.titles == ("Planner → CodeInterpreter",)
+    assert section.selected_index == 0
+
+
+def test_message_streams_into_the_post_as_markdown():
+    view = _view()
+    view.on_event(MessageDelta("post-1", "Compute ", False))
+    view.on_event(MessageDelta("post-1", "the mean.", True))
+    assert _markdown(view, "post-1") == "Compute the mean."
+
+
+def test_streaming_is_throttled_and_the_end_is_always_flushed():
+    clock = FakeClock()
+    view = _view(clock)
+    for _ in range(1000):  # 1000 tokens in one second
+        view.on_event(MessageDelta("post-1", "x", False))
+        clock.advance(0.001)
+    view.on_event(MessageDelta("post-1", "!", True))
+    assert view.deltas_seen == 1001
+    assert view.throttle.updates <= 12
+    assert _markdown(view, "post-1") == "x" * 1000 + "!"
+
+
+def test_first_token_is_visible_at_once():
+    clock = FakeClock()
+    view = _view(clock)
+    view.on_event(MessageDelta("post-1", "C", False))
+    assert _markdown(view, "post-1") == "C"
+    assert view.first_update_at == view.first_delta_at
+
+
+def test_code_streams_highlighted():
+    view = _view()
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.reply_content, "x = 1", True))
+    html = _all_html(view)
+    assert "<span" in html and "x" in html and "1" in html
+
+
+def test_retry_clears_the_post_text():
+    view = _view()
+    view.on_event(MessageDelta("post-1", "first attempt", True))
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.thought, "half a thou", True))
+    view.on_event(PostRetry("post-1", "the stream dropped"))
+    assert _markdown(view, "post-1") == ""
+    assert "half a thou" not in _all_html(view)
+    assert "retrying: the stream dropped" in view.status.value
+
+
+def test_hostile_message_is_escaped_markdown():
+    view = _view()
+    view.on_event(MessageDelta("post-1", HOSTILE, True))
+    assert _markdown(view, "post-1") == "&lt;img src=x onerror=alert(1)&gt;"
+
+
+def test_hostile_text_in_attachments_status_and_failure_is_escaped():
+    view = _view()
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.execution_result, HOSTILE, True))
+    view.on_event(AttachmentDelta("post-1", "a-2", AttachmentType.thought, HOSTILE, True))
+    view.on_event(StatusChanged(HOSTILE))
+    view.on_event(RoundFailed("round-1", HOSTILE))
+    assert "<img" not in _all_html(view)
+
+
+def test_plan_shows_as_a_checklist_with_states():
+    round = analysis_round()
+    view = _view()
+    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
+    assert "▶ compute the mean <small>(in_progress)</small>" in view.plan.value
+    assert "☐ report it <small>(todo)</small>" in view.plan.value
+
+
+def test_status_line_follows_status_events():
+    view = _view()
+    view.on_event(StatusChanged("writing code"))
+    assert "writing code" in view.status.value
+
+
+def test_header_counts_tokens_and_elapsed_time():
+    clock = FakeClock()
+    view = _view(clock)
+    view.on_event(UsageReported("post-1", {"prompt_tokens": 1200, "completion_tokens": 34}))
+    clock.advance(5)
+    view.on_event(StatusChanged("executing"))
+    view.on_event(MessageDelta("post-1", "x", True))
+    assert "1,200 in / 34 out tokens" in view.header.value
+    assert "5 s" in view.header.value
+
+
+def test_committed_post_replaces_streamed_text():
+    round = analysis_round()
+    view = _view()
+    coder = round.post_list[2]
+    view.on_event(PostStarted(coder.id, "CodeInterpreter", "Planner"))
+    view.on_event(MessageDelta(coder.id, "partial", False))
+    view.on_event(PostCommitted(coder))
+    assert _markdown(view, coder.id) == "The mean is 2.0"
+    assert "statistics" in _all_html(view)
+    assert "SUCCESS" in _all_html(view)
+
+
+def test_failed_round_shows_why_in_the_widget():
+    view = _view()
+    view.on_event(RoundFailed("round-1", "The LLM server refused the key (HTTP 401)."))
+    view.on_event(RoundEnded("round-1", "failed", "The LLM server refused the key (HTTP 401)."))
+    assert "Round failed:</b> The LLM server refused the key (HTTP 401)." in view.failure.value
+    assert ">failed</span>" in view.header.value
+
+
+def test_interrupted_round_says_interrupted():
+    view = _view()
+    view.on_event(RoundEnded("round-1", "failed", "Interrupted by the user (Ctrl-C)."))
+    assert ">interrupted</span>" in view.header.value
+
+
+def test_finish_shows_final_posts_state_and_summary():
+    from twnb.session.round_bundle import MIME_TYPE, plan_from_round, round_bundle
+
+    round = analysis_round()
+    view = RoundView(round.user_query, clock=FakeClock())
+    payload = round_bundle(round, session_id="s", plan=plan_from_round(round))[MIME_TYPE]
+    view.finish(round, payload)
+    assert len(view.posts.children) == 4
+    assert ">finished</span>" in view.header.value
+    assert "time 3.2 s · tokens 1,500 in / 120 out · 3 LLM calls" in view.summary.value
+    assert "☑ report it" in view.plan.value
+
+
+def test_mime_bundle_is_the_widget_view():
+    view = _view()
+    bundle = view.mime_bundle()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id

@@ -1,0 +1,92 @@
+"""Showing one Round in the cell (DESIGN.md contract 6).
+
+With a widget frontend (a Jupyter kernel) the live `RoundView` is displayed with a `display_id`
+together with the Round's static bundle (`text/plain`, `text/markdown`,
+`application/vnd.twnb.round+json`); when the Round ends the same display is updated with the final
+bundle, so a saved notebook, nbviewer or GitHub shows the finished Round even though widget state is not
+redrawn on reopen. Without one (terminal IPython, a bare shell) milestones are printed as they happen
+and the final bundle is displayed once, which prints its `text/plain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twnb.session.round_bundle import artifact_previews, round_bundle
+
+
+def has_widget_frontend(shell: Any) -> bool:
+    """A Jupyter kernel's shell can carry widgets (comms); terminal and bare shells cannot."""
+    return getattr(shell, "kernel", None) is not None
+
+
+class RoundDisplay:
+    """One Round's output: `observer` watches it, `start()` before and `finish(round)` after (always)."""
+
+    def __init__(
+        self,
+        request: str,
+        *,
+        session_id: str,
+        widgets: bool,
+        base_dir: str | Path | None = None,
+        redact: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.request = request
+        self.session_id = session_id
+        self.widgets = widgets
+        self.base_dir = base_dir
+        self._redact = redact or (lambda data: data)
+        self._handle: Any = None
+        self.final_bundle: dict[str, Any] | None = None
+        if widgets:
+            from twnb.notebook.round_view import RoundView
+
+            self.view: Any = RoundView(request, base_dir=base_dir)
+        else:
+            from twnb.notebook.text_progress import TextProgress
+
+            self.view = TextProgress()
+        self.observer = self.view
+
+    def start(self) -> None:
+        if not self.widgets:
+            return
+        from IPython.display import display
+
+        from twnb.memory import Round
+
+        placeholder = Round.create(user_query=self.request)
+        bundle = self._bundle(placeholder, plan=None, previews=[])
+        self._handle = display(bundle, raw=True, display_id=True)
+
+    def finish(self, round: Any, plan: Any = None) -> dict[str, Any]:
+        """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too."""
+        from IPython.display import display
+
+        previews = artifact_previews(round, self.base_dir)
+        bundle = self._bundle(round, plan=plan, previews=previews)
+        self.final_bundle = bundle
+        if self.widgets:
+            from twnb.session.round_bundle import MIME_TYPE
+
+            self.view.finish(round, bundle[MIME_TYPE])
+            if self._handle is not None:
+                self._handle.update(bundle, raw=True)
+            else:
+                display(bundle, raw=True)
+        else:
+            display(bundle, raw=True)
+        return bundle
+
+    def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
+        # Redact the Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
+        from twnb.memory import Round
+
+        clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
+        bundle = round_bundle(clean, session_id=self.session_id, plan=plan, previews=previews)
+        if self.widgets:
+            bundle.update(self.view.mime_bundle())
+        return bundle

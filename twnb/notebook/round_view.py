@@ -1,0 +1,436 @@
+"""The live Round widget: an Observer that turns the session's events into ipywidgets.
+
+Layout: a header (request, state badge, elapsed time, tokens), the plan as a checklist, one collapsible
+section per Post (from -> to, the message as Markdown with raw HTML escaped, its attachments), a
+status line, a failure box and a summary. Streaming text goes out through a `Throttle` (about 10
+updates a second, the end of every stream always flushed); a `PostRetry` clears that post's text.
+
+LLM text is untrusted: every string that reaches HTML is escaped here, and Markdown goes to the
+frontend with raw HTML already escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twnb.notebook.throttle import Throttle
+from twnb.session.round_bundle import (
+    PREVIEW_CAP_BYTES,
+    clean_text,
+    escape_html,
+    plan_to_dict,
+    summary_line,
+)
+
+WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+_RESULT_LIMIT = 8000  # characters of one execution result shown in the widget
+_STATE_COLOURS = {
+    "created": "#1f6feb",
+    "running": "#1f6feb",
+    "finished": "#1a7f37",
+    "failed": "#cf222e",
+    "interrupted": "#9a6700",
+}
+_STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # twnb.memory.plan states
+_HIDDEN_TYPES = {"shared_memory_entry", "invalid_response"}
+_LABELS = {
+    "init_plan": "initial plan",
+    "plan": "plan",
+    "current_plan_step": "current step",
+    "plan_reasoning": "reasoning",
+    "stop": "stop",
+    "thought": "thought",
+    "reply_type": "reply type",
+    "execution_status": "status",
+    "execution_result": "result",
+    "code_error": "error",
+    "revise_message": "revise",
+    "verification": "verification",
+    "artifact_paths": "artifacts",
+}
+
+
+class RoundView:
+    """Observer for one Round; `widget` is what is displayed."""
+
+    def __init__(
+        self,
+        request: str,
+        *,
+        base_dir: str | Path | None = None,
+        rate_hz: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        import ipywidgets as w  # only the notebook layer touches ipywidgets, and only when a Round runs
+
+        self._w = w
+        self._clock = clock
+        self._started = clock()
+        self._base_dir = Path(base_dir) if base_dir is not None else None
+        self.throttle = Throttle(rate_hz, clock)
+        self.widget_updates = 0  # trait changes sent to the frontend (one comm message each)
+        self.deltas_seen = 0
+        self.first_delta_at: float | None = None
+        self.first_update_at: float | None = None
+        self.request = request
+        self.state = "running"
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self._posts: dict[str, _PostSection] = {}
+        self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
+
+        self.header = w.HTML()
+        self.plan = w.HTML()
+        self.posts = w.VBox()
+        self.status = w.HTML()
+        self.failure = w.HTML()
+        self.summary = w.HTML()
+        self.widget = w.VBox(
+            [self.header, self.plan, self.posts, self.status, self.failure, self.summary],
+            layout=w.Layout(border="1px solid #d0d7de", padding="4px 8px"),
+        )
+        self._render_header()
+
+    # --- Observer --------------------------------------------------------------------------------
+
+    def on_event(self, event: Any) -> None:
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(event)
+
+    def _on_RoundStarted(self, event: Any) -> None:
+        self.request = event.user_query
+        self._render_header()
+
+    def _on_PostStarted(self, event: Any) -> None:
+        self._section(event.post_id, event.send_from, event.send_to)
+
+    def _on_MessageDelta(self, event: Any) -> None:
+        section = self._section(event.post_id)
+        section.message += event.text
+        self._stream(event.post_id, "message", bool(event.is_end))
+
+    def _on_AttachmentDelta(self, event: Any) -> None:
+        section = self._section(event.post_id)
+        kind = str(getattr(event.type, "value", event.type))
+        current = section.attachments.get(event.attachment_id)
+        section.attachments[event.attachment_id] = (kind, (current[1] if current else "") + event.text)
+        self._stream(event.post_id, event.attachment_id, bool(event.is_end))
+
+    def _on_PostRetry(self, event: Any) -> None:
+        section = self._section(event.post_id)
+        section.clear()
+        self._dirty = {key for key in self._dirty if key[0] != event.post_id}
+        self._set(section.message_out, "outputs", ())
+        self._set(section.attachments_box, "children", ())
+        self._set(self.status, "value", _status_html(f"retrying: {event.reason}"))
+
+    def _on_PostCommitted(self, event: Any) -> None:
+        post = event.post
+        section = self._section(post.id, post.send_from, post.send_to)
+        section.commit(post)
+        self._dirty = {key for key in self._dirty if key[0] != post.id}
+        self._render_section(section, full=True)
+
+    def _on_StatusChanged(self, event: Any) -> None:
+        self._set(self.status, "value", _status_html(event.text))
+
+    def _on_UsageReported(self, event: Any) -> None:
+        usage = event.usage if isinstance(event.usage, dict) else getattr(event.usage, "to_dict", dict)()
+        self.tokens_in += int(usage.get("prompt_tokens") or 0)
+        self.tokens_out += int(usage.get("completion_tokens") or 0)
+        self._render_header()
+
+    def _on_PlanUpdated(self, event: Any) -> None:
+        self._set(self.plan, "value", plan_html(plan_to_dict(event.plan)))
+
+    def _on_RoundFailed(self, event: Any) -> None:
+        self._set(self.failure, "value", failure_html(event.reason))
+
+    def _on_RoundEnded(self, event: Any) -> None:
+        self._flush()
+        reason = event.failure_reason or ""
+        self.state = (
+            "interrupted" if event.state == "failed" and "interrupt" in reason.lower() else event.state
+        )
+        if reason:
+            self._set(self.failure, "value", failure_html(reason))
+        self._set(self.status, "value", "")
+        self._render_header()
+
+    # --- the end of a Round ----------------------------------------------------------------------
+
+    def finish(self, round: Any, payload: dict[str, Any] | None = None) -> None:
+        """Show the final Round: every post as committed, its state, and the time/token summary."""
+        self._flush()
+        for post in round.post_list:
+            section = self._section(post.id, post.send_from, post.send_to)
+            section.commit(post)
+            self._render_section(section, full=True)
+        reason = (round.extra or {}).get("failure_reason") or ""
+        if round.state == "failed":
+            self.state = "interrupted" if "interrupt" in reason.lower() else "failed"
+            self._set(self.failure, "value", failure_html(reason or "the Round failed"))
+        else:
+            self.state = round.state
+        usage = (round.extra or {}).get("usage") or {}
+        if usage:
+            self.tokens_in = int(usage.get("prompt_tokens") or self.tokens_in)
+            self.tokens_out = int(usage.get("completion_tokens") or self.tokens_out)
+        if payload is not None:
+            plan = (payload.get("twnb") or {}).get("plan")
+            if plan:
+                self._set(self.plan, "value", plan_html(plan))
+            line = summary_line(payload)
+            self._set(self.summary, "value", f"<small>{html.escape(line)}</small>" if line else "")
+        self._set(self.status, "value", "")
+        self._render_header()
+
+    def mime_bundle(self) -> dict[str, Any]:
+        """The widget's view entry, to put beside the Round's static bundle in one display."""
+        bundle = self.widget._repr_mimebundle_()
+        return {WIDGET_VIEW_MIME: bundle[WIDGET_VIEW_MIME]}
+
+    # --- rendering -------------------------------------------------------------------------------
+
+    def _stream(self, post_id: str, key: str, is_end: bool) -> None:
+        self.deltas_seen += 1
+        if self.first_delta_at is None:
+            self.first_delta_at = self._clock()
+        self._dirty.add((post_id, key))
+        if is_end:
+            self.throttle.force()
+            self._flush()
+        elif self.throttle.ready():
+            self._flush()
+
+    def _flush(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        for post_id, key in sorted(dirty):
+            section = self._posts.get(post_id)
+            if section is None:
+                continue
+            if key == "message":
+                self._set(section.message_out, "outputs", _markdown_outputs(section.message))
+            else:
+                self._render_attachment(section, key)
+        if dirty and self.first_update_at is None:
+            self.first_update_at = self._clock()
+        self._render_header()
+
+    def _section(self, post_id: str, send_from: str = "", send_to: str = "") -> _PostSection:
+        section = self._posts.get(post_id)
+        if section is None:
+            section = _PostSection(self._w, post_id, send_from or "?", send_to or "?")
+            self._posts[post_id] = section
+            self._set(self.posts, "children", (*self.posts.children, section.box))
+        elif send_from and (send_from, send_to) != (section.send_from, section.send_to):
+            section.send_from, section.send_to = send_from, send_to
+            self._set(section.box, "titles", (section.title(),))
+        return section
+
+    def _render_section(self, section: _PostSection, *, full: bool) -> None:
+        self._set(section.box, "titles", (section.title(),))
+        self._set(section.message_out, "outputs", _markdown_outputs(section.message))
+        keep = []
+        for attachment_id in section.attachments:
+            widget = self._render_attachment(section, attachment_id)
+            if widget is not None:
+                keep.append(widget)
+        if full:
+            self._set(section.attachments_box, "children", tuple(keep))
+
+    def _render_attachment(self, section: _PostSection, attachment_id: str) -> Any:
+        kind, text = section.attachments[attachment_id]
+        if kind in _HIDDEN_TYPES or (kind == "reply_type"):
+            return None
+        widget = section.attachment_widgets.get(attachment_id)
+        if kind == "artifact_paths":
+            value = self._artifacts_html(text)
+        else:
+            value = attachment_html(kind, text, code=section.is_code(kind))
+        if widget is None:
+            widget = self._w.HTML(value)
+            section.attachment_widgets[attachment_id] = widget
+            self._set(section.attachments_box, "children", (*section.attachments_box.children, widget))
+        else:
+            self._set(widget, "value", value)
+        return widget
+
+    def _artifacts_html(self, text: Any) -> str:
+        paths = [text] if isinstance(text, str) else [str(p) for p in text or []]
+        paths = [p for line in paths for p in line.splitlines() if p.strip()]
+        parts = []
+        for path_text in paths:
+            path = Path(path_text)
+            if not path.is_absolute() and self._base_dir is not None:
+                path = self._base_dir / path
+            parts.append(artifact_html(path_text, path))
+        return "<div>" + "".join(parts) + "</div>"
+
+    def _render_header(self) -> None:
+        elapsed = int(self._clock() - self._started)
+        colour = _STATE_COLOURS.get(self.state, "#57606a")
+        request = html.escape(_shorten(clean_text(self.request), 200))
+        tokens = (
+            f" · {self.tokens_in:,} in / {self.tokens_out:,} out tokens"
+            if self.tokens_in or self.tokens_out
+            else ""
+        )
+        value = (
+            f'<div><b>twnb</b> <span style="background:{colour};color:white;border-radius:8px;'
+            f'padding:0 6px">{html.escape(self.state)}</span> '
+            f"<small>{elapsed} s{tokens}</small><br><span>{request}</span></div>"
+        )
+        self._set(self.header, "value", value)
+
+    def _set(self, widget: Any, name: str, value: Any) -> None:
+        # A trait set to its current value sends nothing; count only what reaches the frontend.
+        if getattr(widget, name) != value:
+            setattr(widget, name, value)
+            self.widget_updates += 1
+
+
+class _PostSection:
+    """One Post's collapsible section and the text streamed into it so far."""
+
+    def __init__(self, w: Any, post_id: str, send_from: str, send_to: str) -> None:
+        self.post_id = post_id
+        self.send_from = send_from
+        self.send_to = send_to
+        self.message = ""
+        self.attachments: dict[str, tuple[str, Any]] = {}
+        self.attachment_widgets: dict[str, Any] = {}
+        self.message_out = w.Output()
+        self.attachments_box = w.VBox()
+        self.box = w.Accordion(
+            children=[w.VBox([self.message_out, self.attachments_box])],
+            titles=(self.title(),),
+            selected_index=0,
+        )
+
+    def title(self) -> str:
+        return f"{self.send_from} → {self.send_to}"
+
+    def is_code(self, kind: str) -> bool:
+        if kind != "reply_content":
+            return False
+        reply_type = [text for k, text in self.attachments.values() if k == "reply_type"]
+        return not reply_type or str(reply_type[-1]).strip() != "text"
+
+    def clear(self) -> None:
+        # The next attempt streams new attachment ids: drop the old ones, not just their text.
+        self.message = ""
+        self.attachments = {}
+        self.attachment_widgets = {}
+
+    def commit(self, post: Any) -> None:
+        self.message = post.message or ""
+        self.attachments = {
+            attachment.id: (str(getattr(attachment.type, "value", attachment.type)), attachment.content)
+            for attachment in post.attachment_list
+        }
+
+
+# --- HTML pieces (every piece of text escaped) ------------------------------------------------------
+
+
+def _markdown_outputs(text: str) -> tuple[dict[str, Any], ...]:
+    if not text:
+        return ()
+    shown = clean_text(text)
+    return (
+        {
+            "output_type": "display_data",
+            "data": {"text/markdown": escape_html(shown), "text/plain": shown},
+            "metadata": {},
+        },
+    )
+
+
+def attachment_html(kind: str, content: Any, *, code: bool = False) -> str:
+    text = clean_text(content)
+    label = html.escape(_LABELS.get(kind, kind.replace("_", " ")))
+    if code:
+        return f"<div>{highlight_python(text)}</div>"
+    if kind in (
+        "execution_result",
+        "code_error",
+        "revise_message",
+        "verification",
+        "init_plan",
+        "plan",
+        "plan_reasoning",
+    ):
+        colour = "#cf222e" if kind == "code_error" else "inherit"
+        return (
+            f'<div><small>{label}</small><pre style="white-space:pre-wrap;margin:0;color:{colour}">'
+            f"{html.escape(_clip(text))}</pre></div>"
+        )
+    if kind == "execution_status":
+        colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"
+        return f'<div><small>{label}:</small> <b style="color:{colour}">{html.escape(text)}</b></div>'
+    return f"<div><small>{label}:</small> <i>{html.escape(text)}</i></div>"
+
+
+def highlight_python(code: str) -> str:
+    from pygments import highlight  # IPython depends on pygments; import it only when code is shown
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    # Pygments escapes the code itself; inline styles need no stylesheet in the frontend.
+    return highlight(code, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
+
+
+def artifact_html(name: str, path: Path) -> str:
+    """A link to the artifact and, for a small enough image, the image itself."""
+    import base64
+    import mimetypes
+
+    mime = mimetypes.guess_type(path.name)[0] or ""
+    link = f'<a href="{html.escape(name, quote=True)}" target="_blank">{html.escape(path.name or name)}</a>'
+    if mime.startswith("image/") and mime != "image/svg+xml":
+        try:
+            if path.stat().st_size <= PREVIEW_CAP_BYTES:
+                data = base64.b64encode(path.read_bytes()).decode("ascii")
+                return f'<div>{link}<br><img src="data:{mime};base64,{data}" style="max-width:100%"></div>'
+        except OSError:
+            pass
+    return f"<div>{link}</div>"
+
+
+def plan_html(plan: dict[str, Any] | None) -> str:
+    if not plan or not plan.get("subtasks"):
+        return ""
+    items = []
+    for step in plan["subtasks"]:
+        state = str(step.get("state", "todo"))
+        mark = _STEP_MARKS.get(state, "☐")
+        name = html.escape(clean_text(step.get("name", "")))
+        items.append(f"<div>{mark} {name} <small>({html.escape(state)})</small></div>")
+    return "<div><b>Plan</b>" + "".join(items) + "</div>"
+
+
+def failure_html(reason: str) -> str:
+    return (
+        f'<div style="color:#cf222e;border-left:3px solid #cf222e;padding-left:6px">'
+        f"<b>Round failed:</b> {html.escape(clean_text(reason))}</div>"
+    )
+
+
+def _status_html(text: str) -> str:
+    return f"<small><i>{html.escape(text)}</i></small>" if text else ""
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip(text: str) -> str:
+    if len(text) <= _RESULT_LIMIT:
+        return text
+    return text[: _RESULT_LIMIT // 2] + "\n... (clipped) ...\n" + text[-_RESULT_LIMIT // 2 :]

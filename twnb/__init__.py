@@ -6,4 +6,18 @@ every heavy import happens where it is used.
 
 from twnb._version import __version__
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext twnb`: the %%taskweaver magics (imported here, not with the package)."""
+    from twnb.notebook.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    """`%unload_ext twnb`."""
+    from twnb.notebook.extension import unload
+
+    unload(ipython)

@@ -1,0 +1,55 @@
+"""`%taskweaver history`: the conversation's Rounds as a table (Markdown, and plain text for terminals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twnb.session.round_bundle import clean_text, escape_html
+
+_COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
+_REQUEST_CHARS = 70
+
+
+def history_rows(conversation: Any) -> list[tuple[str, ...]]:
+    rows = []
+    for number, round in enumerate(conversation.rounds, start=1):
+        extra = round.extra or {}
+        duration = (extra.get("timing") or {}).get("duration_s")
+        usage = extra.get("usage") or {}
+        tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+        state = round.state
+        if state == "failed" and "interrupt" in str(extra.get("failure_reason") or "").lower():
+            state = "interrupted"
+        request = " ".join(clean_text(round.user_query).split())
+        if len(request) > _REQUEST_CHARS:
+            request = request[: _REQUEST_CHARS - 1] + "…"
+        rows.append(
+            (
+                str(number),
+                round.id,
+                state,
+                str(len(round.post_list)),
+                f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",
+                f"{tokens:,}" if tokens else "-",
+                request,
+            )
+        )
+    return rows
+
+
+def history_bundle(conversation: Any) -> dict[str, str]:
+    rows = history_rows(conversation)
+    if not rows:
+        text = "No Rounds yet: run a %%taskweaver cell, or %taskweaver load PATH."
+        return {"text/plain": text, "text/markdown": text}
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(_COLUMNS)]
+    plain = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in (_COLUMNS, *rows)
+    ]
+    markdown = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
+    for row in rows:
+        cells = [escape_html(cell).replace("|", "\\|") for cell in row]
+        cells[1] = f"`{row[1]}`"
+        markdown.append("| " + " | ".join(cells) + " |")
+    return {"text/plain": "\n".join(plain), "text/markdown": "\n".join(markdown)}

@@ -1,0 +1,346 @@
+"""`%%taskweaver` and `%taskweaver SUBCOMMAND` (DESIGN.md contracts 4 and 5).
+
+The traitlets are contract 4's settings table (never the API key): `%config TaskWeaverMagics.model =
+"gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model = ...` in `ipython_config.py`. A traitlet left
+at None means "not set here", so the environment, `.env`, `twnb.yaml` and the user config apply.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from traitlets import Bool, Float, Int, Unicode
+
+SUBCOMMANDS = {
+    "save": "save PATH            write the conversation as TaskWeaver YAML",
+    "load": "load PATH | --latest read a saved conversation (YAML) or the newest autosave",
+    "reset": "reset                start a new, empty conversation",
+    "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
+    "history": "history              the Rounds of this conversation as a table",
+    "config": "config               effective settings and where each came from (keys are never shown)",
+    "export": "export PATH.ipynb    the conversation as a notebook",
+    "trace": "trace ...            observability (not yet)",
+    "help": "help                 this help",
+}
+
+HELP = (
+    """twnb: TaskWeaver's Planner and CodeInterpreter in the notebook.
+
+Cell form: the cell body is the request, run as one Round on this kernel:
+
+    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S]
+    Load sales.csv and plot revenue by month.
+
+Line form: %taskweaver SUBCOMMAND
+"""
+    + "\n".join("    " + text for text in SUBCOMMANDS.values())
+    + """
+
+Settings (highest first): flags > %config TaskWeaverMagics.* > environment > .env > twnb.yaml >
+~/.config/twnb/config.yaml. Put the API key in the environment or in .env (OPENAI_API_KEY), never in
+the notebook. See `%config TaskWeaverMagics` and `%taskweaver config`."""
+)
+
+
+class RoundFailedError(RuntimeError):
+    """Raised by `%%taskweaver --strict` when the Round did not finish (for batch runs)."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the reason is the whole story.
+        return [f"RoundFailedError: {self}"]
+
+
+def _help_doc(function: Any) -> Any:
+    function.__doc__ = HELP
+    return function
+
+
+@magics_class
+class TaskWeaverMagics(Magics):
+    model = Unicode(None, allow_none=True, help="The model (Azure: the deployment) both roles use.").tag(
+        config=True
+    )
+    base_url = Unicode(None, allow_none=True, help="OpenAI-compatible base URL (default OpenAI's).").tag(
+        config=True
+    )
+    api_key_env = Unicode(
+        None, allow_none=True, help="Name of the environment variable holding the API key (never the key)."
+    ).tag(config=True)
+    azure_endpoint = Unicode(None, allow_none=True, help="Azure OpenAI endpoint; selects Azure.").tag(
+        config=True
+    )
+    api_version = Unicode(None, allow_none=True, help="Azure OpenAI API version.").tag(config=True)
+    planner_model = Unicode(None, allow_none=True, help="The Planner's model (default: model).").tag(
+        config=True
+    )
+    code_model = Unicode(None, allow_none=True, help="The CodeInterpreter's model (default: model).").tag(
+        config=True
+    )
+    session_dir = Unicode(
+        None, allow_none=True, help="Folder for autosaves and artifacts, relative to the notebook (.twnb)."
+    ).tag(config=True)
+    verify = Bool(None, allow_none=True, help="Check generated code before running it (default on).").tag(
+        config=True
+    )
+    max_retries = Int(None, allow_none=True, help="Revise attempts after failing code (default 3).").tag(
+        config=True
+    )
+    timeout = Float(None, allow_none=True, help="Seconds one execution may take (default 600).").tag(
+        config=True
+    )
+    max_posts = Int(None, allow_none=True, help="Internal posts allowed per Round (default 20).").tag(
+        config=True
+    )
+
+    SETTINGS = (
+        "model",
+        "base_url",
+        "api_key_env",
+        "azure_endpoint",
+        "api_version",
+        "planner_model",
+        "code_model",
+        "session_dir",
+        "verify",
+        "max_retries",
+        "timeout",
+        "max_posts",
+    )
+
+    def __init__(self, shell: Any = None, workdir: str | None = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        import os
+
+        from twnb.notebook.notebook_session import NotebookSession
+
+        # "The notebook's folder" is the kernel's working directory when the extension loaded.
+        self.notebook = NotebookSession(shell, workdir or os.getcwd())
+        self.last_display: Any = None  # the last Round's RoundDisplay (its view counts updates)
+
+    def traitlet_values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.SETTINGS if getattr(self, name) is not None}
+
+    @magic_arguments()
+    @argument("--model", metavar="M", help="the model for this Round only")
+    @argument("--step", action="store_true", help="approve each piece of code before it runs")
+    @argument("--no-verify", dest="no_verify", action="store_true", help="skip code verification")
+    @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
+    @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
+    @argument("--latest", action="store_true", help="with `load`: the newest autosave")
+    @argument("subcommand", nargs="*", help="line form: " + ", ".join(SUBCOMMANDS))
+    @no_var_expand
+    @line_cell_magic
+    @_help_doc
+    def taskweaver(self, line: str = "", cell: str | None = None) -> Any:
+        args = parse_argstring(self.taskweaver, line)
+        if cell is not None:
+            if args.subcommand:
+                self._say(
+                    f"%%taskweaver takes flags only, got {' '.join(args.subcommand)!r}. Write the request in "
+                    f"the cell body; subcommands are line magics: %taskweaver {args.subcommand[0]} ...",
+                    error=True,
+                )
+                return None
+            return self._round(cell, args)
+        return self._subcommand(args)
+
+    # --- one Round -----------------------------------------------------------------------------
+
+    def _round(self, query: str, args: Any) -> None:
+        if args.step:
+            self._say(
+                "Step mode (--step) arrives with its own issue; nothing was run. "
+                "Run the cell without --step to let the Round run on its own.",
+                error=True,
+            )
+            return None
+        if not query.strip():
+            self._say("The cell is empty: write the request below %%taskweaver.", error=True)
+            return None
+        flags: dict[str, Any] = {}
+        if args.model:
+            flags["model"] = args.model
+        if args.no_verify:
+            flags["verify"] = False
+        if args.timeout is not None:
+            flags["timeout"] = args.timeout
+        try:
+            resolved = self.notebook.resolve(flags, self.traitlet_values())
+            session = self.notebook.session_for(resolved)
+        except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
+            return self._fail(str(error), args.strict)
+        return self._run(session, query.strip(), args, resolved)
+
+    def _run(self, session: Any, query: str, args: Any, resolved: Any) -> None:
+        from twnb.llm.redaction import Redactor
+        from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
+        from twnb.session.round_bundle import plan_from_round
+
+        redactor = Redactor.from_settings(resolved)
+        display = RoundDisplay(
+            query,
+            session_id=self.notebook.session_id,
+            widgets=has_widget_frontend(self.shell),
+            base_dir=self.notebook.workdir,
+            redact=redactor.redact_data,
+        )
+        self.last_display = display
+        rounds_before = len(self.notebook.conversation.rounds)
+        display.start()
+        round = None
+        try:
+            round = session.run_round(query, observer=display.observer)
+        finally:
+            # Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
+            if round is None and len(self.notebook.conversation.rounds) > rounds_before:
+                round = self.notebook.conversation.rounds[-1]
+            if round is not None:
+                display.finish(round, self.notebook.plan or plan_from_round(round))
+        if round.state != "finished" and args.strict:
+            reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
+            raise RoundFailedError(redactor.redact(reason))
+        return None
+
+    # --- line form -----------------------------------------------------------------------------
+
+    def _subcommand(self, args: Any) -> Any:
+        words = list(args.subcommand)
+        if not words:
+            words = ["load"] if args.latest else ["help"]
+        name, rest = words[0], words[1:]
+        handler = getattr(self, f"_cmd_{name}", None)
+        if handler is None:
+            self._say(
+                f"Unknown subcommand {name!r}. Subcommands: {', '.join(SUBCOMMANDS)}. "
+                "To send a request, use the cell form: %%taskweaver on the first line, the request below.",
+                error=True,
+            )
+            return None
+        return handler(rest, args)
+
+    def _cmd_help(self, rest: list[str], args: Any) -> None:
+        print(HELP)
+
+    def _cmd_save(self, rest: list[str], args: Any) -> None:
+        if len(rest) != 1:
+            self._say("Usage: %taskweaver save PATH (a .yaml file)", error=True)
+            return
+        try:
+            path = self.notebook.save(self._path(rest[0]))
+        except OSError as error:
+            self._say(f"Could not save to {rest[0]}: {error.strerror or error}", error=True)
+            return
+        rounds = len(self.notebook.conversation.rounds)
+        self._say(f"Saved {rounds} Round{'s' if rounds != 1 else ''} to {path}")
+
+    def _cmd_load(self, rest: list[str], args: Any) -> None:
+        if args.latest and not rest:
+            try:
+                resolved = self.notebook.resolve({}, self.traitlet_values())
+            except ValueError as error:
+                self._say(str(error), error=True)
+                return
+            path = self.notebook.latest_autosave(resolved)
+            if path is None:
+                self._say(f"No autosave found under {self.notebook.session_dir(resolved)}.", error=True)
+                return
+        elif len(rest) == 1 and not args.latest:
+            path = self._path(rest[0])
+        else:
+            self._say("Usage: %taskweaver load PATH (a .yaml file), or %taskweaver load --latest", error=True)
+            return
+        if path.suffix.lower() == ".ipynb":
+            self._say(
+                "Loading an exported notebook arrives with the replay issue; load the conversation YAML "
+                "instead (%taskweaver save wrote it, autosaves are in the session folder).",
+                error=True,
+            )
+            return
+        try:
+            conversation = self.notebook.load(path)
+        except (OSError, ValueError) as error:
+            self._say(f"Could not load {path}: {error}", error=True)
+            return
+        from twnb.notebook.conversation_variables import missing_variables
+
+        rounds = len(conversation.rounds)
+        self._say(f"Loaded {rounds} Round{'s' if rounds != 1 else ''} from {path}")
+        missing = missing_variables(conversation, self.shell.user_ns)
+        if missing:
+            self._say(
+                "Variables the conversation made that this kernel lacks: "
+                + ", ".join(missing)
+                + " (re-run the Rounds' code, or ask for them again)."
+            )
+
+    def _cmd_reset(self, rest: list[str], args: Any) -> None:
+        session_id = self.notebook.reset()
+        self._say(f"Started a new conversation (session {session_id}). Variables in the kernel are kept.")
+
+    def _cmd_show(self, rest: list[str], args: Any) -> None:
+        if len(rest) != 1:
+            self._say("Usage: %taskweaver show ROUND_ID (or a Round number, or last)", error=True)
+            return
+        round = self.notebook.find_round(rest[0])
+        if round is None:
+            known = ", ".join(r.id for r in self.notebook.conversation.rounds[-5:]) or "none yet"
+            self._say(f"No Round {rest[0]!r} in this conversation (latest: {known}).", error=True)
+            return
+        from IPython.display import display
+
+        from twnb.session.round_bundle import artifact_previews, plan_from_round, round_bundle
+
+        bundle = round_bundle(
+            round,
+            session_id=self.notebook.session_id,
+            plan=plan_from_round(round),
+            previews=artifact_previews(round, self.notebook.workdir),
+        )
+        display(bundle, raw=True)
+
+    def _cmd_history(self, rest: list[str], args: Any) -> None:
+        from IPython.display import display
+
+        from twnb.notebook.history_table import history_bundle
+
+        display(history_bundle(self.notebook.conversation), raw=True)
+
+    def _cmd_config(self, rest: list[str], args: Any) -> None:
+        try:
+            resolved = self.notebook.resolve({}, self.traitlet_values())
+        except ValueError as error:
+            self._say(str(error), error=True)
+            return
+        from twnb.llm.redaction import Redactor
+
+        table = resolved.format_table()
+        print(Redactor.from_settings(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
+
+    def _cmd_export(self, rest: list[str], args: Any) -> None:
+        self._say(
+            "Not yet: exporting a conversation as a notebook arrives with the replay issue. "
+            "For now, %taskweaver save PATH.yaml keeps the whole conversation.",
+            error=True,
+        )
+
+    def _cmd_trace(self, rest: list[str], args: Any) -> None:
+        self._say("Not yet: tracing arrives with the observability issue.", error=True)
+
+    # --- output ---------------------------------------------------------------------------------
+
+    def _fail(self, message: str, strict: bool) -> None:
+        if strict:
+            raise RoundFailedError(message)
+        self._say(message, error=True)
+        return None
+
+    def _say(self, message: str, *, error: bool = False) -> None:
+        print(message, file=sys.stderr if error else sys.stdout)
+
+    def _path(self, text: str) -> Any:
+        from pathlib import Path
+
+        return Path(text).expanduser()  # relative to the kernel's current directory, as `open` would be

@@ -1,0 +1,136 @@
+"""The notebook's one twnb session: built lazily from the settings, kept across cells.
+
+The session (Planner, CodeInterpreter, LLM client) needs a model and a key; loading, saving, showing
+and listing Rounds do not. So until the first `%%taskweaver` Round a loaded conversation waits here,
+and the session that is built later takes it over. When the effective settings change (a
+`%config TaskWeaverMagics.model = ...`, a `--model` flag) a new session is built around the same
+conversation, so the notebook keeps one conversation whatever the model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import Conversation, Memory, create_id
+
+
+class NotebookSession:
+    """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
+
+    def __init__(self, shell: Any, workdir: str | os.PathLike[str]) -> None:
+        self.shell = shell
+        self.workdir = Path(workdir)
+        self.session: Any = None
+        self._session_key: tuple[Any, ...] | None = None
+        self._memory = Memory(session_id=create_id())  # used until a Session exists
+
+    # --- settings and the session ----------------------------------------------------------------
+
+    def resolve(self, flags: Mapping[str, Any] | None, traitlets: Mapping[str, Any] | None) -> Any:
+        from twnb.llm.settings import resolve_settings
+
+        return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
+
+    def session_dir(self, resolved: Any) -> Path:
+        path = Path(resolved.settings.session_dir).expanduser()
+        return path if path.is_absolute() else self.workdir / path
+
+    def session_for(self, resolved: Any) -> Any:
+        """The Session for these settings (raises SettingsError with a clear message when unusable)."""
+        resolved.require_model()
+        key = tuple(sorted(resolved.settings.to_dict().items()))
+        if self.session is not None and key == self._session_key:
+            return self.session
+        memory = self.memory
+        session = self._build(resolved)
+        session.memory = memory
+        session.session_id = memory.session_id
+        self.session, self._session_key = session, key
+        return session
+
+    def _build(self, resolved: Any) -> Any:
+        from twnb.kernel import LiveShellExecutor
+        from twnb.llm.settings import make_client
+        from twnb.session import build_session
+
+        session_dir = self.session_dir(resolved)
+        executor = LiveShellExecutor(
+            self.shell,
+            self.workdir,
+            session_dir / "artifacts",
+            session_dir=session_dir,
+            default_timeout=resolved.settings.timeout,
+        )
+        client = make_client(resolved)
+        return build_session(resolved.settings, executor, client=client, session_dir=session_dir)
+
+    # --- the conversation, with or without a session ---------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        return self.session.memory if self.session is not None else self._memory
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.memory.conversation
+
+    @property
+    def session_id(self) -> str:
+        return self.memory.session_id
+
+    @property
+    def plan(self) -> Any:
+        return getattr(self.session, "plan", None) if self.session is not None else None
+
+    def load(self, path: str | os.PathLike[str]) -> Conversation:
+        """Replace the conversation with a saved one (ids kept); raises ValueError for a bad file."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No such file: {path}")
+        if self.session is not None:
+            return self.session.load(path)
+        from twnb.memory import load_conversation
+
+        conversation = load_conversation(path)
+        self._memory.conversation = conversation
+        return conversation
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        path = Path(path)
+        if self.session is not None:
+            return Path(self.session.save(path))
+        from twnb.memory import save_conversation
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_conversation(self.conversation, path, relative_to=path.parent)
+        return path
+
+    def reset(self) -> str:
+        """A new, empty conversation with a new session id; returns the id."""
+        if self.session is not None:
+            self.session.reset()
+        else:
+            self._memory = Memory(session_id=create_id())
+        return self.session_id
+
+    def find_round(self, ref: str) -> Any:
+        """A Round by id, by its 1-based number, or `last`; None when there is no such Round."""
+        rounds = self.conversation.rounds
+        if ref == "last":
+            return rounds[-1] if rounds else None
+        if ref.isdigit():
+            index = int(ref) - 1
+            return rounds[index] if 0 <= index < len(rounds) else None
+        return next((r for r in rounds if r.id == ref), None)
+
+    def latest_autosave(self, resolved: Any) -> Path | None:
+        """The newest conversation YAML under the session folder (what `load --latest` takes)."""
+        folder = self.session_dir(resolved)
+        if self.session is not None and hasattr(self.session, "autosave_dir"):
+            autosave = self.session.autosave_dir
+            folder = Path(autosave() if callable(autosave) else autosave)
+        candidates = [p for p in folder.rglob("*.yaml") if p.is_file()] if folder.is_dir() else []
+        return max(candidates, key=lambda p: p.stat().st_mtime, default=None)

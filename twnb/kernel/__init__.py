@@ -1,1 +1,42 @@
-"""kernel layer (see DESIGN.md §1)."""
+"""The kernel layer: run code on the live notebook shell or a separate kernel and record everything.
+
+Public API:
+- `ExecutionResult` (with `ExecutionError`, `VariableChange`) and the `Executor` protocol
+- `LiveShellExecutor(shell, workdir, artifacts_dir, session_dir=None, ...)`: the notebook's own kernel
+- `KernelExecutor(workdir, kernel_name="python3", ...)`: a separate kernel over jupyter_client
+- `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
+- `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
+
+Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
+"""
+
+from twnb.kernel.execution_text import execution_text_for_llm
+from twnb.kernel.exit_guard import ExitRefused
+from twnb.kernel.file_scan import ScanLimits
+from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
+from twnb.kernel.live_shell import LiveShellExecutor
+from twnb.kernel.namespace_summary import summarize_namespace
+from twnb.kernel.result import (
+    ExecutionError,
+    ExecutionResult,
+    ExecutionStatus,
+    Executor,
+    VariableChange,
+    new_execution_id,
+)
+
+__all__ = [
+    "ExecutionError",
+    "ExecutionResult",
+    "ExecutionStatus",
+    "Executor",
+    "ExitRefused",
+    "KernelExecutor",
+    "KernelStartError",
+    "LiveShellExecutor",
+    "ScanLimits",
+    "VariableChange",
+    "execution_text_for_llm",
+    "new_execution_id",
+    "summarize_namespace",
+]

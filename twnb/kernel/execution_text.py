@@ -1,0 +1,73 @@
+"""One execution as text for the LLM: bounded, the head of output, the tail of a traceback.
+
+The full outputs stay in `ExecutionResult.outputs` (nbformat) and on disk; this is only what the
+next prompt needs to decide what to do. Secret-looking values are replaced by "[hidden]".
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from twnb.kernel.bounded_text import head_and_tail
+from twnb.kernel.result import ExecutionResult
+from twnb.kernel.secret_screen import redact_secrets
+
+_HEADLINES = {
+    "success": "The execution succeeded.",
+    "error": "The execution failed.",
+    "timeout": "The execution was stopped: it ran past its time limit.",
+    "interrupted": "The execution was interrupted by the user.",
+    "kernel_died": "The kernel died during the execution.",
+}
+
+
+def _artifact_link(path: str, relative_to: str | os.PathLike[str] | None) -> str:
+    shown = path
+    if relative_to is not None:
+        try:
+            shown = os.path.relpath(path, relative_to)
+        except ValueError:
+            shown = path
+    target = f"<{shown}>" if any(c in shown for c in " ()") else shown
+    return f"- [{Path(path).name}]({target})"
+
+
+def execution_text_for_llm(
+    result: ExecutionResult, *, max_chars: int = 4000, relative_to: str | os.PathLike[str] | None = None
+) -> str:
+    """Bounded text describing `result`; artifacts as Markdown links (relative to `relative_to` if given)."""
+    sections: list[str] = [_HEADLINES.get(result.status, f"Execution status: {result.status}.")]
+    budget = max(200, max_chars)
+    if result.result:
+        result_text = head_and_tail(result.result, budget // 5, what="the result", head_share=0.9)
+        sections.append("Result:\n" + result_text)
+    if result.stdout:
+        sections.append(
+            "Output:\n" + head_and_tail(result.stdout, budget // 3, what="output", head_share=0.8)
+        )
+    if result.stderr and result.status == "success":
+        sections.append("Warnings (stderr):\n" + head_and_tail(result.stderr, budget // 8, what="stderr"))
+    if result.error is not None:
+        trace = result.error.traceback or f"{result.error.ename}: {result.error.evalue}"
+        if result.status == "timeout":
+            trace = f"{result.error.evalue}\n{trace}".strip()
+        # The tail of a traceback says where and why; its head is mostly the caller's frames.
+        sections.append("Error:\n" + head_and_tail(trace, budget // 3, what="traceback", head_share=0.15))
+    images = [d for d in result.displays if d.get("artifact")]
+    if len(result.displays) > len(images):
+        sections.append(f"{len(result.displays) - len(images)} non-image display(s) shown in the notebook.")
+    if result.artifacts:
+        links = [_artifact_link(p, relative_to) for p in result.artifacts[:20]]
+        more = len(result.artifacts) - 20
+        sections.append("Artifacts:\n" + "\n".join(links) + (f"\n- ... and {more} more" if more > 0 else ""))
+    if result.variables:
+        parts = []
+        for change in result.variables[:30]:
+            shape = f" {tuple(change.shape)}" if change.shape else ""
+            parts.append(f"{change.name} ({change.kind}, {change.type}{shape})")
+        sections.append("Variables: " + ", ".join(parts))
+    if result.notes:
+        sections.append("Notes:\n" + "\n".join(f"- {n}" for n in result.notes))
+    text = redact_secrets("\n\n".join(sections))
+    return head_and_tail(text, max_chars, what="this summary", head_share=0.6)

@@ -1,0 +1,160 @@
+"""Running code on the live IPython shell, the notebook's own kernel, and recording everything."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
+from twnb.kernel.exit_guard import ExitRefused, exit_refused
+from twnb.kernel.file_scan import (
+    DEFAULT_SCAN_LIMITS,
+    FileChanges,
+    ScanLimits,
+    compare_snapshots,
+    scan_directory,
+)
+from twnb.kernel.outcome import build_result, traceback_text
+from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.shell_hooks import recorded_shell_output
+from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
+from twnb.kernel.watchdog import Watchdog
+
+
+class LiveShellExecutor:
+    """Runs code with `shell.run_cell(code, store_history=False)`: the output shows in the calling cell,
+    variables land in the user's namespace, and the returned ExecutionResult records all of it.
+
+    `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread.
+    `session_dir` and `artifacts_dir` are left out of the working-directory scan.
+    """
+
+    def __init__(
+        self,
+        shell: Any,
+        workdir: str | os.PathLike[str],
+        artifacts_dir: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        default_timeout: float | None = None,
+        scan_limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+        stream_head_chars: int = STREAM_HEAD_CHARS,
+        stream_tail_chars: int = STREAM_TAIL_CHARS,
+        max_listed_files: int = 200,
+    ) -> None:
+        self.shell = shell
+        self.workdir = Path(workdir)
+        self.artifacts_dir = Path(artifacts_dir)
+        self.session_dir = Path(session_dir) if session_dir is not None else None
+        self.default_timeout = default_timeout
+        self.scan_limits = scan_limits
+        self.stream_head_chars = stream_head_chars
+        self.stream_tail_chars = stream_tail_chars
+        self.max_listed_files = max_listed_files
+
+    def _skipped_dirs(self) -> tuple[Path, ...]:
+        return tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
+
+    def _hidden_names(self) -> set[str]:
+        return set(IPYTHON_NAMES) | set(getattr(self.shell, "user_ns_hidden", {}) or {})
+
+    def namespace_summary(self, **options: Any) -> str:
+        """The prompt text describing the user's variables (see summarize_namespace)."""
+        from twnb.kernel.namespace_summary import summarize_namespace
+
+        return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
+
+    def run(
+        self, code: str, *, timeout: float | None = None, execution_id: str | None = None
+    ) -> ExecutionResult:
+        execution_id = execution_id or new_execution_id()
+        limit = timeout if timeout is not None else self.default_timeout
+        notes: list[str] = []
+        skip = self._skipped_dirs()
+        before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
+        hidden = self._hidden_names()
+        before_vars = namespace_signatures(self.shell.user_ns, hidden)
+        recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
+        watchdog = Watchdog(limit)
+        cell: Any = None
+        interrupted_outside_code = False
+        started = time.perf_counter()
+        with exit_refused(self.shell), recorded_shell_output(self.shell, recorder):
+            try:
+                with watchdog:
+                    cell = self.shell.run_cell(code, store_history=False)
+            except KeyboardInterrupt:
+                # Landed in IPython's machinery rather than in the code: still this run's interrupt.
+                interrupted_outside_code = True
+        duration = time.perf_counter() - started
+
+        status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
+        try:
+            changes = compare_snapshots(
+                before_files, scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
+            )
+        except OSError as exc:
+            changes = FileChanges(notes=[f"The working-directory scan failed: {exc}"])
+        variables = variable_delta(before_vars, namespace_signatures(self.shell.user_ns, hidden))
+        return build_result(
+            execution_id=execution_id,
+            code=code,
+            status=status,
+            error=error,
+            recorder=recorder,
+            artifacts_dir=self.artifacts_dir,
+            file_changes=changes,
+            variables=variables,
+            duration_s=duration,
+            notes=notes,
+            max_listed_files=self.max_listed_files,
+        )
+
+    @staticmethod
+    def _outcome(
+        cell: Any,
+        recorder: OutputRecorder,
+        watchdog: Watchdog,
+        limit: float | None,
+        interrupted_outside_code: bool,
+        notes: list[str],
+    ) -> tuple[ExecutionStatus, ExecutionError | None]:
+        exc: BaseException | None = None
+        if cell is not None:
+            exc = cell.error_before_exec or cell.error_in_exec
+        shown = _matching_traceback(recorder, exc)
+        if watchdog.fired:
+            return "timeout", ExecutionError(
+                "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
+            )
+        if interrupted_outside_code or isinstance(exc, KeyboardInterrupt):
+            return "interrupted", ExecutionError("KeyboardInterrupt", "Interrupted by the user.", shown)
+        if exc is not None:
+            if isinstance(exc, SystemExit):
+                notes.append("The code called sys.exit(); it stopped there and the kernel keeps running.")
+            if isinstance(exc, ExitRefused):
+                notes.append("The code called exit()/quit(); it was refused and the kernel keeps running.")
+            return "error", ExecutionError(type(exc).__name__, str(exc), shown or _format_exception(exc))
+        if recorder.tracebacks:
+            # The code ran, but showing its result failed (a repr that raises, a figure that cannot
+            # render): the user did not get what the code was for.
+            ename, evalue, stb = recorder.tracebacks[0]
+            notes.append("The code ran, but displaying its output raised an exception.")
+            return "error", ExecutionError(ename, evalue, traceback_text(stb))
+        return "success", None
+
+
+def _matching_traceback(recorder: OutputRecorder, exc: BaseException | None) -> str:
+    if exc is not None:
+        for ename, _evalue, stb in reversed(recorder.tracebacks):
+            if ename == type(exc).__name__:
+                return traceback_text(stb)
+    return ""
+
+
+def _format_exception(exc: BaseException) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()

@@ -1,0 +1,164 @@
+"""The user's variables described for a prompt: what data is there, never what is secret.
+
+Each object is described from cheap metadata (shape, columns, dtypes) under a time budget; a lazy
+frame (Dask, Spark, a polars LazyFrame, ...) is described by its type only, because touching it could
+start a computation. Private names, modules, imported callables and IPython's own names are left out;
+a name that sounds secret or a value shaped like a key shows as "[hidden]".
+"""
+
+from __future__ import annotations
+
+import inspect
+import reprlib
+import time
+import types
+from typing import Any
+
+from twnb.kernel.secret_screen import HIDDEN, looks_secret_name, looks_secret_value, redact_secrets
+from twnb.kernel.variables import IPYTHON_NAMES
+from twnb.kernel.watchdog import Watchdog
+
+LAZY_MODULES = ("dask", "pyspark", "ibis", "vaex", "ray", "modin", "duckdb", "sqlalchemy")
+FRAME_MODULES = ("pandas", "polars", "cudf", "pyarrow", "geopandas")
+ARRAY_MODULES = ("numpy", "torch", "tensorflow", "jax", "jaxlib", "cupy", "xarray", "scipy")
+MAX_COLUMNS = 30
+_HEADER = "Variables in the kernel:"
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def _short_repr() -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxstring = 80
+    short.maxother = 80
+    short.maxlist = short.maxtuple = short.maxset = short.maxfrozenset = short.maxdict = 6
+    short.maxlevel = 2
+    return short
+
+
+def _top_module(value: Any) -> str:
+    return (getattr(type(value), "__module__", "") or "").split(".")[0]
+
+
+def _qualified_type(value: Any) -> str:
+    cls = type(value)
+    module = getattr(cls, "__module__", "") or ""
+    return cls.__name__ if module == "builtins" else f"{module.split('.')[0]}.{cls.__name__}"
+
+
+def _is_lazy(value: Any) -> bool:
+    return _top_module(value) in LAZY_MODULES or "Lazy" in type(value).__name__
+
+
+def _is_frame(value: Any) -> bool:
+    return _top_module(value) in FRAME_MODULES and hasattr(value, "columns") and hasattr(value, "dtypes")
+
+
+def _shape(value: Any) -> tuple[int, ...] | None:
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
+        return shape
+    return None
+
+
+def _describe_frame(name: str, value: Any) -> str:
+    shape = _shape(value)
+    columns = list(value.columns)
+    dtypes = [str(t) for t in list(value.dtypes)]
+    shown = []
+    for column, dtype in zip(columns[:MAX_COLUMNS], dtypes[:MAX_COLUMNS], strict=False):
+        label = HIDDEN if looks_secret_value(str(column)) else str(column)
+        shown.append(f"{label} ({dtype})")
+    more = f", ... and {len(columns) - MAX_COLUMNS} more" if len(columns) > MAX_COLUMNS else ""
+    size = f"shape {shape}" if shape else f"{len(columns)} columns"
+    return f"- {name}: {type(value).__name__}, {size}; columns: {', '.join(shown)}{more}"
+
+
+def _describe(name: str, value: Any, short: reprlib.Repr) -> str | None:
+    """One line about `value`, or None when it is not the user's data (a module, an imported callable)."""
+    if isinstance(value, types.ModuleType):
+        return None
+    if _is_lazy(value):
+        return f"- {name}: {_qualified_type(value)} (lazy: not computed, described by type only)"
+    if _is_frame(value):
+        return _describe_frame(name, value)
+    top = _top_module(value)
+    if top in FRAME_MODULES + ARRAY_MODULES and _shape(value) is not None:
+        dtype = getattr(value, "dtype", None)
+        series_name = getattr(value, "name", None) if top in FRAME_MODULES else None
+        label = f" named {series_name!r}" if isinstance(series_name, str) else ""
+        return (f"- {name}: {type(value).__name__}{label}, shape {_shape(value)}"
+                + (f", dtype {dtype}" if dtype is not None else ""))
+    if callable(value):
+        if getattr(value, "__module__", None) != "__main__":
+            return None  # imported or IPython's own: the code's imports already say so
+        if isinstance(value, type):
+            return f"- {name}: class {value.__name__}"
+        try:
+            signature = str(inspect.signature(value))
+        except (TypeError, ValueError):
+            signature = "(...)"
+        return f"- {name}: function {getattr(value, '__name__', name)}{signature}"
+    text = short.repr(value)
+    if looks_secret_value(text):
+        text = HIDDEN
+    sized = isinstance(value, list | tuple | dict | set | frozenset | str | bytes)
+    size = f", len {len(value)}" if sized else ""
+    return f"- {name}: {_qualified_type(value)}{size} = {text}"
+
+
+def _describe_within(name: str, value: Any, short: reprlib.Repr, budget_s: float) -> str | None:
+    if type(value) in (int, float, bool, str, type(None)):
+        return _describe(name, value, short)  # cheap and cannot hang: no watchdog thread
+    watchdog = Watchdog(budget_s)
+    try:
+        with watchdog:
+            return _describe(name, value, short)
+    except KeyboardInterrupt:
+        if not watchdog.fired:
+            raise
+        return f"- {name}: {_qualified_type(value)} (not described: took longer than {budget_s:g} s)"
+    except Exception as exc:  # a broken __repr__ or property must not break the prompt
+        return f"- {name}: {_qualified_type(value)} (not described: {type(exc).__name__})"
+
+
+def summarize_namespace(
+    namespace: dict[str, Any],
+    *,
+    max_chars: int = 4000,
+    per_object_budget_s: float = 0.2,
+    total_budget_s: float = 2.0,
+    hidden_names: Any = (),
+) -> str:
+    """Text describing the user's variables, at most `max_chars` long ("" when there are none)."""
+    skipped = set(IPYTHON_NAMES) | set(hidden_names)
+    short = _short_repr()
+    lines: list[str] = []
+    used = len(_HEADER) + 1
+    left_out = 0
+    deadline = time.monotonic() + total_budget_s
+    names = [n for n in list(namespace) if not n.startswith("_") and n not in skipped]
+    for position, name in enumerate(names):
+        value = namespace.get(name)
+        if time.monotonic() > deadline:
+            left_out = len(names) - position
+            lines.append(f"[... {left_out} more names not described: time budget of {total_budget_s:g} s]")
+            break
+        if looks_secret_name(name):
+            line: str | None = f"- {name}: {HIDDEN}"
+        else:
+            line = _describe_within(name, value, short, per_object_budget_s)
+        if line is None:
+            continue
+        line = redact_secrets(line)
+        if used + len(line) + 1 > max_chars - 60:
+            left_out = len(names) - position
+            lines.append(f"[... {left_out} more names not shown: summary limit of {max_chars} characters]")
+            break
+        lines.append(line)
+        used += len(line) + 1
+    if not lines:
+        return ""
+    return "\n".join([_HEADER, *lines])[:max_chars]

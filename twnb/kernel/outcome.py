@@ -1,0 +1,104 @@
+"""Turning what was recorded during a run into an ExecutionResult (shared by both executors)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from twnb.kernel.ansi import strip_ansi
+from twnb.kernel.capture import OutputRecorder
+from twnb.kernel.file_scan import FileChanges
+from twnb.kernel.image_artifacts import save_display_image
+from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
+
+DISPLAY_TEXT_CHARS = 300
+
+
+def traceback_text(stb: list[str]) -> str:
+    """Plain traceback text: colour codes and IPython's ruler lines of dashes removed."""
+    lines = strip_ansi("\n".join(stb)).splitlines()
+    return "\n".join(line for line in lines if line.strip("-") or not line).strip("\n")
+
+
+def save_images(recorder: OutputRecorder, artifacts_dir: Path, execution_id: str) -> tuple[
+    list[dict[str, Any]], list[str], list[str]
+]:
+    """Save display (and result) images; return display summaries, saved paths and notes."""
+    summaries: list[dict[str, Any]] = []
+    paths: list[str] = []
+    notes: list[str] = []
+    bundles = [o["data"] for o in recorder.displays]
+    if recorder.result_data:
+        bundles.append(recorder.result_data)
+    for index, data in enumerate(bundles, start=1):
+        saved: str | None = None
+        try:
+            path = save_display_image(data, artifacts_dir, f"{execution_id}-display-{index}")
+            if path is not None:
+                saved = str(path)
+                paths.append(saved)
+        except (OSError, ValueError) as exc:
+            notes.append(f"Display {index} holds an image that could not be saved: {exc}")
+        if index <= len(recorder.displays):
+            text = data.get("text/plain", "")
+            if isinstance(text, list):
+                text = "".join(text)
+            summaries.append(
+                {"mime_types": sorted(data), "text": str(text)[:DISPLAY_TEXT_CHARS], "artifact": saved}
+            )
+    return summaries, paths, notes
+
+
+def build_result(
+    *,
+    execution_id: str,
+    code: str,
+    status: ExecutionStatus,
+    error: ExecutionError | None,
+    recorder: OutputRecorder,
+    artifacts_dir: Path,
+    file_changes: FileChanges,
+    variables: list[VariableChange],
+    duration_s: float,
+    notes: list[str],
+    max_listed_files: int,
+) -> ExecutionResult:
+    displays, image_paths, image_notes = save_images(recorder, artifacts_dir, execution_id)
+    created = [str(p) for p in file_changes.created]
+    modified = [str(p) for p in file_changes.modified]
+    all_notes = [*notes, *image_notes, *file_changes.notes]
+    listed = len(created) + len(modified)
+    if listed > max_listed_files:
+        all_notes.append(
+            f"The code wrote {listed} files; only the first {max_listed_files} are listed as artifacts."
+        )
+        created = created[:max_listed_files]
+        modified = modified[: max(0, max_listed_files - len(created))]
+    for name in ("stdout", "stderr"):
+        if recorder.streams[name].truncated:
+            all_notes.append(
+                f"{name} was {recorder.stream_total(name):,} characters; only its head and tail were kept."
+            )
+    result_text = recorder.result_data.get("text/plain")
+    if isinstance(result_text, list):
+        result_text = "".join(result_text)
+    return ExecutionResult(
+        execution_id=execution_id,
+        code=code,
+        status=status,
+        stdout=recorder.stream_text("stdout"),
+        stderr=recorder.stream_text("stderr"),
+        stdout_chars=recorder.stream_total("stdout"),
+        stderr_chars=recorder.stream_total("stderr"),
+        result=result_text,
+        result_data=recorder.result_data,
+        error=error,
+        displays=displays,
+        artifacts=[*image_paths, *created, *modified],
+        files_created=created,
+        files_modified=modified,
+        variables=variables,
+        outputs=recorder.outputs(),
+        duration_s=duration_s,
+        notes=all_notes,
+    )

@@ -1,0 +1,86 @@
+"""Hooking the live IPython shell for one execution: every output is recorded and still shown.
+
+Each hook records, then calls the shell's own method, so the notebook shows exactly what it would
+have. A bare (terminal) shell prints displays, prompts and tracebacks to stdout; those prints are not
+the code's output, so the recorder is quiet while the shell's own method runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from twnb.kernel.capture import OutputRecorder, StreamTee
+
+
+@contextlib.contextmanager
+def _patched(obj: Any, name: str, replacement: Any) -> Iterator[None]:
+    had_own = name in vars(obj)
+    saved = vars(obj).get(name)
+    setattr(obj, name, replacement)
+    try:
+        yield
+    finally:
+        if had_own:
+            setattr(obj, name, saved)
+        else:
+            vars(obj).pop(name, None)
+
+
+@contextlib.contextmanager
+def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None]:
+    display_pub = shell.display_pub
+    displayhook = shell.displayhook
+    original_publish = display_pub.publish
+    original_clear = display_pub.clear_output
+    original_write_format_data = displayhook.write_format_data
+    original_write_output_prompt = displayhook.write_output_prompt
+    original_finish_displayhook = displayhook.finish_displayhook
+    original_showtraceback = shell._showtraceback
+
+    def publish(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        metadata = kwargs.get("metadata", args[0] if args else None)
+        transient = kwargs.get("transient") or {}
+        recorder.display(data, metadata, transient.get("display_id"), bool(kwargs.get("update", False)))
+        with recorder.quiet():
+            return original_publish(data, *args, **kwargs)
+
+    def clear_output(*args: Any, **kwargs: Any) -> Any:
+        recorder.clear(wait=bool(kwargs.get("wait", args[0] if args else False)))
+        with recorder.quiet():
+            return original_clear(*args, **kwargs)
+
+    def write_format_data(format_dict: dict[str, Any], md_dict: dict[str, Any] | None = None) -> Any:
+        recorder.execute_result(format_dict, md_dict)
+        with recorder.quiet():
+            return original_write_format_data(format_dict, md_dict)
+
+    def write_output_prompt() -> Any:
+        with recorder.quiet():
+            return original_write_output_prompt()
+
+    def finish_displayhook() -> Any:
+        with recorder.quiet():
+            return original_finish_displayhook()
+
+    def showtraceback(etype: type[BaseException], evalue: BaseException, stb: list[str]) -> Any:
+        recorder.error(getattr(etype, "__name__", str(etype)), str(evalue), stb)
+        with recorder.quiet():
+            return original_showtraceback(etype, evalue, stb)
+
+    saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_patched(display_pub, "publish", publish))
+        stack.enter_context(_patched(display_pub, "clear_output", clear_output))
+        stack.enter_context(_patched(displayhook, "write_format_data", write_format_data))
+        stack.enter_context(_patched(displayhook, "write_output_prompt", write_output_prompt))
+        stack.enter_context(_patched(displayhook, "finish_displayhook", finish_displayhook))
+        stack.enter_context(_patched(shell, "_showtraceback", showtraceback))
+        sys.stdout = StreamTee(saved_stdout, "stdout", recorder)  # type: ignore[assignment]
+        sys.stderr = StreamTee(saved_stderr, "stderr", recorder)  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved_stdout, saved_stderr

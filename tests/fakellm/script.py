@@ -38,6 +38,7 @@ _REPLY_KEYS = {
     "drop_mode",
     "malformed_sse",
     "slow_first_token_s",
+    "delay_headers_s",
     "reject_response_format",
     "retry_after_ms",
 }
@@ -60,6 +61,7 @@ class Reply:
     drop_mode: str = "clean"
     malformed_sse: bool = False
     slow_first_token_s: float = 0.0
+    delay_headers_s: float = 0.0
     reject_response_format: bool = False
     retry_after_ms: int = 10
     faults_left: int = 0
@@ -99,6 +101,7 @@ class Reply:
             drop_mode=drop_mode,
             malformed_sse=bool(spec.get("malformed_sse", False)),
             slow_first_token_s=float(spec.get("slow_first_token_s", 0.0)),
+            delay_headers_s=float(spec.get("delay_headers_s", 0.0)),
             reject_response_format=bool(spec.get("reject_response_format", False)),
             retry_after_ms=int(spec.get("retry_after_ms", 10)),
             faults_left=int(spec.get("times", 1)) if faulty else 0,

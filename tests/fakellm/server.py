@@ -70,6 +70,12 @@ class _FakeHTTPServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.owner = owner
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hang up on purpose (a test closing a stream, an idle keep-alive socket): not news.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 with chunked streams, as real servers answer; a dropped stream can then end cleanly
@@ -184,6 +190,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault in ("http_401", "http_404", "http_429", "http_500"):
             self._http_fault(fault, reply, model)
             return
+        if reply.delay_headers_s:
+            time.sleep(reply.delay_headers_s)
         if reply.slow_first_token_s and not body.get("stream"):
             time.sleep(reply.slow_first_token_s)
         usage = self._usage(body, reply)
@@ -396,7 +404,10 @@ class FakeLLMServer:
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> FakeLLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fakellm", daemon=True)
+        # A short poll interval so stop() returns at once (a test starts and stops one per test).
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fakellm", daemon=True
+        )
         self._thread.start()
         return self
 

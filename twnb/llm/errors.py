@@ -162,7 +162,9 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
     url = _request_url(exc, ctx.url)
     where: dict[str, Any] = {"url": url, "model": ctx.model, "status_code": getattr(exc, "status_code", None)}
     said = ctx.scrub(_server_message(exc))
-    tries = f" (after {ctx.max_retries} retries)" if ctx.max_retries else ""
+    tries = ""
+    if ctx.max_retries:
+        tries = f" (after {ctx.max_retries} {'retry' if ctx.max_retries == 1 else 'retries'})"
 
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
         return LLMAuthError(

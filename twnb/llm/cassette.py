@@ -36,11 +36,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.llm import errors as llm_errors
 from twnb.llm.errors import LLMError
 from twnb.llm.redaction import Redactor
+from twnb.llm.stream_proxy import StreamProxy
+
+if TYPE_CHECKING:
+    from twnb.llm.stream import ChatStream
 
 __all__ = [
     "CASSETTE_VERSION",
@@ -211,9 +215,12 @@ class RecordingClient:
             response_format=self.redactor.redact_data(response_format),
         )
 
-    def _record_error(self, entry: CassetteEntry, exc: BaseException, partial: str = "") -> None:
+    def _record_error(
+        self, entry: CassetteEntry, exc: BaseException, partial: str = "", *, at: str = "request"
+    ) -> None:
         entry.content = self.redactor.redact(partial or getattr(exc, "partial_text", "") or "")
-        entry.error = {"type": type(exc).__name__, "message": self.redactor.redact(str(exc))}
+        entry.reasoning = self.redactor.redact(getattr(exc, "partial_reasoning", "") or "")
+        entry.error = {"type": type(exc).__name__, "at": at, "message": self.redactor.redact(str(exc))}
         self._write(entry)
 
     def _write(self, entry: CassetteEntry) -> None:
@@ -229,19 +236,16 @@ class RecordingClient:
                 yaml.dump(entry.to_dict(), f, Dumper=_dumper(), sort_keys=False, allow_unicode=True)
 
 
-class _RecordingStream:
+class _RecordingStream(StreamProxy):
     """The inner stream, passed through; the call is written when it ends (or fails)."""
 
     def __init__(self, owner: RecordingClient, inner: Any, entry: CassetteEntry) -> None:
         self._owner = owner
-        self._inner = inner
+        self._current = inner
         self._iter = iter(inner)
         self._entry = entry
         self._pieces: list[str] = []
         self._done = False
-
-    def __iter__(self) -> Iterator[str]:
-        return self
 
     def __next__(self) -> str:
         if self._done:
@@ -253,7 +257,7 @@ class _RecordingStream:
             raise
         except Exception as exc:
             self._done = True
-            self._owner._record_error(self._entry, exc, "".join(self._pieces))
+            self._owner._record_error(self._entry, exc, "".join(self._pieces), at="stream")
             raise
         self._pieces.append(piece)
         return piece
@@ -263,16 +267,11 @@ class _RecordingStream:
         redact = self._owner.redactor.redact
         entry = self._entry
         entry.content = redact("".join(self._pieces))
-        entry.reasoning = redact(getattr(self._inner, "reasoning", "") or "")
-        entry.finish_reason = getattr(self._inner, "finish_reason", None)
-        usage = getattr(self._inner, "usage", None)
+        entry.reasoning = redact(getattr(self._current, "reasoning", "") or "")
+        entry.finish_reason = getattr(self._current, "finish_reason", None)
+        usage = getattr(self._current, "usage", None)
         entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
         self._owner._write(entry)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._inner, name)
 
 
 class ReplayClient:
@@ -302,7 +301,7 @@ class ReplayClient:
         model: str,
         role: str = "",
         response_format: dict[str, Any] | None = None,
-    ) -> ReplayStream:
+    ) -> ChatStream:
         with self._lock:
             call = self._calls
             self._calls += 1
@@ -317,7 +316,13 @@ class ReplayClient:
                 )
             entry = queue.popleft()
         self._check_drift(call, role, messages, entry)
-        return ReplayStream(entry, self.chunk_size)
+        if entry.error is not None and entry.error.get("at", "request") == "request":
+            raise _recorded_error(entry)  # it failed before any stream, e.g. HTTP 401
+        from twnb.llm.errors import ErrorContext
+        from twnb.llm.stream import ChatStream
+
+        ctx = ErrorContext(url=f"cassette {self.path}", model=entry.model or model, role=role)
+        return ChatStream(_replay_chunks(entry, self.chunk_size), ctx, prompt_text=_text_of_all(messages))
 
     def _check_drift(
         self, call: int, role: str, messages: list[dict[str, Any]], entry: CassetteEntry
@@ -338,56 +343,45 @@ class ReplayClient:
             )
 
 
-class ReplayStream:
-    """A recorded reply, streamed in chunks; the ChatStream attributes fill as it runs."""
+def _replay_chunks(entry: CassetteEntry, chunk_size: int) -> Iterator[dict[str, Any]]:
+    """The recorded reply as the chunks a server would stream (dicts: ChatStream reads those too)."""
 
-    def __init__(self, entry: CassetteEntry, chunk_size: int) -> None:
-        self._entry = entry
-        self._chunks = [entry.content[i : i + chunk_size] for i in range(0, len(entry.content), chunk_size)]
-        self._position = 0
-        # A live stream sends reasoning before content, so it is known from the start.
-        self.reasoning = entry.reasoning
-        self.finish_reason: str | None = None
-        self.usage: Any = None
-        self.raw_text = ""
-        self.model = entry.model
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"model": entry.model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
-    def __iter__(self) -> Iterator[str]:
-        return self
-
-    def __next__(self) -> str:
-        if self._position < len(self._chunks):
-            chunk = self._chunks[self._position]
-            self._position += 1
-            self.raw_text += chunk
-            return chunk
-        if self._entry.error is not None:
-            raise _recorded_error(self._entry)
-        if self.finish_reason is None:
-            self.finish_reason = self._entry.finish_reason
-            self.usage = _usage(self._entry.usage)
-        raise StopIteration
-
-
-def _usage(data: dict[str, Any] | None) -> Any:
-    if data is None:
-        return None
-    from twnb.llm.usage import Usage
-
-    return Usage.from_dict(data)
+    # A live server sends the thinking before the answer.
+    for i in range(0, len(entry.reasoning), chunk_size):
+        yield chunk({"reasoning_content": entry.reasoning[i : i + chunk_size]})
+    for i in range(0, len(entry.content), chunk_size):
+        yield chunk({"content": entry.content[i : i + chunk_size]})
+    if entry.error is not None:
+        if entry.error.get("type") == "LLMStreamDropped":
+            return  # ends without a finish reason: ChatStream raises LLMStreamDropped, as it did live
+        raise _recorded_error(entry)
+    yield chunk({}, entry.finish_reason or "stop")
+    usage = entry.usage or {}
+    if usage and not usage.get("estimated"):
+        yield {
+            "model": entry.model,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": usage.get("prompt_tokens", 0),
+                "completion_tokens": usage.get("completion_tokens", 0),
+                "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            },
+        }
 
 
 def _recorded_error(entry: CassetteEntry) -> LLMError:
+    """The recorded failure, raised again as the same LLMError class (``(replayed)`` in its text)."""
     error = entry.error or {}
     cls = getattr(llm_errors, str(error.get("type")), None)
     message = f"(replayed) {error.get('message', 'recorded failure')}"
-    if isinstance(cls, type) and issubclass(cls, llm_errors.LLMStreamDropped):
-        return cls(message, partial_text=entry.content, model=entry.model)
-    if isinstance(cls, type) and issubclass(cls, LLMError) and cls is not llm_errors.LLMBadRequestError:
-        return cls(message, model=entry.model)
-    if cls is llm_errors.LLMBadRequestError:
-        return llm_errors.LLMBadRequestError(message, model=entry.model)
-    return LLMError(message, model=entry.model)
+    if not (isinstance(cls, type) and issubclass(cls, LLMError)):
+        return LLMError(message, model=entry.model)
+    if issubclass(cls, llm_errors.LLMStreamDropped):
+        return cls(message, partial_text=entry.content, partial_reasoning=entry.reasoning, model=entry.model)
+    return cls(message, model=entry.model)
 
 
 def _warn(message: str) -> None:
@@ -415,6 +409,10 @@ def _first_difference(recorded: list[dict[str, Any]], now: list[dict[str, Any]])
                 f"recorded {old[start : start + _EXCERPT]!r}, now {new[start : start + _EXCERPT]!r}"
             )
     return "the messages differ"
+
+
+def _text_of_all(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(_text_of(m) for m in messages)
 
 
 def _text_of(message: dict[str, Any]) -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
+
+from twnb.llm.stream_proxy import StreamProxy
 
 __all__ = [
     "ResponseFormatFallback",
@@ -97,7 +99,7 @@ class ResponseFormatFallback:
         )
 
 
-class _FallbackStream:
+class _FallbackStream(StreamProxy):
     """The inner client's stream, replaced once by a plain-text one if the first was refused.
 
     Attributes (``reasoning``, ``finish_reason``, ``usage``, ``raw_text``) are read through to
@@ -132,9 +134,6 @@ class _FallbackStream:
             return self._open(None)
         return stream
 
-    def __iter__(self) -> Iterator[str]:
-        return self
-
     def __next__(self) -> str:
         try:
             chunk = next(self._current)
@@ -148,9 +147,3 @@ class _FallbackStream:
             return self.__next__()
         self._started = True
         return chunk
-
-    def __getattr__(self, name: str) -> Any:
-        # Only called for attributes not found here: the stream's own (reasoning, usage, ...).
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._current, name)

@@ -26,6 +26,7 @@ from twnb.llm.dotenv import read_dotenv
 
 if TYPE_CHECKING:
     from twnb.llm.client import OpenAIChatClient
+    from twnb.llm.redaction import Redactor
 
 __all__ = [
     "DEFAULT_AZURE_API_VERSION",
@@ -291,18 +292,24 @@ def resolve_settings(
     return ResolvedSettings(settings, sources, workdir, dotenv_secrets)
 
 
-def make_client(settings: Settings | ResolvedSettings, **client_options: Any) -> OpenAIChatClient:
+def make_client(
+    settings: Settings | ResolvedSettings, *, redactor: Redactor | None = None, **client_options: Any
+) -> OpenAIChatClient:
     """The streaming OpenAI (or Azure, or OpenAI-compatible) client these settings describe.
 
-    ``client_options`` go to :class:`twnb.llm.client.OpenAIChatClient` (``timeout``, ``max_retries``,
-    ``stream_retries``): they are HTTP settings, unrelated to the code-execution ``timeout`` and revise
-    ``max_retries`` above.
+    With a ``redactor``, server texts quoted in error messages pass through it (the key itself is
+    always scrubbed by the client). ``client_options`` go to :class:`twnb.llm.client.OpenAIChatClient`
+    (``timeout``, ``max_retries``, ``stream_retries``): HTTP settings, unrelated to the code-execution
+    ``timeout`` and the revise ``max_retries`` above. Raises :class:`SettingsError` when no key is
+    configured (a local server gets :data:`PLACEHOLDER_API_KEY`).
     """
     workdir = settings.workdir if isinstance(settings, ResolvedSettings) else None
     plain = settings.settings if isinstance(settings, ResolvedSettings) else settings
     api_key = plain.require_api_key(workdir)
     from twnb.llm.client import OpenAIChatClient  # the openai SDK is heavy: import it only when used
 
+    if redactor is not None:
+        client_options["redact"] = redactor.redact
     return OpenAIChatClient(
         api_key,
         plain.base_url,

@@ -1,0 +1,158 @@
+"""The loopback server itself: role selection, script rules and control endpoints, in and out of process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import openai
+import pytest
+
+from fakellm.script import Script
+
+SERVER_PY = Path(__file__).with_name("server.py")
+
+
+def sdk(base_url: str) -> openai.OpenAI:
+    return openai.OpenAI(api_key="test-key", base_url=base_url, max_retries=0, timeout=5.0)
+
+
+def ask(client: openai.OpenAI, system: str | None) -> str:
+    messages = [{"role": "system", "content": system}] if system is not None else []
+    messages.append({"role": "user", "content": "go"})
+    reply = client.chat.completions.create(model="fake-model", messages=messages)
+    return reply.choices[0].message.content
+
+
+def http_json(url: str, payload: object | None = None) -> object:
+    data = None if payload is None else json.dumps(payload).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def test_the_role_named_earliest_in_the_system_prompt_is_served(fake_llm):
+    fake_llm.load({"Planner": ["plan"], "CodeInterpreter": ["code"]})
+    client = sdk(fake_llm.base_url)
+
+    assert ask(client, "You are the CodeInterpreter. Report your results to the Planner.") == "code"
+    assert ask(client, "You are the Planner; the CodeInterpreter runs code for you.") == "plan"
+    assert [r["role"] for r in fake_llm.chat_requests()] == ["CodeInterpreter", "Planner"]
+
+
+def test_each_roles_replies_are_served_in_order_then_the_wildcard(fake_llm):
+    fake_llm.load({"Planner": ["first", "second"], "*": ["any"]})
+    client = sdk(fake_llm.base_url)
+
+    replies = [ask(client, "You are the Planner.") for _ in range(3)]
+
+    assert replies == ["first", "second", "any"]
+
+
+def test_a_request_without_a_system_prompt_gets_the_wildcard(fake_llm):
+    fake_llm.load({"Planner": ["plan"], "*": ["any"]})
+
+    assert ask(sdk(fake_llm.base_url), None) == "any"
+
+
+def test_a_tie_goes_to_the_longest_key():
+    script = Script.from_spec({"Plan": [], "Planner": []})
+
+    assert script.role_for("You are the Planner.") == "Planner"
+
+
+def test_nothing_left_is_a_400_naming_the_role(fake_llm):
+    fake_llm.load({"Planner": []})
+
+    with pytest.raises(openai.BadRequestError) as caught:
+        ask(sdk(fake_llm.base_url), "You are the Planner.")
+
+    assert caught.value.code == "fake_script_exhausted"
+    assert "'Planner'" in str(caught.value)
+
+
+def test_an_unknown_reply_key_is_refused_with_its_place():
+    with pytest.raises(ValueError, match=r"script\['Planner'\]\[1\]: unknown reply keys \['contnet'\]"):
+        Script.from_spec({"Planner": ["ok", {"contnet": "typo"}]})
+
+
+def test_an_unknown_fault_is_refused():
+    with pytest.raises(ValueError, match="fault must be one of"):
+        Script.from_spec({"*": [{"fault": "http_418"}]})
+
+
+def test_a_non_streamed_reply_carries_reasoning_and_usage(fake_llm):
+    fake_llm.load({"*": [{"content": "answer", "reasoning": "thinking", "cached_tokens": 3}]})
+
+    reply = sdk(fake_llm.base_url).chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": "go"}]
+    )
+
+    assert reply.choices[0].message.content == "answer"
+    assert reply.choices[0].message.reasoning_content == "thinking"
+    assert reply.usage.prompt_tokens_details.cached_tokens == 3
+
+
+def test_the_usage_chunk_comes_only_when_asked_for(fake_llm):
+    fake_llm.load({"*": ["a", "b"]})
+    client = sdk(fake_llm.base_url)
+    messages = [{"role": "user", "content": "go"}]
+
+    plain = list(client.chat.completions.create(model="m", messages=messages, stream=True))
+    with_usage = list(
+        client.chat.completions.create(
+            model="m", messages=messages, stream=True, stream_options={"include_usage": True}
+        )
+    )
+
+    assert all(chunk.usage is None for chunk in plain)
+    assert with_usage[-1].choices == [] and with_usage[-1].usage.completion_tokens == 1
+
+
+def test_control_endpoints_load_a_script_and_list_requests_over_http(fake_llm):
+    http_json(f"{fake_llm.root_url}/_fake/script", {"*": ["over http"]})
+
+    assert ask(sdk(fake_llm.base_url), None) == "over http"
+    recorded = http_json(f"{fake_llm.root_url}/_fake/requests")
+    assert [r["path"] for r in recorded] == ["/v1/chat/completions"]
+
+    http_json(f"{fake_llm.root_url}/_fake/reset", {})
+    assert http_json(f"{fake_llm.root_url}/_fake/requests") == []
+
+
+def test_models_are_listed(fake_llm):
+    models = sdk(fake_llm.base_url).models.list()
+
+    assert [m.id for m in models.data] == ["fake-model"]
+
+
+def test_runs_as_its_own_process_and_prints_its_base_url(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"*": ["from a process"]}))
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER_PY), "--script", str(script), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = process.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        assert ask(sdk(base_url), None) == "from a process"
+    finally:
+        process.terminate()
+        process.wait(timeout=5)
+
+
+def test_a_bad_script_file_stops_the_process_with_a_message(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text("{not json")
+
+    done = subprocess.run(
+        [sys.executable, str(SERVER_PY), "--script", str(script)], capture_output=True, text=True, timeout=10
+    )
+
+    assert done.returncode == 2
+    assert "cannot read it as JSON" in done.stderr

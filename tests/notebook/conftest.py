@@ -1,0 +1,55 @@
+"""A real IPython InteractiveShell with `%load_ext twnb`, in a clean folder with no twnb settings around."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SETTING_VARIABLES = (
+    "TWNB_MODEL",
+    "LLM_MODEL",
+    "OPENAI_BASE_URL",
+    "LLM_API_BASE",
+    "OPENAI_API_KEY",
+    "LLM_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_ENDPOINT",
+    "OPENAI_API_VERSION",
+    "TWNB_PLANNER_MODEL",
+    "TWNB_CODE_MODEL",
+    "TWNB_SESSION_DIR",
+)
+
+
+@pytest.fixture
+def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A notebook folder with no settings from the developer's environment or home."""
+    for name in SETTING_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    folder = tmp_path / "notebook"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+@pytest.fixture
+def shell(clean_env: Path) -> Iterator[object]:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "twnb")
+    try:
+        yield ip
+    finally:
+        ip.run_line_magic("unload_ext", "twnb")
+        # `%config TaskWeaverMagics.x = ...` also writes the shell's config, which outlives the magics.
+        ip.config.pop("TaskWeaverMagics", None)
+
+
+def magics(ip: object) -> object:
+    return ip.magics_manager.registry["TaskWeaverMagics"]

@@ -1,0 +1,258 @@
+"""`%taskweaver` and `%%taskweaver` in a real InteractiveShell, without an LLM (contract 5)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from IPython.core.error import UsageError
+
+from tests.notebook.conftest import magics
+from tests.notebook.rounds import analysis_round
+from twnb.memory import Conversation, save_conversation
+from twnb.notebook.magics import RoundFailedError
+
+CANARY = "sk-canary-0123456789abcdefghijklmnop"
+
+
+def _saved_conversation(path, rounds=None):
+    conversation = Conversation.init()
+    for round in rounds or [analysis_round()]:
+        conversation.add_round(round)
+    save_conversation(conversation, path)
+    return conversation
+
+
+def test_load_ext_registers_line_and_cell_magic(shell):
+    assert "taskweaver" in shell.magics_manager.magics["line"]
+    assert "taskweaver" in shell.magics_manager.magics["cell"]
+
+
+def test_unload_ext_removes_the_magics(shell):
+    shell.run_line_magic("unload_ext", "twnb")
+    try:
+        assert "taskweaver" not in shell.magics_manager.magics["line"]
+        assert "taskweaver" not in shell.magics_manager.magics["cell"]
+        assert "TaskWeaverMagics" not in shell.magics_manager.registry
+    finally:
+        shell.run_line_magic("load_ext", "twnb")
+
+
+def test_import_twnb_loads_no_openai_ipywidgets_or_ipython():
+    code = (
+        "import sys, twnb\n"
+        "heavy = [m for m in ('openai', 'ipywidgets', 'IPython', 'pandas', 'yaml') if m in sys.modules]\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_question_mark_shows_real_help(shell, capsys):
+    shell.run_cell("%taskweaver?")
+    out = capsys.readouterr().out
+    for text in ("--strict", "--no-verify", "save PATH", "show ROUND_ID", "%%taskweaver"):
+        assert text in out
+
+
+def test_help_subcommand_lists_every_subcommand(shell, capsys):
+    shell.run_line_magic("taskweaver", "help")
+    out = capsys.readouterr().out
+    for name in ("save", "load", "reset", "show", "history", "config", "export", "help"):
+        assert f"    {name}" in out
+
+
+def test_unknown_subcommand_says_so_and_points_to_the_cell_form(shell, capsys):
+    shell.run_line_magic("taskweaver", "plot the data")
+    err = capsys.readouterr().err
+    assert "Unknown subcommand 'plot'" in err
+    assert "%%taskweaver" in err
+
+
+def test_unknown_flag_is_a_usage_error(shell):
+    with pytest.raises(UsageError):
+        shell.run_cell_magic("taskweaver", "--fast", "hello")
+
+
+def test_config_magic_sets_a_traitlet(shell):
+    shell.run_line_magic("config", 'TaskWeaverMagics.model = "gpt-test"')
+    assert magics(shell).model == "gpt-test"
+
+
+def test_ipython_config_reaches_the_traitlets(clean_env):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.config.TaskWeaverMagics.max_posts = (
+        7  # what ipython_config.py's `c.TaskWeaverMagics.max_posts = 7` does
+    )
+    try:
+        ip.run_line_magic("load_ext", "twnb")
+        assert magics(ip).max_posts == 7
+    finally:
+        ip.run_line_magic("unload_ext", "twnb")
+        ip.config.pop("TaskWeaverMagics", None)
+
+
+def test_no_traitlet_can_hold_a_key(shell):
+    names = set(magics(shell).class_traits(config=True))
+    assert names == {
+        "model",
+        "base_url",
+        "api_key_env",
+        "azure_endpoint",
+        "api_version",
+        "planner_model",
+        "code_model",
+        "session_dir",
+        "verify",
+        "max_retries",
+        "timeout",
+        "max_posts",
+    }
+
+
+def test_taskweaver_config_shows_values_and_sources(shell, capsys):
+    shell.run_line_magic("config", 'TaskWeaverMagics.model = "gpt-test"')
+    shell.run_line_magic("taskweaver", "config")
+    out = capsys.readouterr().out
+    assert "gpt-test" in out
+    assert "%config TaskWeaverMagics.model" in out
+
+
+def test_no_key_in_config_outputs(shell, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.setenv("MY_KEY", CANARY + "-second")
+    shell.run_line_magic("config", 'TaskWeaverMagics.api_key_env = "MY_KEY"')
+    shell.run_line_magic("config", "TaskWeaverMagics")
+    shell.run_line_magic("taskweaver", "config")
+    out = capsys.readouterr()
+    assert "MY_KEY" in out.out
+    assert "canary" not in out.out + out.err
+
+
+def test_missing_model_gives_a_clear_message_not_a_traceback(shell, capsys):
+    result = shell.run_cell("%%taskweaver\nWhat is 1 + 1?")
+    out = capsys.readouterr()
+    assert result.success
+    assert "No model is configured for twnb" in out.err
+    assert "Traceback" not in out.out + out.err
+
+
+def test_missing_model_with_strict_raises(shell):
+    with pytest.raises(RoundFailedError, match="No model is configured"):
+        shell.run_cell_magic("taskweaver", "--strict", "What is 1 + 1?")
+
+
+def test_step_mode_says_it_is_not_here_yet_and_runs_nothing(shell, capsys):
+    shell.run_cell_magic("taskweaver", "--step --model m", "x = 1")
+    assert "Step mode (--step) arrives with its own issue" in capsys.readouterr().err
+    assert magics(shell).notebook.session is None
+
+
+def test_empty_cell_asks_for_a_request(shell, capsys):
+    shell.run_cell_magic("taskweaver", "", "  \n")
+    assert "write the request" in capsys.readouterr().err
+
+
+def test_export_says_not_yet(shell, capsys):
+    shell.run_line_magic("taskweaver", "export out.ipynb")
+    assert "Not yet" in capsys.readouterr().err
+
+
+def test_save_and_load_round_trip_without_a_session(shell, clean_env, capsys):
+    original = _saved_conversation(clean_env / "in.yaml")
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    shell.run_line_magic("taskweaver", "save out.yaml")
+    out = capsys.readouterr().out
+    assert "Loaded 1 Round from" in out
+    assert "Saved 1 Round to" in out
+    assert Conversation.from_yaml(clean_env / "out.yaml").to_dict() == original.to_dict()
+
+
+def test_load_names_variables_the_kernel_lacks(shell, clean_env, capsys):
+    _saved_conversation(clean_env / "in.yaml")
+    shell.user_ns["statistics"] = object()
+    try:
+        shell.run_line_magic("taskweaver", "load in.yaml")
+    finally:
+        shell.user_ns.pop("statistics")
+    out = capsys.readouterr().out
+    assert "Variables the conversation made that this kernel lacks: m " in out
+
+
+def test_load_of_a_bad_file_says_what_is_wrong(shell, clean_env, capsys):
+    (clean_env / "bad.yaml").write_text("rounds: 3\n")
+    shell.run_line_magic("taskweaver", "load bad.yaml")
+    err = capsys.readouterr().err
+    assert "Could not load" in err and "bad.yaml" in err
+
+
+def test_load_of_a_missing_file_says_so(shell, capsys):
+    shell.run_line_magic("taskweaver", "load nowhere.yaml")
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_load_latest_takes_the_newest_autosave(shell, clean_env, capsys):
+    import os
+
+    autosaves = clean_env / ".twnb" / "autosave"
+    autosaves.mkdir(parents=True)
+    _saved_conversation(autosaves / "old.yaml")
+    newest = analysis_round()
+    _saved_conversation(autosaves / "new.yaml", [newest, analysis_round()])
+    os.utime(autosaves / "old.yaml", (1, 1))
+    shell.run_line_magic("taskweaver", "load --latest")
+    assert "Loaded 2 Rounds from" in capsys.readouterr().out
+    assert magics(shell).notebook.conversation.rounds[0].id == newest.id
+
+
+def test_show_redisplays_a_loaded_round_by_id(shell, clean_env, capsys):
+    round = analysis_round()
+    _saved_conversation(clean_env / "in.yaml", [round])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", f"show {round.id}")
+    out = capsys.readouterr().out
+    assert f"twnb Round {round.id} [finished]" in out
+    assert "[done] compute the mean" in out
+
+
+def test_show_of_an_unknown_round_names_the_known_ones(shell, clean_env, capsys):
+    round = analysis_round()
+    _saved_conversation(clean_env / "in.yaml", [round])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    shell.run_line_magic("taskweaver", "show round-nope")
+    err = capsys.readouterr().err
+    assert "No Round 'round-nope'" in err and round.id in err
+
+
+def test_history_lists_rounds_as_a_table(shell, clean_env, capsys):
+    first, second = analysis_round(), analysis_round()
+    second.change_round_state("failed")
+    second.extra["failure_reason"] = "Interrupted by the user."
+    _saved_conversation(clean_env / "in.yaml", [first, second])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", "history")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["#", "round", "state", "posts", "time", "tokens", "request"]
+    assert lines[1].split()[:4] == ["1", first.id, "finished", "4"]
+    assert lines[2].split()[:4] == ["2", second.id, "interrupted", "4"]
+    assert "1,620" in lines[1]
+
+
+def test_reset_empties_the_conversation(shell, clean_env, capsys):
+    _saved_conversation(clean_env / "in.yaml")
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    before = magics(shell).notebook.session_id
+    shell.run_line_magic("taskweaver", "reset")
+    assert magics(shell).notebook.conversation.rounds == []
+    assert magics(shell).notebook.session_id != before
+    assert "Started a new conversation" in capsys.readouterr().out
+
+
+def test_subcommand_in_cell_form_is_refused(shell, capsys):
+    shell.run_cell_magic("taskweaver", "save x.yaml", "hello")
+    assert "subcommands are line magics" in capsys.readouterr().err

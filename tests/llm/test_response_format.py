@@ -1,0 +1,115 @@
+"""response_format: the strictest format a server takes, and a remembered fallback when it refuses."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from twnb.llm.client import OpenAIChatClient
+from twnb.llm.errors import LLMAuthError, LLMBadRequestError
+from twnb.llm.response_format import (
+    ResponseFormatFallback,
+    is_response_format_rejection,
+    json_object_format,
+    json_schema_format,
+)
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"response": {"type": "object", "properties": {}, "additionalProperties": False}},
+    "required": ["response"],
+    "additionalProperties": False,
+}
+MESSAGES = [
+    {"role": "system", "content": "You are the Planner. Reply in JSON."},
+    {"role": "user", "content": "hi"},
+]
+REPLY = '{"response": {"message": "hello"}}'
+
+
+def client_for(fake_llm) -> ResponseFormatFallback:
+    return ResponseFormatFallback(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0))
+
+
+def test_json_schema_format_has_the_openai_shape():
+    assert json_schema_format(SCHEMA, "planner_reply") == {
+        "type": "json_schema",
+        "json_schema": {"name": "planner_reply", "strict": True, "schema": SCHEMA},
+    }
+
+
+def test_a_schema_name_is_made_acceptable_to_openai():
+    name = json_schema_format(SCHEMA, "Code Interpreter reply!" + "x" * 80)["json_schema"]["name"]
+    assert name.startswith("Code_Interpreter_reply_") and len(name) == 64
+
+
+def test_an_empty_schema_is_refused():
+    with pytest.raises(ValueError, match="non-empty dict"):
+        json_schema_format({})
+
+
+def test_json_object_format():
+    assert json_object_format() == {"type": "json_object"}
+
+
+def test_an_accepted_format_is_sent_as_given(fake_llm):
+    fake_llm.load({"*": [REPLY]})
+    rf = json_schema_format(SCHEMA, "planner")
+
+    text = "".join(
+        client_for(fake_llm).stream(MESSAGES, model="fake-model", role="Planner", response_format=rf)
+    )
+
+    assert text == REPLY
+    assert fake_llm.chat_requests()[0]["body"]["response_format"] == rf
+
+
+def test_a_refused_format_falls_back_to_plain_text_once_and_remembers(fake_llm, caplog):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": True}, REPLY]})
+    client = client_for(fake_llm)
+    rf = json_object_format()
+
+    with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
+        first = "".join(client.stream(MESSAGES, model="fake-model", role="Planner", response_format=rf))
+    second = "".join(client.stream(MESSAGES, model="fake-model", role="Planner", response_format=rf))
+
+    sent = ["response_format" in r["body"] for r in fake_llm.chat_requests()]
+    assert (first, second) == (REPLY, REPLY)
+    assert sent == [True, False, False]  # refused once, then never sent again
+    assert client.refuses("fake-model")
+    assert "refused response_format for model fake-model" in caplog.text
+
+
+def test_the_memory_is_per_model(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": True}, REPLY]})
+    client = client_for(fake_llm)
+    "".join(client.stream(MESSAGES, model="small-model", response_format=json_object_format()))
+    "".join(client.stream(MESSAGES, model="big-model", response_format=json_object_format()))
+    assert ["response_format" in r["body"] for r in fake_llm.chat_requests()] == [True, False, True]
+
+
+def test_collect_goes_through_the_fallback(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": True}]})
+    reply = (
+        client_for(fake_llm)
+        .stream(MESSAGES, model="fake-model", response_format=json_object_format())
+        .collect()
+    )
+    assert (reply.text, reply.finish_reason) == (REPLY, "stop")
+
+
+def test_other_errors_are_not_swallowed(fake_llm):
+    fake_llm.load({"*": [{"fault": "http_401"}]})
+    with pytest.raises(LLMAuthError):
+        client_for(fake_llm).stream(MESSAGES, model="fake-model", response_format=json_object_format())
+    assert len(fake_llm.chat_requests()) == 1
+
+
+def test_a_rejection_is_recognised_by_param_or_by_its_text():
+    assert is_response_format_rejection(LLMBadRequestError("bad", param="response_format"))
+    assert is_response_format_rejection(LLMBadRequestError("HTTP 400: 'response_format' is not supported"))
+    assert not is_response_format_rejection(
+        LLMBadRequestError("HTTP 400: max_tokens too large", param="max_tokens")
+    )
+    assert not is_response_format_rejection(ValueError("response_format"))

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from twnb.memory import Conversation, Memory, create_id
+if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
+    from twnb.memory import Conversation, Memory
 
 
 class NotebookSession:
@@ -25,7 +26,7 @@ class NotebookSession:
         self.workdir = Path(workdir)
         self.session: Any = None
         self._session_key: tuple[Any, ...] | None = None
-        self._memory = Memory(session_id=create_id())  # used until a Session exists
+        self._memory: Memory | None = None  # used until a Session exists; made on first use
 
     # --- settings and the session ----------------------------------------------------------------
 
@@ -71,7 +72,11 @@ class NotebookSession:
 
     @property
     def memory(self) -> Memory:
-        return self.session.memory if self.session is not None else self._memory
+        if self.session is not None:
+            return self.session.memory
+        if self._memory is None:
+            self._memory = _new_memory()
+        return self._memory
 
     @property
     def conversation(self) -> Conversation:
@@ -95,7 +100,7 @@ class NotebookSession:
         from twnb.memory import load_conversation
 
         conversation = load_conversation(path)
-        self._memory.conversation = conversation
+        self.memory.conversation = conversation
         return conversation
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -113,7 +118,7 @@ class NotebookSession:
         if self.session is not None:
             self.session.reset()
         else:
-            self._memory = Memory(session_id=create_id())
+            self._memory = _new_memory()
         return self.session_id
 
     def find_round(self, ref: str) -> Any:
@@ -134,3 +139,9 @@ class NotebookSession:
             folder = Path(autosave() if callable(autosave) else autosave)
         candidates = [p for p in folder.rglob("*.yaml") if p.is_file()] if folder.is_dir() else []
         return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def _new_memory() -> Memory:
+    from twnb.memory import Memory, create_id
+
+    return Memory(session_id=create_id())

@@ -17,7 +17,12 @@ def _conversation() -> Conversation:
 def test_init_gives_an_id_and_empty_enabled_conversation():
     conversation = Conversation.init()
     assert conversation.id.startswith("conv-")
-    assert (conversation.rounds, conversation.plugins, conversation.roles, conversation.enabled) == ([], [], [], True)
+    assert (conversation.rounds, conversation.plugins, conversation.roles, conversation.enabled) == (
+        [],
+        [],
+        [],
+        True,
+    )
 
 
 def test_add_round_appends():
@@ -41,8 +46,15 @@ def test_to_dict_writes_plugins_in_the_plugin_yaml_schema():
         PluginEntry(name="p", description="d", parameters=[{"name": "a", "type": "int", "required": True}])
     )
     assert list(conversation.to_dict()["plugins"][0]) == [
-        "name", "enabled", "required", "plugin_only", "description", "parameters", "returns", "configurations",
-    ]  # fmt: skip
+        "name",
+        "enabled",
+        "required",
+        "plugin_only",
+        "description",
+        "parameters",
+        "returns",
+        "configurations",
+    ]
 
 
 def test_to_dict_with_plugins_is_safe_dump_able():

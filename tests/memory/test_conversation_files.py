@@ -4,7 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from twnb.memory import AttachmentType, Conversation, Memory, SharedMemoryEntry, load_conversation, save_conversation
+from twnb.memory import (
+    AttachmentType,
+    Conversation,
+    Memory,
+    SharedMemoryEntry,
+    load_conversation,
+    save_conversation,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 ALL_FILES = sorted(DATA.glob("*.yaml"))
@@ -37,11 +44,18 @@ def test_planner_file_has_the_four_posts_and_planner_attachments():
     conversation = Conversation.from_yaml(DATA / "planner-word-count.yaml")
     posts = conversation.rounds[0].post_list
     assert [(p.send_from, p.send_to) for p in posts] == [
-        ("User", "Planner"), ("Planner", "CodeInterpreter"), ("CodeInterpreter", "Planner"), ("Planner", "User"),
-    ]  # fmt: skip
+        ("User", "Planner"),
+        ("Planner", "CodeInterpreter"),
+        ("CodeInterpreter", "Planner"),
+        ("Planner", "User"),
+    ]
     assert [a.type.value for a in posts[1].attachment_list] == [
-        "plan_reasoning", "init_plan", "plan", "current_plan_step", "stop",
-    ]  # fmt: skip
+        "plan_reasoning",
+        "init_plan",
+        "plan",
+        "current_plan_step",
+        "stop",
+    ]
 
 
 def test_empty_attachment_list_key_loads_as_no_attachments():
@@ -109,7 +123,10 @@ def test_twnb_file_rehydrates_the_shared_memory_entry():
 
 
 def test_twnb_file_keeps_unicode_text():
-    assert Conversation.from_yaml(DATA / "twnb-saved-with-ids.yaml").rounds[0].user_query == "résumé des données ✓"
+    assert (
+        Conversation.from_yaml(DATA / "twnb-saved-with-ids.yaml").rounds[0].user_query
+        == "résumé des données ✓"
+    )
 
 
 def test_saved_file_writes_unicode_as_is(tmp_path):
@@ -127,8 +144,11 @@ def test_relative_to_writes_artifact_paths_inside_the_folder_relative(tmp_path):
     [paths] = conversation.rounds[0].post_list[2].get_attachment(AttachmentType.artifact_paths)
     paths.content = [str(tmp_path / "artifacts" / "a.png"), "/elsewhere/b.png"]
     save_conversation(conversation, tmp_path / "c.yaml", relative_to=tmp_path)
-    [saved] = load_conversation(tmp_path / "c.yaml").rounds[0].post_list[2].get_attachment(
-        AttachmentType.artifact_paths
+    [saved] = (
+        load_conversation(tmp_path / "c.yaml")
+        .rounds[0]
+        .post_list[2]
+        .get_attachment(AttachmentType.artifact_paths)
     )
     assert saved.content == ["artifacts/a.png", "/elsewhere/b.png"]
 

@@ -55,7 +55,9 @@ def test_from_dict_keep_ids_keeps_post_and_attachment_ids():
 
 
 def test_from_dict_reads_an_empty_attachment_list_as_none():
-    post = Post.from_dict({"message": "m", "send_from": "User", "send_to": "Planner", "attachment_list": None})
+    post = Post.from_dict(
+        {"message": "m", "send_from": "User", "send_to": "Planner", "attachment_list": None}
+    )
     assert post.attachment_list == []
 
 

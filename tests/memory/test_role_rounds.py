@@ -112,7 +112,10 @@ def test_failed_rounds_are_hidden():
 
 def test_failed_rounds_are_shown_when_asked():
     memory = _memory(("failed", "finished"))
-    assert [r.user_query for r in memory.get_role_rounds("Planner", include_failure_rounds=True)] == ["q0", "q1"]
+    assert [r.user_query for r in memory.get_role_rounds("Planner", include_failure_rounds=True)] == [
+        "q0",
+        "q1",
+    ]
 
 
 def test_a_hidden_failed_last_round_makes_the_previous_round_last():
@@ -157,4 +160,6 @@ def test_save_experience_full_keeps_everything(tmp_path):
     memory = _memory(("finished",))
     memory.conversation.rounds[0].post_list[1].add_attachment(Attachment.create(AttachmentType.thought, "t"))
     memory.save_experience(tmp_path, thin_mode=False)
-    assert Conversation.from_yaml(tmp_path / "raw_exp_session-1.yaml").to_dict() == memory.conversation.to_dict()
+    assert (
+        Conversation.from_yaml(tmp_path / "raw_exp_session-1.yaml").to_dict() == memory.conversation.to_dict()
+    )

@@ -63,4 +63,6 @@ def test_from_dict_reads_a_null_post_list_as_empty():
 
 def test_repr_names_query_state_and_post_count():
     text = repr(_round())
-    assert text.startswith("Round:\n- Query: count rows\n- State: created\n- Post Num:1\n- Post List: \n  * Post:")
+    assert text.startswith(
+        "Round:\n- Query: count rows\n- State: created\n- Post Num:1\n- Post List: \n  * Post:"
+    )

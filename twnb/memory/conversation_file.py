@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from twnb.memory.attachment import AttachmentType
+from twnb.memory.attachment import DEPRECATED_TYPES, AttachmentType
 from twnb.memory.conversation import Conversation
+from twnb.memory.reading import Location
 from twnb.memory.yaml_io import save_yaml_file
 
 
@@ -30,15 +31,23 @@ def _relative_paths(paths: list[str], folder: Path) -> list[str]:
 def conversation_dict(
     conversation: Conversation, *, relative_to: str | os.PathLike[str] | None = None
 ) -> dict[str, Any]:
-    """`conversation.to_dict()`, with absolute `artifact_paths` inside `relative_to` made relative to it."""
+    """`conversation.to_dict()` checked for saving, with absolute `artifact_paths` inside `relative_to`
+    made relative to it. A `text` attachment (loadable by nobody) is a ValueError naming where it is."""
     data = conversation.to_dict()
-    if relative_to is None:
-        return data
-    folder = Path(relative_to).resolve()
-    for round_data in data["rounds"]:
-        for post_data in round_data["post_list"]:
-            for attachment in post_data["attachment_list"]:
-                if attachment["type"] == AttachmentType.artifact_paths.value:
+    folder = None if relative_to is None else Path(relative_to).resolve()
+    for round_index, round_data in enumerate(data["rounds"]):
+        for post_index, post_data in enumerate(round_data["post_list"]):
+            for index, attachment in enumerate(post_data["attachment_list"]):
+                if attachment["type"] in DEPRECATED_TYPES:
+                    # `text` is still an AttachmentType member, but no TaskWeaver reader (nor ours)
+                    # loads it: refuse before writing a file that could never be opened again.
+                    where = Location(None, round_index, post_index, index)
+                    raise where.error(
+                        f"attachment type '{attachment['type']}' cannot be saved: TaskWeaver refuses to "
+                        "load it; use 'reply_type' + 'reply_content' instead",
+                        key="type",
+                    )
+                if folder is not None and attachment["type"] == AttachmentType.artifact_paths.value:
                     attachment["content"] = _relative_paths(attachment["content"], folder)
     return data
 

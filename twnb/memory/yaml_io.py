@@ -22,18 +22,31 @@ _Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+# Line breaks YAML knows beyond \n: pure-Python PyYAML writes them raw in quoted scalars and then
+# reads them back as line breaks (libyaml escapes them). Double quotes always escape them.
+_UNICODE_BREAKS = ("\x85", "\u2028", "\u2029")
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    # The emitter still falls back to a quoted style when a block cannot hold the text exactly.
-    style = "|" if "\n" in data else None
+    if any(mark in data for mark in _UNICODE_BREAKS):
+        style: str | None = '"'
+    else:
+        # Multi-line text as a `|` block, as TaskWeaver's examples look; the emitter still picks a
+        # quoted style when a block cannot hold the text exactly (trailing spaces, tabs, controls).
+        style = "|" if "\n" in data else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
-_Dumper.add_representer(str, _represent_str)
+def _make_dumper(base: type) -> type:
+    class Dumper(base):  # type: ignore[misc, valid-type]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    Dumper.add_representer(str, _represent_str)
+    return Dumper
+
+
+_Dumper = _make_dumper(_BaseDumper)
 
 
 def find_non_plain(data: Any, path: str = "") -> str | None:

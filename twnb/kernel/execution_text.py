@@ -49,11 +49,13 @@ def execution_text_for_llm(
     if result.stderr and result.status == "success":
         sections.append("Warnings (stderr):\n" + head_and_tail(result.stderr, budget // 8, what="stderr"))
     if result.error is not None:
-        trace = result.error.traceback or f"{result.error.ename}: {result.error.evalue}"
-        if result.status == "timeout":
-            trace = f"{result.error.evalue}\n{trace}".strip()
-        # The tail of a traceback says where and why; its head is mostly the caller's frames.
-        sections.append("Error:\n" + head_and_tail(trace, budget // 3, what="traceback", head_share=0.15))
+        headline = head_and_tail(f"{result.error.ename}: {result.error.evalue}", 400, what="the message")
+        section = "Error:\n" + headline
+        if result.error.traceback:
+            # The tail of a traceback says where and why; its head is mostly the caller's frames.
+            trace = head_and_tail(result.error.traceback, budget // 3, what="traceback", head_share=0.15)
+            section += "\nTraceback:\n" + trace
+        sections.append(section)
     images = [d for d in result.displays if d.get("artifact")]
     if len(result.displays) > len(images):
         sections.append(f"{len(result.displays) - len(images)} non-image display(s) shown in the notebook.")

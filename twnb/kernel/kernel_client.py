@@ -50,7 +50,7 @@ def __twnb_setup(source, ipython_names):
     ip.user_ns_hidden["__twnb_signatures_json"] = signatures_json
     ip.ask_exit = refuse_exit
 
-__twnb_setup({source!r}, {names!r})
+__twnb_setup(@SOURCE@, @NAMES@)
 del __twnb_setup
 """
 
@@ -128,7 +128,9 @@ class KernelExecutor:
                 f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
             ) from exc
         self._km, self._kc = km, kc
-        prelude = _PRELUDE.format(source=namespace_signatures_source(), names=sorted(IPYTHON_NAMES))
+        prelude = _PRELUDE.replace("@SOURCE@", repr(namespace_signatures_source())).replace(
+            "@NAMES@", repr(sorted(IPYTHON_NAMES))
+        )
         reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
         if reply.get("status") != "ok":
             self.track_variables = False  # an odd kernel: run code, just without the variable delta

@@ -71,6 +71,13 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
             return original_showtraceback(etype, evalue, stb)
 
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    # ipykernel marks the *calling* cell failed when a traceback was shown by the display hook
+    # (`_last_traceback_during_displayhook`); the code's failure is ours to report, not the cell's.
+    saved_traceback_state = {
+        name: vars(shell)[name]
+        for name in ("_last_traceback", "_last_traceback_during_displayhook")
+        if name in vars(shell)
+    }
     with contextlib.ExitStack() as stack:
         stack.enter_context(_patched(display_pub, "publish", publish))
         stack.enter_context(_patched(display_pub, "clear_output", clear_output))
@@ -84,3 +91,5 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
             yield
         finally:
             sys.stdout, sys.stderr = saved_stdout, saved_stderr
+            for name, value in saved_traceback_state.items():
+                setattr(shell, name, value)

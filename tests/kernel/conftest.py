@@ -1,0 +1,99 @@
+"""Real kernels for the kernel-layer tests.
+
+`live_kernel` is an ipykernel started with jupyter_client (one per test module, inline matplotlib
+backend as users get it). `live_kernel.run_case(code)` builds a LiveShellExecutor on that kernel's own
+`get_ipython()`, runs `code` through it, and returns `ExecutionResult.to_dict()` as read back from the
+kernel: the executor is tested where it will run, not in a look-alike.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import queue
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+class LiveKernel:
+    def __init__(self, workdir: Path) -> None:
+        from jupyter_client.manager import KernelManager
+
+        self.workdir = workdir
+        self.km = KernelManager(kernel_name="python3")
+        self.km.start_kernel(cwd=str(workdir), env={**os.environ, "MPLBACKEND": INLINE_BACKEND})
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+
+    def execute(
+        self, code: str, *, user_expressions: dict[str, str] | None = None, timeout: float = 60
+    ) -> dict[str, Any]:
+        """Run `code`; return the execute_reply content once the kernel is idle again."""
+        msg_id = self.kc.execute(code, user_expressions=user_expressions or {}, allow_stdin=False)
+        reply = self.kc.get_shell_msg(timeout=timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.kc.get_shell_msg(timeout=timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:  # drain this request's iopub messages
+            try:
+                msg = self.kc.get_iopub_msg(timeout=1)
+            except queue.Empty:
+                break
+            if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status"
+                    and msg["content"]["execution_state"] == "idle"):
+                break
+        return dict(reply["content"])
+
+    def evaluate(self, expression: str) -> Any:
+        reply = self.execute("", user_expressions={"value": expression})
+        value = reply["user_expressions"]["value"]
+        assert value["status"] == "ok", value
+        return ast.literal_eval(value["data"]["text/plain"])
+
+    def run_case(self, code: str, *, timeout: float | None = None, **executor_options: Any) -> dict[str, Any]:
+        setup = (
+            "import json as __json, os as __os\n"
+            "from twnb.kernel import LiveShellExecutor as __LSE, ScanLimits\n"
+            "__case_executor = __LSE(get_ipython(), __os.getcwd(),"
+            " __os.path.join(__os.getcwd(), 'artifacts'),"
+            " session_dir=__os.path.join(__os.getcwd(), '.twnb'), "
+            + ", ".join(f"{k}={v!r}" for k, v in executor_options.items())
+            + ")\n"
+            f"__case_json = __json.dumps(__case_executor.run({code!r}, timeout={timeout!r}).to_dict())\n"
+        )
+        reply = self.execute(setup, user_expressions={"result": "__case_json"})
+        assert reply["status"] == "ok", reply
+        value = reply["user_expressions"]["result"]
+        assert value["status"] == "ok", value
+        return json.loads(ast.literal_eval(value["data"]["text/plain"]))
+
+    def answers(self) -> bool:
+        """True when the kernel process lives and still runs code (exit() would stop it ~0.1 s later)."""
+        time.sleep(0.5)
+        if not self.km.is_alive():
+            return False
+        try:
+            return self.evaluate("6 * 7") == 42
+        except (queue.Empty, AssertionError):
+            return False
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def live_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKernel]:
+    kernel = LiveKernel(tmp_path_factory.mktemp("live-kernel"))
+    try:
+        yield kernel
+    finally:
+        kernel.shutdown()

@@ -1,0 +1,235 @@
+"""The CodeInterpreter: writes Python for the Planner's task, verifies it, has it run, revises it.
+
+Running code is not its own business: the session's Round driver yields the code to whoever drives the
+Round (the plain `run_round`, or step mode waiting for a click) and hands the result back. So one turn
+is two calls: `generate(memory)` makes the post (thought, reply_type, reply_content, verification,
+code_error), `code_to_run(post)` says what to run, and `record_execution(post, result)` adds
+execution_status, execution_result and artifact_paths and decides where the post goes: back to the
+Planner, or to itself with a `revise_message` quoting the error (at most `max_retries` times per task).
+Refused code never runs.
+
+Attachments come in TaskWeaver's order: thought, reply_type, reply_content, verification, code_error,
+execution_status, execution_result, artifact_paths[, revise_message].
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Observer, Post
+from twnb.roles.code_prompt import CodePrompt
+from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
+from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
+from twnb.roles.role import Role, attach, current_round_posts
+from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
+from twnb.roles.verification import VerificationConfig, verify_code
+
+RESULT_CHARS = 4000  # the bounded execution text a prompt gets per run
+
+
+class CodeInterpreter(Role):
+    name = "CodeInterpreter"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        translator: Any,
+        *,
+        prompts: PromptTemplates | None = None,
+        examples: Sequence[Conversation] | None = None,
+        example_dirs: Iterable[str | os.PathLike[str]] = (),
+        verification: VerificationConfig | None = None,
+        max_retries: int = 3,
+        policy: CondensePolicy | None = None,
+        namespace_summary: Callable[[], str] | None = None,
+        attempts: int = 3,
+        response_format: dict[str, Any] | None = None,
+        result_chars: int = RESULT_CHARS,
+    ) -> None:
+        """`examples` replaces the package's examples; `example_dirs` adds folders to them."""
+        self.templates = prompts or load_prompts("code_interpreter")
+        super().__init__(intro=self.templates.text("intro"))
+        self.verification = verification or VerificationConfig()
+        if examples is None:
+            examples = load_examples(
+                [EXAMPLES_DIR / "code_interpreter", *example_dirs], {"Planner", self.alias}
+            )
+        self.prompt = CodePrompt(
+            self.templates, self.verification.describe(), examples, policy or CondensePolicy()
+        )
+        self.namespace_summary = namespace_summary
+        self.max_retries = max_retries
+        self.result_chars = result_chars
+        self.turn = LLMTurn(
+            client, model, self.name, translator, attempts, response_format, ("reply_type", "reply_content")
+        )
+        # post id -> revisions already made for its task (set by generate, read by record_execution)
+        self._revisions: dict[str, int] = {}
+
+    # -- the prompt ------------------------------------------------------------------------------
+
+    def compose(self, memory: Memory) -> list[dict[str, Any]]:
+        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
+        summary = self.namespace_summary() if self.namespace_summary is not None else ""
+        return self.prompt.compose(rounds, summary)
+
+    def revisions_so_far(self, memory: Memory) -> int:
+        """CodeInterpreter -> CodeInterpreter posts since the Planner's latest task in this Round."""
+        count = 0
+        for post in reversed(current_round_posts(memory)):
+            if post.send_from == self.alias and post.send_to == self.alias:
+                count += 1
+            elif post.send_to == self.alias:
+                break
+        return count
+
+    # -- one turn ----------------------------------------------------------------------------------
+
+    def generate(self, memory: Memory, observer: Observer | None = None) -> Post:
+        """Ask the LLM for code (or text) and verify it; the post is not finished if code must run."""
+        revisions = self.revisions_so_far(memory)
+        post_id = Post.create("", self.alias).id
+        self._revisions[post_id] = revisions
+        messages = self.compose(memory)
+        try:
+            post = self.turn.run(messages, post_id=post_id, send_to="Planner", observer=observer).post
+        except ReplyUnreadable as unreadable:
+            post = Post.create("", self.alias, "Planner")
+            post.id = post_id
+            post.extra["dropped_attempts"] = [
+                {"reason": str(unreadable.__cause__ or unreadable), "raw_text": t} for t in unreadable.raw_texts
+            ]
+            return self._unusable(post, str(unreadable.__cause__ or unreadable), observer)
+        post.send_to = "Planner"
+        reply_type = (first_text(post, AttachmentType.reply_type) or "").strip()
+        content = first_text(post, AttachmentType.reply_content)
+        if reply_type not in ("python", "text") or content is None:
+            found = f"reply_type {reply_type!r}" if reply_type not in ("python", "text") else "no reply_content"
+            return self._unusable(post, f"the reply has {found}", observer)
+        if reply_type == "text":
+            self._set_message(post, content, observer)
+            attach(post, AttachmentType.verification, "NONE", observer)
+            attach(post, AttachmentType.code_error, "No code is generated.", observer)
+            attach(post, AttachmentType.execution_status, "NONE", observer)
+            attach(post, AttachmentType.execution_result, "No code is executed.", observer)
+            return post
+        errors = verify_code(content, self.verification)
+        if errors is None:
+            attach(post, AttachmentType.verification, "NONE", observer)
+            attach(post, AttachmentType.code_error, "No code verification is performed.", observer)
+        elif not errors:
+            attach(post, AttachmentType.verification, "CORRECT", observer)
+            attach(post, AttachmentType.code_error, "No error is found.", observer)
+        else:
+            problem = "\n".join(errors)
+            attach(post, AttachmentType.verification, "INCORRECT", observer)
+            attach(post, AttachmentType.code_error, problem, observer)
+            attach(post, AttachmentType.execution_status, "NONE", observer)
+            attach(
+                post, AttachmentType.execution_result,
+                "No code is executed due to code verification failure.", observer,
+            )
+            self._set_message(post, f"Verification refused the code:\n{problem}", observer)
+            self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
+        return post
+
+    @staticmethod
+    def code_to_run(post: Post) -> str | None:
+        """The code `post` still has to run: python that passed (or skipped) verification, not yet run."""
+        if first_text(post, AttachmentType.reply_type) != "python":
+            return None
+        if first_text(post, AttachmentType.verification) not in ("CORRECT", "NONE"):
+            return None
+        if first_text(post, AttachmentType.execution_status) is not None:
+            return None
+        return first_text(post, AttachmentType.reply_content)
+
+    def record_execution(self, post: Post, result: Any, observer: Observer | None = None) -> Post:
+        """Add what the run produced (a kernel ExecutionResult) and route the post."""
+        from twnb.kernel import execution_text_for_llm
+
+        revisions = self._revisions.pop(post.id, 0)
+        text = execution_text_for_llm(result, max_chars=self.result_chars)
+        error = f"{result.error.ename}: {result.error.evalue}" if result.error is not None else None
+        attach(post, AttachmentType.execution_status, "SUCCESS" if result.success else "FAILURE", observer)
+        attach(
+            post, AttachmentType.execution_result, text, observer,
+            extra={
+                "execution_id": result.execution_id,
+                "status": result.status,
+                "error": error,
+                "variables": [v.to_dict() for v in result.variables],
+                "outputs": list(result.outputs),
+                "duration_s": round(result.duration_s, 3),
+                "notes": list(result.notes),
+            },
+        )
+        attach(post, AttachmentType.artifact_paths, [str(p) for p in result.artifacts], observer)
+        timing = post.extra.setdefault("timing", {})
+        timing["execution_s"] = round(result.duration_s, 3)
+        self._set_message(post, self._outcome_message(result, error), observer)
+        if not result.success and result.status != "interrupted":
+            self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
+        return post
+
+    def reply(self, memory: Memory, observer: Observer | None = None, executor: Any = None, **kwargs: Any) -> Post:
+        """TaskWeaver's one-call turn: generate, run on `executor`, record. The session does not use it
+        (its driver yields the code instead), but scripts may."""
+        post = self.generate(memory, observer)
+        code = self.code_to_run(post)
+        if code is not None:
+            if executor is None:
+                raise ValueError("this reply has code to run: pass executor=..., or use generate/record_execution")
+            self.record_execution(post, executor.run(code), observer)
+        return post
+
+    # -- pieces ------------------------------------------------------------------------------------
+
+    def _unusable(self, post: Post, problem: str, observer: Observer | None) -> Post:
+        """A reply without usable content: nothing runs; ask again (bounded)."""
+        revisions = self._revisions.pop(post.id, 0)
+        post.attachment_list = [
+            a for a in post.attachment_list if a.type in (AttachmentType.thought, AttachmentType.reply_type)
+        ]
+        attach(post, AttachmentType.verification, "NONE", observer)
+        attach(post, AttachmentType.code_error, "No code is generated.", observer)
+        attach(post, AttachmentType.execution_status, "NONE", observer)
+        attach(post, AttachmentType.execution_result, "No code is executed due to code generation failure.", observer)
+        self._set_message(post, f"Failed to generate code: {problem}.", observer)
+        self._route(post, revisions, self.templates.fill("revise_unparsable", error=problem), observer)
+        return post
+
+    def _route(self, post: Post, revisions: int, revise_message: str, observer: Observer | None) -> None:
+        """To itself with the revise message while revisions are left, else back to the Planner."""
+        if revisions < self.max_retries:
+            post.send_to = self.alias
+            attach(post, AttachmentType.revise_message, revise_message, observer)
+        else:
+            post.send_to = "Planner"
+
+    @staticmethod
+    def _set_message(post: Post, message: str, observer: Observer | None) -> None:
+        post.message = message
+        if observer is not None:
+            observer.on_event(MessageDelta(post.id, message, True))
+
+    @staticmethod
+    def _outcome_message(result: Any, error: str | None) -> str:
+        if result.success:
+            parts = ["The code ran successfully."]
+            made = [
+                describe_variable(v.to_dict()) for v in result.variables if v.kind in ("created", "rebound", "changed")
+            ]
+            if made:
+                parts.append("Variables: " + ", ".join(made[:20]) + ".")
+            if result.artifacts:
+                parts.append("Files: " + ", ".join(os.path.basename(str(p)) for p in result.artifacts[:20]) + ".")
+            return " ".join(parts)
+        if result.status == "interrupted":
+            return "The code was interrupted by the user."
+        if result.status == "timeout":
+            return f"The code was stopped at its time limit: {clip(error or '', 300)}"
+        return f"The code failed: {clip(error or 'unknown error', 300)}"

@@ -1,0 +1,119 @@
+"""The CodeInterpreter's chat messages, built from attachments (TaskWeaver's temporal delimiter acts on
+messages only, so this builder condenses older execution results itself).
+
+Layout:
+1. system: instructions, the verification rules in force, the JSON schema: byte-identical every call.
+2. the few-shot examples, rendered once.
+3. the conversation: older tasks as a digest at the head of the first message; the newest Rounds in
+   full: the Planner's task as a user turn, the CodeInterpreter's JSON (thought, reply_type,
+   reply_content) as an assistant turn, then the feedback on that code as the next user turn (the
+   output capped for earlier Rounds).
+4. the User's request of the current Round and the namespace summary, in the last user message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.roles.prompt_library import PromptTemplates
+from twnb.roles.round_digest import CondensePolicy, code_digest, first_text, split_history
+
+Message = dict[str, Any]
+
+CODE_KEYS = ("thought", "reply_type", "reply_content")
+
+
+def code_reply_json(post: Post) -> str:
+    """The CodeInterpreter's post as the JSON it wrote (repeated thoughts joined, as TaskWeaver)."""
+    response: dict[str, str] = {}
+    for attachment in post.attachment_list:
+        key = attachment.type.value
+        if key in CODE_KEYS:
+            text = str(attachment.content)
+            response[key] = f"{response[key]}\n{text}" if key in response else text
+    return json.dumps({"response": response}, ensure_ascii=False)
+
+
+def code_feedback(post: Post, output_cap: int | None) -> str:
+    """What became of the post's code: refused, ran (with its output), failed (with its error)."""
+    if first_text(post, AttachmentType.reply_type) != "python":
+        return ""
+    if first_text(post, AttachmentType.verification) == "INCORRECT":
+        return "Verification refused the code:\n" + (first_text(post, AttachmentType.code_error) or "")
+    status = first_text(post, AttachmentType.execution_status)
+    output = first_text(post, AttachmentType.execution_result) or ""
+    if output_cap is not None and len(output) > output_cap:
+        output = output[:output_cap].rstrip() + f"\n… ({len(output) - output_cap} more characters)"
+    if status == "SUCCESS":
+        return "The code ran successfully. Output:\n" + (output or "(no output)")
+    if status == "FAILURE":
+        return "The code failed:\n" + output
+    return ""
+
+
+@dataclass
+class CodePrompt:
+    templates: PromptTemplates
+    verification_rules: str
+    examples: Sequence[Conversation] = ()
+    policy: CondensePolicy = field(default_factory=CondensePolicy)
+
+    def __post_init__(self) -> None:
+        schema = self.templates.text("response_json_schema")
+        rules = self.verification_rules.rstrip() or self.templates.text("no_verification_rules")
+        self._system = self.templates.fill("system", verification_rules=rules, response_schema=schema)
+        self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead="")]
+
+    @property
+    def system_prompt(self) -> str:
+        return self._system
+
+    def prefix(self) -> list[Message]:
+        return [{"role": "system", "content": self._system}, *(dict(m) for m in self._examples)]
+
+    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Message]:
+        """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
+        "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
+        one_line, condensed, full = split_history(rounds, self.policy)
+        digest = [d for r in one_line if (d := code_digest(r, self.policy, one_line=True))]
+        digest += [d for r in condensed if (d := code_digest(r, self.policy, one_line=False))]
+        lead = ""
+        if digest:
+            lead = self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
+        caps = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+        history = self._render_full(full, caps, lead=lead)
+        tail = []
+        if rounds:
+            tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
+        if namespace_summary.strip():
+            tail.append(namespace_summary.strip())
+        if tail and history and history[-1]["role"] == "user":
+            history[-1]["content"] += "\n\n" + "\n\n".join(tail)
+        return [*self.prefix(), *history]
+
+    def _render_full(self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str) -> list[Message]:
+        messages: list[Message] = []
+        pending = lead  # text waiting to open the next user turn (digest, or feedback on earlier code)
+        for round in rounds:
+            cap = caps.get(round.id)
+            for post in round.post_list:
+                if post.send_from == "Planner" and post.send_to == "CodeInterpreter":
+                    task = self.templates.fill("task_format", message=post.message)
+                    text = f"{pending.rstrip()}\n\n{task}" if pending.strip() else task
+                    messages.append({"role": "user", "content": text})
+                    pending = ""
+                elif post.send_from == "CodeInterpreter":
+                    messages.append({"role": "assistant", "content": code_reply_json(post)})
+                    feedback = code_feedback(post, cap)
+                    if post.send_to == "CodeInterpreter":  # a revision: its message quotes the problem
+                        revise = first_text(post, AttachmentType.revise_message) or feedback
+                        messages.append({"role": "user", "content": revise})
+                        pending = ""
+                    elif feedback:
+                        header = self.templates.text("feedback_header")
+                        pending = f"{header}\n{feedback}"
+        return messages

@@ -1,0 +1,117 @@
+"""The Planner: plans the User's request, hands steps to workers, answers the User.
+
+Its reply is validated as TaskWeaver's is (`send_to` a worker or the User, never itself; a message;
+the plan attachments). An invalid reply becomes a Planner -> Planner post carrying the raw reply
+(`invalid_response`) and what to fix (`revise_message`), so the next call can correct itself; after
+`max_self_corrections` such posts in one Round, the Round fails with a clear reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
+from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
+from twnb.roles.planner_prompt import PlannerPrompt, Worker
+from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
+from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
+from twnb.roles.round_digest import CondensePolicy
+
+REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
+
+
+def planner_problems(post: Post, recipients: Sequence[str]) -> list[str]:
+    """What makes a Planner reply unusable (empty when it is fine)."""
+    problems = []
+    if post.send_to == "Planner":
+        problems.append("send_to is Planner: you never send a message to yourself")
+    elif post.send_to not in recipients:
+        problems.append(f"send_to is {post.send_to!r}, not one of {', '.join(recipients)}")
+    if not post.message.strip():
+        problems.append("the message is empty")
+    present = {a.type for a in post.attachment_list}
+    missing = [t.value for t in REQUIRED_PLAN_KEYS if t not in present]
+    if missing:
+        problems.append("missing " + ", ".join(missing))
+    return problems
+
+
+class Planner(Role):
+    name = "Planner"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        translator: Any,
+        *,
+        workers: Sequence[Worker],
+        prompts: PromptTemplates | None = None,
+        examples: Sequence[Conversation] | None = None,
+        example_dirs: Iterable[str | os.PathLike[str]] = (),
+        policy: CondensePolicy | None = None,
+        namespace_summary: Callable[[], str] | None = None,
+        max_self_corrections: int = 3,
+        attempts: int = 3,
+        response_format: dict[str, Any] | None = None,
+    ) -> None:
+        """`examples` replaces the package's examples; `example_dirs` adds folders to them."""
+        self.templates = prompts or load_prompts("planner")
+        super().__init__(intro=self.templates.text("intro"))
+        self.workers = list(workers)
+        self.recipients = [w.alias for w in self.workers] + ["User"]
+        if examples is None:
+            role_set = {"Planner", "User", *self.recipients}
+            examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
+        self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or CondensePolicy())
+        self.namespace_summary = namespace_summary
+        self.max_self_corrections = max_self_corrections
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, response_format)
+
+    def compose(self, memory: Memory) -> list[dict[str, Any]]:
+        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
+        summary = self.namespace_summary() if self.namespace_summary is not None else ""
+        return self.prompt.compose(rounds, summary)
+
+    def reply(self, memory: Memory, observer: Observer | None = None, **kwargs: Any) -> Post:
+        corrections = sum(
+            1 for p in current_round_posts(memory) if p.send_from == self.alias and p.send_to == self.alias
+        )
+        post_id = Post.create("", self.alias).id
+        messages = self.compose(memory)
+        try:
+            result = self.turn.run(messages, post_id=post_id, send_to="Unknown", observer=observer)
+        except ReplyUnreadable as unreadable:
+            problem = str(unreadable.__cause__ or unreadable)
+            post = Post.create("", self.alias, "Unknown")
+            post.id = post_id
+            post.extra["dropped_attempts"] = [{"reason": problem, "raw_text": t} for t in unreadable.raw_texts]
+            return self._revise(post, unreadable.raw_texts[-1], [problem], corrections, observer)
+        problems = planner_problems(result.post, self.recipients)
+        if problems:
+            return self._revise(result.post, result.raw_text, problems, corrections, observer)
+        return result.post
+
+    def _revise(
+        self, post: Post, raw_text: str, problems: list[str], corrections: int, observer: Observer | None
+    ) -> Post:
+        """The Planner -> Planner post that asks for a corrected reply (or the end of the Round)."""
+        what = "; ".join(problems)
+        if corrections >= self.max_self_corrections:
+            raise RoleFailure(
+                f"The Planner gave no usable reply after {corrections + 1} attempts in this Round "
+                f"(last problem: {what}). The model may not follow the JSON format; try a stronger model."
+            )
+        revised = Post.create(f"The reply could not be used: {what}.", self.alias, self.alias)
+        revised.id = post.id
+        revised.extra = dict(post.extra)
+        attach(revised, AttachmentType.invalid_response, raw_text, observer)
+        attach(
+            revised,
+            AttachmentType.revise_message,
+            self.templates.fill("revise_invalid", error=what, recipients=", ".join(self.recipients)),
+            observer,
+        )
+        return revised

@@ -1,0 +1,152 @@
+"""The Planner's chat messages: a stable prefix, a condensed past, the live namespace at the end.
+
+Layout (each part is what TaskWeaver's Planner sends, made lean):
+1. system: the Planner's instructions, the workers' intros and its JSON schema. Byte-identical on every
+   call: no time, no session id, no variables, so provider prompt caching can hit.
+2. the few-shot examples, rendered once and reused (also byte-identical).
+3. the conversation: older Rounds as a digest (round_digest.py) at the head of the first message, the
+   newest Rounds in full, TaskWeaver-style (`From: X\\nMessage: ...` user turns, the Planner's own JSON as
+   assistant turns); code and output of a worker's step only for the newest Rounds.
+4. the namespace summary appended to the last user message.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.roles.prompt_library import PromptTemplates, fill
+from twnb.roles.round_digest import (
+    CondensePolicy,
+    first_text,
+    planner_digest,
+    split_history,
+)
+
+Message = dict[str, Any]
+
+PLANNER_KEYS = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
+
+
+def planner_reply_json(post: Post) -> str:
+    """The Planner's post as the JSON it would have written (TaskWeaver's `post_to_raw_text` form)."""
+    response: dict[str, str] = {}
+    for key in PLANNER_KEYS:
+        text = first_text(post, AttachmentType(key))
+        if text is not None:
+            response[key] = text
+    response["send_to"] = post.send_to
+    response["message"] = post.message
+    return json.dumps({"response": response}, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Worker:
+    """What the Planner is told about a worker."""
+
+    alias: str
+    intro: str
+
+
+@dataclass
+class PlannerPrompt:
+    templates: PromptTemplates
+    workers: Sequence[Worker]
+    examples: Sequence[Conversation] = ()
+    policy: CondensePolicy = field(default_factory=CondensePolicy)
+
+    def __post_init__(self) -> None:
+        self.recipients = [w.alias for w in self.workers] + ["User"]
+        self._system = self._compose_system()
+        start = self.templates.text("conversation_start")
+        self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead=start)]
+
+    # -- the stable prefix ---------------------------------------------------------------------------
+
+    def _compose_system(self) -> str:
+        intros = "\n".join(
+            self.templates.fill("worker_intro", alias=w.alias, intro=textwrap.indent(w.intro.rstrip(), "  "))
+            for w in self.workers
+        )
+        schema = self.templates.fill("response_json_schema", recipients=json.dumps(self.recipients))
+        return self.templates.fill("system", worker_intro=intros, response_schema=schema)
+
+    @property
+    def system_prompt(self) -> str:
+        return self._system
+
+    def prefix(self) -> list[Message]:
+        """The system message and the examples: the same objects' text on every call."""
+        return [{"role": "system", "content": self._system}, *(dict(m) for m in self._examples)]
+
+    # -- the conversation ----------------------------------------------------------------------------
+
+    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Message]:
+        """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
+        include_failure_rounds=True)`: the last one is the current Round."""
+        one_line, condensed, full = split_history(rounds, self.policy)
+        digest = [planner_digest(r, self.policy, one_line=True) for r in one_line]
+        digest += [planner_digest(r, self.policy, one_line=False) for r in condensed]
+        outputs = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+        lead = self.templates.text("conversation_start")
+        if digest:
+            lead += "\n" + self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
+        history = self._render_full(full, outputs, lead=lead)
+        if namespace_summary.strip() and history and history[-1]["role"] == "user":
+            history[-1]["content"] += "\n\n" + namespace_summary.strip()
+        return [*self.prefix(), *history]
+
+    def _render_full(
+        self, rounds: Sequence[Round], outputs: dict[str, int | None], *, lead: str
+    ) -> list[Message]:
+        """Rounds in TaskWeaver's form, `lead` heading the first user turn. `outputs[round.id]` caps the
+        worker output shown (None, or a round missing from `outputs`: all of it)."""
+        messages: list[Message] = []
+        for index, round in enumerate(rounds):
+            for post in round.post_list:
+                if post.send_from == "Planner":
+                    if post.send_to == "Planner":  # a self-correction
+                        invalid = first_text(post, AttachmentType.invalid_response) or ""
+                        revise = first_text(post, AttachmentType.revise_message) or ""
+                        messages.append({"role": "assistant", "content": invalid})
+                        messages.append({"role": "user", "content": self._from("User", revise)})
+                    else:
+                        messages.append({"role": "assistant", "content": planner_reply_json(post)})
+                    continue
+                text = self._from(post.send_from, post.message)
+                if post.send_from != "User":
+                    text += self._step_details(post, outputs.get(round.id))
+                if index == 0 and not messages:
+                    text = lead + "\n" + text
+                _add_user(messages, text)
+        return messages
+
+    def _from(self, role: str, message: str) -> str:
+        return fill(self.templates.text("message_format"), role=role, message=message)
+
+    @staticmethod
+    def _step_details(post: Post, output_cap: int | None) -> str:
+        """A worker's code and its output (capped), read from its attachments."""
+        if first_text(post, AttachmentType.reply_type) != "python":
+            return ""
+        code = first_text(post, AttachmentType.reply_content) or ""
+        text = f"\nCode:\n```python\n{code}\n```"
+        output = first_text(post, AttachmentType.execution_result)
+        status = first_text(post, AttachmentType.execution_status)
+        if output and status in ("SUCCESS", "FAILURE"):
+            if output_cap is not None and len(output) > output_cap:
+                output = output[:output_cap].rstrip() + f"\n… ({len(output) - output_cap} more characters)"
+            text += f"\nOutput:\n{output}"
+        return text
+
+
+def _add_user(messages: list[Message], text: str) -> None:
+    """Append a user turn, merging into a user turn just before it (some servers need alternation)."""
+    if messages and messages[-1]["role"] == "user":
+        messages[-1]["content"] += "\n\n" + text
+    else:
+        messages.append({"role": "user", "content": text})

@@ -1,0 +1,71 @@
+"""Autosave: each Round in its own file, rewritten atomically after every post.
+
+`<session_dir>/<session_id>/rounds/<round_id>.yaml` holds one Round, so saving after a post costs the
+same in Round 100 as in Round 1. Each file is a valid TaskWeaver conversation YAML with that one Round
+(TaskWeaver, and `Conversation.from_yaml`, read it as is) plus a `twnb_autosave` key giving the session
+id and the Round's position, from which a whole conversation is assembled again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import Conversation, Round, load_yaml_file, save_yaml_file
+
+AUTOSAVE_KEY = "twnb_autosave"
+
+
+def round_file_data(
+    round: Round, *, conversation_id: str, session_id: str, index: int, redact: Callable[[Any], Any]
+) -> dict[str, Any]:
+    return {
+        "id": conversation_id,
+        "plugins": [],
+        "roles": sorted({name for p in round.post_list for name in (p.send_from, p.send_to)}),
+        "enabled": True,
+        "rounds": [redact(round.to_dict())],
+        AUTOSAVE_KEY: {"session_id": session_id, "index": index},
+    }
+
+
+def write_round(folder: Path, data: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{data['rounds'][0]['id']}.yaml"
+    save_yaml_file(path, data)
+    return path
+
+
+def is_autosave_file(path: str | os.PathLike[str]) -> bool:
+    try:
+        data = load_yaml_file(path)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and AUTOSAVE_KEY in data
+
+
+def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
+    """The whole conversation from an autosave folder (`.../rounds`), or from any one Round file in it:
+    every Round in the folder, in the order they were made, ids kept."""
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise FileNotFoundError(f"{folder} holds no autosaved Rounds (*.yaml)")
+    entries: list[tuple[int, str, Conversation]] = []
+    for file in files:
+        conversation = Conversation.from_yaml(file)
+        info = conversation.unknown_keys.get(AUTOSAVE_KEY) or {}
+        started = ""
+        if conversation.rounds:
+            started = str((conversation.rounds[0].extra.get("timing") or {}).get("started_at") or "")
+        entries.append((int(info.get("index", 0)), started, conversation))
+    entries.sort(key=lambda entry: (entry[0], entry[1]))
+    first = entries[0][2]
+    result = Conversation(id=first.id, rounds=[], plugins=[], roles=[], enabled=True)
+    for _, _, conversation in entries:
+        result.rounds.extend(conversation.rounds)
+    result.roles = result.all_roles()
+    return result

@@ -1,0 +1,80 @@
+"""Building a Session from settings: the client (with the response_format fallback, and the cassette
+recorder when recording), the translator, both roles, verification, and the namespace summary hook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import Memory, create_id
+from twnb.session.session import Session
+
+
+def build_session(
+    settings: Any,
+    executor: Any,
+    *,
+    client: Any = None,
+    session_dir: Path | None = None,
+    record: bool | None = None,
+    redactor: Any = None,
+) -> Session:
+    """A Session for `settings` (a twnb.llm.settings.Settings or ResolvedSettings) running code on
+    `executor`. `client` defaults to the one the settings describe. `record` (default: the settings'
+    `record`, if they have one) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`,
+    which `save` copies beside the conversation."""
+    from twnb.llm.redaction import Redactor
+    from twnb.llm.response_format import ResponseFormatFallback, json_object_format
+    from twnb.roles.code_interpreter import CodeInterpreter
+    from twnb.roles.planner import Planner
+    from twnb.roles.planner_prompt import Worker
+    from twnb.roles.translator import PostTranslator
+    from twnb.roles.verification import VerificationConfig
+
+    plain = getattr(settings, "settings", settings)
+    redactor = redactor if redactor is not None else Redactor.from_settings(settings)
+    if client is None:
+        from twnb.llm.settings import make_client
+
+        client = make_client(settings)
+    client = ResponseFormatFallback(client)
+    folder = Path(session_dir if session_dir is not None else plain.session_dir)
+    memory = Memory(session_id=create_id())
+    cassette = None
+    if record if record is not None else bool(getattr(plain, "record", False)):
+        from twnb.llm.cassette import RecordingClient
+
+        cassette = folder / memory.session_id / "cassette.yaml"
+        cassette.parent.mkdir(parents=True, exist_ok=True)
+        client = RecordingClient(client, cassette, redactor=redactor)
+
+    namespace_summary = getattr(executor, "namespace_summary", None)
+    translator = PostTranslator()
+    code_interpreter = CodeInterpreter(
+        client,
+        plain.model_for("CodeInterpreter"),
+        translator,
+        verification=VerificationConfig(enabled=bool(plain.verify)),
+        max_retries=int(plain.max_retries),
+        namespace_summary=namespace_summary,
+        response_format=json_object_format(),
+    )
+    planner = Planner(
+        client,
+        plain.model_for("Planner"),
+        translator,
+        workers=[Worker(code_interpreter.alias, code_interpreter.intro)],
+        namespace_summary=namespace_summary,
+        response_format=json_object_format(),
+    )
+    return Session(
+        planner=planner,
+        code_interpreter=code_interpreter,
+        executor=executor,
+        session_dir=folder,
+        memory=memory,
+        redactor=redactor,
+        max_posts=int(plain.max_posts),
+        timeout=plain.timeout,
+        cassette_path=cassette,
+    )

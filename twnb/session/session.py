@@ -1,0 +1,286 @@
+"""A twnb session: one conversation, the Round driver, autosave, limits and cancellation.
+
+The Round loop is a generator (DESIGN.md §2): it yields each piece of code to run as a `CodeRequest`
+and receives the kernel's `ExecutionResult`. `run_round` drives it with the executor; step mode drives
+the same generator from clicks. One loop, two drivers.
+
+A Round never raises for an expected failure: an LLM error, a role that gives up, the post limit, or
+Ctrl-C end it `failed` with `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is
+always the last event. Every post is redacted when committed, so secrets reach neither later prompts,
+nor the autosave, nor the saved YAML.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import shutil
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import (
+    Conversation,
+    Memory,
+    NullObserver,
+    Observer,
+    ObserverGroup,
+    PlanUpdated,
+    Post,
+    PostCommitted,
+    Round,
+    RoundEnded,
+    RoundFailed,
+    RoundStarted,
+    StatusChanged,
+    conversation_dict,
+    create_id,
+    derive_plan,
+    load_yaml_file,
+    save_yaml_file,
+)
+from twnb.roles.llm_turn import add_usage, now_iso
+from twnb.roles.role import RoleFailure
+from twnb.session.autosave import (
+    AUTOSAVE_KEY,
+    load_autosaved_conversation,
+    round_file_data,
+    write_round,
+)
+from twnb.session.code_request import CodeRequest
+
+logger = logging.getLogger(__name__)
+
+INTERRUPTED = "Interrupted by the user (Ctrl-C); every post made so far is kept."
+
+
+class RoundLimitReached(Exception):
+    """The Round used up its internal posts without answering the User."""
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        planner: Any,
+        code_interpreter: Any,
+        executor: Any,
+        session_dir: Path,
+        memory: Memory | None = None,
+        redactor: Any = None,
+        max_posts: int = 20,
+        timeout: float | None = 600.0,
+        autosave: bool = True,
+        cassette_path: Path | None = None,
+    ) -> None:
+        self.planner = planner
+        self.code_interpreter = code_interpreter
+        self.executor = executor
+        self.session_dir = Path(session_dir)
+        self.memory = memory if memory is not None else Memory(session_id=create_id())
+        self.session_id: str = self.memory.session_id
+        self.redactor = redactor
+        self.max_posts = max_posts
+        self.timeout = timeout
+        self.autosave = autosave
+        self.cassette_path = cassette_path
+        self.plan: Any = None
+        self._run_takes_id = _accepts(getattr(executor, "run", None), "execution_id")
+
+    # -- where things go ---------------------------------------------------------------------------
+
+    @property
+    def autosave_dir(self) -> Path:
+        """Where this session's Rounds are autosaved, one file each (the newest file is the latest)."""
+        return self.session_dir / self.session_id / "rounds"
+
+    def _redact(self, data: Any) -> Any:
+        return self.redactor.redact_data(data) if self.redactor is not None else data
+
+    def _redact_text(self, text: str) -> str:
+        return self.redactor.redact(text) if self.redactor is not None else text
+
+    # -- the Round driver ----------------------------------------------------------------------------
+
+    def round_driver(
+        self, query: str, observer: Observer | None = None
+    ) -> Generator[CodeRequest, Any, Round]:
+        """Run one Round for `query`; yields code to run, expects its ExecutionResult back."""
+        watcher = ObserverGroup([observer or NullObserver()])
+        current = self.memory.create_round(self._redact_text(query))
+        index = len(self.memory.conversation.rounds) - 1
+        self.plan = None
+        started = time.perf_counter()
+        current.extra["timing"] = {"started_at": now_iso()}
+        watcher.on_event(RoundStarted(current.id, current.user_query))
+        failure: str | None = None
+        try:
+            post = Post.create(current.user_query, "User", self.planner.alias)
+            self._commit(current, index, post, watcher)
+            internal = 0
+            while post.send_to != "User":
+                if internal >= self.max_posts:
+                    raise RoundLimitReached(
+                        f"The Round used its {self.max_posts} internal posts (max_posts) without an answer "
+                        "for the User; raise session.max_posts or split the request."
+                    )
+                post = yield from self._next_post(current, post.send_to, watcher)
+                internal += 1
+                self._commit(current, index, post, watcher)
+                if _interrupted(post):
+                    raise KeyboardInterrupt
+            current.change_round_state("finished")
+        except KeyboardInterrupt:
+            failure = INTERRUPTED
+        except GeneratorExit:
+            failure = "Cancelled before it finished; every post made so far is kept."
+        except RoundLimitReached as error:
+            failure = str(error)
+        except RoleFailure as error:
+            failure = self._redact_text(str(error))
+        except Exception as error:
+            from twnb.llm.errors import LLMError
+
+            if isinstance(error, LLMError):
+                failure = self._redact_text(f"The LLM call failed: {error}")
+            else:
+                logger.exception("the Round failed on an unexpected error")
+                failure = self._redact_text(f"Unexpected error: {type(error).__name__}: {error}")
+        finally:
+            if failure is not None:
+                current.change_round_state("failed")
+                current.extra["failure_reason"] = failure
+                watcher.on_event(RoundFailed(current.id, failure))
+            timing = current.extra["timing"]
+            timing["ended_at"] = now_iso()
+            timing["duration_s"] = round(time.perf_counter() - started, 3)
+            self._autosave(current, index)
+            watcher.on_event(RoundEnded(current.id, current.state, failure))
+        return current
+
+    def _next_post(
+        self, round: Round, recipient: str, watcher: Observer
+    ) -> Generator[CodeRequest, Any, Post]:
+        if recipient == self.planner.alias:
+            post = self.planner.reply(self.memory, observer=watcher)
+            if post.send_to != self.planner.alias:  # a self-correction changes no plan
+                self.plan = derive_plan(self.plan, post, user_query=round.user_query)
+                watcher.on_event(PlanUpdated(self.plan))
+            return post
+        if recipient == self.code_interpreter.alias:
+            post = self.code_interpreter.generate(self.memory, watcher)
+            code = self.code_interpreter.code_to_run(post)
+            if code is not None:
+                watcher.on_event(StatusChanged(f"{self.code_interpreter.alias}: running code"))
+                result = yield CodeRequest(post.id, code, self.timeout)
+                self.code_interpreter.record_execution(post, result, watcher)
+            return post
+        raise RoleFailure(
+            f"A post was addressed to {recipient!r}, which is not a role of this session "
+            f"({self.planner.alias}, {self.code_interpreter.alias} or User)."
+        )
+
+    def _commit(self, round: Round, index: int, post: Post, watcher: Observer) -> None:
+        if self.redactor is not None:
+            post = Post.from_dict(self.redactor.redact_data(post.to_dict()), keep_ids=True)
+        round.add_post(post)
+        usage = post.extra.get("usage")
+        if usage:
+            round.extra["usage"] = add_usage(dict(round.extra.get("usage") or {}), usage)
+        watcher.on_event(PostCommitted(post))
+        self._autosave(round, index)
+
+    def _autosave(self, round: Round, index: int) -> None:
+        if not self.autosave:
+            return
+        try:
+            data = round_file_data(
+                round,
+                conversation_id=self.memory.conversation.id,
+                session_id=self.session_id,
+                index=index,
+                redact=self._redact,
+            )
+            write_round(self.autosave_dir, data)
+        except OSError as error:  # a full disk must not lose the Round in memory
+            logger.warning("could not autosave Round %s: %s", round.id, error)
+
+    # -- the plain driver ------------------------------------------------------------------------------
+
+    def run_round(self, query: str, observer: Observer | None = None) -> Round:
+        """One Round, its code run on the executor. Never raises for an expected failure: check
+        `round.state` and `round.extra["failure_reason"]`."""
+        driver = self.round_driver(query, observer)
+        to_send: Any = None
+        to_throw: BaseException | None = None
+        while True:
+            try:
+                request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
+            except StopIteration as stop:
+                return stop.value
+            to_send, to_throw = None, None
+            try:
+                to_send = self._execute(request)
+            except BaseException as error:  # Ctrl-C outside the code, an executor that broke
+                to_throw = error
+
+    def _execute(self, request: CodeRequest) -> Any:
+        if self._run_takes_id:
+            return self.executor.run(request.code, timeout=request.timeout, execution_id=request.post_id)
+        return self.executor.run(request.code, timeout=request.timeout)
+
+    # -- the conversation ------------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """The whole conversation as TaskWeaver YAML (artifact paths inside its folder made relative),
+        redacted; the cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = self._redact(conversation_dict(self.memory.conversation, relative_to=path.parent))
+        save_yaml_file(path, data)
+        if self.cassette_path is not None and Path(self.cassette_path).is_file():
+            from twnb.llm.cassette import cassette_path_for
+
+            shutil.copyfile(self.cassette_path, cassette_path_for(path))
+        return path
+
+    def load(self, path: str | Path) -> Conversation:
+        """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
+        or any autosaved Round file (then the whole autosaved conversation is assembled)."""
+        path = Path(path)
+        if path.is_dir():
+            conversation = load_autosaved_conversation(path)
+        else:
+            data = load_yaml_file(path)
+            if isinstance(data, dict) and AUTOSAVE_KEY in data:
+                conversation = load_autosaved_conversation(path)
+            else:
+                conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
+        self.memory.conversation = conversation
+        self.plan = None
+        for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
+            self._autosave(round, index)
+        return conversation
+
+    def reset(self) -> None:
+        """A new, empty conversation under a new session id."""
+        self.memory = Memory(session_id=create_id())
+        self.session_id = self.memory.session_id
+        self.plan = None
+
+
+def _interrupted(post: Post) -> bool:
+    for attachment in post.attachment_list:
+        if attachment.type.value == "execution_result" and isinstance(attachment.extra, dict):
+            return attachment.extra.get("status") == "interrupted"
+    return False
+
+
+def _accepts(function: Any, name: str) -> bool:
+    if function is None:
+        return False
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False

@@ -221,6 +221,9 @@ class RecordingClient:
         entry.content = self.redactor.redact(partial or getattr(exc, "partial_text", "") or "")
         entry.reasoning = self.redactor.redact(getattr(exc, "partial_reasoning", "") or "")
         entry.error = {"type": type(exc).__name__, "at": at, "message": self.redactor.redact(str(exc))}
+        if getattr(exc, "param", None):
+            # A refused parameter (response_format, say) must replay as refused for the fallback to act.
+            entry.error["param"] = str(exc.param)  # type: ignore[attr-defined]
         self._write(entry)
 
     def _write(self, entry: CassetteEntry) -> None:
@@ -381,6 +384,8 @@ def _recorded_error(entry: CassetteEntry) -> LLMError:
         return LLMError(message, model=entry.model)
     if issubclass(cls, llm_errors.LLMStreamDropped):
         return cls(message, partial_text=entry.content, partial_reasoning=entry.reasoning, model=entry.model)
+    if issubclass(cls, llm_errors.LLMBadRequestError):
+        return cls(message, param=error.get("param"), model=entry.model)
     return cls(message, model=entry.model)
 
 

@@ -1,0 +1,50 @@
+"""The ChatClient a twnb session talks to: live (optionally recorded) or replayed from a cassette.
+
+Live, the layers are, outermost first::
+
+    RecordingClient          (only when recording: writes each call, redacted, to the cassette)
+      ResponseFormatFallback (drops response_format for the session once the server refuses it)
+        RedactingClient      (no secret leaves the process in a prompt)
+          OpenAIChatClient   (HTTP, from the resolved settings)
+
+Replaying, a :class:`~twnb.llm.cassette.ReplayClient` stands in for all of them: it needs no key,
+no model server and no network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from twnb.llm.cassette import RecordingClient, ReplayClient
+from twnb.llm.redacting_client import RedactingClient
+from twnb.llm.redaction import Redactor
+from twnb.llm.response_format import ResponseFormatFallback
+from twnb.llm.settings import ResolvedSettings, make_client
+
+__all__ = ["session_chat_client"]
+
+
+def session_chat_client(
+    resolved: ResolvedSettings,
+    *,
+    redactor: Redactor | None = None,
+    record_to: str | Path | None = None,
+    replay_from: str | Path | None = None,
+    **client_options: Any,
+) -> Any:
+    """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
+
+    ``redactor`` defaults to one built from ``resolved`` (the key, ``.env`` secrets, the live
+    environment); pass the session's own so prompts, cassettes and logs share it.
+    """
+    if record_to is not None and replay_from is not None:
+        raise ValueError("Record or replay, not both: pass only one of record_to and replay_from.")
+    redactor = redactor if redactor is not None else Redactor.from_settings(resolved)
+    if replay_from is not None:
+        return ReplayClient(replay_from, redactor=redactor)
+    client: Any = make_client(resolved, redactor=redactor, **client_options)
+    client = ResponseFormatFallback(RedactingClient(client, redactor))
+    if record_to is not None:
+        client = RecordingClient(client, record_to, redactor=redactor)
+    return client

@@ -1,0 +1,116 @@
+"""Events are frozen dataclasses; observers receive them; a failing observer never breaks the Round."""
+
+import dataclasses
+import logging
+import typing
+
+import pytest
+
+from twnb.memory import (
+    AttachmentDelta,
+    AttachmentType,
+    Event,
+    MessageDelta,
+    NullObserver,
+    Observer,
+    ObserverGroup,
+    Plan,
+    PlanUpdated,
+    Post,
+    PostCommitted,
+    PostRetry,
+    PostStarted,
+    RoundEnded,
+    RoundFailed,
+    RoundStarted,
+    StatusChanged,
+    UsageReported,
+)
+
+ALL_EVENTS = [
+    RoundStarted("round-1", "q"),
+    RoundEnded("round-1", "failed", "boom"),
+    RoundFailed("round-1", "boom"),
+    PostStarted("post-1", "Planner", "CodeInterpreter"),
+    MessageDelta("post-1", "Hel", False),
+    AttachmentDelta("post-1", "atta-1", AttachmentType.thought, "th", True),
+    PostRetry("post-1", "stream dropped"),
+    PostCommitted(Post.create("m", "Planner")),
+    StatusChanged("running code"),
+    UsageReported("post-1", {"prompt_tokens": 3}),
+    PlanUpdated(Plan(name="p", description="d", expected_outcome="e", subtasks=[])),
+]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def on_event(self, event: Event) -> None:
+        self.events.append(event)
+
+
+class Broken:
+    def on_event(self, event: Event) -> None:
+        raise RuntimeError("view crashed")
+
+
+def test_event_union_lists_every_event_type():
+    assert set(typing.get_args(Event)) == {type(event) for event in ALL_EVENTS}
+
+
+@pytest.mark.parametrize("event", ALL_EVENTS, ids=lambda e: type(e).__name__)
+def test_events_are_frozen(event):
+    field = dataclasses.fields(event)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(event, field, "changed")
+
+
+def test_event_fields_are_the_agreed_ones():
+    names = {type(e).__name__: [f.name for f in dataclasses.fields(e)] for e in ALL_EVENTS}
+    assert names == {
+        "RoundStarted": ["round_id", "user_query"],
+        "RoundEnded": ["round_id", "state", "failure_reason"],
+        "RoundFailed": ["round_id", "reason"],
+        "PostStarted": ["post_id", "send_from", "send_to"],
+        "MessageDelta": ["post_id", "text", "is_end"],
+        "AttachmentDelta": ["post_id", "attachment_id", "type", "text", "is_end"],
+        "PostRetry": ["post_id", "reason"],
+        "PostCommitted": ["post"],
+        "StatusChanged": ["text"],
+        "UsageReported": ["post_id", "usage"],
+        "PlanUpdated": ["plan"],
+    }
+
+
+def test_recorder_null_and_group_satisfy_the_observer_protocol():
+    assert all(isinstance(o, Observer) for o in (Recorder(), NullObserver(), ObserverGroup([])))
+
+
+def test_null_observer_accepts_every_event():
+    observer = NullObserver()
+    assert [observer.on_event(event) for event in ALL_EVENTS] == [None] * len(ALL_EVENTS)
+
+
+def test_group_fans_out_to_every_observer_in_order():
+    first, second = Recorder(), Recorder()
+    group = ObserverGroup([first, second])
+    for event in ALL_EVENTS:
+        group.on_event(event)
+    assert first.events == ALL_EVENTS and second.events == ALL_EVENTS
+
+
+def test_group_swallows_a_failing_observer_and_keeps_delivering(caplog):
+    after = Recorder()
+    group = ObserverGroup([Broken(), after])
+    with caplog.at_level(logging.ERROR, logger="twnb.memory.events"):
+        group.on_event(StatusChanged("x"))
+    assert after.events == [StatusChanged("x")]
+    assert "view crashed" in caplog.text and "StatusChanged" in caplog.text
+
+
+def test_group_add_appends_an_observer():
+    group, recorder = ObserverGroup(), Recorder()
+    group.add(recorder)
+    group.on_event(StatusChanged("x"))
+    assert recorder.events == [StatusChanged("x")]

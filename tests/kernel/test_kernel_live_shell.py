@@ -147,8 +147,8 @@ def test_hundreds_of_files_are_found_within_the_scan_limit(live_kernel):
 
 def test_file_scan_stops_at_its_file_limit(live_kernel):
     code = (
-        "import os\nos.makedirs('more', exist_ok=True)\n"
-        "for i in range(300):\n    open(f'more/g{i:03}.txt', 'w').write('x')"
+        "import os\nos.makedirs('aaa-limited', exist_ok=True)\n"
+        "for i in range(300):\n    open(f'aaa-limited/g{i:03}.txt', 'w').write('x')"
     )
     result = live_kernel.run_case(code, scan_limits=ScanLimits(max_files=100))
     assert result["status"] == "success"

@@ -29,6 +29,7 @@ class DirectorySnapshot:
     # Folders whose listing was read to the end: after a scan cut short, only a new file in one of
     # these is known to be new (elsewhere it may just not have been reached before).
     listed_dirs: set[str] = field(default_factory=set)
+    seen_dirs: set[str] = field(default_factory=set)
     # Why the scan stopped early ("" when it saw everything within the depth limit).
     cut_short: str = ""
 
@@ -76,6 +77,7 @@ def scan_directory(
                     if entry.is_dir(follow_symlinks=False):
                         if entry.name in _SKIPPED_DIR_NAMES or entry.path in skipped:
                             continue
+                        snapshot.seen_dirs.add(os.path.relpath(entry.path, root_path))
                         if depth + 1 < limits.max_depth:
                             next_level.append((entry.path, depth + 1))
                         continue
@@ -94,12 +96,23 @@ def scan_directory(
     return snapshot
 
 
+def _known_new(rel: str, before: DirectorySnapshot) -> bool:
+    """After a scan cut short: is a file absent from `before` really new, or just never reached?"""
+    directory = os.path.dirname(rel) or "."
+    while True:
+        if directory in before.listed_dirs:
+            return True  # the nearest folder that existed before was read to the end
+        if directory in before.seen_dirs or directory == ".":
+            return False  # it existed but was not read: the file may be old
+        directory = os.path.dirname(directory) or "."
+
+
 def compare_snapshots(before: DirectorySnapshot, after: DirectorySnapshot) -> FileChanges:
     changes = FileChanges()
     for rel, signature in after.files.items():
         previous = before.files.get(rel)
         if previous is None:
-            if before.complete or (os.path.dirname(rel) or ".") in before.listed_dirs:
+            if before.complete or _known_new(rel, before):
                 changes.created.append(after.root / rel)
         elif previous != signature:
             changes.modified.append(after.root / rel)

@@ -72,6 +72,7 @@ def test_bearer_tokens_keep_the_word_and_lose_the_token():
     "ordinary",
     [
         "skeleton sk-short task-force",
+        "flask-abcdefghijklmnopqrstuvwxyz",  # "sk-" inside a word is not a key
         "a" * 64,
         "sha256 " + "0123456789abcdef" * 4,  # 64 hex digits: a digest, not an Azure key
         "post-20240101-abcdef12",

@@ -29,7 +29,8 @@ _LOAD_TWNB = _SHELL + (
     "print(t1 - t0, int('openai' in sys.modules), int('ipywidgets' in sys.modules))\n"
 )
 _IMPORT_WIDGETS = _SHELL + (
-    "import time\nt0 = time.perf_counter()\nimport ipywidgets\nt1 = time.perf_counter()\nprint(t1 - t0, 0, 1)\n"
+    "import time\nt0 = time.perf_counter()\nimport ipywidgets\n"
+    "t1 = time.perf_counter()\nprint(t1 - t0, 0, 1)\n"
 )
 
 STREAM_BYTES = 40_000
@@ -110,9 +111,10 @@ def bench_stream() -> None:
         f"{throttled['messages']} widget messages ({throttled['updates']} throttled updates), "
         f"{throttled['per_second']:.1f} messages/s"
     )
+    ratio = unthrottled["messages"] / throttled["messages"]
     print(
         f"same stream without the throttle: {unthrottled['messages']} widget messages, "
-        f"{unthrottled['per_second']:.1f} messages/s (ratio {unthrottled['messages'] / throttled['messages']:.0f}x)"
+        f"{unthrottled['per_second']:.1f} messages/s (ratio {ratio:.0f}x)"
     )
     print(f"first token to first widget message: {throttled['first_ms']:.2f} ms (real time)")
     print(

@@ -194,18 +194,34 @@ def test_load_of_a_missing_file_says_so(shell, capsys):
     assert "No such file" in capsys.readouterr().err
 
 
-def test_load_latest_takes_the_newest_autosave(shell, clean_env, capsys):
+def _autosave(folder, session_id, rounds):
+    from twnb.session.autosave import round_file_data, write_round
+
+    paths = []
+    for index, round in enumerate(rounds):
+        data = round_file_data(
+            round, conversation_id="conv-1", session_id=session_id, index=index, redact=dict
+        )
+        paths.append(write_round(folder / session_id / "rounds", data))
+    return paths
+
+
+def test_load_latest_takes_the_newest_autosaved_conversation(shell, clean_env, capsys):
     import os
 
-    autosaves = clean_env / ".twnb" / "autosave"
-    autosaves.mkdir(parents=True)
-    _saved_conversation(autosaves / "old.yaml")
-    newest = analysis_round()
-    _saved_conversation(autosaves / "new.yaml", [newest, analysis_round()])
-    os.utime(autosaves / "old.yaml", (1, 1))
+    sessions = clean_env / ".twnb"
+    (old,) = _autosave(sessions, "old-session", [analysis_round()])
+    first, second = analysis_round(), analysis_round()
+    _autosave(sessions, "new-session", [first, second])
+    os.utime(old, (1, 1))
     shell.run_line_magic("taskweaver", "load --latest")
     assert "Loaded 2 Rounds from" in capsys.readouterr().out
-    assert magics(shell).notebook.conversation.rounds[0].id == newest.id
+    assert [r.id for r in magics(shell).notebook.conversation.rounds] == [first.id, second.id]
+
+
+def test_load_latest_without_autosaves_says_where_it_looked(shell, clean_env, capsys):
+    shell.run_line_magic("taskweaver", "load --latest")
+    assert f"No autosave found under {clean_env / '.twnb'}" in capsys.readouterr().err
 
 
 def test_show_redisplays_a_loaded_round_by_id(shell, clean_env, capsys):

@@ -54,6 +54,7 @@ class NotebookSession:
 
     def _build(self, resolved: Any) -> Any:
         from twnb.kernel import LiveShellExecutor
+        from twnb.llm.redaction import Redactor
         from twnb.llm.settings import make_client
         from twnb.session import build_session
 
@@ -65,8 +66,9 @@ class NotebookSession:
             session_dir=session_dir,
             default_timeout=resolved.settings.timeout,
         )
-        client = make_client(resolved)
-        return build_session(resolved.settings, executor, client=client, session_dir=session_dir)
+        redactor = Redactor.from_settings(resolved)
+        client = make_client(resolved, redactor=redactor)
+        return build_session(resolved, executor, client=client, session_dir=session_dir, redactor=redactor)
 
     # --- the conversation, with or without a session ---------------------------------------------
 
@@ -98,8 +100,12 @@ class NotebookSession:
         if self.session is not None:
             return self.session.load(path)
         from twnb.memory import load_conversation
+        from twnb.session.autosave import is_autosave_file, load_autosaved_conversation
 
-        conversation = load_conversation(path)
+        # One autosaved Round file stands for its whole conversation (the session does the same).
+        conversation = (
+            load_autosaved_conversation(path) if is_autosave_file(path) else load_conversation(path)
+        )
         self.memory.conversation = conversation
         return conversation
 
@@ -132,12 +138,10 @@ class NotebookSession:
         return next((r for r in rounds if r.id == ref), None)
 
     def latest_autosave(self, resolved: Any) -> Path | None:
-        """The newest conversation YAML under the session folder (what `load --latest` takes)."""
+        """The newest autosaved Round file under the session folder (`<dir>/<session>/rounds/*.yaml`);
+        loading it loads that session's whole conversation (what `load --latest` does)."""
         folder = self.session_dir(resolved)
-        if self.session is not None and hasattr(self.session, "autosave_dir"):
-            autosave = self.session.autosave_dir
-            folder = Path(autosave() if callable(autosave) else autosave)
-        candidates = [p for p in folder.rglob("*.yaml") if p.is_file()] if folder.is_dir() else []
+        candidates = [p for p in folder.glob("*/rounds/*.yaml") if p.is_file()] if folder.is_dir() else []
         return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
 
 

@@ -292,7 +292,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
             if kind in _HIDDEN_TYPES or content in (None, "", []):
                 continue
             text = clean_text(content)
-            if kind in _CODE_TYPES or kind in _RESULT_TYPES:
+            if kind in _CODE_TYPES or kind in _RESULT_TYPES or "\n" in text.strip():
                 lines.append(f"[{kind}]")
                 lines += ["  " + line for line in _clip(text).splitlines()]
             else:

@@ -1,0 +1,80 @@
+"""Running a notebook of cells in a real ipykernel with nbclient, and reading what it saved."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbclient import NotebookClient
+
+CANARY_KEY = "sk-canary-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+
+
+class CountingClient(NotebookClient):
+    """nbclient, counting the widget state updates the kernel sends (what a frontend would redraw)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.widget_updates = 0
+        self.update_displays = 0
+
+    def handle_comm_msg(self, outs: Any, msg: dict[str, Any], cell_index: int) -> None:
+        if msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "update":
+            self.widget_updates += 1
+        super().handle_comm_msg(outs, msg, cell_index)
+
+    def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+        if msg["msg_type"] == "update_display_data":
+            self.update_displays += 1
+        return super().process_message(msg, cell, cell_index)
+
+
+def run_notebook(
+    folder: Path, cells: list[str], env: Mapping[str, str], *, allow_errors: bool = False
+) -> tuple[Any, CountingClient]:
+    """Execute `cells` (code) in a fresh python3 kernel whose working directory is `folder`, with `env`
+    added to its environment; the notebook is saved as folder/run.ipynb and validated."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)  # the kernel inherits the environment it is started with
+    try:
+        client = CountingClient(
+            nb,
+            kernel_name="python3",
+            timeout=60,
+            allow_errors=allow_errors,
+            resources={"metadata": {"path": str(folder)}},
+        )
+        try:
+            client.execute()
+        finally:
+            path = folder / "run.ipynb"
+            nbformat.write(nb, path)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    nbformat.validate(nbformat.read(path, as_version=4))
+    return nb, client
+
+
+def outputs_with(nb: Any, mime: str) -> list[dict[str, Any]]:
+    return [out for cell in nb.cells for out in cell.get("outputs", []) if mime in out.get("data", {})]
+
+
+def cell_text(cell: Any) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(out["text"])
+        elif "text/plain" in out.get("data", {}):
+            parts.append(out["data"]["text/plain"])
+        elif out.get("output_type") == "error":
+            parts.append("\n".join(out.get("traceback", [])))
+    return "".join(parts)

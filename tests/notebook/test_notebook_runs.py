@@ -1,0 +1,168 @@
+"""Whole notebooks run by nbclient in a real kernel against the loopback LLM server (contracts 5, 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient.exceptions import CellExecutionError
+
+from tests.notebook.notebook_run import CANARY_KEY, cell_text, outputs_with, run_notebook
+from tests.notebook.scripts import answer_round, failing_round
+from twnb.session.round_bundle import MIME_TYPE
+
+pytestmark = pytest.mark.slow
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+STATS = (
+    "_m = get_ipython().magics_manager.registry['TaskWeaverMagics'].last_display.view\n"
+    "print(_m.deltas_seen, _m.throttle.updates)"
+)
+
+
+def _env(fake_llm, folder: Path) -> dict[str, str]:
+    return {
+        "TWNB_MODEL": "fake-model",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": CANARY_KEY,
+        "TWNB_SESSION_DIR": str(folder / ".twnb"),
+        "HOME": str(folder),
+    }
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def test_saved_notebook_holds_the_final_round_beside_the_widget(fake_llm, folder):
+    fake_llm.load(answer_round())
+    nb, client = run_notebook(
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, folder)
+    )
+    (output,) = outputs_with(nb, MIME_TYPE)
+    payload = output["data"][MIME_TYPE]
+    assert WIDGET in output["data"]
+    assert {"text/plain", "text/markdown"} <= set(output["data"])
+    assert payload["state"] == "finished"
+    assert [(p["send_from"], p["send_to"]) for p in payload["post_list"]] == [
+        ("User", "Planner"),
+        ("Planner", "CodeInterpreter"),
+        ("CodeInterpreter", "Planner"),
+        ("Planner", "User"),
+    ]
+    assert [(s["name"], s["state"]) for s in payload["twnb"]["plan"]["subtasks"]] == [
+        ("compute 6 times 7", "done"),
+        ("report the answer", "done"),
+    ]
+    assert payload["twnb"]["schema_version"] == 1
+    assert client.update_displays == 1
+    assert nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+
+
+def test_code_ran_on_the_live_kernel(fake_llm, folder):
+    fake_llm.load(answer_round())
+    nb, _ = run_notebook(
+        folder,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "print(answer + 1)"],
+        _env(fake_llm, folder),
+    )
+    assert cell_text(nb.cells[2]).strip() == "43"
+
+
+def test_hostile_message_is_saved_as_text(fake_llm, folder):
+    fake_llm.load(answer_round())
+    nb, _ = run_notebook(
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, folder)
+    )
+    (output,) = outputs_with(nb, MIME_TYPE)
+    assert "<img" not in output["data"]["text/markdown"]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in output["data"]["text/markdown"]
+    rendered = []  # what a frontend renders as HTML or Markdown from the saved widget state
+    for model in nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values():
+        state = model["state"]
+        if isinstance(state.get("value"), str):
+            rendered.append(state["value"])
+        rendered += [
+            o["data"]["text/markdown"] for o in state.get("outputs", []) if "text/markdown" in o["data"]
+        ]
+    assert any("&lt;img src=x onerror=alert(1)&gt;" in text for text in rendered)
+    assert not any("<img" in text for text in rendered)
+
+
+def test_streaming_updates_are_throttled(fake_llm, folder):
+    long_message = "word " * 800  # 4 KB streamed 4 characters at a time, ~2.5 s
+    fake_llm.load(answer_round(final_message=long_message, delay_s=0.0025))
+    nb, client = run_notebook(
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", STATS], _env(fake_llm, folder)
+    )
+    deltas, updates = (int(x) for x in cell_text(nb.cells[2]).split())
+    assert deltas > 1000
+    assert updates < deltas / 10
+    assert client.widget_updates < deltas / 5
+    (output,) = outputs_with(nb, MIME_TYPE)
+    assert output["data"][MIME_TYPE]["post_list"][-1]["message"] == long_message
+
+
+def test_failed_round_shows_why_and_does_not_raise(fake_llm, folder):
+    fake_llm.load(failing_round())
+    nb, _ = run_notebook(
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "1 + 1"], _env(fake_llm, folder)
+    )
+    (output,) = outputs_with(nb, MIME_TYPE)
+    payload = output["data"][MIME_TYPE]
+    assert payload["state"] == "failed"
+    assert payload["extra"]["failure_reason"]
+    assert "Round failed:" in output["data"]["text/markdown"]
+    assert not [o for o in nb.cells[1].outputs if o["output_type"] == "error"]
+    assert cell_text(nb.cells[2]) == "2"
+
+
+def test_failed_round_with_strict_raises(fake_llm, folder):
+    fake_llm.load(failing_round())
+    with pytest.raises(CellExecutionError, match="RoundFailedError"):
+        run_notebook(
+            folder, ["%load_ext twnb", "%%taskweaver --strict\nWhat is 6 times 7?"], _env(fake_llm, folder)
+        )
+    nb = nbformat.read(folder / "run.ipynb", as_version=4)
+    (output,) = outputs_with(nb, MIME_TYPE)
+    assert output["data"][MIME_TYPE]["state"] == "failed"
+
+
+def test_save_reset_load_show_across_cells(fake_llm, folder):
+    fake_llm.load(answer_round())
+    cells = [
+        "%load_ext twnb",
+        "%%taskweaver\nWhat is 6 times 7?",
+        "%taskweaver save conv.yaml",
+        "%taskweaver reset",
+        "%taskweaver history",
+        "del answer\n%taskweaver load conv.yaml",
+        "%taskweaver show last",
+        "%taskweaver history",
+    ]
+    nb, _ = run_notebook(folder, cells, _env(fake_llm, folder))
+    round_id = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["id"]
+    assert "Saved 1 Round to conv.yaml" in cell_text(nb.cells[2])
+    assert "No Rounds yet" in cell_text(nb.cells[4])
+    assert "Loaded 1 Round from conv.yaml" in cell_text(nb.cells[5])
+    assert "this kernel lacks: answer" in cell_text(nb.cells[5])
+    shown = nb.cells[6].outputs[0]["data"][MIME_TYPE]
+    assert shown["id"] == round_id and shown["state"] == "finished"
+    assert round_id in cell_text(nb.cells[7])
+    assert len(fake_llm.chat_requests()) == 3  # show never called the LLM
+
+
+def test_no_key_in_config_outputs_or_the_saved_notebook(fake_llm, folder):
+    fake_llm.load(answer_round())
+    cells = [
+        "%load_ext twnb",
+        "%config TaskWeaverMagics",
+        "%taskweaver config",
+        "%%taskweaver\nWhat is 6 times 7?",
+    ]
+    run_notebook(folder, cells, _env(fake_llm, folder))
+    saved = (folder / "run.ipynb").read_text()
+    assert "OPENAI_API_KEY (environment)" in saved
+    assert CANARY_KEY not in saved

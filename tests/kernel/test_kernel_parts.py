@@ -1,0 +1,194 @@
+"""The kernel layer's small parts: bounded text, file scan, secret screening, namespace summary, LLM text."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from twnb.kernel import (
+    ExecutionError,
+    ExecutionResult,
+    VariableChange,
+    execution_text_for_llm,
+    summarize_namespace,
+)
+from twnb.kernel.bounded_text import BoundedText, head_and_tail
+from twnb.kernel.file_scan import ScanLimits, compare_snapshots, scan_directory
+from twnb.kernel.secret_screen import looks_secret_name, redact_secrets
+from twnb.kernel.variables import namespace_signatures, variable_delta
+
+
+def test_bounded_text_keeps_head_and_tail_and_counts_everything():
+    text = BoundedText(head_chars=5, tail_chars=3)
+    for chunk in ["abc", "defgh", "ijklmnop"]:
+        text.write(chunk)
+    assert text.total == 16
+    assert text.text() == "abcde\n[... 8 characters of output omitted ...]\nnop"
+
+
+def test_head_and_tail_never_exceeds_its_budget():
+    cut = head_and_tail("x" * 10_000, 300)
+    assert len(cut) <= 300 and "omitted" in cut
+
+
+def test_scan_skips_hidden_session_and_artifact_folders(tmp_path: Path):
+    for rel in (".hidden/a", "session/b", "arts/c", "kept/d"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    snapshot = scan_directory(tmp_path, skip=(tmp_path / "session", tmp_path / "arts"))
+    assert set(snapshot.files) == {"kept/d"}
+
+
+def test_scan_respects_depth_limit(tmp_path: Path):
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "deep.txt").write_text("x")
+    (tmp_path / "a" / "shallow.txt").write_text("x")
+    snapshot = scan_directory(tmp_path, limits=ScanLimits(max_depth=2))
+    assert set(snapshot.files) == {"a/shallow.txt"}
+
+
+def test_scan_cut_short_does_not_invent_new_files(tmp_path: Path):
+    for i in range(20):
+        (tmp_path / f"f{i:02}.txt").write_text("x")
+    limits = ScanLimits(max_files=10)
+    before = scan_directory(tmp_path, limits=limits)
+    (tmp_path / "f00.txt").unlink()  # the after-scan now reaches a file the before-scan never saw
+    changes = compare_snapshots(before, scan_directory(tmp_path, limits=limits))
+    assert changes.created == []
+    assert "file limit of 10" in changes.notes[0]
+
+
+def test_variable_delta_never_touches_contents():
+    class Untouchable:
+        def __eq__(self, other):
+            raise AssertionError("compared by value")
+
+        def __hash__(self):
+            raise AssertionError("hashed")
+
+    namespace = {"obj": Untouchable()}
+    before = namespace_signatures(namespace)
+    namespace["obj"] = Untouchable()
+    assert [c.kind for c in variable_delta(before, namespace_signatures(namespace))] == ["rebound"]
+
+
+@pytest.mark.parametrize("name", ["OPENAI_API_KEY", "my_token", "db_password", "clientSecret", "apikey"])
+def test_secret_names(name):
+    assert looks_secret_name(name)
+
+
+def test_redaction_hides_key_shaped_values_and_environment_secrets(monkeypatch):
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "plain-words-but-secret")
+    text = redact_secrets("a sk-abcdefghijklmnop b plain-words-but-secret c 0123456789abcdef0123456789abcdef")
+    assert text == "a [hidden] b [hidden] c [hidden]"
+
+
+def test_redaction_leaves_ordinary_text():
+    text = "/home/user/Projects/Analysis2024/data_cleaning_final_v2.csv task-manager disk-usage"
+    assert redact_secrets(text) == text
+
+
+def test_summary_describes_frames_series_arrays_and_scalars():
+    pd = pytest.importorskip("pandas")
+    np = pytest.importorskip("numpy")
+    namespace = {
+        "df": pd.DataFrame({"city": ["a"], "temp": [1.5]}),
+        "s": pd.Series([1, 2], name="counts"),
+        "arr": np.zeros((3, 2)),
+        "n": 7,
+        "label": "hello",
+        "np": np,
+        "_private": 1,
+        "In": [],
+    }
+    summary = summarize_namespace(namespace)
+    assert "- df: DataFrame, shape (1, 2); columns: city (" in summary and "temp (float64)" in summary
+    assert "- s: Series named 'counts', shape (2,), dtype int64" in summary
+    assert "- arr: ndarray, shape (3, 2), dtype float64" in summary
+    assert "- n: int = 7" in summary and "- label: str, len 5 = 'hello'" in summary
+    assert "np" not in summary.replace("ndarray", "") and "_private" not in summary and "In" not in summary
+
+
+def test_summary_never_shows_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-environment-value-123")
+    namespace = {
+        "OPENAI_API_KEY": "sk-canary-0123456789",
+        "my_token": "canary-token",
+        "harmless": "sk-canary-0123456789",
+        "copied": "sk-canary-environment-value-123",
+        "config": {"url": "http://x", "auth": "sk-canary-0123456789"},
+    }
+    summary = summarize_namespace(namespace)
+    assert "canary" not in summary
+    assert "- my_token: [hidden]" in summary
+
+
+def test_summary_never_computes_a_lazy_frame():
+    class LazyFrame:  # polars' lazy type name; touching anything but its type would be a computation
+        def __getattr__(self, name):
+            raise AssertionError(f"touched {name}")
+
+        def __repr__(self):
+            raise AssertionError("repr computed")
+
+    class DaskFrame:
+        def __repr__(self):
+            raise AssertionError("repr computed")
+
+    DaskFrame.__module__ = "dask.dataframe.core"
+    summary = summarize_namespace({"lazy": LazyFrame(), "ddf": DaskFrame()})
+    assert "- lazy: " in summary and "lazy: not computed" in summary
+    assert "- ddf: dask.DaskFrame (lazy: not computed" in summary
+
+
+def test_summary_gives_each_object_a_time_budget():
+    class Slow:
+        def __repr__(self):
+            time.sleep(5)
+            return "slow"
+
+    started = time.monotonic()
+    summary = summarize_namespace({"slow": Slow(), "after": 1}, per_object_budget_s=0.2)
+    assert time.monotonic() - started < 2
+    assert "not described: took longer than 0.2 s" in summary and "- after: int = 1" in summary
+
+
+def test_summary_is_bounded():
+    summary = summarize_namespace({f"v{i}": "x" * 60 for i in range(500)}, max_chars=1000)
+    assert len(summary) <= 1000
+    assert "more names not shown" in summary
+
+
+def _result(**fields) -> ExecutionResult:
+    status = fields.pop("status", "success")
+    return ExecutionResult(execution_id="exec-1", code="pass", status=status, **fields)
+
+
+def test_llm_text_keeps_head_of_output_and_tail_of_traceback():
+    trace = "\n".join(f"frame {i}" for i in range(2000)) + "\nZeroDivisionError: division by zero"
+    result = _result(
+        status="error",
+        stdout="first line\n" + "filler\n" * 5000,
+        error=ExecutionError("ZeroDivisionError", "division by zero", trace),
+    )
+    text = execution_text_for_llm(result, max_chars=2000)
+    assert len(text) <= 2000
+    assert "first line" in text
+    assert text.rstrip().endswith("ZeroDivisionError: division by zero")
+
+
+def test_llm_text_lists_artifacts_as_markdown_links(tmp_path: Path):
+    result = _result(artifacts=[str(tmp_path / "plots" / "fig 1.png")],
+                     variables=[VariableChange("df", "created", "DataFrame", [10, 2])])
+    text = execution_text_for_llm(result, relative_to=tmp_path)
+    assert "- [fig 1.png](<plots/fig 1.png>)" in text
+    assert "df (created, DataFrame (10, 2))" in text
+
+
+def test_llm_text_hides_printed_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-printed-environ-999")
+    result = _result(stdout="environ({'OPENAI_API_KEY': 'sk-canary-printed-environ-999'})")
+    assert "canary" not in execution_text_for_llm(result)

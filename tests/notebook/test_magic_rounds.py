@@ -1,0 +1,111 @@
+"""`%%taskweaver` Rounds in a real InteractiveShell (no widget frontend) against the loopback LLM server."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.notebook.conftest import magics
+from tests.notebook.scripts import answer_round, code, failing_round, planner
+from twnb.notebook.magics import RoundFailedError
+
+CANARY = "sk-canary-abcdefghijklmnopqrstuvwxyz0123"
+
+
+@pytest.fixture
+def llm_shell(shell, fake_llm, monkeypatch, clean_env):
+    monkeypatch.setenv("TWNB_MODEL", "fake-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    yield shell
+    for name in ("answer", "boom"):
+        shell.user_ns.pop(name, None)
+
+
+def test_round_prints_progress_and_the_final_round_as_text(llm_shell, fake_llm, capsys):
+    fake_llm.load(answer_round(final_message="The answer is 42."))
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr().out
+    assert result.success
+    assert "[twnb] Planner -> CodeInterpreter: Compute 6 times 7." in out
+    assert "[finished]" in out
+    assert "The answer is 42." in out
+    assert llm_shell.user_ns["answer"] == 42
+
+
+def test_the_conversation_lives_on_across_cells(llm_shell, fake_llm):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nAnd again?")
+    rounds = magics(llm_shell).notebook.conversation.rounds
+    assert [r.user_query for r in rounds] == ["What is 6 times 7?", "And again?"]
+    second_prompt = fake_llm.chat_requests()[3]["body"]["messages"]
+    assert "What is 6 times 7?" in str(second_prompt)
+
+
+def test_model_flag_applies_to_that_round_only(llm_shell, fake_llm):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver --model other-model\nWhat is 6 times 7?")
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nAgain?")
+    models = [r["body"]["model"] for r in fake_llm.chat_requests()]
+    assert models == ["other-model"] * 3 + ["fake-model"] * 3
+    assert len(magics(llm_shell).notebook.conversation.rounds) == 2
+
+
+def test_failed_round_shows_why_without_traceback_or_raising(llm_shell, fake_llm, capsys):
+    fake_llm.load(failing_round())
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr()
+    assert result.success
+    assert "[failed]" in out.out
+    assert "Round failed: The LLM call failed" in out.out
+    assert "Traceback" not in out.out + out.err
+    assert CANARY not in out.out + out.err
+
+
+def test_failed_round_with_strict_raises_the_reason(llm_shell, fake_llm):
+    fake_llm.load(failing_round())
+    with pytest.raises(RoundFailedError, match="The LLM call failed") as caught:
+        llm_shell.run_cell_magic("taskweaver", "--strict", "What is 6 times 7?")
+    assert CANARY not in str(caught.value)
+
+
+def test_strict_does_not_raise_for_a_finished_round(llm_shell, fake_llm):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell_magic("taskweaver", "--strict", "What is 6 times 7?")
+    assert magics(llm_shell).notebook.conversation.rounds[-1].state == "finished"
+
+
+def test_interrupted_round_says_interrupted(llm_shell, fake_llm, capsys):
+    fake_llm.load(
+        {
+            "Planner": [planner("Run it.", send_to="CodeInterpreter", step="1. compute 6 times 7")],
+            "CodeInterpreter": [code("boom = 1\nraise KeyboardInterrupt")],
+        }
+    )
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr().out
+    assert result.success
+    assert "[interrupted]" in out
+    assert "Interrupted by the user" in out
+
+
+def test_show_after_a_round_never_calls_the_llm(llm_shell, fake_llm, capsys):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    calls = len(fake_llm.chat_requests())
+    round_id = magics(llm_shell).notebook.conversation.rounds[0].id
+    capsys.readouterr()
+    llm_shell.run_line_magic("taskweaver", f"show {round_id}")
+    assert f"twnb Round {round_id} [finished]" in capsys.readouterr().out
+    assert len(fake_llm.chat_requests()) == calls
+
+
+def test_load_latest_after_reset_brings_the_conversation_back(llm_shell, fake_llm, capsys):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    round_id = magics(llm_shell).notebook.conversation.rounds[0].id
+    llm_shell.run_line_magic("taskweaver", "reset")
+    llm_shell.run_line_magic("taskweaver", "load --latest")
+    assert [r.id for r in magics(llm_shell).notebook.conversation.rounds] == [round_id]

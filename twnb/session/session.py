@@ -188,8 +188,8 @@ class Session:
         usage = post.extra.get("usage")
         if usage:
             round.extra["usage"] = add_usage(dict(round.extra.get("usage") or {}), usage)
+        self._autosave(round, index)  # before the event: a watcher may read the file
         watcher.on_event(PostCommitted(post))
-        self._autosave(round, index)
 
     def _autosave(self, round: Round, index: int) -> None:
         if not self.autosave:

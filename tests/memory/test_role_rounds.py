@@ -163,3 +163,19 @@ def test_save_experience_full_keeps_everything(tmp_path):
     assert (
         Conversation.from_yaml(tmp_path / "raw_exp_session-1.yaml").to_dict() == memory.conversation.to_dict()
     )
+
+
+def test_views_copy_attachments_and_extras_deeply():
+    from twnb.memory import Attachment, AttachmentType
+
+    memory = _memory(("finished",))
+    stored = memory.conversation.rounds[0].post_list[1]
+    stored.extra["usage"] = {"n": 1}
+    stored.add_attachment(Attachment.create(AttachmentType.artifact_paths, ["a.png"], extra={"k": [1]}))
+    before = memory.conversation.to_dict()
+    view = memory.get_role_rounds("Planner")[0].post_list[1]
+    view.extra["usage"]["n"] = 2
+    view.attachment_list[0].content.append("b.png")
+    view.attachment_list[0].extra["k"].append(2)
+    assert memory.conversation.to_dict() == before
+    assert view.attachment_list[0].to_dict()["id"] == stored.attachment_list[0].id

@@ -139,3 +139,20 @@ def test_save_refuses_a_text_attachment_that_could_never_be_loaded_back(tmp_path
     ):
         save_conversation(conversation, tmp_path / "c.yaml")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_loading_restores_the_garbage_collector(tmp_path):
+    import gc
+
+    save_conversation(_conversation(), tmp_path / "c.yaml")
+    Conversation.from_yaml(tmp_path / "c.yaml")
+    assert gc.isenabled()
+
+
+def test_a_failed_load_restores_the_garbage_collector(tmp_path):
+    import gc
+
+    (tmp_path / "c.yaml").write_text("rounds: [", encoding="utf-8")
+    with pytest.raises(ValueError):
+        Conversation.from_yaml(tmp_path / "c.yaml")
+    assert gc.isenabled()

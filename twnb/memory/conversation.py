@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from twnb.memory.gc_pause import gc_paused
 from twnb.memory.ids import CONVERSATION_PREFIX, create_id, loaded_id
 from twnb.memory.plugin import PluginEntry
 from twnb.memory.reading import Location, list_value, require_key, require_mapping, text_value
@@ -102,4 +103,5 @@ class Conversation:
         Any problem is a ValueError naming the file, round, post and key.
         """
         path = os.fspath(path)
-        return Conversation.from_dict(load_yaml_file(path), keep_ids=True, source=path)
+        with gc_paused():
+            return Conversation.from_dict(load_yaml_file(path), keep_ids=True, source=path)

@@ -5,13 +5,34 @@ from __future__ import annotations
 import copy
 import os
 
-from twnb.memory.attachment import AttachmentType
+from twnb.memory.attachment import Attachment, AttachmentType
 from twnb.memory.conversation import Conversation
 from twnb.memory.conversation_file import save_conversation
-from twnb.memory.post import RoleName
+from twnb.memory.post import Post, RoleName
 from twnb.memory.prompt_util import PromptUtil
 from twnb.memory.round import Round
 from twnb.memory.shared_memory_entry import SharedMemoryEntry, SharedMemoryEntryType
+
+
+def _copy_post(post: Post) -> Post:
+    """A deep copy without `copy.deepcopy`'s per-object bookkeeping: strings are immutable and shared,
+    everything mutable is copied. Prompts are built from these views on every LLM call."""
+    return Post(
+        id=post.id,
+        send_from=post.send_from,
+        send_to=post.send_to,
+        message=post.message,
+        attachment_list=[
+            Attachment(
+                id=a.id,
+                type=a.type,
+                content=list(a.content) if isinstance(a.content, list) else copy.deepcopy(a.content),
+                extra=None if a.extra is None else copy.deepcopy(a.extra),
+            )
+            for a in post.attachment_list
+        ],
+        extra=copy.deepcopy(post.extra) if post.extra else {},
+    )
 
 
 class Memory:
@@ -39,7 +60,7 @@ class Memory:
             view = Round.create(user_query=round.user_query, id=round.id, state=round.state)
             for post in round.post_list:
                 if post.send_from == role or post.send_to == role:
-                    view.add_post(copy.deepcopy(post))
+                    view.add_post(_copy_post(post))
             rounds.append(view)
         if not rounds:
             return rounds

@@ -154,10 +154,13 @@ class ReplyStreamParser:
         self._skipped_keys: list[str] = []
         self._wrapper_not_object = ""
 
-        # Set while inside a member string with no escape or surrogate pending: chunks take a fast path
-        # (_fast_key: also nothing carried over).
+        # Set while inside a member string with no escape or surrogate pending: chunks take a fast path.
         self._member_key: str | None = None
-        self._fast_key: str | None = None
+        #: The key whose string value is open with nothing pending (no partial escape, tag or
+        #: surrogate). While it is set, a chunk with neither '"' nor a backslash is wholly the next
+        #: piece of that value: ``feed`` would return ``[(open_string_key, chunk, False)]`` and change
+        #: nothing, so a caller on a hot path may skip the call.
+        self.open_string_key: str | None = None
         self._reset_json()
 
     # ------------------------------------------------------------------ public
@@ -169,7 +172,7 @@ class ReplyStreamParser:
 
     def feed(self, chunk: str) -> list[ReplyEvent]:
         """Consume the next piece of the reply and return the events it completes."""
-        key = self._fast_key
+        key = self.open_string_key
         if key is not None and chunk and '"' not in chunk and "\\" not in chunk:
             return [(key, chunk, False)]
         if self._member_key is not None and chunk:
@@ -199,16 +202,16 @@ class ReplyStreamParser:
             if end <= len(body):
                 # The string closed inside this chunk: the general path takes the rest.
                 self._state = _OBJ_NEXT
-                self._fast_key = self._member_key = None
+                self.open_string_key = self._member_key = None
                 out.append((key, decoded, True))
                 out += self._feed(text[end:])
                 return out
             out.append((key, decoded, False))
         if tail:
             self._carry = text[len(text) - tail :]
-            self._fast_key = None
+            self.open_string_key = None
         else:
-            self._fast_key = key
+            self.open_string_key = key
         return out
 
     def close(self) -> list[ReplyEvent]:
@@ -221,7 +224,7 @@ class ReplyStreamParser:
                 self._add_reasoning(carry)
             elif self._mode == _PROSE:
                 self._prose_parts.append(carry)
-        self._fast_key = self._member_key = None
+        self.open_string_key = self._member_key = None
         mode = self._mode
         if mode == _AFTER:
             return events
@@ -299,9 +302,9 @@ class ReplyStreamParser:
             and not self._esc
             and not self._hi
         ):
-            self._fast_key = self._member_key = self._key
+            self.open_string_key = self._member_key = self._key
         else:
-            self._fast_key = self._member_key = None
+            self.open_string_key = self._member_key = None
         return out
 
     def _add_reasoning(self, text: str) -> None:

@@ -77,9 +77,11 @@ class _PostBuilder:
         self.observer = observer
         self.parser = parser
         self.seen: list[str] = []
+        #: The current value's pieces, and how to announce a new (not final) piece of it.
+        self.parts: list[str] = []
+        self.emit_piece: Callable[[str], None] | None = None
         self._kind = _UNKNOWN
         self._key = ""
-        self._parts: list[str] = []
         self._message_parts: list[str] = []
         self._attachment: Attachment | None = None
         self._open = False  # a value has started and not ended
@@ -92,13 +94,13 @@ class _PostBuilder:
                 continue
             kind = self._kind
             if kind == _MESSAGE:
-                if is_end and text == "null" and not self._parts and key in self.parser.null_keys:
+                if is_end and text == "null" and not self.parts and key in self.parser.null_keys:
                     text = ""
-                self._parts.append(text)
+                self.parts.append(text)
                 if observer is not None:
                     observer.on_event(MessageDelta(self.post.id, text, is_end))
             else:
-                self._parts.append(text)
+                self.parts.append(text)
                 if kind == _ATTACHMENT and observer is not None:
                     attachment = self._attachment
                     assert attachment is not None
@@ -111,15 +113,19 @@ class _PostBuilder:
     def _start(self, key: str) -> None:
         self.seen.append(key)
         self._key = key
-        self._parts = []
+        self.parts = []
+        self.emit_piece = None
         self._open = True
+        observer, post_id = self.observer, self.post.id
         if key == "message":
             self._kind = _MESSAGE
+            if observer is not None:
+                self.emit_piece = lambda text: observer.on_event(MessageDelta(post_id, text, False))
             if self._message_parts:
                 # A repeated "message" key continues the message on a new line.
-                self._parts.append("\n")
-                if self.observer is not None:
-                    self.observer.on_event(MessageDelta(self.post.id, "\n", False))
+                self.parts.append("\n")
+                if observer is not None:
+                    observer.on_event(MessageDelta(post_id, "\n", False))
         elif key == "send_to":
             self._kind = _SEND_TO
         elif key in OUTPUT_KEYS:
@@ -127,10 +133,12 @@ class _PostBuilder:
             attachment = Attachment.create(AttachmentType(key), "")
             self._attachment = attachment
             self.post.add_attachment(attachment)
-            if self.observer is not None:
-                self.observer.on_event(
-                    AttachmentDelta(self.post.id, attachment.id, attachment.type, "", False)
+            if observer is not None:
+                att_id, att_type = attachment.id, attachment.type
+                self.emit_piece = lambda text: observer.on_event(
+                    AttachmentDelta(post_id, att_id, att_type, text, False)
                 )
+                observer.on_event(AttachmentDelta(post_id, att_id, att_type, "", False))
         else:
             self._kind = _UNKNOWN
             logger.warning(
@@ -142,7 +150,7 @@ class _PostBuilder:
         """Write the current value into the Post (also for a value cut short, on error)."""
         if not self._open:
             return
-        text = "".join(self._parts)
+        text = "".join(self.parts)
         kind = self._kind
         if kind == _MESSAGE:
             self._message_parts.append(text)
@@ -235,11 +243,19 @@ class PostTranslator:
         builder = _PostBuilder(post, observer, parser)
         raw: list[str] = []
         append, feed, apply = raw.append, parser.feed, builder.apply
+        add_piece, emit_piece = builder.parts.append, builder.emit_piece
         for chunk in chunks:
             append(chunk)
+            # Hot path: a chunk of plain text inside an open string value (parser.open_string_key).
+            if parser.open_string_key is not None and chunk and '"' not in chunk and "\\" not in chunk:
+                add_piece(chunk)
+                if emit_piece is not None:
+                    emit_piece(chunk)
+                continue
             events = feed(chunk)
             if events:
                 apply(events)
+                add_piece, emit_piece = builder.parts.append, builder.emit_piece
         try:
             apply(parser.close())
         except JsonStreamError as exc:

@@ -154,3 +154,17 @@ def test_unreadable_artifact_preview_says_why(tmp_path):
 def test_non_image_artifacts_get_no_preview(tmp_path):
     (tmp_path / "table.csv").write_text("a,b\n1,2\n")
     assert artifact_previews(_with_artifact(analysis_round(), "table.csv"), tmp_path) == []
+
+
+def test_preview_paths_inside_the_notebook_folder_are_relative(tmp_path):
+    _png(tmp_path / "fig.png", 4, 4)
+    (preview,) = artifact_previews(_with_artifact(analysis_round(), str(tmp_path / "fig.png")), tmp_path)
+    assert preview["path"] == "fig.png"
+
+
+def test_no_error_placeholder_is_not_shown_as_an_error():
+    round = analysis_round()
+    round.post_list[2].add_attachment(Attachment.create(AttachmentType.code_error, "No error is found."))
+    bundle = round_bundle(round, session_id="s-1")
+    assert "No error is found" not in bundle["text/markdown"]
+    assert "No error is found" not in bundle["text/plain"]

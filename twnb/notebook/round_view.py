@@ -19,8 +19,10 @@ from typing import Any
 
 from twnb.notebook.throttle import Throttle
 from twnb.session.round_bundle import (
+    NO_ERROR,
     PREVIEW_CAP_BYTES,
     clean_text,
+    display_path,
     escape_html,
     plan_to_dict,
     summary_line,
@@ -246,7 +248,11 @@ class RoundView:
 
     def _render_attachment(self, section: _PostSection, attachment_id: str) -> Any:
         kind, text = section.attachments[attachment_id]
-        if kind in _HIDDEN_TYPES or (kind == "reply_type"):
+        if (
+            kind in _HIDDEN_TYPES
+            or kind == "reply_type"
+            or (kind == "code_error" and text.strip() == NO_ERROR)
+        ):
             return None
         widget = section.attachment_widgets.get(attachment_id)
         if kind == "artifact_paths":
@@ -269,7 +275,7 @@ class RoundView:
             path = Path(path_text)
             if not path.is_absolute() and self._base_dir is not None:
                 path = self._base_dir / path
-            parts.append(artifact_html(path_text, path))
+            parts.append(artifact_html(display_path(path, self._base_dir), path))
         return "<div>" + "".join(parts) + "</div>"
 
     def _render_header(self) -> None:

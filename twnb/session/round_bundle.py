@@ -26,6 +26,7 @@ _CODE_TYPES = {"reply_content"}
 _HIDDEN_TYPES = {"shared_memory_entry", "reply_type", "invalid_response"}
 _RESULT_TYPES = {"execution_result", "code_error", "revise_message", "verification"}
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
+NO_ERROR = "No error is found."
 _TEXT_LIMIT = 4000  # characters of one result shown in text/markdown; the JSON keeps everything
 
 
@@ -119,8 +120,20 @@ def artifact_previews(
             path = Path(base_dir) / path
         if path.suffix.lower() not in _IMAGE_SUFFIXES:
             continue
-        previews.append(_preview(path, path_text, cap_bytes))
+        previews.append(_preview(path, display_path(path, base_dir), cap_bytes))
     return previews
+
+
+def display_path(path: str | Path, base_dir: str | Path | None) -> str:
+    """`path` relative to `base_dir` (the notebook's folder) when inside it, so links work from the
+    notebook and saved output does not carry the machine's absolute paths."""
+    path = Path(path)
+    if base_dir is not None and path.is_absolute():
+        try:
+            return path.resolve().relative_to(Path(base_dir).resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
 
 
 def _artifact_paths(round: Any) -> Iterable[str]:
@@ -232,7 +245,7 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
 def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     kind = str(attachment.get("type"))
     content = attachment.get("content")
-    if kind in _HIDDEN_TYPES or content in (None, "", []):
+    if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
         return []
     if kind == "artifact_paths":
         paths = [content] if isinstance(content, str) else list(content)
@@ -289,7 +302,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
         for attachment in post.get("attachment_list") or []:
             kind = str(attachment.get("type"))
             content = attachment.get("content")
-            if kind in _HIDDEN_TYPES or content in (None, "", []):
+            if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
                 continue
             text = clean_text(content)
             if kind in _CODE_TYPES or kind in _RESULT_TYPES or "\n" in text.strip():
@@ -328,6 +341,11 @@ def _state_label(payload: Mapping[str, Any]) -> str:
     if state == "failed" and "interrupt" in failure.lower():
         return "interrupted"
     return state
+
+
+def _is_no_error(kind: str, content: Any) -> bool:
+    # TaskWeaver writes a code_error attachment saying there is none; showing it (in red) misleads.
+    return kind == "code_error" and str(content).strip() == NO_ERROR
 
 
 def _type_name(kind: Any) -> str:

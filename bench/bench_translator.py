@@ -41,7 +41,7 @@ def make_reply(size: int) -> str:
     lines, length, i = [], 0, 0
     while length < size:
         lines.append(f'    df["col_{i}"] = df["price"].apply(lambda v: round(v * 1.2, 2))  # en €, naïve\n')
-        lines.append(f"    print(f\"row {{i}}:\\t{{df.iloc[{i}]}}\")\n")
+        lines.append(f'    print(f"row {{i}}:\\t{{df.iloc[{i}]}}")\n')
         length += len(lines[-1]) + len(lines[-2])
         i += 1
     code = "import pandas as pd\n\ndef build(df):\n" + "".join(lines)

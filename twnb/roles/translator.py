@@ -55,6 +55,8 @@ from twnb.memory import Attachment, AttachmentDelta, AttachmentType, MessageDelt
 from twnb.roles.errors import TranslationError
 from twnb.roles.json_stream import JsonStreamError, ReplyEvent, ReplyStreamParser, parse_reply_stream
 
+__all__ = ["OUTPUT_KEYS", "REASONING_CAP", "PostTranslator", "TranslationError"]
+
 logger = logging.getLogger(__name__)
 
 #: Characters of think-block text kept in ``post.extra["reasoning"]``.

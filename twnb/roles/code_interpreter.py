@@ -22,7 +22,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Obse
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.role import Role, attach, current_round_posts
+from twnb.roles.role import Role, attach, current_round_posts, role_rounds
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
 from twnb.roles.verification import VerificationConfig, verify_code
 
@@ -72,7 +72,7 @@ class CodeInterpreter(Role):
     # -- the prompt ------------------------------------------------------------------------------
 
     def compose(self, memory: Memory) -> list[dict[str, Any]]:
-        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
+        rounds = role_rounds(memory, self.alias)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 

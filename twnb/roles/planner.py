@@ -16,7 +16,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
+from twnb.roles.role import Role, RoleFailure, attach, current_round_posts, role_rounds
 from twnb.roles.round_digest import CondensePolicy
 
 REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
@@ -71,7 +71,7 @@ class Planner(Role):
         self.turn = LLMTurn(client, model, self.name, translator, attempts, response_format)
 
     def compose(self, memory: Memory) -> list[dict[str, Any]]:
-        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
+        rounds = role_rounds(memory, self.alias)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 

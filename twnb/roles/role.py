@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.memory import Attachment, AttachmentDelta, AttachmentType, Memory, Observer, Post
+from twnb.memory import Attachment, AttachmentDelta, AttachmentType, Memory, Observer, Post, Round
 
 
 class RoleFailure(Exception):
@@ -58,3 +58,15 @@ def attach(
 def current_round_posts(memory: Memory) -> list[Post]:
     rounds = memory.conversation.rounds
     return rounds[-1].post_list if rounds else []
+
+
+def role_rounds(memory: Memory, alias: str) -> list[Round]:
+    """`memory.get_role_rounds(alias, include_failure_rounds=True)` with each Round's `extra` (failure
+    reason, timing), which TaskWeaver's view does not copy, shared read-only from the original."""
+    rounds = memory.get_role_rounds(alias, include_failure_rounds=True)
+    originals = {r.id: r for r in memory.conversation.rounds}
+    for view in rounds:
+        original = originals.get(view.id)
+        if original is not None:
+            view.extra = original.extra
+    return rounds

@@ -1,0 +1,162 @@
+"""The composed prompts: a reviewed checklist of what each must (and must not) contain, golden
+snapshots of whole prompts, and the stable prefix that lets provider prompt caching hit.
+
+Snapshots live in tests/roles/snapshots/. After a deliberate prompt change, regenerate them with
+`TWNB_UPDATE_SNAPSHOTS=1 pytest tests/roles/test_prompts.py`, read the diff, and commit it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from prompt_history import analysis_round, memory_with, render, with_task
+
+from twnb.roles.code_interpreter import CodeInterpreter
+from twnb.roles.planner import Planner
+from twnb.roles.planner_prompt import Worker
+from twnb.roles.translator import PostTranslator
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+PLANNER_KEYS = ("plan_reasoning", "init_plan", "current_plan_step", "send_to")
+CODE_KEYS = ("thought", "reply_type", "reply_content")
+NAMESPACE = "Variables in the kernel:\n- sales: DataFrame, shape (1200, 6); columns: month (int64), region (object)"
+
+
+def make_roles(namespace: str = NAMESPACE) -> tuple[Planner, CodeInterpreter]:
+    translator = PostTranslator()
+    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: namespace)
+    planner = Planner(
+        None, "m", translator, workers=[Worker(code.alias, code.intro)], namespace_summary=lambda: namespace
+    )
+    return planner, code
+
+
+def check_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("TWNB_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed: review and regenerate the snapshot"
+
+
+# -- the system prompts ----------------------------------------------------------------------------
+
+
+def test_each_system_prompt_starts_by_naming_its_role():
+    planner, code = make_roles()
+    assert planner.prompt.system_prompt.startswith("You are the Planner")
+    assert code.prompt.system_prompt.startswith("You are the CodeInterpreter")
+
+
+def test_planner_system_prompt_names_only_its_own_keys():
+    system = make_roles()[0].prompt.system_prompt
+    assert all(key in system for key in (*PLANNER_KEYS, "message", "stop", '"plan"'))
+    assert not any(key in system for key in CODE_KEYS)
+
+
+def test_codeinterpreter_system_prompt_names_only_its_own_keys():
+    system = make_roles()[1].prompt.system_prompt
+    assert all(key in system for key in CODE_KEYS)
+    assert not any(key in system for key in PLANNER_KEYS)
+    assert '"message"' not in system and '"plan"' not in system
+
+
+def test_system_prompts_hold_nothing_that_changes_per_call():
+    planner, code = make_roles()
+    for system in (planner.prompt.system_prompt, code.prompt.system_prompt):
+        assert "sales" not in system  # no namespace
+        assert "test-session" not in system  # no session id
+        assert "20" not in system.split("JSON schema")[0]  # no date or time before the schema
+
+
+def test_codeinterpreter_system_prompt_carries_the_verification_rules():
+    system = make_roles()[1].prompt.system_prompt
+    assert "Allowed imports:" in system and "os.system" in system
+
+
+# -- the stable prefix -----------------------------------------------------------------------------
+
+
+def test_system_prompt_and_examples_are_byte_identical_across_calls():
+    planner, code = make_roles()
+    early = memory_with([analysis_round(1)])
+    late = memory_with([analysis_round(n) for n in range(1, 15)], "Something else entirely")
+    for role, first, second in ((planner, early, late), (code, with_task(early), with_task(late))):
+        prefix = len(role.prompt.prefix())
+        a, b = role.compose(first)[:prefix], role.compose(second)[:prefix]
+        assert a == b
+        assert a[0]["role"] == "system" and len(a) > 1  # the examples are part of it
+
+
+def test_other_namespaces_change_only_the_last_message():
+    rounds = [analysis_round(1), analysis_round(2)]
+    memories = (memory_with(rounds), with_task(memory_with(rounds)))
+    roles_a, roles_b = make_roles("Variables in the kernel:\n- a: int"), make_roles("Variables in the kernel:\n- b: int")
+    for one, other, memory in zip(roles_a, roles_b, memories, strict=True):
+        first, second = one.compose(memory), other.compose(memory)
+        assert first[:-1] == second[:-1] and first[-1] != second[-1]
+
+
+# -- the conversation ------------------------------------------------------------------------------
+
+
+def test_namespace_summary_is_in_the_last_user_message_only():
+    planner, code = make_roles()
+    rounds = [analysis_round(1)]
+    for messages in (planner.compose(memory_with(rounds)), code.compose(with_task(memory_with(rounds)))):
+        assert messages[-1]["role"] == "user" and messages[-1]["content"].endswith(NAMESPACE)
+        assert sum(NAMESPACE in m["content"] for m in messages) == 1
+
+
+def test_planner_condenses_older_rounds():
+    planner, _ = make_roles()
+    text = render(planner.compose(memory_with([analysis_round(n) for n in range(1, 31)])))
+    assert "RESULT-OF-ROUND-30" in text  # the previous Round in full, its output capped
+    assert "RESULT-OF-ROUND-29" not in text and "table_29 = sales" not in text  # condensed: no output or code
+    assert "Question 29" in text and "ANSWER-29" in text and "made table_29 (DataFrame, 23x10)" in text
+    assert "Question 3:" in text and "ANSWER-3" in text  # oldest: one line each, answer kept short
+
+
+def test_codeinterpreter_condenses_older_rounds():
+    _, code = make_roles()
+    text = render(code.compose(with_task(memory_with([analysis_round(n) for n in range(1, 31)]))))
+    assert "table_30 = sales" in text  # the previous Round's code in full
+    assert "table_29 = sales" not in text and "RESULT-OF-ROUND-29" not in text
+    assert "Aggregate month 29 into table_29." in text and "code SUCCESS; made table_29" in text
+
+
+def test_a_failed_round_stays_as_one_line_saying_its_code_ran():
+    planner, _ = make_roles()
+    rounds = [analysis_round(1), analysis_round(2, state="failed"), analysis_round(3)]
+    text = render(planner.compose(memory_with(rounds)))
+    line = next(line for line in text.splitlines() if "Question 2" in line)
+    assert "round failed (The LLM call failed: HTTP 500.)" in line and "its code did run and made table_2" in line
+    assert "RESULT-OF-ROUND-2" not in text
+
+
+def test_prompt_size_stays_flat_as_rounds_accumulate():
+    planner, code = make_roles()
+    sizes = []
+    for count in (10, 30, 60):
+        rounds = [analysis_round(n) for n in range(1, count + 1)]
+        sizes.append((len(render(planner.compose(memory_with(rounds))))))
+    growth_per_round = (sizes[2] - sizes[1]) / 30
+    assert growth_per_round < 200  # characters per Round once older Rounds are one line each
+
+
+# -- golden snapshots ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rounds", [1, 12])
+def test_planner_prompt_snapshot(rounds):
+    planner, _ = make_roles()
+    check_snapshot(f"planner_after_{rounds}_rounds.txt", render(planner.compose(memory_with(
+        [analysis_round(n) for n in range(1, rounds + 1)]))))
+
+
+@pytest.mark.parametrize("rounds", [1, 12])
+def test_codeinterpreter_prompt_snapshot(rounds):
+    _, code = make_roles()
+    check_snapshot(f"code_interpreter_after_{rounds}_rounds.txt", render(code.compose(with_task(memory_with(
+        [analysis_round(n) for n in range(1, rounds + 1)])))))

@@ -192,3 +192,9 @@ def test_llm_text_hides_printed_secrets(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-printed-environ-999")
     result = _result(stdout="environ({'OPENAI_API_KEY': 'sk-canary-printed-environ-999'})")
     assert "canary" not in execution_text_for_llm(result)
+
+
+def test_llm_text_includes_the_text_of_displayed_tables():
+    display = {"mime_types": ["text/html", "text/plain"], "text": "   a  b\n0  1  2", "artifact": None}
+    text = execution_text_for_llm(_result(displays=[display]))
+    assert "Displayed:\n   a  b\n0  1  2" in text

@@ -56,9 +56,12 @@ def execution_text_for_llm(
             trace = head_and_tail(result.error.traceback, budget // 3, what="traceback", head_share=0.15)
             section += "\nTraceback:\n" + trace
         sections.append(section)
-    images = [d for d in result.displays if d.get("artifact")]
-    if len(result.displays) > len(images):
-        sections.append(f"{len(result.displays) - len(images)} non-image display(s) shown in the notebook.")
+    shown = [d for d in result.displays if not d.get("artifact") and d.get("text")]
+    if shown:
+        # display(df) is how code often shows a table: the LLM needs its text form.
+        texts = "\n".join(str(d["text"]) for d in shown)
+        texts = head_and_tail(texts, budget // 4, what="displayed text", head_share=0.8)
+        sections.append("Displayed:\n" + texts)
     if result.artifacts:
         links = [_artifact_link(p, relative_to) for p in result.artifacts[:20]]
         more = len(result.artifacts) - 20

@@ -11,7 +11,7 @@ from twnb.kernel.file_scan import FileChanges
 from twnb.kernel.image_artifacts import save_display_image
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
 
-DISPLAY_TEXT_CHARS = 300
+DISPLAY_TEXT_CHARS = 2000  # enough for a displayed DataFrame's text form
 
 
 def traceback_text(stb: list[str]) -> str:

@@ -49,7 +49,3 @@ def shell(clean_env: Path) -> Iterator[object]:
         ip.run_line_magic("unload_ext", "twnb")
         # `%config TaskWeaverMagics.x = ...` also writes the shell's config, which outlives the magics.
         ip.config.pop("TaskWeaverMagics", None)
-
-
-def magics(ip: object) -> object:
-    return ip.magics_manager.registry["TaskWeaverMagics"]

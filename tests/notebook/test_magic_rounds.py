@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from nb_scripts import answer_round, code, failing_round, planner
+from nb_shell import magics
 
-from tests.notebook.conftest import magics
-from tests.notebook.scripts import answer_round, code, failing_round, planner
 from twnb.notebook.magics import RoundFailedError
 
 CANARY = "sk-canary-abcdefghijklmnopqrstuvwxyz0123"

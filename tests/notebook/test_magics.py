@@ -7,9 +7,9 @@ import sys
 
 import pytest
 from IPython.core.error import UsageError
+from nb_rounds import analysis_round
+from nb_shell import magics
 
-from tests.notebook.conftest import magics
-from tests.notebook.rounds import analysis_round
 from twnb.memory import Conversation, save_conversation
 from twnb.notebook.magics import RoundFailedError
 
@@ -44,6 +44,17 @@ def test_import_twnb_loads_no_openai_ipywidgets_or_ipython():
         "import sys, twnb\n"
         "heavy = [m for m in ('openai', 'ipywidgets', 'IPython', 'pandas', 'yaml') if m in sys.modules]\n"
         "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_load_ext_imports_neither_openai_nor_ipywidgets():
+    code = (
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "InteractiveShell.instance().run_line_magic('load_ext', 'twnb')\n"
+        "print([m for m in ('openai', 'ipywidgets', 'pandas') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
+from nb_scripts import answer_round, failing_round
 from nbclient.exceptions import CellExecutionError
 
-from tests.notebook.notebook_run import CANARY_KEY, cell_text, outputs_with, run_notebook
-from tests.notebook.scripts import answer_round, failing_round
 from twnb.session.round_bundle import MIME_TYPE
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from tests.notebook.rounds import HOSTILE, analysis_round
+from nb_rounds import HOSTILE, analysis_round
+
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
 from twnb.session.round_bundle import (
     MIME_TYPE,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.notebook.fake_clock import FakeClock
-from tests.notebook.rounds import HOSTILE, analysis_round
+from nb_fake_clock import FakeClock
+from nb_rounds import HOSTILE, analysis_round
+
 from twnb.memory import (
     AttachmentDelta,
     AttachmentType,

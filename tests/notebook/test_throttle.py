@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from nb_fake_clock import FakeClock
 
-from tests.notebook.fake_clock import FakeClock
 from twnb.notebook.throttle import Throttle
 
 

@@ -156,3 +156,23 @@ def test_a_failed_load_restores_the_garbage_collector(tmp_path):
     with pytest.raises(ValueError):
         Conversation.from_yaml(tmp_path / "c.yaml")
     assert gc.isenabled()
+
+
+def test_write_text_atomic_creates_and_replaces(tmp_path):
+    yaml_io.write_text_atomic(tmp_path / "f.txt", "one")
+    yaml_io.write_text_atomic(tmp_path / "f.txt", "two ✓")
+    assert (tmp_path / "f.txt").read_text(encoding="utf-8") == "two ✓"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_save_yaml_file_and_load_yaml_file_round_trip(tmp_path):
+    data = {"b": [1, "two", None], "a": {"x": "y\nz"}}
+    yaml_io.save_yaml_file(tmp_path / "d.yaml", data)
+    assert yaml_io.load_yaml_file(tmp_path / "d.yaml") == data
+
+
+def test_conversation_dict_is_to_dict_when_no_folder_given():
+    from twnb.memory import conversation_dict
+
+    conversation = _conversation()
+    assert conversation_dict(conversation) == conversation.to_dict()

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from twnb.memory.gc_pause import gc_paused
 from twnb.memory.reading import ConversationFormatError, Location
 
 # libyaml is 5-10x faster on the large execution results conversations carry; fall back silently.
@@ -78,14 +79,16 @@ def dump_yaml(data: Any) -> str:
             f"cannot write YAML: {bad} is not plain data (dict, list, str, number, bool or None); "
             "convert it before saving"
         )
-    return yaml.dump(
-        data,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=4096,
-    )
+    # The representer builds a node per value: pausing cycle collection keeps big saves linear.
+    with gc_paused():
+        return yaml.dump(
+            data,
+            Dumper=_Dumper,
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=4096,
+        )
 
 
 def load_yaml_text(text: str, source: str = "<string>") -> Any:

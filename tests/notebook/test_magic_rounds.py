@@ -109,3 +109,32 @@ def test_load_latest_after_reset_brings_the_conversation_back(llm_shell, fake_ll
     llm_shell.run_line_magic("taskweaver", "reset")
     llm_shell.run_line_magic("taskweaver", "load --latest")
     assert [r.id for r in magics(llm_shell).notebook.conversation.rounds] == [round_id]
+
+
+def test_ctrl_c_while_the_llm_streams_ends_the_round_interrupted(llm_shell, fake_llm, capsys):
+    import _thread
+    import threading
+    import time
+
+    slow = planner("x" * 400, send_to="CodeInterpreter", step="1. compute 6 times 7")
+    fake_llm.load({"Planner": [{"content": slow, "chunk_size": 4, "delay_s": 0.02}]})
+    stop = threading.Event()
+
+    def ctrl_c_once_streaming() -> None:  # what Ctrl-C / the kernel's Interrupt button does
+        while not fake_llm.chat_requests():
+            if stop.wait(0.01):
+                return
+        time.sleep(0.2)
+        _thread.interrupt_main()
+
+    thread = threading.Thread(target=ctrl_c_once_streaming)
+    thread.start()
+    try:
+        result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    finally:
+        stop.set()
+        thread.join()
+    out = capsys.readouterr().out
+    assert result.success
+    assert "[interrupted]" in out
+    assert magics(llm_shell).notebook.conversation.rounds[-1].state == "failed"

@@ -172,6 +172,8 @@ class TaskWeaverMagics(Magics):
             session = self.notebook.session_for(resolved)
         except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
             return self._fail(str(error), args.strict)
+        except KeyboardInterrupt:  # the first Round imports the LLM client, which takes a moment
+            return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
         return self._run(session, query.strip(), args, resolved)
 
     def _run(self, session: Any, query: str, args: Any, resolved: Any) -> None:

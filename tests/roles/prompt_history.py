@@ -20,30 +20,43 @@ def planner_post(send_to: str, message: str, step: str, stop: str) -> Post:
     return post
 
 
-def code_post(code: str, output: str, *, status: str = "SUCCESS", variables: list[str] = (), to: str = "Planner"):
+def code_post(
+    code: str, output: str, *, status: str = "SUCCESS", variables: list[str] = (), to: str = "Planner"
+):
     message = "The code ran successfully." if status == "SUCCESS" else "The code failed: KeyError: 'x'"
     post = Post.create(message, "CodeInterpreter", to)
-    for key, value in [("thought", "Scripted thought."), ("reply_type", "python"), ("reply_content", code),
-                       ("verification", "CORRECT"), ("code_error", "No error is found."),
-                       ("execution_status", status)]:
+    for key, value in [
+        ("thought", "Scripted thought."),
+        ("reply_type", "python"),
+        ("reply_content", code),
+        ("verification", "CORRECT"),
+        ("code_error", "No error is found."),
+        ("execution_status", status),
+    ]:
         post.add_attachment(Attachment.create(AttachmentType(key), value))
     extra = {
         "status": "success" if status == "SUCCESS" else "error",
         "error": None if status == "SUCCESS" else "KeyError: 'x'",
-        "variables": [{"name": v, "kind": "created", "type": "DataFrame", "shape": [23, 10]} for v in variables],
+        "variables": [
+            {"name": v, "kind": "created", "type": "DataFrame", "shape": [23, 10]} for v in variables
+        ],
         "outputs": [],
     }
     post.add_attachment(Attachment.create(AttachmentType.execution_result, output, extra=extra))
     post.add_attachment(Attachment.create(AttachmentType.artifact_paths, []))
     if to == "CodeInterpreter":
-        post.add_attachment(Attachment.create(AttachmentType.revise_message, "The code failed:\nKeyError: 'x'"))
+        post.add_attachment(
+            Attachment.create(AttachmentType.revise_message, "The code failed:\nKeyError: 'x'")
+        )
     return post
 
 
 def analysis_round(n: int, *, state: str = "finished") -> Round:
     round = Round.create(f"Question {n}: summarise sales by region for month {n}", state=state)
     round.add_post(Post.create(round.user_query, "User", "Planner"))
-    round.add_post(planner_post("CodeInterpreter", f"Aggregate month {n} into table_{n}.", "1. Aggregate", "InProcess"))
+    round.add_post(
+        planner_post("CodeInterpreter", f"Aggregate month {n} into table_{n}.", "1. Aggregate", "InProcess")
+    )
     code = f"table_{n} = sales[sales.month == {n}].groupby('region').sum()\ntable_{n}"
     round.add_post(code_post(code, f"RESULT-OF-ROUND-{n}\n" + "row data\n" * 20, variables=[f"table_{n}"]))
     if state == "failed":
@@ -63,7 +76,9 @@ def memory_with(rounds: list[Round], current_query: str = "Now compare the regio
 
 
 def with_task(memory: Memory, message: str = "Compare the regions across months.") -> Memory:
-    memory.conversation.rounds[-1].add_post(planner_post("CodeInterpreter", message, "1. Aggregate", "InProcess"))
+    memory.conversation.rounds[-1].add_post(
+        planner_post("CodeInterpreter", message, "1. Aggregate", "InProcess")
+    )
     return memory
 
 

@@ -21,7 +21,9 @@ from twnb.roles.translator import PostTranslator
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "current_plan_step", "send_to")
 CODE_KEYS = ("thought", "reply_type", "reply_content")
-NAMESPACE = "Variables in the kernel:\n- sales: DataFrame, shape (1200, 6); columns: month (int64), region (object)"
+NAMESPACE = (
+    "Variables in the kernel:\n- sales: DataFrame, shape (1200, 6); columns: month (int64), region (object)"
+)
 
 
 def make_roles(namespace: str = NAMESPACE) -> tuple[Planner, CodeInterpreter]:
@@ -92,7 +94,10 @@ def test_system_prompt_and_examples_are_byte_identical_across_calls():
 def test_other_namespaces_change_only_the_last_message():
     rounds = [analysis_round(1), analysis_round(2)]
     memories = (memory_with(rounds), with_task(memory_with(rounds)))
-    roles_a, roles_b = make_roles("Variables in the kernel:\n- a: int"), make_roles("Variables in the kernel:\n- b: int")
+    roles_a, roles_b = (
+        make_roles("Variables in the kernel:\n- a: int"),
+        make_roles("Variables in the kernel:\n- b: int"),
+    )
     for one, other, memory in zip(roles_a, roles_b, memories, strict=True):
         first, second = one.compose(memory), other.compose(memory)
         assert first[:-1] == second[:-1] and first[-1] != second[-1]
@@ -131,16 +136,19 @@ def test_a_failed_round_stays_as_one_line_saying_its_code_ran():
     rounds = [analysis_round(1), analysis_round(2, state="failed"), analysis_round(3)]
     text = render(planner.compose(memory_with(rounds)))
     line = next(line for line in text.splitlines() if "Question 2" in line)
-    assert "round failed (The LLM call failed: HTTP 500.)" in line and "its code did run and made table_2" in line
+    assert (
+        "round failed (The LLM call failed: HTTP 500.)" in line
+        and "its code did run and made table_2" in line
+    )
     assert "RESULT-OF-ROUND-2" not in text
 
 
 def test_prompt_size_stays_flat_as_rounds_accumulate():
-    planner, code = make_roles()
+    planner, _ = make_roles()
     sizes = []
     for count in (10, 30, 60):
         rounds = [analysis_round(n) for n in range(1, count + 1)]
-        sizes.append((len(render(planner.compose(memory_with(rounds))))))
+        sizes.append(len(render(planner.compose(memory_with(rounds)))))
     growth_per_round = (sizes[2] - sizes[1]) / 30
     assert growth_per_round < 200  # characters per Round once older Rounds are one line each
 
@@ -151,12 +159,16 @@ def test_prompt_size_stays_flat_as_rounds_accumulate():
 @pytest.mark.parametrize("rounds", [1, 12])
 def test_planner_prompt_snapshot(rounds):
     planner, _ = make_roles()
-    check_snapshot(f"planner_after_{rounds}_rounds.txt", render(planner.compose(memory_with(
-        [analysis_round(n) for n in range(1, rounds + 1)]))))
+    check_snapshot(
+        f"planner_after_{rounds}_rounds.txt",
+        render(planner.compose(memory_with([analysis_round(n) for n in range(1, rounds + 1)]))),
+    )
 
 
 @pytest.mark.parametrize("rounds", [1, 12])
 def test_codeinterpreter_prompt_snapshot(rounds):
     _, code = make_roles()
-    check_snapshot(f"code_interpreter_after_{rounds}_rounds.txt", render(code.compose(with_task(memory_with(
-        [analysis_round(n) for n in range(1, rounds + 1)])))))
+    check_snapshot(
+        f"code_interpreter_after_{rounds}_rounds.txt",
+        render(code.compose(with_task(memory_with([analysis_round(n) for n in range(1, rounds + 1)])))),
+    )

@@ -31,7 +31,9 @@ def code_reply(code: str, thought: str = "Scripted thought.") -> str:
 
 
 def text_reply(text: str) -> str:
-    return json.dumps({"response": {"thought": "No code needed.", "reply_type": "text", "reply_content": text}})
+    return json.dumps(
+        {"response": {"thought": "No code needed.", "reply_type": "text", "reply_content": text}}
+    )
 
 
 def one_step(code: str, final: str = "Done.") -> dict[str, Any]:

@@ -99,7 +99,9 @@ def test_interrupted_execution_ends_the_round_as_interrupted(make_session, fake_
 
 def test_ctrl_c_during_the_llm_stream_ends_the_round_keeping_posts(make_session):
     slow = {"content": code_reply("never = 1"), "chunk_size": 2, "delay_s": 0.05}
-    session = make_session({"Planner": [planner_reply("CodeInterpreter", "Compute")], "CodeInterpreter": [slow]})
+    session = make_session(
+        {"Planner": [planner_reply("CodeInterpreter", "Compute")], "CodeInterpreter": [slow]}
+    )
 
     def press_ctrl_c(event):
         if type(event).__name__ == "PostStarted" and event.send_from == "CodeInterpreter":
@@ -175,9 +177,7 @@ def test_secret_printed_by_code_reaches_neither_prompt_nor_files(make_session, f
 
 
 def test_secret_in_an_llm_reply_is_redacted_when_committed(make_session, fake_llm, secret_env):
-    session = make_session(
-        {"Planner": [answer(f"Your token is {secret_env}."), answer("Nothing else.")]}
-    )
+    session = make_session({"Planner": [answer(f"Your token is {secret_env}."), answer("Nothing else.")]})
     first = session.run_round("What is my token?")
     assert first.post_list[-1].message == "Your token is [redacted]."
     session.run_round("Anything else?")

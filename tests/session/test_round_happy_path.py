@@ -29,8 +29,14 @@ def test_code_post_has_taskweavers_attachments_in_order(make_session):
     round = make_session(one_step("y = 2\ny")).run_round("Set y")
     code_post = round.post_list[2]
     assert [a.type.value for a in code_post.attachment_list] == [
-        "thought", "reply_type", "reply_content", "verification", "code_error",
-        "execution_status", "execution_result", "artifact_paths",
+        "thought",
+        "reply_type",
+        "reply_content",
+        "verification",
+        "code_error",
+        "execution_status",
+        "execution_result",
+        "artifact_paths",
     ]
     assert attachment(code_post, "verification").content == "CORRECT"
     assert attachment(code_post, "execution_status").content == "SUCCESS"
@@ -124,8 +130,10 @@ def test_a_second_round_builds_on_the_first(make_session, shell, fake_llm):
     session = make_session(
         {
             "Planner": [
-                planner_reply("CodeInterpreter", "Make data"), answer("Made."),
-                planner_reply("CodeInterpreter", "Double it"), answer("Doubled."),
+                planner_reply("CodeInterpreter", "Make data"),
+                answer("Made."),
+                planner_reply("CodeInterpreter", "Double it"),
+                answer("Doubled."),
             ],
             "CodeInterpreter": [code_reply("data = [1, 2]"), code_reply("doubled = [2 * d for d in data]")],
         }

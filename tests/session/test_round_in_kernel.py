@@ -26,7 +26,8 @@ from twnb.llm.settings import Settings
 from twnb.session import build_session
 
 workdir = Path.cwd()
-executor = LiveShellExecutor(get_ipython(), workdir, workdir / ".twnb" / "artifacts", session_dir=workdir / ".twnb")
+folder = workdir / ".twnb"
+executor = LiveShellExecutor(get_ipython(), workdir, folder / "artifacts", session_dir=folder)
 client = OpenAIChatClient(api_key="test-key", base_url={base_url!r}, max_retries=0)
 session = build_session(Settings(model="fake-model"), executor, client=client, session_dir=workdir / ".twnb")
 twnb_round = session.run_round("Count the rows and plot them")

@@ -22,7 +22,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Obse
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.role import Role, attach, current_round_posts, role_rounds
+from twnb.roles.role import Role, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
 from twnb.roles.verification import VerificationConfig, verify_code
 
@@ -61,6 +61,7 @@ class CodeInterpreter(Role):
             self.templates, self.verification.describe(), examples, policy or CondensePolicy()
         )
         self.namespace_summary = namespace_summary
+        self.round_views = RoleRoundViews(self.alias)
         self.max_retries = max_retries
         self.result_chars = result_chars
         self.turn = LLMTurn(
@@ -72,7 +73,7 @@ class CodeInterpreter(Role):
     # -- the prompt ------------------------------------------------------------------------------
 
     def compose(self, memory: Memory) -> list[dict[str, Any]]:
-        rounds = role_rounds(memory, self.alias)
+        rounds = self.round_views(memory)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 
@@ -100,14 +101,17 @@ class CodeInterpreter(Role):
             post = Post.create("", self.alias, "Planner")
             post.id = post_id
             post.extra["dropped_attempts"] = [
-                {"reason": str(unreadable.__cause__ or unreadable), "raw_text": t} for t in unreadable.raw_texts
+                {"reason": str(unreadable.__cause__ or unreadable), "raw_text": t}
+                for t in unreadable.raw_texts
             ]
             return self._unusable(post, str(unreadable.__cause__ or unreadable), observer)
         post.send_to = "Planner"
         reply_type = (first_text(post, AttachmentType.reply_type) or "").strip()
         content = first_text(post, AttachmentType.reply_content)
         if reply_type not in ("python", "text") or content is None:
-            found = f"reply_type {reply_type!r}" if reply_type not in ("python", "text") else "no reply_content"
+            found = (
+                f"reply_type {reply_type!r}" if reply_type not in ("python", "text") else "no reply_content"
+            )
             return self._unusable(post, f"the reply has {found}", observer)
         if reply_type == "text":
             self._set_message(post, content, observer)
@@ -129,8 +133,10 @@ class CodeInterpreter(Role):
             attach(post, AttachmentType.code_error, problem, observer)
             attach(post, AttachmentType.execution_status, "NONE", observer)
             attach(
-                post, AttachmentType.execution_result,
-                "No code is executed due to code verification failure.", observer,
+                post,
+                AttachmentType.execution_result,
+                "No code is executed due to code verification failure.",
+                observer,
             )
             self._set_message(post, f"Verification refused the code:\n{problem}", observer)
             self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
@@ -156,7 +162,10 @@ class CodeInterpreter(Role):
         error = f"{result.error.ename}: {result.error.evalue}" if result.error is not None else None
         attach(post, AttachmentType.execution_status, "SUCCESS" if result.success else "FAILURE", observer)
         attach(
-            post, AttachmentType.execution_result, text, observer,
+            post,
+            AttachmentType.execution_result,
+            text,
+            observer,
             extra={
                 "execution_id": result.execution_id,
                 "status": result.status,
@@ -175,14 +184,18 @@ class CodeInterpreter(Role):
             self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
         return post
 
-    def reply(self, memory: Memory, observer: Observer | None = None, executor: Any = None, **kwargs: Any) -> Post:
+    def reply(
+        self, memory: Memory, observer: Observer | None = None, executor: Any = None, **kwargs: Any
+    ) -> Post:
         """TaskWeaver's one-call turn: generate, run on `executor`, record. The session does not use it
         (its driver yields the code instead), but scripts may."""
         post = self.generate(memory, observer)
         code = self.code_to_run(post)
         if code is not None:
             if executor is None:
-                raise ValueError("this reply has code to run: pass executor=..., or use generate/record_execution")
+                raise ValueError(
+                    "this reply has code to run: pass executor=..., or use generate/record_execution"
+                )
             self.record_execution(post, executor.run(code), observer)
         return post
 
@@ -197,7 +210,12 @@ class CodeInterpreter(Role):
         attach(post, AttachmentType.verification, "NONE", observer)
         attach(post, AttachmentType.code_error, "No code is generated.", observer)
         attach(post, AttachmentType.execution_status, "NONE", observer)
-        attach(post, AttachmentType.execution_result, "No code is executed due to code generation failure.", observer)
+        attach(
+            post,
+            AttachmentType.execution_result,
+            "No code is executed due to code generation failure.",
+            observer,
+        )
         self._set_message(post, f"Failed to generate code: {problem}.", observer)
         self._route(post, revisions, self.templates.fill("revise_unparsable", error=problem), observer)
         return post
@@ -221,12 +239,16 @@ class CodeInterpreter(Role):
         if result.success:
             parts = ["The code ran successfully."]
             made = [
-                describe_variable(v.to_dict()) for v in result.variables if v.kind in ("created", "rebound", "changed")
+                describe_variable(v.to_dict())
+                for v in result.variables
+                if v.kind in ("created", "rebound", "changed")
             ]
             if made:
                 parts.append("Variables: " + ", ".join(made[:20]) + ".")
             if result.artifacts:
-                parts.append("Files: " + ", ".join(os.path.basename(str(p)) for p in result.artifacts[:20]) + ".")
+                parts.append(
+                    "Files: " + ", ".join(os.path.basename(str(p)) for p in result.artifacts[:20]) + "."
+                )
             return " ".join(parts)
         if result.status == "interrupted":
             return "The code was interrupted by the user."

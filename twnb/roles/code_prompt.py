@@ -63,6 +63,7 @@ class CodePrompt:
     policy: CondensePolicy = field(default_factory=CondensePolicy)
 
     def __post_init__(self) -> None:
+        self._digests: dict[tuple[str, bool], tuple[Round, str]] = {}
         schema = self.templates.text("response_json_schema")
         rules = self.verification_rules.rstrip() or self.templates.text("no_verification_rules")
         self._system = self.templates.fill("system", verification_rules=rules, response_schema=schema)
@@ -79,8 +80,8 @@ class CodePrompt:
         """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
         "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
         one_line, condensed, full = split_history(rounds, self.policy)
-        digest = [d for r in one_line if (d := code_digest(r, self.policy, one_line=True))]
-        digest += [d for r in condensed if (d := code_digest(r, self.policy, one_line=False))]
+        digest = [d for r in one_line if (d := self._digest(r, one_line=True))]
+        digest += [d for r in condensed if (d := self._digest(r, one_line=False))]
         lead = ""
         if digest:
             lead = self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
@@ -95,7 +96,18 @@ class CodePrompt:
             history[-1]["content"] += "\n\n" + "\n\n".join(tail)
         return [*self.prefix(), *history]
 
-    def _render_full(self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str) -> list[Message]:
+    def _digest(self, round: Round, *, one_line: bool) -> str:
+        """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""
+        cached = self._digests.get((round.id, one_line))
+        if cached is not None and cached[0] is round:
+            return cached[1]
+        text = code_digest(round, self.policy, one_line=one_line)
+        self._digests[(round.id, one_line)] = (round, text)
+        return text
+
+    def _render_full(
+        self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str
+    ) -> list[Message]:
         messages: list[Message] = []
         pending = lead  # text waiting to open the next user turn (digest, or feedback on earlier code)
         for round in rounds:

@@ -92,12 +92,18 @@ class LLMTurn:
             )
             try:
                 post = self.translator.raw_text_to_post(
-                    _chunks(stream), self.role, observer, post_id=post_id, send_to=send_to,
+                    _chunks(stream),
+                    self.role,
+                    observer,
+                    post_id=post_id,
+                    send_to=send_to,
                     required_keys=self.required_keys,
                 )
             except (LLMStreamDropped, TranslationError) as error:
-                raw = getattr(error, "raw_text", "") or getattr(stream, "raw_text", "") or getattr(
-                    error, "partial_text", ""
+                raw = (
+                    getattr(error, "raw_text", "")
+                    or getattr(stream, "raw_text", "")
+                    or getattr(error, "partial_text", "")
                 )
                 self._count(stream, usage_total)
                 reason = f"{type(error).__name__}: {error}"

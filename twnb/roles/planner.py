@@ -16,7 +16,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.role import Role, RoleFailure, attach, current_round_posts, role_rounds
+from twnb.roles.role import Role, RoleFailure, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy
 
 REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
@@ -67,11 +67,12 @@ class Planner(Role):
             examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
         self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or CondensePolicy())
         self.namespace_summary = namespace_summary
+        self.round_views = RoleRoundViews(self.alias)
         self.max_self_corrections = max_self_corrections
         self.turn = LLMTurn(client, model, self.name, translator, attempts, response_format)
 
     def compose(self, memory: Memory) -> list[dict[str, Any]]:
-        rounds = role_rounds(memory, self.alias)
+        rounds = self.round_views(memory)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 
@@ -87,7 +88,9 @@ class Planner(Role):
             problem = str(unreadable.__cause__ or unreadable)
             post = Post.create("", self.alias, "Unknown")
             post.id = post_id
-            post.extra["dropped_attempts"] = [{"reason": problem, "raw_text": t} for t in unreadable.raw_texts]
+            post.extra["dropped_attempts"] = [
+                {"reason": problem, "raw_text": t} for t in unreadable.raw_texts
+            ]
             return self._revise(post, unreadable.raw_texts[-1], [problem], corrections, observer)
         problems = planner_problems(result.post, self.recipients)
         if problems:

@@ -61,6 +61,7 @@ class PlannerPrompt:
 
     def __post_init__(self) -> None:
         self.recipients = [w.alias for w in self.workers] + ["User"]
+        self._digests: dict[tuple[str, bool], tuple[Round, str]] = {}
         self._system = self._compose_system()
         start = self.templates.text("conversation_start")
         self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead=start)]
@@ -89,8 +90,8 @@ class PlannerPrompt:
         """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
         include_failure_rounds=True)`: the last one is the current Round."""
         one_line, condensed, full = split_history(rounds, self.policy)
-        digest = [planner_digest(r, self.policy, one_line=True) for r in one_line]
-        digest += [planner_digest(r, self.policy, one_line=False) for r in condensed]
+        digest = [self._digest(r, one_line=True) for r in one_line]
+        digest += [self._digest(r, one_line=False) for r in condensed]
         outputs = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
         lead = self.templates.text("conversation_start")
         if digest:
@@ -99,6 +100,15 @@ class PlannerPrompt:
         if namespace_summary.strip() and history and history[-1]["role"] == "user":
             history[-1]["content"] += "\n\n" + namespace_summary.strip()
         return [*self.prefix(), *history]
+
+    def _digest(self, round: Round, *, one_line: bool) -> str:
+        """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""
+        cached = self._digests.get((round.id, one_line))
+        if cached is not None and cached[0] is round:
+            return cached[1]
+        text = planner_digest(round, self.policy, one_line=one_line)
+        self._digests[(round.id, one_line)] = (round, text)
+        return text
 
     def _render_full(
         self, rounds: Sequence[Round], outputs: dict[str, int | None], *, lead: str

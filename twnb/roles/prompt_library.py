@@ -52,9 +52,7 @@ def load_prompts(role_file: str, path: str | os.PathLike[str] | None = None) -> 
     return PromptTemplates(texts=dict(data), source=str(source))
 
 
-def load_examples(
-    folders: Iterable[str | os.PathLike[str]], role_set: set[str]
-) -> list[Conversation]:
+def load_examples(folders: Iterable[str | os.PathLike[str]], role_set: set[str]) -> list[Conversation]:
     """Enabled example conversations (`*.yaml`, file-name order, folders in the order given) whose
     roles all belong to `role_set` (as TaskWeaver filters them). A missing folder is an error that
     names it; an unreadable example names its file."""

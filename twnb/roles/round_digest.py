@@ -170,7 +170,9 @@ def _answer_to(round: Round, task: Post) -> Post | None:
     return last
 
 
-def split_history(rounds: list[Round], policy: CondensePolicy) -> tuple[list[Round], list[Round], list[Round]]:
+def split_history(
+    rounds: list[Round], policy: CondensePolicy
+) -> tuple[list[Round], list[Round], list[Round]]:
     """(one-line rounds, condensed rounds, full rounds) of `rounds`, the last being the current one.
 
     Failed earlier Rounds never take a full slot: they are always one line."""

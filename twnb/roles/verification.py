@@ -23,15 +23,72 @@ from dataclasses import dataclass, field
 # Modules suited to data analysis. A dotted import is judged by its top-level package.
 DEFAULT_ALLOWED_MODULES: frozenset[str] = frozenset(
     {
-        "pandas", "numpy", "matplotlib", "seaborn", "scipy", "sklearn", "statsmodels", "plotly",
-        "math", "cmath", "statistics", "decimal", "fractions", "numbers", "random",
-        "datetime", "time", "calendar", "zoneinfo", "dateutil", "pytz",
-        "json", "csv", "re", "string", "textwrap", "unicodedata", "difflib", "pprint",
-        "collections", "itertools", "functools", "operator", "heapq", "bisect", "array",
-        "dataclasses", "enum", "typing", "copy", "warnings",
-        "pathlib", "os", "io", "glob", "fnmatch", "shutil", "gzip", "zipfile", "bz2", "lzma", "tarfile",
-        "base64", "hashlib", "uuid", "urllib", "html", "xml", "sqlite3",
-        "pyarrow", "openpyxl", "xlrd", "tabulate", "tqdm", "PIL", "IPython",
+        "pandas",
+        "numpy",
+        "matplotlib",
+        "seaborn",
+        "scipy",
+        "sklearn",
+        "statsmodels",
+        "plotly",
+        "math",
+        "cmath",
+        "statistics",
+        "decimal",
+        "fractions",
+        "numbers",
+        "random",
+        "datetime",
+        "time",
+        "calendar",
+        "zoneinfo",
+        "dateutil",
+        "pytz",
+        "json",
+        "csv",
+        "re",
+        "string",
+        "textwrap",
+        "unicodedata",
+        "difflib",
+        "pprint",
+        "collections",
+        "itertools",
+        "functools",
+        "operator",
+        "heapq",
+        "bisect",
+        "array",
+        "dataclasses",
+        "enum",
+        "typing",
+        "copy",
+        "warnings",
+        "pathlib",
+        "os",
+        "io",
+        "glob",
+        "fnmatch",
+        "shutil",
+        "gzip",
+        "zipfile",
+        "bz2",
+        "lzma",
+        "tarfile",
+        "base64",
+        "hashlib",
+        "uuid",
+        "urllib",
+        "html",
+        "xml",
+        "sqlite3",
+        "pyarrow",
+        "openpyxl",
+        "xlrd",
+        "tabulate",
+        "tqdm",
+        "PIL",
+        "IPython",
     }
 )
 
@@ -45,10 +102,36 @@ DEFAULT_BLOCKED_MODULES: frozenset[str] = frozenset(
 # module attribute however it was imported; `*` matches anything below.
 DEFAULT_BLOCKED_FUNCTIONS: frozenset[str] = frozenset(
     {
-        "eval", "exec", "execfile", "compile", "__import__", "getattr", "setattr", "delattr",
-        "globals", "locals", "vars", "exit", "quit", "input", "breakpoint", "reload",
-        "os._exit", "os.kill", "os.killpg", "os.abort", "os.fork", "os.forkpty", "os.system",
-        "os.popen", "os.exec*", "os.spawn*", "os.posix_spawn*", "sys.exit", "shutil.rmtree", "subprocess.*",
+        "eval",
+        "exec",
+        "execfile",
+        "compile",
+        "__import__",
+        "getattr",
+        "setattr",
+        "delattr",
+        "globals",
+        "locals",
+        "vars",
+        "exit",
+        "quit",
+        "input",
+        "breakpoint",
+        "reload",
+        "os._exit",
+        "os.kill",
+        "os.killpg",
+        "os.abort",
+        "os.fork",
+        "os.forkpty",
+        "os.system",
+        "os.popen",
+        "os.exec*",
+        "os.spawn*",
+        "os.posix_spawn*",
+        "sys.exit",
+        "shutil.rmtree",
+        "subprocess.*",
     }
 )
 
@@ -131,8 +214,11 @@ class _Checker(ast.NodeVisitor):
         if top in self.config.blocked_modules or (
             self.config.allowed_modules is not None and top not in self.config.allowed_modules
         ):
-            self.error(node, f"Importing module '{module}' is not allowed. Use the modules suited to data "
-                             "analysis listed in your instructions.")
+            self.error(
+                node,
+                f"Importing module '{module}' is not allowed. Use the modules suited to data "
+                "analysis listed in your instructions.",
+            )
             return False
         return True
 
@@ -172,8 +258,20 @@ class _Checker(ast.NodeVisitor):
             return "it would stop the user's kernel. End your code normally instead."
         if leaf in {"input", "breakpoint"}:
             return "it would wait for keyboard input that never comes."
-        if leaf in {"eval", "exec", "execfile", "compile", "__import__", "getattr", "setattr", "delattr",
-                    "globals", "locals", "vars", "reload"}:
+        if leaf in {
+            "eval",
+            "exec",
+            "execfile",
+            "compile",
+            "__import__",
+            "getattr",
+            "setattr",
+            "delattr",
+            "globals",
+            "locals",
+            "vars",
+            "reload",
+        }:
             return "it can be used to bypass these checks. Write the code out directly."
         return "it can damage the user's files or processes. Explain in text what you need instead."
 
@@ -194,15 +292,21 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load):
             if node.id in _BLOCKED_NAMES:
                 self.error(node, f"Access to '{node.id}' is blocked: it can be used to bypass these checks.")
-            elif (node.id not in self.scope.aliases and node.id not in self.scope.bound
-                  and self.blocked_function(node.id)):
+            elif (
+                node.id not in self.scope.aliases
+                and node.id not in self.scope.bound
+                and self.blocked_function(node.id)
+            ):
                 self.error(node, f"Function '{node.id}' is blocked: {self.why(node.id)}")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("__") and attr.endswith("__") and attr not in self.config.allowed_dunders:
-            self.error(node, f"Attribute access to '{attr}' is blocked: dunder attributes can be used to "
-                             "bypass these checks.")
+            self.error(
+                node,
+                f"Attribute access to '{attr}' is blocked: dunder attributes can be used to "
+                "bypass these checks.",
+            )
             return
         dotted = self.resolve(node)
         if dotted is not None and "." in dotted and self.blocked_function(dotted):
@@ -213,8 +317,9 @@ class _Checker(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> None:
         key = node.slice
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith("__"):
-            self.error(node, f"Subscript access to '{key.value}' is blocked: it can be used to bypass "
-                             "these checks.")
+            self.error(
+                node, f"Subscript access to '{key.value}' is blocked: it can be used to bypass these checks."
+            )
             return
         self.generic_visit(node)
 
@@ -239,15 +344,19 @@ class _Checker(ast.NodeVisitor):
                 return True
             return False
         method = func.attr
-        args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
-                for a in node.args]
+        args = [
+            a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args
+        ]
         if method in {"system", "getoutput"}:
             if not self.config.allow_shell:
                 command = args[0] if args else ""
                 installs = bool(command) and command.split()[0] in {"pip", "pip3", "conda"}
                 what = "Installing packages (!pip)" if installs else "A shell escape (!cmd)"
-                self.error(node, f"{what} is refused: the code runs in the user's own environment. "
-                                 "Use Python, or tell the user in text what to run.")
+                self.error(
+                    node,
+                    f"{what} is refused: the code runs in the user's own environment. "
+                    "Use Python, or tell the user in text what to run.",
+                )
             return True
         if method not in {"run_line_magic", "run_cell_magic"} or not args or args[0] is None:
             self.error(node, f"get_ipython().{method}(...) is not allowed; write plain Python.")
@@ -259,12 +368,19 @@ class _Checker(ast.NodeVisitor):
         if name in _INSTALL_MAGICS or name in _SHELL_MAGICS:
             if not self.config.allow_shell:
                 what = "Installing packages" if name in _INSTALL_MAGICS else "A shell command"
-                self.error(node, f"{what} ({prefix}{name}) is refused: the code runs in the user's own "
-                                 "environment. Tell the user in text what to run.")
+                self.error(
+                    node,
+                    f"{what} ({prefix}{name}) is refused: the code runs in the user's own "
+                    "environment. Tell the user in text what to run.",
+                )
             return True
         if name not in allowed:
-            self.error(node, f"The magic {prefix}{name} is not allowed. Allowed: "
-                             + ", ".join(prefix + m for m in sorted(allowed)) + ".")
+            self.error(
+                node,
+                f"The magic {prefix}{name} is not allowed. Allowed: "
+                + ", ".join(prefix + m for m in sorted(allowed))
+                + ".",
+            )
             return True
         if name in _PYTHON_BODY_MAGICS:
             body = args[-1] if cell else _TIMEIT_OPTIONS.sub("", args[1] or "") if len(args) > 1 else ""

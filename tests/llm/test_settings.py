@@ -73,6 +73,8 @@ ROWS = [
     ("planner_model", "p", {"TWNB_PLANNER_MODEL": "p"}, "planner:\n  model: p\n", "p"),
     ("code_model", "c", {"TWNB_CODE_MODEL": "c"}, "code_interpreter:\n  model: c\n", "c"),
     ("session_dir", "runs", {"TWNB_SESSION_DIR": "runs"}, "session:\n  dir: runs\n", "runs"),
+    ("record", True, {"TWNB_RECORD": "yes"}, "session:\n  record: true\n", True),
+    ("replay", "c.yaml", {"TWNB_REPLAY": "c.yaml"}, "llm:\n  replay: c.yaml\n", "c.yaml"),
 ]
 
 
@@ -389,3 +391,8 @@ def test_a_key_in_yaml_is_ignored_with_a_warning_that_does_not_show_it(dirs):
         resolved = resolve(dirs)
     assert resolved.settings.api_key is None
     assert all(CANARY not in str(w.message) for w in record)
+
+
+def test_recording_and_replaying_at_once_is_a_clear_error(dirs):
+    with pytest.raises(SettingsError, match="record .* and replay .* exclude each other"):
+        resolve(dirs, environ={"TWNB_RECORD": "1", "TWNB_REPLAY": "c.yaml"})

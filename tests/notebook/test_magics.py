@@ -121,6 +121,8 @@ def test_no_traitlet_can_hold_a_key(shell):
         "max_retries",
         "timeout",
         "max_posts",
+        "record",
+        "replay",
     }
 
 

@@ -81,6 +81,9 @@ class Settings:
     max_retries: int = 3
     timeout: float = 600.0
     max_posts: int = 20
+    # Record every LLM call to a cassette beside the session's autosaves, or replay one (no model needed).
+    record: bool = False
+    replay: str | None = None
 
     @property
     def is_azure(self) -> bool:
@@ -210,6 +213,8 @@ _SPECS: tuple[_Spec, ...] = (
     _Spec("max_retries", True, (), "code_interpreter.max_retries", int),
     _Spec("timeout", True, (), "code_interpreter.timeout", float),
     _Spec("max_posts", True, (), "session.max_posts", int),
+    _Spec("record", True, ("TWNB_RECORD",), "session.record", bool),
+    _Spec("replay", True, ("TWNB_REPLAY",), "llm.replay", str),
 )
 _SPEC_BY_FIELD = {s.field: s for s in _SPECS}
 _KEY_FIELDS = ("api_key",)
@@ -380,6 +385,11 @@ def _validate(settings: Settings, sources: dict[str, Source]) -> None:
         raise SettingsError(f"max_retries from {where('max_retries')} must be 0 or more.")
     if settings.max_posts < 1:
         raise SettingsError(f"max_posts from {where('max_posts')} must be at least 1.")
+    if settings.record and settings.replay:
+        raise SettingsError(
+            f"record (from {where('record')}) and replay (from {where('replay')}) exclude each other: "
+            "a session either records a cassette or replays one. Unset one of them."
+        )
     for name in ("base_url", "azure_endpoint"):
         url = getattr(settings, name)
         if url and urlparse(url).scheme not in ("http", "https"):

@@ -94,6 +94,12 @@ class TaskWeaverMagics(Magics):
     max_posts = Int(None, allow_none=True, help="Internal posts allowed per Round (default 20).").tag(
         config=True
     )
+    record = Bool(None, allow_none=True, help="Record every LLM call to a cassette (default off).").tag(
+        config=True
+    )
+    replay = Unicode(
+        None, allow_none=True, help="Replay LLM replies from this cassette instead of calling a model."
+    ).tag(config=True)
 
     SETTINGS = (
         "model",
@@ -108,6 +114,8 @@ class TaskWeaverMagics(Magics):
         "max_retries",
         "timeout",
         "max_posts",
+        "record",
+        "replay",
     )
 
     def __init__(self, shell: Any = None, workdir: str | None = None, **kwargs: Any) -> None:

@@ -55,7 +55,6 @@ class NotebookSession:
     def _build(self, resolved: Any) -> Any:
         from twnb.kernel import LiveShellExecutor
         from twnb.llm.redaction import Redactor
-        from twnb.llm.settings import make_client
         from twnb.session import build_session
 
         session_dir = self.session_dir(resolved)
@@ -67,8 +66,7 @@ class NotebookSession:
             default_timeout=resolved.settings.timeout,
         )
         redactor = Redactor.from_settings(resolved)
-        client = make_client(resolved, redactor=redactor)
-        return build_session(resolved, executor, client=client, session_dir=session_dir, redactor=redactor)
+        return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
 
     # --- the conversation, with or without a session ---------------------------------------------
 

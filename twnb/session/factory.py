@@ -1,5 +1,6 @@
-"""Building a Session from settings: the client (with the response_format fallback, and the cassette
-recorder when recording), the translator, both roles, verification, and the namespace summary hook."""
+"""Building a Session from settings: the client (live with redaction and the response_format fallback,
+or replayed from a cassette; recorded when asked), the translator, both roles, verification, and the
+namespace summary hook."""
 
 from __future__ import annotations
 
@@ -20,11 +21,19 @@ def build_session(
     redactor: Any = None,
 ) -> Session:
     """A Session for `settings` (a twnb.llm.settings.Settings or ResolvedSettings) running code on
-    `executor`. `client` defaults to the one the settings describe. `record` (default: the settings'
-    `record`, if they have one) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`,
-    which `save` copies beside the conversation."""
+    `executor`.
+
+    `client` defaults to the one the settings describe: a replay of the cassette `settings.replay`
+    (relative to the notebook's folder), else the live client. A client passed in (tests, benches) gets
+    the same redaction and response_format fallback as the live one. `record` (default:
+    `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
+    `save` copies beside the conversation.
+    """
+    from twnb.llm.cassette import RecordingClient
+    from twnb.llm.redacting_client import RedactingClient
     from twnb.llm.redaction import Redactor
     from twnb.llm.response_format import ResponseFormatFallback, json_object_format
+    from twnb.llm.session_client import session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
     from twnb.roles.planner_prompt import Worker
@@ -34,16 +43,13 @@ def build_session(
     plain = getattr(settings, "settings", settings)
     redactor = redactor if redactor is not None else Redactor.from_settings(settings)
     if client is None:
-        from twnb.llm.settings import make_client
-
-        client = make_client(settings)
-    client = ResponseFormatFallback(client)
+        client = session_chat_client(settings, redactor=redactor, replay_from=_replay_path(settings))
+    else:
+        client = ResponseFormatFallback(RedactingClient(client, redactor))
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
     memory = Memory(session_id=create_id())
     cassette = None
     if record if record is not None else bool(getattr(plain, "record", False)):
-        from twnb.llm.cassette import RecordingClient
-
         cassette = folder / memory.session_id / "cassette.yaml"
         cassette.parent.mkdir(parents=True, exist_ok=True)
         client = RecordingClient(client, cassette, redactor=redactor)
@@ -78,3 +84,12 @@ def build_session(
         timeout=plain.timeout,
         cassette_path=cassette,
     )
+
+
+def _replay_path(settings: Any) -> Path | None:
+    replay = getattr(getattr(settings, "settings", settings), "replay", None)
+    if not replay:
+        return None
+    path = Path(replay).expanduser()
+    workdir = getattr(settings, "workdir", None)
+    return path if path.is_absolute() or workdir is None else Path(workdir) / path

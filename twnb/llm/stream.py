@@ -71,8 +71,9 @@ class ChatStream:
         prompt_text: str = "",
         started: float | None = None,
     ) -> None:
-        self.raw_text = ""
-        self.reasoning = ""
+        # Pieces in lists, joined on demand: `self.raw_text += piece` would copy the whole text per chunk.
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.model = ctx.model
@@ -85,6 +86,20 @@ class ChatStream:
         self._server_usage: Any = None
         self._iterator = self._run()
 
+    @property
+    def raw_text(self) -> str:
+        """The content so far."""
+        if len(self._text) > 1:
+            self._text[:] = ["".join(self._text)]
+        return self._text[0] if self._text else ""
+
+    @property
+    def reasoning(self) -> str:
+        """The thinking text so far (`reasoning_content` / `reasoning` deltas), never part of the content."""
+        if len(self._reasoning) > 1:
+            self._reasoning[:] = ["".join(self._reasoning)]
+        return self._reasoning[0] if self._reasoning else ""
+
     def __iter__(self) -> Iterator[str]:
         return self
 
@@ -95,7 +110,8 @@ class ChatStream:
         """Read the rest of the stream and return the whole reply (raises as iteration does)."""
         for _ in self:
             pass
-        assert self.usage is not None and self.finish_reason is not None
+        if self.usage is None or self.finish_reason is None:
+            raise RuntimeError("collect() on a stream that was closed early: there is no whole reply")
         return ChatReply(self.raw_text, self.reasoning, self.finish_reason, self.usage)
 
     def close(self) -> None:
@@ -120,11 +136,11 @@ class ChatStream:
                 if (content or reasoning) and self._first_token is None:
                     self._first_token = time.perf_counter()
                 if reasoning:
-                    self.reasoning += reasoning
+                    self._reasoning.append(reasoning)
                 if finish:
                     self.finish_reason = finish
                 if content:
-                    self.raw_text += content
+                    self._text.append(content)
                     yield content
         except LLMError:
             self._finish()

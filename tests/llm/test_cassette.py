@@ -17,6 +17,7 @@ from twnb.llm.cassette import (
     ReplayClient,
     cassette_path_for,
     load_cassette,
+    messages_sha256,
 )
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.errors import LLMAuthError, LLMStreamDropped
@@ -232,3 +233,11 @@ def test_a_file_that_is_not_a_cassette_is_refused(tmp_path):
 def test_a_missing_cassette_says_how_to_get_one(tmp_path):
     with pytest.raises(CassetteError, match=r"No cassette at .*Record one first"):
         ReplayClient(tmp_path / "none.cassette.yaml")
+
+
+def test_twnb_run_ids_are_not_drift():
+    # Post, Round and session ids (and artifact names built from them) are new on every run.
+    recorded = [{"role": "user", "content": "see post-20261130-130031-40e552f3-display-1.png"}]
+    replayed = [{"role": "user", "content": "see post-20270101-000000-0123abcd-display-1.png"}]
+    assert messages_sha256(recorded) == messages_sha256(replayed)
+    assert messages_sha256(recorded) != messages_sha256([{"role": "user", "content": "see other.png"}])

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import threading
 import warnings
 from collections import deque
@@ -57,6 +58,7 @@ __all__ = [
     "cassette_path_for",
     "load_cassette",
     "messages_sha256",
+    "without_run_ids",
 ]
 
 CASSETTE_VERSION = 1
@@ -81,9 +83,21 @@ def cassette_path_for(conversation_path: str | Path) -> Path:
     return path.with_name(f"{path.stem}.cassette.yaml")
 
 
+# The ids twnb makes (post-20261130-130031-40e552f3, session ids, artifact names built from them) are
+# new on every run: a replay that differs from its recording only in them has not drifted.
+_RUN_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{8}\b")
+
+
+def without_run_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with every twnb-made id replaced by `<id>`."""
+    return json.loads(_RUN_ID.sub("<id>", json.dumps(messages, ensure_ascii=False)))
+
+
 def messages_sha256(messages: list[dict[str, Any]]) -> str:
-    """A stable hash of chat messages (key order and whitespace do not matter)."""
-    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """A stable hash of chat messages (key order, whitespace and twnb's run ids do not matter)."""
+    canonical = json.dumps(
+        without_run_ids(messages), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -341,7 +355,9 @@ class ReplayClient:
         if messages_sha256(redacted) != entry.messages_sha256:
             _warn(
                 f"Replay call {call + 1} ({role or 'no role'}) drifted from recorded call "
-                f"{entry.index + 1}: {_first_difference(entry.messages, redacted)}. Serving the recorded "
+                f"{entry.index + 1}: "
+                f"{_first_difference(without_run_ids(entry.messages), without_run_ids(redacted))}. "
+                "Serving the recorded "
                 "reply anyway."
             )
 

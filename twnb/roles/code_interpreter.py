@@ -48,8 +48,11 @@ class CodeInterpreter(Role):
         attempts: int = 3,
         response_format: dict[str, Any] | None = None,
         result_chars: int = RESULT_CHARS,
+        workdir: str | os.PathLike[str] | None = None,
     ) -> None:
-        """`examples` replaces the package's examples; `example_dirs` adds folders to them."""
+        """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
+        links in execution results are relative to `workdir` (the code's working directory): that is
+        where the code can open them, and it keeps prompts the same wherever the notebook lives."""
         self.templates = prompts or load_prompts("code_interpreter")
         super().__init__(intro=self.templates.text("intro"))
         self.verification = verification or VerificationConfig()
@@ -64,6 +67,7 @@ class CodeInterpreter(Role):
         self.round_views = RoleRoundViews(self.alias)
         self.max_retries = max_retries
         self.result_chars = result_chars
+        self.workdir = workdir
         self.turn = LLMTurn(
             client, model, self.name, translator, attempts, response_format, ("reply_type", "reply_content")
         )
@@ -158,7 +162,7 @@ class CodeInterpreter(Role):
         from twnb.kernel import execution_text_for_llm
 
         revisions = self._revisions.pop(post.id, 0)
-        text = execution_text_for_llm(result, max_chars=self.result_chars)
+        text = execution_text_for_llm(result, max_chars=self.result_chars, relative_to=self.workdir)
         error = f"{result.error.ename}: {result.error.evalue}" if result.error is not None else None
         attach(post, AttachmentType.execution_status, "SUCCESS" if result.success else "FAILURE", observer)
         attach(

@@ -64,6 +64,7 @@ def build_session(
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
         response_format=json_object_format(),
+        workdir=getattr(executor, "workdir", None),
     )
     planner = Planner(
         client,

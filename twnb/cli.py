@@ -1,4 +1,4 @@
-"""The `twnb` command line."""
+"""The `twnb` command line: `twnb demo` runs the quickstart analysis headless."""
 
 from __future__ import annotations
 
@@ -9,20 +9,58 @@ from twnb._version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="twnb", description="TaskWeaver's code-first agent inside Jupyter."
-    )
+    parser = argparse.ArgumentParser(prog="twnb", description="TaskWeaver's code-first agent inside Jupyter.")
     parser.add_argument("--version", action="version", version=f"twnb {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo",
+        help="run the quickstart analysis in a real kernel (offline, from scripted replies)",
+        description=(
+            "Run the quickstart analysis headless in a real kernel and write the executed notebook, "
+            "the conversation YAML and the artifacts into a folder. Offline by default: the LLM "
+            "replies are scripted and replayed from a bundled cassette (no key, no network)."
+        ),
+    )
+    demo.add_argument(
+        "--live",
+        action="store_true",
+        help="use your configured model instead of the scripted replies (never switched on by a key alone)",
+    )
+    demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
+    demo.add_argument(
+        "--timeout", type=float, default=600.0, metavar="S", help="seconds one notebook cell may take"
+    )
     return parser
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from twnb.demo.runner import DemoError, run_demo
+
+    try:
+        result = run_demo(args.out, live=args.live, timeout=args.timeout)
+    except DemoError as error:
+        print(f"twnb demo failed: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("twnb demo interrupted; the notebook so far is in the output folder.", file=sys.stderr)
+        return 130
+    if not result.ok:
+        print(
+            f"twnb demo: not every Round finished ({', '.join(result.round_states) or 'none ran'}); "
+            f"open {result.notebook} to see why.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command == "demo":
+        return run_demo_command(args)
+    parser.print_help()
     return 0
 
 

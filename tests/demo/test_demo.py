@@ -1,0 +1,165 @@
+"""`twnb demo`: the quickstart analysis, run headless in a real kernel from the installed command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from twnb.demo.quickstart import DEMO_MODEL, REQUESTS
+from twnb.memory import AttachmentType, load_conversation
+
+pytestmark = pytest.mark.slow
+
+ROUND_MIME = "application/vnd.twnb.round+json"
+REPO = Path(__file__).resolve().parents[2]
+CANARY_KEY = "sk-demo-canary-0123456789abcdefABCDEF"
+
+
+def _clean_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AZURE_", "TWNB_", "LLM_"))}
+    env["HOME"] = str(home)
+    env.update(extra)
+    return env
+
+
+def _twnb() -> str:
+    """The installed console script: beside this Python first (an unactivated venv), else on PATH."""
+    beside = Path(sys.executable).parent / "twnb"
+    found = str(beside) if beside.is_file() else shutil.which("twnb")
+    assert found, "the twnb console script is not installed (pip install -e .)"
+    return found
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    # A key in the environment and an unreachable base URL: the demo must stay offline anyway.
+    work = tmp_path_factory.mktemp("demo-run")
+    env = _clean_env(work, OPENAI_API_KEY=CANARY_KEY, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    proc = subprocess.run(
+        [_twnb(), "demo", "-o", "out"], cwd=work, env=env, capture_output=True, text=True, timeout=600
+    )
+    return proc, work / "out"
+
+
+def _bundles(nb: Any) -> list[dict[str, Any]]:
+    return [
+        out["data"][ROUND_MIME]
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if ROUND_MIME in out.get("data", {})
+    ]
+
+
+def test_demo_succeeds_offline_even_with_a_key_exported(demo):
+    proc, _ = demo
+    assert proc.returncode == 0, proc.stderr
+    assert "offline, replaying scripted replies" in proc.stdout
+
+
+def test_demo_prints_progress_and_where_it_wrote(demo):
+    proc, out = demo
+    assert "Rounds finished: 3 of 3" in proc.stdout
+    assert str(out / "quickstart.ipynb") in proc.stdout
+    assert str(out / "quickstart-conversation.yaml") in proc.stdout
+
+
+def test_demo_notebook_is_valid_and_every_round_finished(demo):
+    _, out = demo
+    nb = nbformat.read(out / "quickstart.ipynb", as_version=4)
+    nbformat.validate(nb)
+    bundles = _bundles(nb)
+    assert [b["user_query"] for b in bundles] == list(REQUESTS)
+    assert [b["state"] for b in bundles] == ["finished"] * 3
+
+
+def test_demo_rounds_are_labelled_with_the_scripted_model(demo):
+    _, out = demo
+    nb = nbformat.read(out / "quickstart.ipynb", as_version=4)
+    assert {b["twnb"]["usage"]["model"] for b in _bundles(nb)} == {DEMO_MODEL}
+    assert "Scripted replies" in nb.cells[0].source
+
+
+def test_demo_replay_matches_the_recorded_prompts(demo):
+    _, out = demo
+    text = (out / "quickstart.ipynb").read_text(encoding="utf-8")
+    assert "CassetteDriftWarning" not in text
+    assert "CassetteExhausted" not in text
+
+
+def test_demo_builds_on_the_users_own_dataframe(demo):
+    _, out = demo
+    nb = nbformat.read(out / "quickstart.ipynb", as_version=4)
+    first_round = _bundles(nb)[0]
+    code = [
+        a["content"]
+        for post in first_round["post_list"]
+        for a in post["attachment_list"]
+        if a["type"] == "reply_content"
+    ]
+    assert code and "sales" in code[0] and "read_csv" not in code[0]
+
+
+def test_demo_conversation_yaml_loads_with_the_revised_step(demo):
+    _, out = demo
+    conversation = load_conversation(out / "quickstart-conversation.yaml")
+    assert [r.state for r in conversation.rounds] == ["finished"] * 3
+    statuses = [
+        a.content
+        for post in conversation.rounds[2].post_list
+        for a in post.get_attachment(AttachmentType.execution_status)
+    ]
+    assert statuses == ["FAILURE", "SUCCESS"]  # the scripted first attempt fails, the revision works
+
+
+def test_demo_writes_the_figure_and_the_csv_as_artifacts(demo):
+    _, out = demo
+    conversation = load_conversation(out / "quickstart-conversation.yaml")
+    paths = [
+        out / p
+        for r in conversation.rounds
+        for post in r.post_list
+        for a in post.get_attachment(AttachmentType.artifact_paths)
+        for p in a.content
+    ]
+    assert any(p.suffix == ".png" and p.is_file() and p.stat().st_size > 1000 for p in paths)
+    assert (out / "unusual_weeks.csv") in paths
+    assert "Midtown" in (out / "unusual_weeks.csv").read_text()
+
+
+def test_demo_never_writes_the_exported_key(demo):
+    _, out = demo
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert CANARY_KEY not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_live_without_a_model_fails_before_starting_a_kernel(tmp_path):
+    proc = subprocess.run(
+        [_twnb(), "demo", "--live", "-o", "out"],
+        cwd=tmp_path,
+        env=_clean_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert "--live needs a configured model" in proc.stderr and "TWNB_MODEL" in proc.stderr
+    assert not (tmp_path / "out" / "quickstart.ipynb").exists()
+
+
+def test_repository_quickstart_notebook_is_valid_with_finished_rounds():
+    nb = nbformat.read(REPO / "notebooks" / "quickstart.ipynb", as_version=4)
+    nbformat.validate(nb)
+    bundles = _bundles(nb)
+    assert len(bundles) >= 3
+    assert all(b["state"] == "finished" for b in bundles)
+    assert any(
+        c.cell_type == "code" and "%%taskweaver" not in c.source and "sales =" in c.source for c in nb.cells
+    )

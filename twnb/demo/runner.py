@@ -1,0 +1,203 @@
+"""Running the quickstart headless in a real kernel: what `twnb demo` does.
+
+Offline (the default) the kernel replays the bundled cassette of scripted replies, so the demo needs
+no key and no network; `live=True` uses the model the user configured instead. Either way the
+executed notebook, the conversation YAML and the artifacts land in one folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from twnb.demo.quickstart import (
+    CASSETTE,
+    CONVERSATION_FILE,
+    DATASET,
+    DEMO_MODEL,
+    build_quickstart_notebook,
+)
+
+ROUND_MIME = "application/vnd.twnb.round+json"
+NOTEBOOK_FILE = "quickstart.ipynb"
+SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's artifacts are easy to find
+
+
+class DemoError(RuntimeError):
+    """The demo could not run or did not finish; the message says why and what to do."""
+
+
+@dataclass
+class DemoResult:
+    out_dir: Path
+    notebook: Path
+    conversation: Path
+    round_states: list[str] = field(default_factory=list)
+    artifacts: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.round_states) and all(state == "finished" for state in self.round_states)
+
+
+def run_demo(
+    out_dir: str | os.PathLike[str] = "twnb-demo",
+    *,
+    live: bool = False,
+    record: bool = False,
+    timeout: float = 600.0,
+    progress: Callable[[str], None] = print,
+) -> DemoResult:
+    """Run the quickstart into `out_dir`; raises DemoError with a clear message when it cannot.
+
+    `record` (live only) records the LLM calls to a cassette beside the conversation: that is how the
+    bundled cassette is made from the scripted replies (tests/demo/record_quickstart_cassette.py)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    out = Path(out_dir).resolve()
+    if record and not live:
+        raise DemoError("Recording needs --live: offline, the demo replays the bundled cassette.")
+    env = _kernel_environment(live)
+    if record:
+        env["TWNB_RECORD"] = "1"
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DATASET, out / DATASET.name)
+    progress(
+        f"twnb demo: {'live, with your configured model' if live else 'offline, replaying scripted replies'}"
+        f" -> {out}"
+    )
+
+    nb = build_quickstart_notebook()
+    code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    started: dict[int, float] = {}
+
+    def on_cell_start(cell: Any, cell_index: int) -> None:
+        if cell_index not in code_cells:
+            return
+        started[cell_index] = time.monotonic()
+        first_line = cell.source.splitlines()[1 if cell.source.startswith("%%") else 0][:70]
+        step = code_cells.index(cell_index) + 1
+        progress(f"[{step}/{len(code_cells)}] {first_line}")
+
+    def on_cell_executed(cell: Any, cell_index: int, **_: Any) -> None:
+        if cell_index not in code_cells:
+            return
+        seconds = time.monotonic() - started.get(cell_index, time.monotonic())
+        states = _round_states([cell])
+        note = f"Round {states[0]}" if states else "done"
+        progress(f"      {note} ({seconds:.1f} s)")
+
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=timeout,
+        resources={"metadata": {"path": str(out)}},
+        on_cell_start=on_cell_start,
+        on_cell_executed=on_cell_executed,
+    )
+    notebook_path = out / NOTEBOOK_FILE
+    try:
+        client.execute(env=env)
+    except CellExecutionError as error:
+        raise DemoError(f"A cell of the demo notebook failed; see {notebook_path}.\n{error}") from error
+    finally:
+        nbformat.write(nb, notebook_path)
+
+    conversation_path = out / CONVERSATION_FILE
+    result = DemoResult(
+        out_dir=out,
+        notebook=notebook_path,
+        conversation=conversation_path,
+        round_states=_round_states(nb.cells),
+        artifacts=_artifacts(conversation_path),
+    )
+    _report(result, progress)
+    return result
+
+
+def _kernel_environment(live: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("TWNB_RECORD", None)
+    env.pop("TWNB_REPLAY", None)
+    env["TWNB_SESSION_DIR"] = SESSION_DIR
+    if live:
+        _check_live_settings(env)
+    else:
+        env["TWNB_REPLAY"] = str(CASSETTE)
+        env["TWNB_MODEL"] = DEMO_MODEL
+        for name in ("TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL"):
+            env.pop(name, None)
+    return env
+
+
+def _check_live_settings(env: dict[str, str]) -> None:
+    """Fail before starting a kernel when no model or key is configured (the message says what to set).
+
+    Settings are resolved where the user runs `twnb demo` (its .env and twnb.yaml included); the kernel
+    runs in the demo folder, so what was found is handed to it through its environment, never a file.
+    """
+    from twnb.llm.settings import SettingsError, resolve_settings
+
+    try:
+        resolved = resolve_settings(environ=env, workdir=Path.cwd())
+        resolved.require_model()
+        resolved.require_api_key()
+    except SettingsError as error:
+        raise DemoError(f"--live needs a configured model: {error}") from error
+    settings = resolved.settings
+    handed = {
+        "TWNB_MODEL": settings.model,
+        "TWNB_PLANNER_MODEL": settings.planner_model,
+        "TWNB_CODE_MODEL": settings.code_model,
+        "OPENAI_BASE_URL": settings.base_url,
+        "AZURE_OPENAI_ENDPOINT": settings.azure_endpoint,
+        "OPENAI_API_VERSION": settings.api_version,
+    }
+    env.update({name: value for name, value in handed.items() if value})
+    if settings.has_real_api_key and settings.api_key_env not in env:
+        env[settings.api_key_env] = settings.api_key
+
+
+def _round_states(cells: list[Any]) -> list[str]:
+    states = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            bundle = output.get("data", {}).get(ROUND_MIME)
+            if bundle is not None:
+                states.append(str(bundle.get("state")))
+    return states
+
+
+def _artifacts(conversation_path: Path) -> list[Path]:
+    if not conversation_path.is_file():
+        return []
+    from twnb.memory import AttachmentType, load_conversation
+
+    conversation = load_conversation(conversation_path)
+    found: list[Path] = []
+    for round_ in conversation.rounds:
+        for post in round_.post_list:
+            for attachment in post.get_attachment(AttachmentType.artifact_paths):
+                for path in attachment.content or []:
+                    full = (conversation_path.parent / path).resolve()
+                    if full not in found:
+                        found.append(full)
+    return found
+
+
+def _report(result: DemoResult, progress: Callable[[str], None]) -> None:
+    finished = sum(state == "finished" for state in result.round_states)
+    progress(f"Rounds finished: {finished} of {len(result.round_states)}")
+    progress(f"Notebook:      {result.notebook}")
+    conversation = result.conversation if result.conversation.is_file() else "(not written)"
+    progress(f"Conversation:  {conversation}")
+    for artifact in result.artifacts:
+        progress(f"Artifact:      {artifact}")

@@ -31,7 +31,16 @@ def make_client(fake_llm, **options) -> OpenAIChatClient:
 
 
 def all_text(err: BaseException) -> str:
-    return str(err) + repr(err) + "".join(traceback.format_exception(err))
+    """Everything a user, a logger or a debugger can reach from the error, hidden context included."""
+    texts, seen, todo = [], set(), [err]
+    while todo:
+        exc = todo.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        texts += [str(exc), repr(exc), "".join(traceback.format_exception(exc))]
+        todo += [exc.__cause__, exc.__context__]
+    return "".join(texts)
 
 
 def test_401_says_check_the_key_and_base_url_and_never_shows_the_key(fake_llm):
@@ -129,6 +138,15 @@ def test_a_dropped_stream_raises_after_yielding_what_it_had(fake_llm, drop_mode)
     assert "".join(pieces) == "012345" == caught.value.partial_text
     assert stream.finish_reason is None
     assert stream.usage is not None and stream.usage.estimated
+
+
+def test_a_stream_error_hides_the_sdks_exception_entirely(fake_llm):
+    fake_llm.load({"*": [{"content": "0123456789", "drop_after_chars": 4, "drop_mode": "abort"}]})
+
+    with pytest.raises(LLMStreamDropped) as caught:
+        list(make_client(fake_llm).stream(MESSAGES, model="fake-model"))
+
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
 
 
 def test_complete_retries_a_dropped_stream_and_keeps_the_dropped_text_apart(fake_llm):

@@ -113,3 +113,13 @@ def test_a_rejection_is_recognised_by_param_or_by_its_text():
         LLMBadRequestError("HTTP 400: max_tokens too large", param="max_tokens")
     )
     assert not is_response_format_rejection(ValueError("response_format"))
+
+
+def test_a_stream_closed_early_is_never_collected_as_a_whole_reply(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "chunk_size": 4}]})
+    stream = client_for(fake_llm).stream(MESSAGES, model="fake-model", response_format=json_object_format())
+    next(stream)
+    stream.close()
+
+    with pytest.raises(RuntimeError, match="closed early"):
+        stream.collect()

@@ -177,8 +177,11 @@ class OpenAIChatClient:
             error = llm_error_from(exc, ctx)
             if error is None:
                 raise
-            raise error from None
-        return ChatStream(chunks, ctx, prompt_text=_prompt_text(prepared), started=started)
+        else:
+            return ChatStream(chunks, ctx, prompt_text=_prompt_text(prepared), started=started)
+        # Raised outside the handler so the SDK's exception is not even the hidden __context__: its text
+        # may quote the key (servers echo it), and debuggers and loggers walk the chain.
+        raise error
 
     def complete(
         self,

@@ -126,6 +126,7 @@ class ChatStream:
 
     # -- internals -------------------------------------------------------------------------------
     def _run(self) -> Iterator[str]:
+        error: LLMError | None = None
         try:
             for chunk in self._chunks:
                 content, reasoning, finish, usage, model = _read_chunk(chunk)
@@ -149,13 +150,14 @@ class ChatStream:
             error = self._broken(exc)
             if error is None:
                 raise
-            self._finish()
-            raise error from None
         finally:
             close = getattr(self._chunks, "close", None)
             if close is not None:
                 close()
         self._finish()
+        if error is not None:
+            # Outside the handler: the SDK's exception must not ride along as the hidden __context__.
+            raise error
         if self.finish_reason is None:
             raise self._dropped(
                 LLMStreamDropped,

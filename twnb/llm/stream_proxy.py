@@ -31,6 +31,9 @@ class StreamProxy:
 
         for _ in self:
             pass
+        if self.usage is None or self.finish_reason is None:
+            # Never pass a reply cut short (closed early) off as whole.
+            raise RuntimeError("collect() on a stream that was closed early: there is no whole reply")
         return ChatReply(self.raw_text, self.reasoning, self.finish_reason, self.usage)
 
     def close(self) -> None:

@@ -99,6 +99,17 @@ def test_each_row_is_read_from_its_environment_variable(dirs, setting, traitlet,
 @pytest.mark.parametrize(
     ("setting", "traitlet", "env", "yaml_text", "expected"), ROWS, ids=[r[0] for r in ROWS]
 )
+def test_each_row_is_read_from_the_dotenv_file(dirs, setting, traitlet, env, yaml_text, expected):
+    path = dirs[0] / ".env"
+    path.write_text("".join(f"{name}={value}\n" for name, value in env.items()))
+    resolved = resolve(dirs)
+    assert getattr(resolved.settings, setting) == expected
+    assert resolved.sources[setting].describe() == f"{next(iter(env))} in {path}"
+
+
+@pytest.mark.parametrize(
+    ("setting", "traitlet", "env", "yaml_text", "expected"), ROWS, ids=[r[0] for r in ROWS]
+)
 def test_each_row_is_read_from_twnb_yaml(dirs, setting, traitlet, env, yaml_text, expected):
     path = write_project_yaml(dirs, yaml_text)
     resolved = resolve(dirs)
@@ -394,5 +405,5 @@ def test_a_key_in_yaml_is_ignored_with_a_warning_that_does_not_show_it(dirs):
 
 
 def test_recording_and_replaying_at_once_is_a_clear_error(dirs):
-    with pytest.raises(SettingsError, match="record .* and replay .* exclude each other"):
+    with pytest.raises(SettingsError, match=r"record .* and replay .* exclude each other"):
         resolve(dirs, environ={"TWNB_RECORD": "1", "TWNB_REPLAY": "c.yaml"})

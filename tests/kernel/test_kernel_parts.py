@@ -198,3 +198,26 @@ def test_llm_text_includes_the_text_of_displayed_tables():
     display = {"mime_types": ["text/html", "text/plain"], "text": "   a  b\n0  1  2", "artifact": None}
     text = execution_text_for_llm(_result(displays=[display]))
     assert "Displayed:\n   a  b\n0  1  2" in text
+
+
+def test_summary_hides_values_beside_secret_sounding_names():
+    summary = summarize_namespace({"settings": {"url": "http://x", "password": "hunter2-canary"}})
+    assert "canary" not in summary
+    assert "- settings: dict, len 2 = [hidden]" in summary
+
+
+def test_summary_hides_an_environment_key_even_when_its_repr_is_cut(monkeypatch):
+    secret = "plainwords-canary-" + "x" * 100  # not key-shaped: only the environment says it is secret
+    monkeypatch.setenv("SERVICE_PASSWORD", secret)
+    summary = summarize_namespace({"copied": secret})
+    assert "canary" not in summary and "- copied: str, len 118 = [hidden]" in summary
+
+
+def test_huge_integers_break_neither_the_summary_nor_the_delta():
+    namespace = {"huge": 10**5000}  # its repr raises ValueError (Python's integer digit limit)
+    assert "- huge: int = <an integer of 16610 bits>" in summarize_namespace(namespace)
+    before = namespace_signatures(namespace)
+    namespace["huge"] += 1
+    assert [(c.name, c.kind) for c in variable_delta(before, namespace_signatures(namespace))] == [
+        ("huge", "rebound")
+    ]

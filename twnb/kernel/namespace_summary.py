@@ -14,7 +14,7 @@ import time
 import types
 from typing import Any
 
-from twnb.kernel.secret_screen import HIDDEN, looks_secret_name, looks_secret_value, redact_secrets
+from twnb.kernel.secret_screen import HIDDEN, SecretScreen, looks_secret_name
 from twnb.kernel.variables import IPYTHON_NAMES
 from twnb.kernel.watchdog import Watchdog
 
@@ -63,27 +63,27 @@ def _shape(value: Any) -> tuple[int, ...] | None:
     return None
 
 
-def _describe_frame(name: str, value: Any) -> str:
+def _describe_frame(name: str, value: Any, screen: SecretScreen) -> str:
     shape = _shape(value)
     columns = list(value.columns)
     dtypes = [str(t) for t in list(value.dtypes)]
     shown = []
     for column, dtype in zip(columns[:MAX_COLUMNS], dtypes[:MAX_COLUMNS], strict=False):
-        label = HIDDEN if looks_secret_value(str(column)) else str(column)
+        label = HIDDEN if screen.looks_secret_value(str(column)) else str(column)
         shown.append(f"{label} ({dtype})")
     more = f", ... and {len(columns) - MAX_COLUMNS} more" if len(columns) > MAX_COLUMNS else ""
     size = f"shape {shape}" if shape else f"{len(columns)} columns"
     return f"- {name}: {type(value).__name__}, {size}; columns: {', '.join(shown)}{more}"
 
 
-def _describe(name: str, value: Any, short: reprlib.Repr) -> str | None:
+def _describe(name: str, value: Any, short: reprlib.Repr, screen: SecretScreen) -> str | None:
     """One line about `value`, or None when it is not the user's data (a module, an imported callable)."""
     if isinstance(value, types.ModuleType):
         return None
     if _is_lazy(value):
         return f"- {name}: {_qualified_type(value)} (lazy: not computed, described by type only)"
     if _is_frame(value):
-        return _describe_frame(name, value)
+        return _describe_frame(name, value, screen)
     top = _top_module(value)
     if top in FRAME_MODULES + ARRAY_MODULES and _shape(value) is not None:
         dtype = getattr(value, "dtype", None)
@@ -101,25 +101,42 @@ def _describe(name: str, value: Any, short: reprlib.Repr) -> str | None:
         except (TypeError, ValueError):
             signature = "(...)"
         return f"- {name}: function {getattr(value, '__name__', name)}{signature}"
-    text = short.repr(value)
-    if looks_secret_value(text):
+    if type(value) is int and value.bit_length() > 256:
+        text = f"<an integer of {value.bit_length()} bits>"  # its repr may be refused (digit limit)
+    else:
+        text = short.repr(value)
+    if _looks_secret(value, text, screen):
         text = HIDDEN
     sized = isinstance(value, list | tuple | dict | set | frozenset | str | bytes)
     size = f", len {len(value)}" if sized else ""
     return f"- {name}: {_qualified_type(value)}{size} = {text}"
 
 
-def _describe_within(name: str, value: Any, short: reprlib.Repr, budget_s: float) -> str | None:
-    if type(value) in (int, float, bool, str, type(None)):
-        return _describe(name, value, short)  # cheap and cannot hang: no watchdog thread
-    watchdog = Watchdog(budget_s)
+def _looks_secret(value: Any, text: str, screen: SecretScreen) -> bool:
+    """A value is hidden when its shown text looks like a key, or mentions a secret-sounding name
+    (`{'password': 'hunter2'}`: the value beside such a name is the secret, whatever its shape)."""
+    if screen.looks_secret_value(text) or looks_secret_name(text):
+        return True
+    if isinstance(value, str) and len(value) > len(text):
+        # The repr was cut in the middle; a key straddling the cut must not show by halves.
+        return screen.looks_secret_value(value[:2048] + "\n" + value[-2048:])
+    return False
+
+
+def _describe_within(
+    name: str, value: Any, short: reprlib.Repr, budget_s: float, screen: SecretScreen
+) -> str | None:
     try:
-        with watchdog:
-            return _describe(name, value, short)
-    except KeyboardInterrupt:
-        if not watchdog.fired:
-            raise
-        return f"- {name}: {_qualified_type(value)} (not described: took longer than {budget_s:g} s)"
+        if type(value) in (int, float, bool, str, type(None)):
+            return _describe(name, value, short, screen)  # cheap and cannot hang: no watchdog thread
+        watchdog = Watchdog(budget_s)
+        try:
+            with watchdog:
+                return _describe(name, value, short, screen)
+        except KeyboardInterrupt:
+            if not watchdog.fired:
+                raise
+            return f"- {name}: {_qualified_type(value)} (not described: took longer than {budget_s:g} s)"
     except Exception as exc:  # a broken __repr__ or property must not break the prompt
         return f"- {name}: {_qualified_type(value)} (not described: {type(exc).__name__})"
 
@@ -135,6 +152,7 @@ def summarize_namespace(
     """Text describing the user's variables, at most `max_chars` long ("" when there are none)."""
     skipped = set(IPYTHON_NAMES) | set(hidden_names)
     short = _short_repr()
+    screen = SecretScreen.from_environment()  # once per call: reading os.environ per variable was the cost
     lines: list[str] = []
     used = len(_HEADER) + 1
     left_out = 0
@@ -149,10 +167,10 @@ def summarize_namespace(
         if looks_secret_name(name):
             line: str | None = f"- {name}: {HIDDEN}"
         else:
-            line = _describe_within(name, value, short, per_object_budget_s)
+            line = _describe_within(name, value, short, per_object_budget_s, screen)
         if line is None:
             continue
-        line = redact_secrets(line)
+        line = screen.redact(line)
         if used + len(line) + 1 > max_chars - 60:
             left_out = len(names) - position
             lines.append(f"[... {left_out} more names not shown: summary limit of {max_chars} characters]")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 _SECRET_NAME = re.compile(r"key|token|secret|passw(or)?d|credential", re.IGNORECASE)
 # Key-shaped strings: vendor prefixes, JWTs, long hex or base64 runs.
@@ -29,17 +31,38 @@ def looks_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+@dataclass(frozen=True)
+class SecretScreen:
+    """The environment's secret values, read once, and the checks that use them.
+
+    Reading `os.environ` costs far more than one regex search; a caller screening many texts (the
+    namespace summary: one per variable) builds one screen and reuses it. Build a new one per call so a
+    key set in `os.environ` meanwhile is screened too.
+    """
+
+    environment_values: tuple[str, ...] = ()
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> SecretScreen:
+        # Values of variables such as OPENAI_API_KEY: a user variable holding one must not leak by value.
+        source = os.environ if environ is None else environ
+        values = {v for k, v in source.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8}
+        return cls(tuple(sorted(values, key=len, reverse=True)))  # longest first: no partial replace
+
+    def looks_secret_value(self, text: str) -> bool:
+        return bool(_SECRET_VALUE.search(text)) or any(v in text for v in self.environment_values)
+
+    def redact(self, text: str) -> str:
+        """`text` with environment secrets and key-shaped strings replaced by "[hidden]"."""
+        for value in self.environment_values:
+            text = text.replace(value, HIDDEN)
+        return _SECRET_VALUE.sub(HIDDEN, text)
+
+
 def looks_secret_value(text: str) -> bool:
-    return bool(_SECRET_VALUE.search(text)) or any(v in text for v in _environment_secrets())
-
-
-def _environment_secrets() -> list[str]:
-    # Values of variables such as OPENAI_API_KEY: a user variable holding one must not leak by value.
-    return [v for k, v in os.environ.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8]
+    return SecretScreen.from_environment().looks_secret_value(text)
 
 
 def redact_secrets(text: str) -> str:
     """`text` with environment secrets and key-shaped strings replaced by "[hidden]"."""
-    for value in sorted(_environment_secrets(), key=len, reverse=True):
-        text = text.replace(value, HIDDEN)
-    return _SECRET_VALUE.sub(HIDDEN, text)
+    return SecretScreen.from_environment().redact(text)

@@ -39,7 +39,9 @@ def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str,
         top_module = (getattr(cls, "__module__", "") or "").split(".")[0]
         shape = dtype = dtype_sig = None
         if cls in scalar_types or (cls in (str, bytes) and len(value) <= 256):
-            identity = "v:" + hashlib.sha1(repr(value).encode("utf-8", "replace")).hexdigest()[:16]
+            # Hex for ints: repr of a huge int raises (Python's digit limit); hex is linear and unlimited.
+            text = format(value, "x") if cls is int else repr(value)
+            identity = "v:" + hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
         else:
             identity = f"id:{id(value)}"
         try:

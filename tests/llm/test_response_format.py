@@ -39,6 +39,66 @@ def test_json_schema_format_has_the_openai_shape():
     }
 
 
+# The shape of the roles' schemas (twnb/roles/prompts/*.yaml): everything required, extras not forbidden.
+ROLE_LIKE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "response": {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string"},
+                "reply_type": {"type": "string", "enum": ["python"]},
+            },
+            "required": ["thought", "reply_type"],
+        }
+    },
+    "required": ["response"],
+}
+
+
+def test_strict_adds_additional_properties_false_to_every_object_and_leaves_the_input_alone():
+    sent = json_schema_format(ROLE_LIKE_SCHEMA)["json_schema"]["schema"]
+
+    assert sent["additionalProperties"] is False
+    assert sent["properties"]["response"]["additionalProperties"] is False
+    assert "additionalProperties" not in ROLE_LIKE_SCHEMA["properties"]["response"]
+
+
+def test_strict_refuses_an_optional_property_naming_it_and_where():
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "required": ["a"],
+    }
+
+    with pytest.raises(ValueError, match=r"^schema has properties that are not required \(b\)"):
+        json_schema_format(schema)
+
+
+def test_strict_refuses_an_object_open_to_extra_properties():
+    open_object = {"type": "object", "additionalProperties": True}
+    schema = {**ROLE_LIKE_SCHEMA, "properties": {"response": open_object}}
+
+    with pytest.raises(ValueError, match=r"^schema\.properties\.response allows additional properties"):
+        json_schema_format(schema)
+
+
+def test_a_property_named_like_a_keyword_is_just_a_property():
+    schema = {
+        "type": "object",
+        "properties": {"properties": {"type": "string"}, "type": {"type": "string"}},
+        "required": ["properties", "type"],
+    }
+
+    sent = json_schema_format(schema)["json_schema"]["schema"]
+
+    assert sent["properties"] == schema["properties"]
+
+
+def test_without_strict_the_schema_is_sent_as_given():
+    assert json_schema_format(ROLE_LIKE_SCHEMA, strict=False)["json_schema"]["schema"] == ROLE_LIKE_SCHEMA
+
+
 def test_a_schema_name_is_made_acceptable_to_openai():
     name = json_schema_format(SCHEMA, "Code Interpreter reply!" + "x" * 80)["json_schema"]["name"]
     assert name.startswith("Code_Interpreter_reply_") and len(name) == 64

@@ -10,6 +10,7 @@ send it again.
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from collections.abc import Mapping
@@ -32,13 +33,53 @@ def json_schema_format(schema: Mapping[str, Any], name: str = "response", *, str
     """``{"type": "json_schema", "json_schema": {...}}`` for a role's JSON schema.
 
     OpenAI limits the name to 64 letters, digits, ``_`` and ``-``; other characters become ``_``.
-    With ``strict``, the server only accepts schemas whose objects list every property as required and
-    set ``additionalProperties: false``; the role's schema must be written that way.
+    With ``strict``, OpenAI only accepts schemas whose every object sets ``additionalProperties: false``
+    and lists all its properties as required (and answers 400 otherwise, which would quietly cost the
+    session its JSON mode through the fallback). So the schema sent is a copy with
+    ``additionalProperties: false`` added wherever it is missing, and a schema that allows extra
+    properties or has an optional property is refused here, naming where.
     """
     if not isinstance(schema, Mapping) or not schema:
         raise ValueError("json_schema_format needs the role's JSON schema as a non-empty dict.")
     clean = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "response"
-    return {"type": "json_schema", "json_schema": {"name": clean, "strict": strict, "schema": dict(schema)}}
+    sent = _strict_copy(schema, "schema") if strict else copy.deepcopy(dict(schema))
+    return {"type": "json_schema", "json_schema": {"name": clean, "strict": strict, "schema": sent}}
+
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_DATA_KEYWORDS = ("enum", "const", "default", "examples", "required", "description", "title")
+
+
+def _strict_copy(node: Any, where: str) -> Any:
+    """``node`` with ``additionalProperties: false`` on every object; refuses what strict mode cannot take."""
+    if isinstance(node, list):
+        return [_strict_copy(item, f"{where}[{i}]") for i, item in enumerate(node)]
+    if not isinstance(node, Mapping):
+        return copy.deepcopy(node)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            # A map of names to schemas: the names are data (a property may be called "type").
+            out[key] = {name: _strict_copy(sub, f"{where}.{key}.{name}") for name, sub in value.items()}
+        elif key in _DATA_KEYWORDS:
+            out[key] = copy.deepcopy(value)
+        else:
+            out[key] = _strict_copy(value, f"{where}.{key}")
+    if node.get("type") == "object" or isinstance(node.get("properties"), Mapping):
+        if node.get("additionalProperties", False) is not False:
+            raise ValueError(
+                f"{where} allows additional properties; OpenAI's strict json_schema needs "
+                "additionalProperties: false there (or pass strict=False)."
+            )
+        out["additionalProperties"] = False
+        properties = list(node.get("properties") or {})
+        optional = [p for p in properties if p not in (node.get("required") or [])]
+        if optional:
+            raise ValueError(
+                f"{where} has properties that are not required ({', '.join(optional)}); OpenAI's strict "
+                "json_schema needs every property listed in 'required' (or pass strict=False)."
+            )
+    return out
 
 
 def json_object_format() -> dict:

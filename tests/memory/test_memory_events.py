@@ -61,9 +61,30 @@ def test_event_union_lists_every_event_type():
 
 @pytest.mark.parametrize("event", ALL_EVENTS, ids=lambda e: type(e).__name__)
 def test_events_are_frozen(event):
-    field = dataclasses.fields(event)[0].name
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(event, field, "changed")
+    for field in dataclasses.fields(event):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, field.name, "changed")
+
+
+@pytest.mark.parametrize("event", ALL_EVENTS, ids=lambda e: type(e).__name__)
+def test_events_built_by_keyword_equal_and_hash_like_those_built_by_position(event):
+    values = {field.name: getattr(event, field.name) for field in dataclasses.fields(event)}
+    again = type(event)(**values)
+    assert again == event
+    if not isinstance(event, PostCommitted | PlanUpdated | UsageReported):  # these hold mutable data
+        assert hash(again) == hash(event)
+
+
+def test_replace_gives_a_new_delta_with_one_field_changed():
+    delta = AttachmentDelta("post-1", "atta-1", AttachmentType.thought, "th", False)
+    assert dataclasses.replace(delta, text="ought", is_end=True) == AttachmentDelta(
+        "post-1", "atta-1", AttachmentType.thought, "ought", True
+    )
+    assert delta.text == "th"
+
+
+def test_deltas_with_different_text_are_not_equal():
+    assert MessageDelta("post-1", "a", False) != MessageDelta("post-1", "b", False)
 
 
 def test_event_fields_are_the_agreed_ones():

@@ -279,6 +279,11 @@ def test_single_quoted_json_is_not_json():
         events_of(["{\"response\": {'message': 'hi'}}"])
 
 
+def test_a_single_quoted_object_is_named_as_such():
+    with pytest.raises(JsonStreamError, match="uses single quotes, but JSON keys and strings need double"):
+        events_of(["Here: {'response': {'message': 'hi'}}"])
+
+
 def test_feed_never_raises_and_close_reports_the_error():
     parser = ReplyStreamParser()
     assert parser.feed('{"response": {"a": 1 2}}') == [("a", "", False), ("a", "1", True)]

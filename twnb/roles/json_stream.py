@@ -153,6 +153,7 @@ class ReplyStreamParser:
         # Notes on skipped objects, to say in the error what was found instead.
         self._skipped_keys: list[str] = []
         self._wrapper_not_object = ""
+        self._single_quoted = False  # a candidate object was refused for a single-quoted key
 
         # Set while inside a member string with no escape or surrogate pending: chunks take a fast path.
         self._member_key: str | None = None
@@ -254,6 +255,12 @@ class ReplyStreamParser:
             shown = ", ".join(f'"{k}"' for k in self._skipped_keys[:8])
             self.error = JsonStreamError(
                 f'the reply has a JSON object but no "{self.wrapper_key}" object in it (its keys: {shown})',
+                "missing",
+            )
+        elif self._single_quoted:
+            self.error = JsonStreamError(
+                "the reply contains no JSON object: its object uses single quotes, "
+                "but JSON keys and strings need double quotes",
                 "missing",
             )
         else:
@@ -390,6 +397,8 @@ class ReplyStreamParser:
         ch = s[i] if i < len(s) else ""
         if not self.found:
             # Not the reply after all (a brace in prose): go on scanning from the offending char.
+            if ch == "'" and self._state in (_OBJ_FIRST, _OBJ_KEY):
+                self._single_quoted = True  # Python's dict repr, most likely: say so if nothing else is found
             self._reset_json()
             self._mode = _PROSE
             return i

@@ -120,11 +120,41 @@ def test_steps_match_across_turns_ignoring_case_spacing_numbering_and_annotation
     assert _states(plan) == ["done", "in_progress", "todo"]
 
 
-def test_a_kept_done_step_after_the_current_one_stays_done():
+def test_a_done_step_that_now_comes_after_the_current_one_is_todo_again():
     previous = derive_plan(None, _planner_post(current="2. Count the rows"))
     reordered = "1. Check the file exists\n2. Load the data file\n3. Count the rows"
     plan = derive_plan(previous, _planner_post(plan=reordered, current="1. Check the file exists"))
-    assert _states(plan) == ["in_progress", "done", "todo"]
+    assert _states(plan) == ["in_progress", "todo", "todo"]
+    assert plan.subtasks[1].finished_at is None
+
+
+def test_going_back_to_an_earlier_step_makes_the_later_ones_todo():
+    previous = derive_plan(None, _planner_post(current="3. Report the result to the user"))
+    plan = derive_plan(previous, _planner_post(current="1. Load the data file"))
+    assert _states(plan) == ["in_progress", "todo", "todo"]
+
+
+def test_a_kept_step_keeps_its_finish_time_and_outcome():
+    previous = derive_plan(None, _planner_post(current="2. Count the rows"))
+    previous.subtasks[0].outcome = "loaded 100 rows"
+    revised = "1. Load the data file\n2. Drop empty rows\n3. Count the rows"
+    plan = derive_plan(previous, _planner_post(plan=revised, current="3. Count the rows"))
+    kept, before = plan.subtasks[0], previous.subtasks[0]
+    assert (kept.state, kept.finished_at, kept.outcome) == ("done", before.finished_at, "loaded 100 rows")
+
+
+def test_an_abandoned_step_stays_abandoned_as_the_plan_moves_on():
+    previous = derive_plan(None, _planner_post())
+    previous.subtasks[1].state = "abandoned"
+    plan = derive_plan(previous, _planner_post(current="3. Report the result to the user"))
+    assert _states(plan) == ["done", "abandoned", "in_progress"]
+
+
+def test_a_current_step_without_a_restated_plan_moves_the_previous_plan():
+    previous = derive_plan(None, _planner_post())
+    plan = derive_plan(previous, _planner_post(plan=None, current="2. Count the rows"))
+    assert _states(plan) == ["done", "in_progress", "todo"]
+    assert plan.id == previous.id
 
 
 def test_an_entirely_new_plan_gets_a_new_id():

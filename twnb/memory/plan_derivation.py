@@ -2,9 +2,11 @@
 
 TaskWeaver's Planner restates its whole plan every turn (`plan`, numbered lines, maybe with
 `<sequentially depends on 1>` annotations) and names the step it is on (`current_plan_step`). Steps
-before the current one are done, the current one is in progress, the rest are to do; `stop:
-Completed` finishes everything. When the plan text changes, steps whose text stayed (compared after
-normalising) keep their state, times and outcome.
+before the current one are done, the current one is in progress, the rest are to do (a step done
+earlier that now comes after the current one is to be done again); `stop: Completed` finishes
+everything. When the plan text changes, steps whose text stayed (compared after normalising) keep
+their times and outcome, and their state where the current step does not decide it (no current
+step named, or a step someone marked abandoned).
 """
 
 from __future__ import annotations
@@ -143,7 +145,8 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
     live_previous = previous if previous is not None and previous.state not in ("done", "abandoned") else None
     if plan_text is None:
         plan = copy.deepcopy(live_previous) if live_previous is not None else _new_plan([], user_query, post)
-        steps = None
+        # A current step without a restated plan is looked up in the plan carried forward.
+        steps = [_step_of(subtask, i) for i, subtask in enumerate(plan.subtasks)]
     else:
         steps = parse_steps(plan_text)
         old = {normalise(subtask.description): subtask for subtask in (live_previous or _empty()).subtasks}
@@ -166,19 +169,25 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
         plan.finish("done", post.message)
         return plan
 
-    current = find_current_step(steps, current_text) if steps is not None else None
+    current = find_current_step(steps, current_text)
     if current is not None:
         for index, subtask in enumerate(plan.subtasks):
+            if subtask.state == "abandoned" and index != current:
+                continue  # only an explicit decision abandons a step; progress never undoes it
             if index < current:
-                if subtask.state != "abandoned":
-                    _mark_done(subtask)
+                _mark_done(subtask)
             elif index == current:
                 subtask.state = "in_progress"
                 subtask.finished_at = None
-            elif subtask.state == "in_progress":
+            else:
                 subtask.state = "todo"
+                subtask.finished_at = None
     plan.refresh_plan_state()
     return plan
+
+
+def _step_of(subtask: SubTask, index: int) -> PlanStep:
+    return PlanStep(index + 1, subtask.description, strip_annotations(subtask.description))
 
 
 def _empty() -> Plan:

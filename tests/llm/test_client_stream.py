@@ -175,18 +175,6 @@ def test_a_stream_can_be_fed_plain_dict_chunks():
     assert stream.usage.prompt_tokens == 3
 
 
-def test_from_environment_reads_key_base_url_and_model(fake_llm):
-    env = {"OPENAI_API_KEY": "env-key", "OPENAI_BASE_URL": fake_llm.base_url, "TWNB_MODEL": "env-model"}
-    client = OpenAIChatClient.from_environment(env)
-    fake_llm.load({"*": ["ok"]})
-
-    list(client.stream(MESSAGES, model=client.default_model))
-
-    request = fake_llm.chat_requests()[0]
-    assert request["headers"]["authorization"] == "Bearer env-key"
-    assert request["body"]["model"] == "env-model"
-
-
 def test_a_local_server_needs_no_key(fake_llm):
     client = OpenAIChatClient(None, fake_llm.base_url)
     fake_llm.load({"*": ["ok"]})

@@ -8,7 +8,6 @@ apart from a finished one, and errors that say what to fix without ever showing 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -68,7 +67,7 @@ class OpenAIChatClient:
     """Streams chat completions from OpenAI, Azure OpenAI or any OpenAI-compatible server.
 
     `redact`, when given, cleans every server text that goes into an error message (the key itself is
-    always scrubbed as well).
+    always scrubbed as well). Build one from the user's settings with `twnb.llm.settings.make_client`.
     """
 
     def __init__(
@@ -97,7 +96,6 @@ class OpenAIChatClient:
         self.max_retries = max_retries
         self.stream_retries = stream_retries
         self.azure_endpoint = azure_endpoint
-        self.default_model: str | None = None
         self._api_key = api_key
         self._redact = redact
         if azure_endpoint:
@@ -115,17 +113,6 @@ class OpenAIChatClient:
             self._sdk = openai.OpenAI(
                 api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=max_retries
             )
-
-    @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None, **options: Any) -> OpenAIChatClient:
-        """A client from OPENAI_API_KEY and OPENAI_BASE_URL; TWNB_MODEL becomes `default_model`.
-
-        A stopgap until the settings object (twnb.llm.settings) resolves everything in contract 4.
-        """
-        env = os.environ if environ is None else environ
-        client = cls(env.get("OPENAI_API_KEY"), env.get("OPENAI_BASE_URL") or None, **options)
-        client.default_model = env.get("TWNB_MODEL") or None
-        return client
 
     def __repr__(self) -> str:
         if self.azure_endpoint:

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from twnb.memory import Conversation, ConversationFormatError
+from twnb.memory import Conversation, ConversationFormatError, Memory
 
 GOOD_POST = """\
       - message: hi
@@ -153,3 +153,41 @@ def test_python_yaml_tags_are_refused_by_the_safe_loader(tmp_path):
 def test_a_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         Conversation.from_yaml(tmp_path / "nope.yaml")
+
+
+def test_a_file_that_is_not_utf8_names_the_file_and_the_byte(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("rounds:\n  - user_query: café\n".encode("latin-1"))
+    error = _load_error(path)
+    assert str(path) in str(error) and "not UTF-8" in str(error) and "byte 27 is b'\\xe9'" in str(error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rounds:\n  - user_query: [unclosed\n",
+        "rounds:\n  - user_query: q\n    state: done\n    post_list: []\n",
+        _two_rounds("      - message: x\n        send_to: Planner\n"),
+        _two_rounds(
+            "      - message: x\n        send_from: A\n        send_to: B\n        attachment_list:\n"
+            "          - type: sample\n            content: x\n"
+        ),
+    ],
+    ids=["malformed", "unknown-state", "missing-key", "deprecated-type"],
+)
+def test_a_refused_file_and_its_folder_are_left_exactly_as_they_were(tmp_path, text):
+    path = _write(tmp_path, text)
+    before = path.read_bytes()
+    _load_error(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["conv.yaml"]
+
+
+def test_memory_from_yaml_keeps_its_conversation_when_the_file_is_refused(tmp_path):
+    memory = Memory("s")
+    memory.create_round("keep me")
+    conversation = memory.conversation
+    with pytest.raises(ValueError):
+        memory.from_yaml("other", _write(tmp_path, "rounds:\n  - state: created\n    post_list: []\n"))
+    assert memory.conversation is conversation and memory.session_id == "s"
+    assert [r.user_query for r in memory.conversation.rounds] == ["keep me"]

@@ -103,8 +103,16 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
 def load_yaml_file(path: str | os.PathLike[str]) -> Any:
     """Parse a YAML file with the safe loader; malformed YAML is a ValueError naming the file."""
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as file:
-        text = file.read()
+    with open(path, "rb") as file:
+        raw = file.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConversationFormatError(
+            f"not UTF-8 text (byte {error.start} is {raw[error.start : error.start + 1]!r}); "
+            "YAML conversation files are UTF-8: re-save it with that encoding",
+            location=Location(file=path),
+        ) from None
     return load_yaml_text(text, source=path)
 
 

@@ -18,13 +18,15 @@ from twnb.memory import (
     save_conversation,
 )
 
-# Text YAML finds awkward: markers, quotes, indicators, line breaks of every kind, BOM, controls.
+# Text YAML finds awkward: markers, quotes, indicators, line breaks of every kind, BOM, controls,
+# lone surrogates.
 ODD = st.sampled_from(
     [
         "", " ", "  lead", "trail  ", "\t", "\r", "\r\n", "\n\n", "\x85", "\u2028", "\u2029", "\ufeff",
         "\x00", "\x07", "\x1b[31m", "---", "...", "# not a comment", "key: value", "- item", "&a", "*a",
         "!tag", "%", "@", "`", "|", ">", "'", '"', "null", "~", "true", "no", "0x1F", "1e3", "012",
         "{{DELIMITER_START_TEMPORAL}}", "{{DELIMITER_END_TEMPORAL}}", "日本語", "emoji 🐍", "é\u0301",
+        "half \ud83d emoji", "\udcff",  # lone surrogates: a model's stray escape, an undecodable file name
     ]
 )  # fmt: skip
 TEXT = st.one_of(st.text(), ODD, st.lists(st.one_of(st.text(), ODD), max_size=4).map("".join))

@@ -13,6 +13,7 @@ from twnb.memory import (
     Post,
     Round,
     dump_yaml,
+    load_conversation,
     save_conversation,
     yaml_io,
 )
@@ -176,3 +177,15 @@ def test_conversation_dict_is_to_dict_when_no_folder_given():
 
     conversation = _conversation()
     assert conversation_dict(conversation) == conversation.to_dict()
+
+
+def test_a_lone_surrogate_is_saved_escaped_and_loads_back(tmp_path):
+    # json.loads('"\\ud83d"') from a model's stray escape; libyaml alone can neither write nor read it.
+    conversation = Conversation.init()
+    round = Round.create("q")
+    round.add_post(Post.create("half \ud83d emoji", "Planner", "User"))
+    conversation.add_round(round)
+    path = tmp_path / "c.yaml"
+    save_conversation(conversation, path)
+    assert '"half \\uD83D emoji"' in path.read_text(encoding="utf-8")
+    assert load_conversation(path).to_dict() == conversation.to_dict()

@@ -48,6 +48,10 @@ def _make_dumper(base: type) -> type:
 
 
 _Dumper = _make_dumper(_BaseDumper)
+# libyaml cannot hold a lone surrogate (a half emoji from a model's `"\ud83d"`, an undecodable file
+# name from os.listdir): its dumper fails to encode it and its loader refuses the `\uD83D` escape.
+# The pure-Python pair writes and reads that escape, so text libyaml refuses goes through them.
+_PyDumper = _make_dumper(yaml.SafeDumper)
 
 
 def find_non_plain(data: Any, path: str = "") -> str | None:
@@ -81,19 +85,28 @@ def dump_yaml(data: Any) -> str:
         )
     # The representer builds a node per value: pausing cycle collection keeps big saves linear.
     with gc_paused():
-        return yaml.dump(
-            data,
-            Dumper=_Dumper,
-            sort_keys=False,
-            allow_unicode=True,
-            default_flow_style=False,
-            width=4096,
-        )
+        try:
+            return _dump(data, _Dumper)
+        except UnicodeEncodeError:
+            return _dump(data, _PyDumper)
+
+
+def _dump(data: Any, dumper: type) -> str:
+    return yaml.dump(
+        data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=4096
+    )
 
 
 def load_yaml_text(text: str, source: str = "<string>") -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+        try:
+            return yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+        except yaml.YAMLError:
+            if _Loader is yaml.SafeLoader:
+                raise
+            # Either truly malformed (the safe pure-Python loader says so again, as clearly) or
+            # text libyaml refuses, such as an escaped lone surrogate (see _PyDumper).
+            return yaml.load(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise ConversationFormatError(
             f"not valid YAML: {error}".replace("\n", " "), location=Location(file=source)

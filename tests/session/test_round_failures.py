@@ -79,6 +79,18 @@ def test_llm_server_error_mid_round_fails_it_keeping_the_posts(make_session):
     assert session.memory.conversation.rounds[-1] is round
 
 
+def test_llm_failure_mid_stream_keeps_the_partial_post_with_its_raw_text(make_session, recorder):
+    cut = {"content": answer("A long answer that never fully arrives."), "drop_after_chars": 60, "times": 3}
+    session = make_session({"Planner": [cut]})
+    round = session.run_round("Explain", recorder)
+    assert round.state == "failed" and "The LLM call failed" in round.extra["failure_reason"]
+    partial = round.post_list[-1]
+    assert partial.send_from == "Planner" and "LLMStreamDropped" in partial.extra["incomplete"]
+    assert partial.extra["raw_text"] == answer("A long answer that never fully arrives.")[:60]
+    assert len(partial.extra["dropped_attempts"]) == 2  # the two earlier attempts, kept too
+    assert recorder.of("PostCommitted")[-1].post.id == partial.id
+
+
 def test_failed_round_reports_the_failure_then_ends(make_session, recorder):
     session = make_session({"Planner": [{"content": answer("x"), "fault": "http_500", "times": 5}]})
     session.run_round("Anything", recorder)
@@ -112,7 +124,26 @@ def test_ctrl_c_during_the_llm_stream_ends_the_round_keeping_posts(make_session)
 
     round = session.run_round("Compute", CtrlC())
     assert round.state == "failed" and "interrupted" in round.extra["failure_reason"].lower()
-    assert kinds(round) == [("User", "Planner"), ("Planner", "CodeInterpreter")]
+    assert kinds(round)[:2] == [("User", "Planner"), ("Planner", "CodeInterpreter")]
+
+
+def test_ctrl_c_during_the_llm_stream_keeps_what_arrived_marked_incomplete(make_session, shell):
+    slow = {"content": code_reply("never = 1"), "chunk_size": 2, "delay_s": 0.05}
+    session = make_session(
+        {"Planner": [planner_reply("CodeInterpreter", "Compute")], "CodeInterpreter": [slow]}
+    )
+
+    class CtrlC:
+        @staticmethod
+        def on_event(event):
+            if type(event).__name__ == "PostStarted" and event.send_from == "CodeInterpreter":
+                threading.Timer(0.4, _thread.interrupt_main).start()
+
+    round = session.run_round("Compute", CtrlC())
+    partial = round.post_list[-1]
+    assert partial.send_from == "CodeInterpreter" and "interrupted" in partial.extra["incomplete"]
+    assert code_reply("never = 1").startswith(partial.extra["raw_text"]) and partial.extra["raw_text"]
+    assert "never" not in shell.user_ns
 
 
 def test_dropped_stream_is_retried_and_only_the_complete_attempt_kept(make_session, recorder):

@@ -109,6 +109,9 @@ class CodeInterpreter(Role):
                 for t in unreadable.raw_texts
             ]
             return self._unusable(post, str(unreadable.__cause__ or unreadable), observer)
+        except BaseException:
+            self._revisions.pop(post_id, None)
+            raise
         post.send_to = "Planner"
         reply_type = (first_text(post, AttachmentType.reply_type) or "").strip()
         content = first_text(post, AttachmentType.reply_content)
@@ -186,6 +189,20 @@ class CodeInterpreter(Role):
         self._set_message(post, self._outcome_message(result, error), observer)
         if not result.success and result.status != "interrupted":
             self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
+        return post
+
+    def record_no_result(
+        self, post: Post, outcome: tuple[str, str], observer: Observer | None = None
+    ) -> Post:
+        """Close a post whose code's result never came back (the Round was interrupted or cancelled, or
+        the executor broke): `outcome` is (execution_status, execution_result text). It goes to the
+        Planner, unrevised: the Round is ending."""
+        status, text = outcome
+        self._revisions.pop(post.id, None)
+        attach(post, AttachmentType.execution_status, status, observer)
+        attach(post, AttachmentType.execution_result, text, observer)
+        post.send_to = "Planner"
+        self._set_message(post, text, observer)
         return post
 
     def reply(

@@ -4,8 +4,12 @@ Each attempt streams through the translator into a scratch Post that carries the
 the view shows the text as it arrives. A dropped stream (`LLMStreamDropped`) or a reply the translator
 cannot read (`TranslationError`) is an attempt lost: a `PostRetry` tells the view to clear that post,
 the raw text is kept in `post.extra["dropped_attempts"]`, and the call is sent again. Only a complete
-attempt is committed. Every other LLM error (after the SDK's own HTTP retries) goes up to the session,
-which fails the Round with its posts kept.
+attempt is committed.
+
+Every other LLM error (after the SDK's own HTTP retries), the last dropped stream and Ctrl-C go up to
+the session, which fails the Round with its posts kept. What had arrived is not thrown away: the error
+carries an *unfinished* Post (`unfinished_post(error)`, see role.py) built from the text received so
+far, marked `extra["incomplete"]` (why) with that text in `extra["raw_text"]`, for the session to keep.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from twnb.memory import NullObserver, Observer, Post, PostRetry, PostStarted, StatusChanged, UsageReported
 from twnb.roles.errors import TranslationError
+from twnb.roles.role import keep_unfinished
 
 REASONING_CAP = 20_000  # characters of a reasoning model's thinking kept in post.extra
 
@@ -54,6 +59,26 @@ def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     return total
 
 
+def combine_reasoning(*parts: str, cap: int = REASONING_CAP) -> str:
+    """The thinking a reply came with, from every source (the server's `reasoning_content` and the
+    `<think>` block the translator found), joined and capped at `cap` characters, the cut said."""
+    text = "\n\n".join(p for p in (part.strip() for part in parts) if p)
+    if len(text) <= cap:
+        return text
+    return text[:cap] + f"\n[... {len(text) - cap} more characters of reasoning not kept]"
+
+
+def attempt_text(error: BaseException, stream: Any) -> str:
+    """The raw text one failed attempt received: each error class names it its own way."""
+    if isinstance(error, TranslationError):
+        return error.raw_text
+    from twnb.llm.errors import LLMStreamDropped
+
+    if isinstance(error, LLMStreamDropped):
+        return error.partial_text
+    return str(getattr(stream, "raw_text", "") or "") if stream is not None else ""
+
+
 @dataclass
 class LLMTurn:
     """Calls `client.stream` for one role and translates the reply (see the module docstring)."""
@@ -80,17 +105,17 @@ class LLMTurn:
         observer = observer or NullObserver()
         dropped: list[dict[str, str]] = []
         usage_total: dict[str, Any] = {}
-        reasoning = ""
         started_at, started = now_iso(), time.perf_counter()
         observer.on_event(PostStarted(post_id=post_id, send_from=self.role, send_to=send_to))
         for attempt in range(1, self.attempts + 1):
             if on_attempt_start is not None:
                 on_attempt_start()
             observer.on_event(StatusChanged(f"{self.role}: calling the LLM"))
-            stream = self.client.stream(
-                messages, model=self.model, role=self.role, response_format=self.response_format
-            )
+            stream: Any = None
             try:
+                stream = self.client.stream(
+                    messages, model=self.model, role=self.role, response_format=self.response_format
+                )
                 post = self.translator.raw_text_to_post(
                     _chunks(stream),
                     self.role,
@@ -100,50 +125,97 @@ class LLMTurn:
                     required_keys=self.required_keys,
                 )
             except (LLMStreamDropped, TranslationError) as error:
-                raw = (
-                    getattr(error, "raw_text", "")
-                    or getattr(stream, "raw_text", "")
-                    or getattr(error, "partial_text", "")
-                )
+                raw = attempt_text(error, stream)
                 self._count(stream, usage_total)
                 reason = f"{type(error).__name__}: {error}"
-                dropped.append({"reason": reason, "raw_text": raw})
                 if attempt == self.attempts:
                     if isinstance(error, LLMStreamDropped):
+                        timing = _timing(started_at, started)
+                        self._keep_partial(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
                         raise
+                    dropped.append({"reason": reason, "raw_text": raw})
                     raise ReplyUnreadable(
                         f"the {self.role}'s reply could not be read after {attempt} attempts: {error}",
                         [d["raw_text"] for d in dropped],
                     ) from error
+                dropped.append({"reason": reason, "raw_text": raw})
                 observer.on_event(PostRetry(post_id=post_id, reason=reason))
                 continue
-            except BaseException:
-                # Ctrl-C or an LLM error: whatever the stream reported still counts as spent.
+            except BaseException as error:
+                # Ctrl-C or an LLM error: what the stream reported still counts as spent, and what
+                # had arrived is kept for the session.
                 self._count(stream, usage_total)
+                raw = attempt_text(error, stream)
+                timing = _timing(started_at, started)
+                self._keep_partial(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
                 raise
             self._count(stream, usage_total)
-            reasoning = getattr(stream, "reasoning", "") or ""
             post.id = post_id
             if dropped:
                 post.extra["dropped_attempts"] = dropped
-            if reasoning:
-                post.extra["reasoning"] = reasoning[:REASONING_CAP]
+            self._add_reasoning(post, stream)
             if usage_total:
                 post.extra["usage"] = usage_total
                 observer.on_event(UsageReported(post_id=post_id, usage=dict(usage_total)))
-            post.extra["timing"] = {
-                "started_at": started_at,
-                "ended_at": now_iso(),
-                "duration_s": round(time.perf_counter() - started, 3),
-            }
+            post.extra["timing"] = _timing(started_at, started)
             return TurnResult(post=post, raw_text=getattr(stream, "raw_text", "") or "", usage=usage_total)
         raise AssertionError("unreachable: the loop returns or raises")
 
+    def _keep_partial(
+        self,
+        error: BaseException,
+        raw: str,
+        stream: Any,
+        post_id: str,
+        send_to: str,
+        dropped: list[dict[str, str]],
+        usage: dict[str, Any],
+        timing: dict[str, Any],
+    ) -> None:
+        """Attach to `error` the Post made of what this turn received, if anything arrived."""
+        if not raw.strip() and not dropped:
+            return
+        try:
+            post = self.translator.raw_text_to_post([raw], self.role, None, post_id=post_id, send_to=send_to)
+        except TranslationError as unreadable:  # the usual case: the reply was cut off
+            post = unreadable.partial_post or Post.create("", self.role, send_to)
+        except Exception:  # a translator bug must not hide the real error
+            post = Post.create("", self.role, send_to)
+        post.id = post_id
+        reason = "interrupted (Ctrl-C)" if isinstance(error, KeyboardInterrupt) else f"{type(error).__name__}"
+        post.extra["incomplete"] = f"The reply stopped before it was complete: {reason}."
+        post.extra["raw_text"] = raw
+        if dropped:
+            post.extra["dropped_attempts"] = list(dropped)
+        self._add_reasoning(post, stream)
+        if usage:
+            post.extra["usage"] = dict(usage)
+        post.extra["timing"] = timing
+        keep_unfinished(error, post)
+
+    @staticmethod
+    def _add_reasoning(post: Post, stream: Any) -> None:
+        """The server's reasoning (streamed apart) and the reply's own think block, both kept."""
+        served = str(getattr(stream, "reasoning", "") or "") if stream is not None else ""
+        reasoning = combine_reasoning(served, str(post.extra.get("reasoning") or ""))
+        if reasoning:
+            post.extra["reasoning"] = reasoning
+        else:
+            post.extra.pop("reasoning", None)
+
     @staticmethod
     def _count(stream: Any, total: dict[str, Any]) -> None:
-        usage = getattr(stream, "usage", None)
+        usage = getattr(stream, "usage", None) if stream is not None else None
         if usage is not None:
             add_usage(total, usage.to_dict() if hasattr(usage, "to_dict") else dict(usage))
+
+
+def _timing(started_at: str, started: float) -> dict[str, Any]:
+    return {
+        "started_at": started_at,
+        "ended_at": now_iso(),
+        "duration_s": round(time.perf_counter() - started, 3),
+    }
 
 
 def _chunks(stream: Any) -> Iterator[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Any
 
@@ -11,6 +12,23 @@ from twnb.memory import Attachment, AttachmentDelta, AttachmentType, Memory, Obs
 class RoleFailure(Exception):
     """A role gave up within the Round (e.g. the Planner's self-corrections ran out): the session fails
     the Round with this message as the reason, every post kept."""
+
+
+_UNFINISHED = "twnb_unfinished_post"
+
+
+def keep_unfinished(error: BaseException, post: Post) -> None:
+    """Let `error` carry the post a role was making when it struck (a reply cut off, code whose result
+    never came back), so the session keeps it in the failed Round instead of losing it."""
+    # An exception type that takes no attributes loses the post, never the error.
+    with contextlib.suppress(AttributeError):
+        setattr(error, _UNFINISHED, post)
+
+
+def unfinished_post(error: BaseException) -> Post | None:
+    """The post `error` carries (see `keep_unfinished`), or None."""
+    post = getattr(error, _UNFINISHED, None)
+    return post if isinstance(post, Post) else None
 
 
 class Role:

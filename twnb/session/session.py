@@ -41,7 +41,7 @@ from twnb.memory import (
     save_yaml_file,
 )
 from twnb.roles.llm_turn import add_usage, now_iso
-from twnb.roles.role import RoleFailure
+from twnb.roles.role import RoleFailure, unfinished_post
 from twnb.session.autosave import (
     AUTOSAVE_KEY,
     load_autosaved_conversation,
@@ -53,6 +53,7 @@ from twnb.session.code_request import CodeRequest
 logger = logging.getLogger(__name__)
 
 INTERRUPTED = "Interrupted by the user (Ctrl-C); every post made so far is kept."
+CANCELLED = "Cancelled before it finished; every post made so far is kept."
 
 
 class RoundLimitReached(Exception):
@@ -115,6 +116,7 @@ class Session:
         current.extra["timing"] = {"started_at": now_iso()}
         watcher.on_event(RoundStarted(current.id, current.user_query))
         failure: str | None = None
+        waiting: list[Post] = []  # a code post whose result has not come back yet
         try:
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
@@ -125,28 +127,17 @@ class Session:
                         f"The Round used its {self.max_posts} internal posts (max_posts) without an answer "
                         "for the User; raise session.max_posts or split the request."
                     )
-                post = yield from self._next_post(current, post.send_to, watcher)
+                post = yield from self._next_post(current, post.send_to, watcher, waiting)
                 internal += 1
                 self._commit(current, index, post, watcher)
                 if _interrupted(post):
                     raise KeyboardInterrupt
             current.change_round_state("finished")
-        except KeyboardInterrupt:
-            failure = INTERRUPTED
-        except GeneratorExit:
-            failure = "Cancelled before it finished; every post made so far is kept."
-        except RoundLimitReached as error:
-            failure = str(error)
-        except RoleFailure as error:
-            failure = self._redact_text(str(error))
-        except Exception as error:
-            from twnb.llm.errors import LLMError
-
-            if isinstance(error, LLMError):
-                failure = self._redact_text(f"The LLM call failed: {error}")
-            else:
-                logger.exception("the Round failed on an unexpected error")
-                failure = self._redact_text(f"Unexpected error: {type(error).__name__}: {error}")
+        except BaseException as error:
+            failure = self._failure_reason(error)
+            self._keep(current, index, unfinished_post(error) or (waiting[-1] if waiting else None), watcher)
+            if not isinstance(error, Exception | KeyboardInterrupt | GeneratorExit):
+                raise  # SystemExit and the like: the Round is failed and saved, the exit goes on
         finally:
             if failure is not None:
                 current.change_round_state("failed")
@@ -159,8 +150,36 @@ class Session:
             watcher.on_event(RoundEnded(current.id, current.state, failure))
         return current
 
+    def _failure_reason(self, error: BaseException) -> str:
+        """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
+        from twnb.llm.errors import LLMError
+
+        if isinstance(error, KeyboardInterrupt):
+            return INTERRUPTED
+        if isinstance(error, GeneratorExit):
+            return CANCELLED
+        if isinstance(error, RoundLimitReached):
+            return str(error)
+        if isinstance(error, RoleFailure):
+            return self._redact_text(str(error))
+        if isinstance(error, LLMError):
+            return self._redact_text(f"The LLM call failed: {error}")
+        if isinstance(error, Exception):
+            logger.exception("the Round failed on an unexpected error")
+            return self._redact_text(f"Unexpected error: {type(error).__name__}: {error}")
+        return self._redact_text(f"Stopped by {type(error).__name__}: {error}")
+
+    def _keep(self, round: Round, index: int, post: Post | None, watcher: Observer) -> None:
+        """Commit the post a failure interrupted (kept, marked), unless it is already in the Round."""
+        if post is None or any(p.id == post.id for p in round.post_list):
+            return
+        try:
+            self._commit(round, index, post, watcher)
+        except Exception:  # keeping it is a courtesy: never let it hide the real failure
+            logger.exception("could not keep the unfinished post %s", post.id)
+
     def _next_post(
-        self, round: Round, recipient: str, watcher: Observer
+        self, round: Round, recipient: str, watcher: Observer, waiting: list[Post]
     ) -> Generator[CodeRequest, Any, Post]:
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
@@ -173,8 +192,17 @@ class Session:
             code = self.code_interpreter.code_to_run(post)
             if code is not None:
                 watcher.on_event(StatusChanged(f"{self.code_interpreter.alias}: running code"))
-                result = yield CodeRequest(post.id, code, self.timeout)
+                # Until the result is recorded, the post is `waiting`: whatever ends the Round here
+                # (close() raises a fresh GeneratorExit in the caller, so the error cannot carry it)
+                # finds it there and keeps it.
+                waiting.append(post)
+                try:
+                    result = yield CodeRequest(post.id, code, self.timeout)
+                except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
+                    self.code_interpreter.record_no_result(post, _no_result(error), watcher)
+                    raise
                 self.code_interpreter.record_execution(post, result, watcher)
+                waiting.remove(post)
             return post
         raise RoleFailure(
             f"A post was addressed to {recipient!r}, which is not a role of this session "
@@ -268,6 +296,15 @@ class Session:
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plan = None
+
+
+def _no_result(error: BaseException) -> tuple[str, str]:
+    """(execution_status, execution_result text) for code whose result never came back."""
+    if isinstance(error, KeyboardInterrupt):
+        return "NONE", "No result: the Round was interrupted (Ctrl-C) before the code's result came back."
+    if isinstance(error, GeneratorExit):
+        return "NONE", "No result: the Round was cancelled before the code's result came back."
+    return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."
 
 
 def _interrupted(post: Post) -> bool:

@@ -1,0 +1,81 @@
+"""One LLM turn on the loopback server: retries, what failed attempts leave, reasoning, partial replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from twnb.llm.client import OpenAIChatClient
+from twnb.llm.errors import LLMServerError, LLMStreamDropped
+from twnb.roles.errors import TranslationError
+from twnb.roles.llm_turn import REASONING_CAP, LLMTurn, ReplyUnreadable, attempt_text, combine_reasoning
+from twnb.roles.role import unfinished_post
+from twnb.roles.translator import PostTranslator
+
+MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "user", "content": "hi"}]
+REPLY = json.dumps({"response": {"send_to": "User", "message": "Hello there, how can I help?"}})
+
+
+@pytest.fixture
+def turn(fake_llm) -> LLMTurn:
+    client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+    return LLMTurn(client, "fake-model", "Planner", PostTranslator(), attempts=2)
+
+
+def run(turn: LLMTurn):
+    return turn.run(MESSAGES, post_id="post-1", send_to="Unknown")
+
+
+def test_server_reasoning_and_think_block_are_both_kept(turn, fake_llm):
+    content = "<think>From the think block.</think>" + REPLY
+    fake_llm.load({"Planner": [{"content": content, "reasoning": "Served."}]})
+    post = run(turn).post
+    assert post.extra["reasoning"] == "Served.\n\nFrom the think block."
+
+
+def test_reasoning_from_both_sources_is_capped_together():
+    text = combine_reasoning("a" * REASONING_CAP, "b" * 10)
+    assert text == "a" * REASONING_CAP + "\n[... 12 more characters of reasoning not kept]"
+
+
+def test_the_raw_text_of_a_failed_attempt_is_read_from_each_error_class():
+    assert attempt_text(TranslationError("bad", raw_text="raw reply"), None) == "raw reply"
+    assert attempt_text(LLMStreamDropped("cut", partial_text="part"), None) == "part"
+
+    class Stream:
+        raw_text = "so far"
+
+    assert attempt_text(KeyboardInterrupt(), Stream()) == "so far"
+
+
+def test_unreadable_replies_keep_every_raw_text(turn, fake_llm):
+    fake_llm.load({"Planner": ["not json", "still not json"]})
+    with pytest.raises(ReplyUnreadable) as error:
+        run(turn)
+    assert error.value.raw_texts == ["not json", "still not json"]
+
+
+def test_a_dropped_attempt_keeps_its_partial_text_then_the_retry_is_committed(turn, fake_llm):
+    fake_llm.load({"Planner": [{"content": REPLY, "drop_after_chars": 30}]})
+    post = run(turn).post
+    assert post.message == "Hello there, how can I help?"
+    assert post.extra["dropped_attempts"][0]["raw_text"] == REPLY[:30]
+
+
+def test_the_last_dropped_attempt_raises_carrying_what_arrived(turn, fake_llm):
+    fake_llm.load({"Planner": [{"content": REPLY, "drop_after_chars": 70, "times": 2}]})
+    with pytest.raises(LLMStreamDropped) as error:
+        run(turn)
+    partial = unfinished_post(error.value)
+    assert partial is not None and partial.id == "post-1"
+    assert partial.send_to == "User" and partial.message == "Hello there, how can I he"
+    assert partial.extra["raw_text"] == REPLY[:70]
+    assert "LLMStreamDropped" in partial.extra["incomplete"]
+
+
+def test_an_error_before_any_text_carries_no_post(turn, fake_llm):
+    fake_llm.load({"Planner": [{"content": REPLY, "fault": "http_500", "times": 5}]})
+    with pytest.raises(LLMServerError) as error:
+        run(turn)
+    assert unfinished_post(error.value) is None

@@ -46,6 +46,9 @@ def shell(clean_env: Path) -> Iterator[object]:
     try:
         yield ip
     finally:
+        from twnb.notebook.extension import forget_kept_conversation
+
         ip.run_line_magic("unload_ext", "twnb")
+        forget_kept_conversation(ip)  # the next test's notebook starts with no conversation
         # `%config TaskWeaverMagics.x = ...` also writes the shell's config, which outlives the magics.
         ip.config.pop("TaskWeaverMagics", None)

@@ -138,3 +138,78 @@ def test_ctrl_c_while_the_llm_streams_ends_the_round_interrupted(llm_shell, fake
     assert result.success
     assert "[interrupted]" in out
     assert magics(llm_shell).notebook.conversation.rounds[-1].state == "failed"
+
+
+def _one_code_round(*codes: str) -> dict:
+    """Planner -> CodeInterpreter (each code in turn, revising) -> Planner -> User."""
+    step = "1. compute 6 times 7"
+    return {
+        "Planner": [
+            planner("Compute 6 times 7.", send_to="CodeInterpreter", step=step),
+            planner("Done.", send_to="User", step="2. report the answer", stop="Completed"),
+        ],
+        "CodeInterpreter": [code(text) for text in codes],
+    }
+
+
+def test_no_verify_runs_code_that_verification_refuses(llm_shell, fake_llm):
+    fake_llm.load(_one_code_round("import colorsys\nanswer = 42\nanswer"))
+    llm_shell.run_cell("%%taskweaver --no-verify\nWhat is 6 times 7?")
+    assert llm_shell.user_ns.get("answer") == 42
+
+
+def test_without_no_verify_that_code_is_refused(llm_shell, fake_llm):
+    fake_llm.load(_one_code_round("import colorsys\nanswer = 42\nanswer"))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    assert "answer" not in llm_shell.user_ns
+    round = magics(llm_shell).notebook.conversation.rounds[-1]
+    kinds = [a.type.value for p in round.post_list for a in p.attachment_list]
+    assert "verification" in kinds
+
+
+def test_timeout_flag_stops_slow_code_and_the_round_revises(llm_shell, fake_llm):
+    import time
+
+    fake_llm.load(_one_code_round("import time\ntime.sleep(20)", "answer = 42\nanswer"))
+    started = time.monotonic()
+    llm_shell.run_cell("%%taskweaver --timeout 0.5\nWhat is 6 times 7?")
+    assert time.monotonic() - started < 10
+    assert llm_shell.user_ns.get("answer") == 42
+    round = magics(llm_shell).notebook.conversation.rounds[-1]
+    messages = [p.message for p in round.post_list if p.send_from == p.send_to == "CodeInterpreter"]
+    assert any("time limit of 0.5 s" in message for message in messages)
+
+
+def test_ctrl_c_while_the_final_output_is_written_is_held_until_it_is_written(llm_shell, fake_llm, capsys):
+    import _thread
+
+    from IPython.core.displaypub import DisplayPublisher
+
+    class InterruptingPublisher(DisplayPublisher):
+        """The user pressing Ctrl-C just as the final Round is displayed."""
+
+        def publish(self, data, *args, **kwargs):
+            if "application/vnd.twnb.round+json" in data:
+                _thread.interrupt_main()
+            super().publish(data, *args, **kwargs)
+
+    fake_llm.load(answer_round(final_message="The answer is 42."))
+    original = llm_shell.display_pub
+    llm_shell.display_pub = InterruptingPublisher(shell=llm_shell)
+    try:
+        result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    finally:
+        llm_shell.display_pub = original
+    out = capsys.readouterr().out
+    assert result.success
+    assert "[finished]" in out
+    assert "Ctrl-C came while the Round's final output was written; it was written first." in out
+
+
+def test_hostile_terminal_escapes_never_reach_the_terminal(llm_shell, fake_llm, capsys):
+    hostile = "The answer is 42.\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]0;pwned\x07"
+    fake_llm.load(answer_round(final_message=hostile))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr().out
+    assert "The answer is 42." in out
+    assert "\x1b" not in out and "\x07" not in out

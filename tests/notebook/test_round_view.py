@@ -176,3 +176,77 @@ def test_mime_bundle_is_the_widget_view():
     view = _view()
     bundle = view.mime_bundle()
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+
+
+def test_tick_sends_text_the_throttle_held_back():
+    clock = FakeClock()
+    view = _view(clock)
+    view.on_event(MessageDelta("post-1", "first ", False))
+    view.on_event(MessageDelta("post-1", "held", False))  # inside the interval: held back
+    assert _markdown(view, "post-1") == "first "
+    clock.advance(1.0)
+    view.tick()
+    assert _markdown(view, "post-1") == "first held"
+
+
+def test_tick_moves_the_elapsed_time_during_a_long_code_run():
+    clock = FakeClock()
+    view = _view(clock)
+    view.on_event(StatusChanged("executing"))
+    clock.advance(7)
+    view.tick()
+    assert "<small>7 s</small>" in view.header.value
+
+
+def test_every_widget_shares_one_layout():
+    from ipywidgets.widgets.widget import _instances
+
+    before = set(_instances)
+    view = _view()  # saved widget state holds one model per widget, Layouts and styles included
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.thought, "t", True))
+    view.on_event(AttachmentDelta("post-1", "a-2", AttachmentType.reply_content, "x = 1", True))
+    made = [_instances[key]._model_name for key in set(_instances) - before]
+    assert made.count("LayoutModel") == 2  # the bordered outer box, and one shared by everything inside
+    assert made.count("HTMLStyleModel") == 1
+    assert made.count("HTMLModel") == 7  # header, plan, status, failure, summary, two attachments
+
+
+def _figure_post(tmp_path, *, displayed: bool):
+    import base64
+
+    from twnb.memory import Attachment, Post
+
+    png = tmp_path / "fig.png"
+    png.write_bytes(base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="))
+    post = Post.create("made a figure", "CodeInterpreter", "Planner")
+    result = Attachment.create(AttachmentType.execution_result, "The execution succeeded.")
+    if displayed:
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        output = {"output_type": "display_data", "data": {"image/png": data}, "metadata": {}}
+        result.extra = {"outputs": [output]}
+    post.add_attachment(result)
+    post.add_attachment(Attachment.create(AttachmentType.artifact_paths, ["fig.png"]))
+    return post
+
+
+def test_a_figure_the_code_displayed_is_linked_not_embedded_again(tmp_path):
+    view = RoundView("plot", base_dir=tmp_path, clock=FakeClock())
+    view.on_event(PostCommitted(_figure_post(tmp_path, displayed=True)))
+    html = _all_html(view)
+    assert 'href="fig.png"' in html and "shown in the cell's output" in html
+    assert "base64" not in html
+
+
+def test_a_figure_only_saved_to_a_file_is_shown_in_the_widget(tmp_path):
+    view = RoundView("plot", base_dir=tmp_path, clock=FakeClock())
+    view.on_event(PostCommitted(_figure_post(tmp_path, displayed=False)))
+    assert '<img src="data:image/png;base64,' in _all_html(view)
+
+
+def test_hostile_markdown_in_a_message_makes_no_image_or_link():
+    view = _view()
+    hostile = "![x](https://evil.example/leak.png) [y](javascript:alert(1))"
+    view.on_event(MessageDelta("post-1", hostile, True))
+    markdown = _markdown(view, "post-1")
+    assert "![x](" not in markdown and "[y](" not in markdown
+    assert "&#91;x&#93;" in markdown

@@ -1,4 +1,9 @@
-"""`%load_ext twnb` / `%unload_ext twnb`: register and remove the TaskWeaverMagics."""
+"""`%load_ext twnb` / `%unload_ext twnb`: register and remove the TaskWeaverMagics.
+
+The notebook's conversation belongs to the kernel, not to one load of the extension: unloading keeps
+it on the shell, so `%reload_ext twnb` (after upgrading twnb, say) carries on with the same
+conversation and session folder. `%taskweaver reset` is how to start afresh.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,22 @@ from typing import Any
 from twnb.notebook.magics import TaskWeaverMagics
 
 MAGIC_NAME = "taskweaver"
+_KEPT = "_twnb_notebook_session"  # attribute on the shell holding the NotebookSession between loads
 
 
 def load(shell: Any) -> TaskWeaverMagics:
-    magics = TaskWeaverMagics(shell)
+    kept = getattr(shell, _KEPT, None)
+    magics = TaskWeaverMagics(shell, notebook=kept)
     shell.register_magics(magics)
+    if kept is not None:
+        delattr(shell, _KEPT)
+        rounds = len(kept.conversation.rounds)
+        if rounds:
+            plural = "s" if rounds != 1 else ""
+            print(
+                f"twnb: carrying on with this kernel's conversation ({rounds} Round{plural}); "
+                "%taskweaver reset starts a new one."
+            )
     return magics
 
 
@@ -20,5 +36,13 @@ def unload(shell: Any) -> None:
     magics = manager.registry.pop(TaskWeaverMagics.__name__, None)
     for kind in ("line", "cell"):
         manager.magics[kind].pop(MAGIC_NAME, None)
-    if magics is not None and magics in shell.configurables:
-        shell.configurables.remove(magics)
+    if magics is not None:
+        setattr(shell, _KEPT, magics.notebook)
+        if magics in shell.configurables:
+            shell.configurables.remove(magics)
+
+
+def forget_kept_conversation(shell: Any) -> None:
+    """Drop what `unload` kept (tests reuse one shell for unrelated notebooks)."""
+    if hasattr(shell, _KEPT):
+        delattr(shell, _KEPT)

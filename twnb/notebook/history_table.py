@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.session.round_bundle import clean_text, escape_html
+from twnb.session.round_bundle import escape_html, plain_text
 
 _COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
 _REQUEST_CHARS = 70
@@ -20,7 +20,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
         state = round.state
         if state == "failed" and "interrupt" in str(extra.get("failure_reason") or "").lower():
             state = "interrupted"
-        request = " ".join(clean_text(round.user_query).split())
+        request = " ".join(plain_text(round.user_query).split())
         if len(request) > _REQUEST_CHARS:
             request = request[: _REQUEST_CHARS - 1] + "…"
         rows.append(

@@ -118,14 +118,17 @@ class TaskWeaverMagics(Magics):
         "replay",
     )
 
-    def __init__(self, shell: Any = None, workdir: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, shell: Any = None, workdir: str | None = None, notebook: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(shell=shell, **kwargs)
         import os
 
         from twnb.notebook.notebook_session import NotebookSession
 
-        # "The notebook's folder" is the kernel's working directory when the extension loaded.
-        self.notebook = NotebookSession(shell, workdir or os.getcwd())
+        # "The notebook's folder" is the kernel's working directory when the extension first loaded;
+        # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
+        self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
         self.last_display: Any = None  # the last Round's RoundDisplay (its view counts updates)
 
     def traitlet_values(self) -> dict[str, Any]:
@@ -186,8 +189,8 @@ class TaskWeaverMagics(Magics):
 
     def _run(self, session: Any, query: str, args: Any, resolved: Any) -> None:
         from twnb.llm.redaction import Redactor
+        from twnb.notebook.interrupt_guard import interrupts_held
         from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
-        from twnb.session.round_bundle import plan_from_round
 
         redactor = Redactor.from_settings(resolved)
         display = RoundDisplay(
@@ -199,20 +202,47 @@ class TaskWeaverMagics(Magics):
         )
         self.last_display = display
         rounds_before = len(self.notebook.conversation.rounds)
-        display.start()
         round = None
+        stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
         try:
+            display.start()
             round = session.run_round(query, observer=display.observer)
+        except KeyboardInterrupt:
+            # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
+            stopped = "Interrupted before the Round started; nothing was run or recorded."
         finally:
             # Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
-            if round is None and len(self.notebook.conversation.rounds) > rounds_before:
-                round = self.notebook.conversation.rounds[-1]
-            if round is not None:
-                display.finish(round, self.notebook.plan or plan_from_round(round))
+            with interrupts_held() as held:
+                display.stop()
+                round = self._final_round(round, rounds_before, stopped)
+                display.finish(round, self._final_plan(round))
+            if held:
+                self._say("Ctrl-C came while the Round's final output was written; it was written first.")
         if round.state != "finished" and args.strict:
             reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
             raise RoundFailedError(redactor.redact(reason))
         return None
+
+    def _final_round(self, round: Any, rounds_before: int, reason: str) -> Any:
+        """The Round to show at the end: the session's, else the one it recorded, else a stand-in
+        saying that nothing was recorded (so the display never stays at "running")."""
+        if round is not None:
+            return round
+        if len(self.notebook.conversation.rounds) > rounds_before:
+            return self.notebook.conversation.rounds[-1]
+        from twnb.memory import Round
+
+        stand_in = Round.create(user_query=self.last_display.request)
+        stand_in.change_round_state("failed")
+        stand_in.extra = {"failure_reason": reason}
+        return stand_in
+
+    def _final_plan(self, round: Any) -> Any:
+        from twnb.session.round_bundle import plan_from_round
+
+        # The session's plan belongs to its current Round only; a stand-in Round has none.
+        current = self.notebook.conversation.rounds[-1:] == [round]
+        return (self.notebook.plan if current else None) or plan_from_round(round)
 
     # --- line form -----------------------------------------------------------------------------
 

@@ -6,6 +6,10 @@ together with the Round's static bundle (`text/plain`, `text/markdown`,
 bundle, so a saved notebook, nbviewer or GitHub shows the finished Round even though widget state is not
 redrawn on reopen. Without one (terminal IPython, a bare shell) milestones are printed as they happen
 and the final bundle is displayed once, which prints its `text/plain`.
+
+While a widget Round runs, a `Heartbeat` ticks the view about once a second (elapsed time, held-back
+text). `finish` stops it, and `stop` (idempotent) is for the caller's `finally` when there is no Round
+to finish.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class RoundDisplay:
         widgets: bool,
         base_dir: str | Path | None = None,
         redact: Callable[[Any], Any] | None = None,
+        heartbeat_s: float = 1.0,
     ) -> None:
         self.request = request
         self.session_id = session_id
@@ -40,11 +45,14 @@ class RoundDisplay:
         self.base_dir = base_dir
         self._redact = redact or (lambda data: data)
         self._handle: Any = None
+        self.heartbeat: Any = None
         self.final_bundle: dict[str, Any] | None = None
         if widgets:
+            from twnb.notebook.heartbeat import Heartbeat
             from twnb.notebook.round_view import RoundView
 
             self.view: Any = RoundView(request, base_dir=base_dir)
+            self.heartbeat = Heartbeat(self.view.tick, heartbeat_s)
         else:
             from twnb.notebook.text_progress import TextProgress
 
@@ -61,11 +69,18 @@ class RoundDisplay:
         placeholder = Round.create(user_query=self.request)
         bundle = self._bundle(placeholder, plan=None, previews=[])
         self._handle = display(bundle, raw=True, display_id=True)
+        self.heartbeat.start()
+
+    def stop(self) -> None:
+        """Stop the heartbeat (no more widget updates from its thread)."""
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
 
     def finish(self, round: Any, plan: Any = None) -> dict[str, Any]:
         """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too."""
         from IPython.display import display
 
+        self.stop()
         previews = artifact_previews(round, self.base_dir)
         bundle = self._bundle(round, plan=plan, previews=previews)
         self.final_bundle = bundle

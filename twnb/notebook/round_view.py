@@ -5,13 +5,19 @@ section per Post (from -> to, the message as Markdown with raw HTML escaped, its
 status line, a failure box and a summary. Streaming text goes out through a `Throttle` (about 10
 updates a second, the end of every stream always flushed); a `PostRetry` clears that post's text.
 
-LLM text is untrusted: every string that reaches HTML is escaped here, and Markdown goes to the
-frontend with raw HTML already escaped.
+LLM text is untrusted: every string that reaches HTML is escaped here, Markdown goes to the
+frontend with raw HTML, links and images escaped, and artifact links are percent-encoded relative paths.
+
+Events arrive on the kernel's main thread; `tick()` comes from the heartbeat thread (elapsed time and
+held-back text during long code runs), so both take one lock. Every widget shares one Layout (and every
+HTML one HTMLStyle): saved widget state holds a model per Layout, which was half of it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,9 +27,11 @@ from twnb.notebook.throttle import Throttle
 from twnb.session.round_bundle import (
     NO_ERROR,
     PREVIEW_CAP_BYTES,
+    artifact_url,
     clean_text,
     display_path,
-    escape_html,
+    displayed_images,
+    escape_markdown,
     plan_to_dict,
     summary_line,
 )
@@ -68,8 +76,13 @@ class RoundView:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         import ipywidgets as w  # only the notebook layer touches ipywidgets, and only when a Round runs
+        from ipywidgets.widgets.widget_string import HTMLStyle
 
         self._w = w
+        self._lock = threading.RLock()
+        self._layout = w.Layout()
+        self._html_style = HTMLStyle()
+        self._displayed: set[str] = set()  # sha256 of images the Round's code displayed in the cell
         self._clock = clock
         self._started = clock()
         self._base_dir = Path(base_dir) if base_dir is not None else None
@@ -85,12 +98,12 @@ class RoundView:
         self._posts: dict[str, _PostSection] = {}
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
 
-        self.header = w.HTML()
-        self.plan = w.HTML()
-        self.posts = w.VBox()
-        self.status = w.HTML()
-        self.failure = w.HTML()
-        self.summary = w.HTML()
+        self.header = self._html()
+        self.plan = self._html()
+        self.posts = w.VBox(layout=self._layout)
+        self.status = self._html()
+        self.failure = self._html()
+        self.summary = self._html()
         self.widget = w.VBox(
             [self.header, self.plan, self.posts, self.status, self.failure, self.summary],
             layout=w.Layout(border="1px solid #d0d7de", padding="4px 8px"),
@@ -102,7 +115,16 @@ class RoundView:
     def on_event(self, event: Any) -> None:
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
-            handler(event)
+            with self._lock:
+                handler(event)
+
+    def tick(self) -> None:
+        """The heartbeat: send text the throttle held back, and the elapsed time."""
+        with self._lock:
+            if self._dirty and self.throttle.ready():
+                self._flush()
+            else:
+                self._render_header()
 
     def _on_RoundStarted(self, event: Any) -> None:
         self.request = event.user_query
@@ -134,6 +156,7 @@ class RoundView:
     def _on_PostCommitted(self, event: Any) -> None:
         post = event.post
         section = self._section(post.id, post.send_from, post.send_to)
+        self._displayed.update(displayed_images([post]))
         section.commit(post)
         self._dirty = {key for key in self._dirty if key[0] != post.id}
         self._render_section(section, full=True)
@@ -168,7 +191,12 @@ class RoundView:
 
     def finish(self, round: Any, payload: dict[str, Any] | None = None) -> None:
         """Show the final Round: every post as committed, its state, and the time/token summary."""
+        with self._lock:
+            self._finish(round, payload)
+
+    def _finish(self, round: Any, payload: dict[str, Any] | None) -> None:
         self._flush()
+        self._displayed.update(displayed_images(round))
         for post in round.post_list:
             section = self._section(post.id, post.send_from, post.send_to)
             section.commit(post)
@@ -227,7 +255,7 @@ class RoundView:
     def _section(self, post_id: str, send_from: str = "", send_to: str = "") -> _PostSection:
         section = self._posts.get(post_id)
         if section is None:
-            section = _PostSection(self._w, post_id, send_from or "?", send_to or "?")
+            section = _PostSection(self._w, self._layout, post_id, send_from or "?", send_to or "?")
             self._posts[post_id] = section
             self._set(self.posts, "children", (*self.posts.children, section.box))
         elif send_from and (send_from, send_to) != (section.send_from, section.send_to):
@@ -260,7 +288,7 @@ class RoundView:
         else:
             value = attachment_html(kind, text, code=section.is_code(kind))
         if widget is None:
-            widget = self._w.HTML(value)
+            widget = self._html(value)
             section.attachment_widgets[attachment_id] = widget
             self._set(section.attachments_box, "children", (*section.attachments_box.children, widget))
         else:
@@ -275,8 +303,11 @@ class RoundView:
             path = Path(path_text)
             if not path.is_absolute() and self._base_dir is not None:
                 path = self._base_dir / path
-            parts.append(artifact_html(display_path(path, self._base_dir), path))
+            parts.append(artifact_html(display_path(path, self._base_dir), path, self._displayed))
         return "<div>" + "".join(parts) + "</div>"
+
+    def _html(self, value: str = "") -> Any:
+        return self._w.HTML(value, layout=self._layout, style=self._html_style)
 
     def _render_header(self) -> None:
         elapsed = int(self._clock() - self._started)
@@ -304,19 +335,20 @@ class RoundView:
 class _PostSection:
     """One Post's collapsible section and the text streamed into it so far."""
 
-    def __init__(self, w: Any, post_id: str, send_from: str, send_to: str) -> None:
+    def __init__(self, w: Any, layout: Any, post_id: str, send_from: str, send_to: str) -> None:
         self.post_id = post_id
         self.send_from = send_from
         self.send_to = send_to
         self.message = ""
         self.attachments: dict[str, tuple[str, Any]] = {}
         self.attachment_widgets: dict[str, Any] = {}
-        self.message_out = w.Output()
-        self.attachments_box = w.VBox()
+        self.message_out = w.Output(layout=layout)
+        self.attachments_box = w.VBox(layout=layout)
         self.box = w.Accordion(
-            children=[w.VBox([self.message_out, self.attachments_box])],
+            children=[w.VBox([self.message_out, self.attachments_box], layout=layout)],
             titles=(self.title(),),
             selected_index=0,
+            layout=layout,
         )
 
     def title(self) -> str:
@@ -352,7 +384,7 @@ def _markdown_outputs(text: str) -> tuple[dict[str, Any], ...]:
     return (
         {
             "output_type": "display_data",
-            "data": {"text/markdown": escape_html(shown), "text/plain": shown},
+            "data": {"text/markdown": escape_markdown(shown), "text/plain": shown},
             "metadata": {},
         },
     )
@@ -392,17 +424,26 @@ def highlight_python(code: str) -> str:
     return highlight(code, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
 
 
-def artifact_html(name: str, path: Path) -> str:
-    """A link to the artifact and, for a small enough image, the image itself."""
+def artifact_html(name: str, path: Path, displayed: set[str] | frozenset[str] = frozenset()) -> str:
+    """A link to the artifact and, for a small enough image the code did not display, the image.
+
+    A displayed figure is already in the cell's output: embedding it again would only double the
+    saved notebook (widget state keeps every image it shows).
+    """
     import base64
     import mimetypes
 
     mime = mimetypes.guess_type(path.name)[0] or ""
-    link = f'<a href="{html.escape(name, quote=True)}" target="_blank">{html.escape(path.name or name)}</a>'
+    label = html.escape(path.name or name)
+    url = artifact_url(name)
+    link = f'<a href="{html.escape(url)}" target="_blank">{label}</a>' if url else f"<code>{label}</code>"
     if mime.startswith("image/") and mime != "image/svg+xml":
         try:
             if path.stat().st_size <= PREVIEW_CAP_BYTES:
-                data = base64.b64encode(path.read_bytes()).decode("ascii")
+                raw = path.read_bytes()
+                if hashlib.sha256(raw).hexdigest() in displayed:
+                    return f"<div>{link} <small>(shown in the cell's output)</small></div>"
+                data = base64.b64encode(raw).decode("ascii")
                 return f'<div>{link}<br><img src="data:{mime};base64,{data}" style="max-width:100%"></div>'
         except OSError:
             pass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from twnb.session.round_bundle import clean_text
+from twnb.session.round_bundle import plain_text
 
 _PREVIEW = 160
 
@@ -25,17 +25,17 @@ class TextProgress:
         name = type(event).__name__
         if name == "StatusChanged" and event.text and event.text != self._last_status:
             self._last_status = event.text
-            self._print(f"[twnb] {event.text}")
+            self._print(f"[twnb] {plain_text(event.text)}")
         elif name == "PostCommitted":
             post = event.post
-            message = " ".join(clean_text(post.message or "").split())
+            message = " ".join(plain_text(post.message or "").split())
             if len(message) > _PREVIEW:
                 message = message[: _PREVIEW - 1] + "…"
-            self._print(f"[twnb] {post.send_from} -> {post.send_to}: {message}")
+            self._print(f"[twnb] {plain_text(post.send_from)} -> {plain_text(post.send_to)}: {message}")
         elif name == "PostRetry":
-            self._print(f"[twnb] retrying ({event.reason})")
+            self._print(f"[twnb] retrying ({plain_text(event.reason)})")
         elif name == "RoundFailed":
-            self._print(f"[twnb] Round failed: {clean_text(event.reason)}")
+            self._print(f"[twnb] Round failed: {plain_text(event.reason)}")
 
     def _print(self, line: str) -> None:
         print(line, file=self._stream or sys.stdout, flush=True)

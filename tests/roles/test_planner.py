@@ -102,3 +102,34 @@ def test_requests_name_the_planner_and_ask_for_json(planner, fake_llm):
     planner.reply(memory_asking("hi"))
     request = fake_llm.chat_requests()[0]
     assert request["role"] == "Planner" and request["body"]["stream"] is True
+
+
+def with_stop(value: str) -> Post:
+    post = plan_post()
+    post.add_attachment(Attachment.create(AttachmentType.stop, value))
+    return post
+
+
+def test_a_stop_outside_taskweavers_values_is_a_problem():
+    assert planner_problems(with_stop("Done"), RECIPIENTS) == [
+        "stop is 'Done', not one of InProcess, Completed, Clarification, AdditionalInformation, "
+        "SecurityRisks, TaskFailure"
+    ]
+
+
+def test_a_stop_spelled_in_another_case_is_accepted_and_written_as_the_enum(planner, fake_llm):
+    response = json.loads(reply("User", "Hello!"))
+    response["response"]["stop"] = "completed"
+    fake_llm.load({"Planner": [json.dumps(response)]})
+    post = planner.reply(memory_asking("hi"))
+    assert [a.content for a in post.attachment_list if a.type is AttachmentType.stop] == ["Completed"]
+
+
+def test_an_invalid_stop_gets_a_revise_post_naming_the_values(planner, fake_llm):
+    response = json.loads(reply("User", "Hello!"))
+    response["response"]["stop"] = "Finished"
+    fake_llm.load({"Planner": [json.dumps(response)]})
+    post = planner.reply(memory_asking("hi"))
+    assert post.send_to == "Planner"
+    revise = next(a.content for a in post.attachment_list if a.type is AttachmentType.revise_message)
+    assert "stop is 'Finished', not one of InProcess, Completed" in revise

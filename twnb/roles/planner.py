@@ -1,7 +1,8 @@
 """The Planner: plans the User's request, hands steps to workers, answers the User.
 
 Its reply is validated as TaskWeaver's is (`send_to` a worker or the User, never itself; a message;
-the plan attachments). An invalid reply becomes a Planner -> Planner post carrying the raw reply
+the plan attachments), and `stop`, when given, must be one of TaskWeaver's values (any case; written
+back as the enum spells it). An invalid reply becomes a Planner -> Planner post carrying the raw reply
 (`invalid_response`) and what to fix (`revise_message`), so the next call can correct itself; after
 `max_self_corrections` such posts in one Round, the Round fails with a clear reason.
 """
@@ -20,6 +21,21 @@ from twnb.roles.role import Role, RoleFailure, RoleRoundViews, attach, current_r
 from twnb.roles.round_digest import CondensePolicy
 
 REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
+# TaskWeaver's `stop` values: why the Planner stops (InProcess while work remains).
+STOP_VALUES = (
+    "InProcess",
+    "Completed",
+    "Clarification",
+    "AdditionalInformation",
+    "SecurityRisks",
+    "TaskFailure",
+)
+
+
+def canonical_stop(value: str) -> str | None:
+    """`value` spelled as TaskWeaver's enum (case and spaces forgiven), or None if it is not one."""
+    key = "".join(value.split()).lower()
+    return next((stop for stop in STOP_VALUES if stop.lower() == key), None)
 
 
 def planner_problems(post: Post, recipients: Sequence[str]) -> list[str]:
@@ -35,7 +51,17 @@ def planner_problems(post: Post, recipients: Sequence[str]) -> list[str]:
     missing = [t.value for t in REQUIRED_PLAN_KEYS if t not in present]
     if missing:
         problems.append("missing " + ", ".join(missing))
+    for attachment in post.attachment_list:
+        if attachment.type is AttachmentType.stop and canonical_stop(str(attachment.content)) is None:
+            problems.append(f"stop is {str(attachment.content)!r}, not one of {', '.join(STOP_VALUES)}")
     return problems
+
+
+def normalize_stop(post: Post) -> None:
+    """Write a valid `stop` as the enum spells it ("completed" -> "Completed"), for every reader."""
+    for attachment in post.attachment_list:
+        if attachment.type is AttachmentType.stop:
+            attachment.content = canonical_stop(str(attachment.content)) or attachment.content
 
 
 class Planner(Role):
@@ -95,6 +121,7 @@ class Planner(Role):
         problems = planner_problems(result.post, self.recipients)
         if problems:
             return self._revise(result.post, result.raw_text, problems, corrections, observer)
+        normalize_stop(result.post)
         return result.post
 
     def _revise(

@@ -59,8 +59,7 @@ def test_missing_rounds_key_names_the_file_and_key(tmp_path):
 def test_unknown_round_state_lists_the_valid_states(tmp_path):
     path = _write(tmp_path, "rounds:\n  - user_query: q\n    state: done\n    post_list: []\n")
     error = _load_error(path)
-    assert "round 0" in str(error)
-    assert "unknown round state 'done'" in str(error)
+    assert "round 0: key 'state': unknown round state 'done'" in str(error)
     assert "created, finished, failed" in str(error) or "finished, failed, created" in str(error)
     assert error.key == "state"
 
@@ -71,16 +70,16 @@ def test_deprecated_attachment_type_keeps_taskweavers_text_with_a_location(tmp_p
     path = _write(tmp_path, _two_rounds(post + attachment))
     error = _load_error(path)
     assert str(error).startswith(
-        f"{path}: round 1, post 1, attachment 0: Deprecated attachment type: python."
+        f"{path}: round 1, post 1, attachment 0: key 'type': Deprecated attachment type: python."
     )
     assert "https://microsoft.github.io/TaskWeaver/blog/local_llm on how to fix it." in str(error)
 
 
-def test_unknown_attachment_type_names_where_and_the_type(tmp_path):
+def test_unknown_attachment_type_names_where_the_key_and_the_type(tmp_path):
     attachment = "          - type: pictures\n            content: x\n"
     post = "      - message: x\n        send_from: A\n        send_to: B\n        attachment_list:\n"
     error = _load_error(_write(tmp_path, _two_rounds(post + attachment)))
-    assert "round 1, post 1, attachment 0" in str(error) and "'pictures'" in str(error)
+    assert "round 1, post 1, attachment 0: key 'type': unknown attachment type 'pictures'" in str(error)
 
 
 def test_missing_attachment_content_names_the_key(tmp_path):
@@ -92,7 +91,8 @@ def test_missing_attachment_content_names_the_key(tmp_path):
 def test_malformed_yaml_names_the_file_and_the_line(tmp_path):
     path = _write(tmp_path, "rounds:\n  - user_query: [unclosed\n    state: created\n")
     error = _load_error(path)
-    assert str(path) in str(error) and "not valid YAML" in str(error) and "line" in str(error)
+    assert str(path) in str(error) and "not valid YAML" in str(error) and "line 3" in str(error)
+    assert "<unicode string>" not in str(error)
 
 
 def test_a_top_level_list_is_refused_clearly(tmp_path):

@@ -25,4 +25,9 @@ def test_error_carries_location_key_and_reason():
         "send_to",
         "missing",
     )
-    assert str(error) == "c.yaml: round 1, post 2: missing"
+    assert str(error) == "c.yaml: round 1, post 2: key 'send_to': missing"
+
+
+def test_error_text_names_the_key_once():
+    error = Location("c.yaml", 0).error("missing required key 'state'", key="state")
+    assert str(error) == "c.yaml: round 0: missing required key 'state'"

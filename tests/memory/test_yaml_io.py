@@ -136,7 +136,7 @@ def test_save_refuses_a_text_attachment_that_could_never_be_loaded_back(tmp_path
     conversation = _conversation()
     conversation.rounds[0].post_list[0].add_attachment(Attachment.create(AttachmentType.text, "t"))
     with pytest.raises(
-        ValueError, match="round 0, post 0, attachment 0: attachment type 'text' cannot be saved"
+        ValueError, match="round 0, post 0, attachment 0: key 'type': attachment type 'text' cannot be saved"
     ):
         save_conversation(conversation, tmp_path / "c.yaml")
     assert list(tmp_path.iterdir()) == []

@@ -2,7 +2,8 @@
 
 Every problem in a conversation becomes a `ConversationFormatError` (a `ValueError`) whose text names
 the file, the round and post (and attachment) index and the key, e.g.
-`conv.yaml: round 1, post 2: missing required key 'send_from' ...`. Indexes count from 0, as in
+`conv.yaml: round 1, post 2: missing required key 'send_from' ...` or
+`conv.yaml: round 0: key 'state': unknown round state 'done' ...`. Indexes count from 0, as in
 `conversation.rounds[1].post_list[2]`. Never a bare KeyError/AttributeError from a typo'd file.
 """
 
@@ -57,8 +58,10 @@ class ConversationFormatError(ValueError):
         self.location = location or Location()
         self.key = key
         self.reason = message
-        prefix = str(self.location)
-        super().__init__(f"{prefix}: {message}" if prefix else message)
+        places = [str(self.location)] if str(self.location) else []
+        if key is not None and f"'{key}'" not in message:
+            places.append(f"key '{key}'")  # the key is always named, in the text as well as `.key`
+        super().__init__(": ".join([*places, message]))
 
 
 def require_mapping(value: Any, where: Location, what: str) -> Mapping[str, Any]:

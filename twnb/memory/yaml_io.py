@@ -109,7 +109,9 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
             return yaml.load(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise ConversationFormatError(
-            f"not valid YAML: {error}".replace("\n", " "), location=Location(file=source)
+            # The location prefix names the file; PyYAML's own placeholder name would only confuse.
+            f"not valid YAML: {error}".replace("\n", " ").replace('in "<unicode string>", ', ""),
+            location=Location(file=source),
         ) from None
 
 

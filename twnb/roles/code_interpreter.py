@@ -22,6 +22,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Obse
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
+from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
 from twnb.roles.verification import VerificationConfig, verify_code
@@ -46,13 +47,14 @@ class CodeInterpreter(Role):
         policy: CondensePolicy | None = None,
         namespace_summary: Callable[[], str] | None = None,
         attempts: int = 3,
-        response_format: dict[str, Any] | None = None,
+        response_format: ResponseFormatChoice = None,
         result_chars: int = RESULT_CHARS,
         workdir: str | os.PathLike[str] | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
         links in execution results are relative to `workdir` (the code's working directory): that is
-        where the code can open them, and it keeps prompts the same wherever the notebook lives."""
+        where the code can open them, and it keeps prompts the same wherever the notebook lives.
+        `response_format`: "json_schema" (its own schema, strict), "json_object", a dict or None."""
         self.templates = prompts or load_prompts("code_interpreter")
         super().__init__(intro=self.templates.text("intro"))
         self.verification = verification or VerificationConfig()
@@ -68,9 +70,9 @@ class CodeInterpreter(Role):
         self.max_retries = max_retries
         self.result_chars = result_chars
         self.workdir = workdir
-        self.turn = LLMTurn(
-            client, model, self.name, translator, attempts, response_format, ("reply_type", "reply_content")
-        )
+        fmt = role_response_format(response_format, self.prompt.response_schema, "code_interpreter_reply")
+        required = ("reply_type", "reply_content")
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, required)
         # post id -> revisions already made for its task (set by generate, read by record_execution)
         self._revisions: dict[str, int] = {}
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twnb.memory import AttachmentType, Conversation, Post, Round
-from twnb.roles.prompt_library import PromptTemplates
+from twnb.roles.prompt_library import PromptTemplates, parse_schema
 from twnb.roles.round_digest import CondensePolicy, code_digest, first_text, split_history
 
 Message = dict[str, Any]
@@ -65,6 +65,7 @@ class CodePrompt:
     def __post_init__(self) -> None:
         self._digests: dict[tuple[str, bool], tuple[Round, str]] = {}
         schema = self.templates.text("response_json_schema")
+        self.response_schema: dict[str, Any] = parse_schema(schema, self.templates.source)
         rules = self.verification_rules.rstrip() or self.templates.text("no_verification_rules")
         self._system = self.templates.fill("system", verification_rules=rules, response_schema=schema)
         self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead="")]

@@ -17,6 +17,7 @@ from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
+from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleFailure, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy
 
@@ -81,9 +82,11 @@ class Planner(Role):
         namespace_summary: Callable[[], str] | None = None,
         max_self_corrections: int = 3,
         attempts: int = 3,
-        response_format: dict[str, Any] | None = None,
+        response_format: ResponseFormatChoice = None,
     ) -> None:
-        """`examples` replaces the package's examples; `example_dirs` adds folders to them."""
+        """`examples` replaces the package's examples; `example_dirs` adds folders to them.
+        `response_format`: "json_schema" (the Planner's own schema, strict), "json_object", a dict
+        sent as is, or None (see response_schema.py)."""
         self.templates = prompts or load_prompts("planner")
         super().__init__(intro=self.templates.text("intro"))
         self.workers = list(workers)
@@ -95,7 +98,8 @@ class Planner(Role):
         self.namespace_summary = namespace_summary
         self.round_views = RoleRoundViews(self.alias)
         self.max_self_corrections = max_self_corrections
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, response_format)
+        fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt)
 
     def compose(self, memory: Memory) -> list[dict[str, Any]]:
         rounds = self.round_views(memory)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twnb.memory import AttachmentType, Conversation, Post, Round
-from twnb.roles.prompt_library import PromptTemplates, fill
+from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
 from twnb.roles.round_digest import (
     CondensePolicy,
     first_text,
@@ -74,6 +74,7 @@ class PlannerPrompt:
             for w in self.workers
         )
         schema = self.templates.fill("response_json_schema", recipients=json.dumps(self.recipients))
+        self.response_schema: dict[str, Any] = parse_schema(schema, self.templates.source)
         return self.templates.fill("system", worker_intro=intros, response_schema=schema)
 
     @property

@@ -7,6 +7,7 @@ names it is given, so the JSON schemas inside the prompts keep their braces.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,17 @@ def fill(template: str, **values: str) -> str:
     for name, value in values.items():
         template = template.replace("{" + name + "}", value)
     return template
+
+
+def parse_schema(text: str, source: str) -> dict[str, Any]:
+    """A role's response JSON schema (shown to the model as text) as data, for `response_format`."""
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{source}: response_json_schema is not valid JSON: {error}") from None
+    if not isinstance(schema, dict):
+        raise ValueError(f"{source}: response_json_schema must be a JSON object")
+    return schema
 
 
 @dataclass(frozen=True)

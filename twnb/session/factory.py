@@ -1,6 +1,10 @@
 """Building a Session from settings: the client (live with redaction and the response_format fallback,
 or replayed from a cassette; recorded when asked), the translator, both roles, verification, and the
-namespace summary hook."""
+namespace summary hook.
+
+Each role asks for its own JSON schema as a strict `json_schema` response format; a server that refuses
+it is asked for plain text from then on (the fallback wraps every client), so any server works.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ def build_session(
     from twnb.llm.cassette import RecordingClient
     from twnb.llm.redacting_client import RedactingClient
     from twnb.llm.redaction import Redactor
-    from twnb.llm.response_format import ResponseFormatFallback, json_object_format
+    from twnb.llm.response_format import ResponseFormatFallback
     from twnb.llm.session_client import session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
@@ -63,7 +67,7 @@ def build_session(
         verification=VerificationConfig(enabled=bool(plain.verify)),
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
-        response_format=json_object_format(),
+        response_format="json_schema",
         workdir=getattr(executor, "workdir", None),
     )
     planner = Planner(
@@ -72,7 +76,7 @@ def build_session(
         translator,
         workers=[Worker(code_interpreter.alias, code_interpreter.intro)],
         namespace_summary=namespace_summary,
-        response_format=json_object_format(),
+        response_format="json_schema",
     )
     return Session(
         planner=planner,

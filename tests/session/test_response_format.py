@@ -1,0 +1,26 @@
+"""What the session asks the server for: each role's JSON schema, and plain text once it is refused."""
+
+from __future__ import annotations
+
+from session_script import answer, code_reply, one_step, planner_reply
+
+
+def formats(fake_llm) -> list[str | None]:
+    return [(r["body"].get("response_format") or {}).get("type") for r in fake_llm.chat_requests()]
+
+
+def test_each_role_asks_for_its_own_json_schema(make_session, fake_llm):
+    make_session(one_step("s = 1")).run_round("Set s")
+    assert formats(fake_llm) == ["json_schema"] * 3
+    names = [r["body"]["response_format"]["json_schema"]["name"] for r in fake_llm.chat_requests()]
+    assert names == ["planner_reply", "code_interpreter_reply", "planner_reply"]
+
+
+def test_a_server_refusing_response_format_gets_plain_text_from_then_on(make_session, fake_llm):
+    refused = {"content": planner_reply("CodeInterpreter", "Run it"), "reject_response_format": True}
+    session = make_session(
+        {"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("t = 1")]}
+    )
+    round = session.run_round("Set t")
+    assert round.state == "finished"
+    assert formats(fake_llm) == ["json_schema", None, None, None]

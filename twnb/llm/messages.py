@@ -323,9 +323,12 @@ def post_to_msg(post: Post, *, round_id: str | None = None) -> Msg:
         if block is not None:
             entry["block"] = len(blocks)
             blocks.append(block)
-        if entry["block"] is None or _content_from_block(kind, blocks[entry["block"]]) != content:
-            entry["content"] = copy.deepcopy(content)
         entries.append(entry)
+    # Checked once every block is complete: a tool result gathers the text of several attachments.
+    for entry, attachment in zip(entries, post.attachment_list, strict=True):
+        index, content = entry["block"], attachment.content
+        if index is None or _content_from_block(entry["type"], blocks[index]) != content:
+            entry["content"] = copy.deepcopy(content)
     twnb: dict[str, Any] = {"send_to": post.send_to, "attachments": entries}
     if post.extra:
         twnb["extra"] = copy.deepcopy(post.extra)

@@ -104,3 +104,15 @@ def test_recording_writes_a_cassette_that_save_copies_beside_the_conversation(ma
 
     assert [entry.role for entry in load_cassette(cassette)] == ["Planner", "CodeInterpreter", "Planner"]
     assert path.is_file()
+
+
+def test_artifact_paths_are_saved_relative_and_loaded_back_absolute(make_session, workdir):
+    session = make_session(one_step("open('made.txt', 'w').write('x')"))
+    session.run_round("Write a file")
+    path = session.save(workdir / "conversation.yaml")
+    saved = yaml.safe_load(path.read_text())["rounds"][0]["post_list"][2]["attachment_list"]
+    assert next(a["content"] for a in saved if a["type"] == "artifact_paths") == ["made.txt"]
+    loaded = make_session().load(path)
+    code_post = loaded.rounds[0].post_list[2]
+    artifacts = next(a for a in code_post.attachment_list if a.type.value == "artifact_paths")
+    assert artifacts.content == [str(workdir.resolve() / "made.txt")]

@@ -275,7 +275,11 @@ class Session:
 
     def load(self, path: str | Path) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
-        or any autosaved Round file (then the whole autosaved conversation is assembled)."""
+        or any autosaved Round file (then the whole autosaved conversation is assembled).
+
+        Artifact paths are absolute in memory (as the kernel reports them): relative ones in a YAML
+        (relative to its folder, contract 2) are resolved against that folder here, so a view or a
+        later `save` elsewhere still finds the files."""
         path = Path(path)
         if path.is_dir():
             conversation = load_autosaved_conversation(path)
@@ -285,6 +289,7 @@ class Session:
                 conversation = load_autosaved_conversation(path)
             else:
                 conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
+                _absolute_artifact_paths(conversation, path.parent)
         self.memory.conversation = conversation
         self.plan = None
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
@@ -296,6 +301,14 @@ class Session:
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plan = None
+
+
+def _absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:
+    for round in conversation.rounds:
+        for post in round.post_list:
+            for attachment in post.attachment_list:
+                if attachment.type.value == "artifact_paths" and isinstance(attachment.content, list):
+                    attachment.content = [str(folder.resolve() / p) for p in attachment.content]
 
 
 def _no_result(error: BaseException) -> tuple[str, str]:

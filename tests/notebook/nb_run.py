@@ -20,10 +20,14 @@ class CountingClient(NotebookClient):
         super().__init__(*args, **kwargs)
         self.widget_updates = 0
         self.update_displays = 0
+        self.html_values: list[str] = []  # every HTML widget value sent, in order
 
     def handle_comm_msg(self, outs: Any, msg: dict[str, Any], cell_index: int) -> None:
         if msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "update":
             self.widget_updates += 1
+            value = msg["content"]["data"].get("state", {}).get("value")
+            if isinstance(value, str):
+                self.html_values.append(value)
         super().handle_comm_msg(outs, msg, cell_index)
 
     def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
-from nb_scripts import answer_round, failing_round
+from nb_scripts import answer_round, code, failing_round
 from nbclient.exceptions import CellExecutionError
 
 from twnb.session.round_bundle import MIME_TYPE
@@ -141,6 +142,8 @@ def test_save_reset_load_show_across_cells(fake_llm, folder):
         "del answer\n%taskweaver load conv.yaml",
         "%taskweaver show last",
         "%taskweaver history",
+        "%reload_ext twnb",
+        "%taskweaver history",
     ]
     nb, _ = run_notebook(folder, cells, _env(fake_llm, folder))
     round_id = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["id"]
@@ -152,6 +155,8 @@ def test_save_reset_load_show_across_cells(fake_llm, folder):
     assert shown["id"] == round_id and shown["state"] == "finished"
     assert round_id in cell_text(nb.cells[7])
     assert len(fake_llm.chat_requests()) == 3  # show never called the LLM
+    assert "carrying on with this kernel's conversation (1 Round)" in cell_text(nb.cells[8])
+    assert round_id in cell_text(nb.cells[9])
 
 
 def test_no_key_in_config_outputs_or_the_saved_notebook(fake_llm, folder):
@@ -166,3 +171,31 @@ def test_no_key_in_config_outputs_or_the_saved_notebook(fake_llm, folder):
     saved = (folder / "run.ipynb").read_text()
     assert "OPENAI_API_KEY (environment)" in saved
     assert CANARY_KEY not in saved
+
+
+def test_elapsed_time_ticks_while_code_runs(fake_llm, folder):
+    fake_llm.load(
+        {
+            "Planner": answer_round()["Planner"],
+            "CodeInterpreter": [{"content": code("import time\ntime.sleep(2.6)\nanswer = 42\nanswer")}],
+        }
+    )
+    cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
+    _, client = run_notebook(folder, cells, _env(fake_llm, folder))
+    running = [v for v in client.html_values if ">running</span>" in v]
+    seconds = {int(m) for v in running for m in re.findall(r"<small>(\d+) s", v)}
+    assert {1, 2} <= seconds  # no event arrives during the sleep: only the heartbeat moves the clock
+
+
+def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake_llm, folder):
+    plot = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nanswer = 42\nanswer"
+    fake_llm.load({"Planner": answer_round()["Planner"], "CodeInterpreter": [{"content": code(plot)}]})
+    nb, _ = run_notebook(folder, ["%load_ext twnb", "%%taskweaver\nPlot it."], _env(fake_llm, folder))
+    (figure,) = [o for o in nb.cells[1].outputs if "image/png" in o.get("data", {})]
+    png = figure["data"]["image/png"]
+    saved = (folder / "run.ipynb").read_text()
+    assert saved.count(png[:200]) == 2  # the cell's display, and the Round's captured outputs
+    (output,) = outputs_with(nb, MIME_TYPE)
+    (preview,) = output["data"][MIME_TYPE]["twnb"]["previews"]
+    assert "data" not in preview and preview["output"]["index"] == 0
+    assert re.search(r"!\[.*\]\(\.twnb/artifacts/[^)]+\.png\)", output["data"]["text/markdown"])

@@ -38,7 +38,7 @@ def _markdown(view: RoundView, post_id: str) -> str:
 def _all_html(view: RoundView) -> str:
     parts = [view.header.value, view.plan.value, view.status.value, view.failure.value, view.summary.value]
     for section in view._posts.values():
-        parts += [w.value for w in section.attachments_box.children]
+        parts.append(section.attachments_html.value)
     return "\n".join(parts)
 
 
@@ -208,7 +208,7 @@ def test_every_widget_shares_one_layout():
     made = [_instances[key]._model_name for key in set(_instances) - before]
     assert made.count("LayoutModel") == 2  # the bordered outer box, and one shared by everything inside
     assert made.count("HTMLStyleModel") == 1
-    assert made.count("HTMLModel") == 7  # header, plan, status, failure, summary, two attachments
+    assert made.count("HTMLModel") == 6  # header, plan, status, failure, summary, the post's attachments
 
 
 def _figure_post(tmp_path, *, displayed: bool):

@@ -46,7 +46,7 @@ _STATE_COLOURS = {
     "interrupted": "#9a6700",
 }
 _STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # twnb.memory.plan states
-_HIDDEN_TYPES = {"shared_memory_entry", "invalid_response"}
+_HIDDEN_TYPES = {"shared_memory_entry", "invalid_response", "reply_type"}
 _LABELS = {
     "init_plan": "initial plan",
     "plan": "plan",
@@ -150,7 +150,7 @@ class RoundView:
         section.clear()
         self._dirty = {key for key in self._dirty if key[0] != event.post_id}
         self._set(section.message_out, "outputs", ())
-        self._set(section.attachments_box, "children", ())
+        self._set(section.attachments_html, "value", "")
         self._set(self.status, "value", _status_html(f"retrying: {event.reason}"))
 
     def _on_PostCommitted(self, event: Any) -> None:
@@ -159,7 +159,7 @@ class RoundView:
         self._displayed.update(displayed_images([post]))
         section.commit(post)
         self._dirty = {key for key in self._dirty if key[0] != post.id}
-        self._render_section(section, full=True)
+        self._render_section(section)
 
     def _on_StatusChanged(self, event: Any) -> None:
         self._set(self.status, "value", _status_html(event.text))
@@ -200,7 +200,7 @@ class RoundView:
         for post in round.post_list:
             section = self._section(post.id, post.send_from, post.send_to)
             section.commit(post)
-            self._render_section(section, full=True)
+            self._render_section(section)
         reason = (round.extra or {}).get("failure_reason") or ""
         if round.state == "failed":
             self.state = "interrupted" if "interrupt" in reason.lower() else "failed"
@@ -240,14 +240,14 @@ class RoundView:
 
     def _flush(self) -> None:
         dirty, self._dirty = self._dirty, set()
-        for post_id, key in sorted(dirty):
+        for post_id in sorted({post_id for post_id, _ in dirty}):
             section = self._posts.get(post_id)
             if section is None:
                 continue
-            if key == "message":
+            if (post_id, "message") in dirty:
                 self._set(section.message_out, "outputs", _markdown_outputs(section.message))
-            else:
-                self._render_attachment(section, key)
+            if any(key != "message" for pid, key in dirty if pid == post_id):
+                self._set(section.attachments_html, "value", self._attachments_html(section))
         if dirty and self.first_update_at is None:
             self.first_update_at = self._clock()
         self._render_header()
@@ -255,7 +255,9 @@ class RoundView:
     def _section(self, post_id: str, send_from: str = "", send_to: str = "") -> _PostSection:
         section = self._posts.get(post_id)
         if section is None:
-            section = _PostSection(self._w, self._layout, post_id, send_from or "?", send_to or "?")
+            section = _PostSection(
+                self._w, self._layout, self._html_style, post_id, send_from or "?", send_to or "?"
+            )
             self._posts[post_id] = section
             self._set(self.posts, "children", (*self.posts.children, section.box))
         elif send_from and (send_from, send_to) != (section.send_from, section.send_to):
@@ -263,37 +265,22 @@ class RoundView:
             self._set(section.box, "titles", (section.title(),))
         return section
 
-    def _render_section(self, section: _PostSection, *, full: bool) -> None:
+    def _render_section(self, section: _PostSection) -> None:
         self._set(section.box, "titles", (section.title(),))
         self._set(section.message_out, "outputs", _markdown_outputs(section.message))
-        keep = []
-        for attachment_id in section.attachments:
-            widget = self._render_attachment(section, attachment_id)
-            if widget is not None:
-                keep.append(widget)
-        if full:
-            self._set(section.attachments_box, "children", tuple(keep))
+        self._set(section.attachments_html, "value", self._attachments_html(section))
 
-    def _render_attachment(self, section: _PostSection, attachment_id: str) -> Any:
-        kind, text = section.attachments[attachment_id]
-        if (
-            kind in _HIDDEN_TYPES
-            or kind == "reply_type"
-            or (kind == "code_error" and text.strip() == NO_ERROR)
-        ):
-            return None
-        widget = section.attachment_widgets.get(attachment_id)
-        if kind == "artifact_paths":
-            value = self._artifacts_html(text)
-        else:
-            value = attachment_html(kind, text, code=section.is_code(kind))
-        if widget is None:
-            widget = self._html(value)
-            section.attachment_widgets[attachment_id] = widget
-            self._set(section.attachments_box, "children", (*section.attachments_box.children, widget))
-        else:
-            self._set(widget, "value", value)
-        return widget
+    def _attachments_html(self, section: _PostSection) -> str:
+        # One HTML widget per post, not per attachment: saved widget state costs a model per widget.
+        parts = []
+        for kind, text in section.attachments.values():
+            if kind in _HIDDEN_TYPES or (kind == "code_error" and str(text).strip() == NO_ERROR):
+                continue
+            if kind == "artifact_paths":
+                parts.append(self._artifacts_html(text))
+            else:
+                parts.append(attachment_html(kind, text, code=section.is_code(kind)))
+        return "".join(parts)
 
     def _artifacts_html(self, text: Any) -> str:
         paths = [text] if isinstance(text, str) else [str(p) for p in text or []]
@@ -335,17 +322,16 @@ class RoundView:
 class _PostSection:
     """One Post's collapsible section and the text streamed into it so far."""
 
-    def __init__(self, w: Any, layout: Any, post_id: str, send_from: str, send_to: str) -> None:
+    def __init__(self, w: Any, layout: Any, style: Any, post_id: str, send_from: str, send_to: str) -> None:
         self.post_id = post_id
         self.send_from = send_from
         self.send_to = send_to
         self.message = ""
         self.attachments: dict[str, tuple[str, Any]] = {}
-        self.attachment_widgets: dict[str, Any] = {}
         self.message_out = w.Output(layout=layout)
-        self.attachments_box = w.VBox(layout=layout)
+        self.attachments_html = w.HTML(layout=layout, style=style)
         self.box = w.Accordion(
-            children=[w.VBox([self.message_out, self.attachments_box], layout=layout)],
+            children=[w.VBox([self.message_out, self.attachments_html], layout=layout)],
             titles=(self.title(),),
             selected_index=0,
             layout=layout,
@@ -364,7 +350,6 @@ class _PostSection:
         # The next attempt streams new attachment ids: drop the old ones, not just their text.
         self.message = ""
         self.attachments = {}
-        self.attachment_widgets = {}
 
     def commit(self, post: Any) -> None:
         self.message = post.message or ""

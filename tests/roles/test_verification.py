@@ -146,3 +146,25 @@ def test_describe_lists_the_rules_stably() -> None:
     config = VerificationConfig()
     assert config.describe() == VerificationConfig().describe()
     assert "pandas" in config.describe() and "os.system" in config.describe()
+
+
+def test_a_module_bound_to_another_name_is_judged_as_the_module() -> None:
+    errors = verify_code("import os\nx = os\nx.system('rm -rf data')")
+    assert errors == [
+        "Line 3: x.system('rm -rf data') -> Function 'os.system' is blocked: it can damage "
+        "the user's files or processes. Explain in text what you need instead."
+    ]
+
+
+def test_a_name_from_a_from_import_bound_again_is_followed() -> None:
+    assert verify_code("from os import path\nq = path\nq.join('a')") == []
+    assert "Function 'os.kill' is blocked" in verify_code("import os\nk = os\nk.kill(1, 9)")[0]
+
+
+def test_a_submodule_bound_to_a_name_is_still_usable() -> None:
+    assert verify_code("import os\np = os.path\np.join('a', 'b')") == []
+
+
+def test_methods_of_computed_objects_are_not_judged_a_documented_limit() -> None:
+    # verification.py's docstring: calls on objects the code computes are not resolved.
+    assert verify_code("from pathlib import Path\nPath('old.csv').unlink(missing_ok=True)") == []

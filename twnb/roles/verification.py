@@ -7,6 +7,12 @@ checks catch such slips before anything runs and tell the model what to do inste
 code safe to run: Python has too many doors (attribute tricks, C extensions, pickles, file writes) for an
 AST check to close them all, so never run a model you do not trust on data you cannot lose.
 
+What it cannot see (by design, kept cheap): calls on objects the code computes (`Path(p).unlink()`,
+`[os][0].system(...)`, a method of a returned object), names bound other than by import or a plain
+`x = module` assignment, and whatever the libraries the code calls do in turn. Removing single files
+(`os.remove`, `Path.unlink`) is allowed on purpose: analysis code replaces its own outputs. Whole trees
+(`shutil.rmtree`), processes and the kernel itself are what the default rules protect.
+
 How: IPython's `transform_cell` first turns `%magic`, `!shell` and `%%cell` syntax into plain Python
 (`get_ipython().run_line_magic(...)`, `.system(...)`), which `ast.parse` can read; then one walk over the
 tree checks imports, calls, names, attribute and subscript access. `transform_cell` keeps one line per
@@ -313,6 +319,22 @@ class _Checker(ast.NodeVisitor):
             self.error(node, f"Function '{dotted}' is blocked: {self.why(dotted)}")
             return
         self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """`x = os` (or `p = os.path`) makes `x` another name for that module: `x.system(...)` is then
+        judged as `os.system(...)`. Only plain names are followed; see the module docstring."""
+        self.generic_visit(node)
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not (isinstance(root, ast.Name) and root.id in self.scope.aliases):
+            return
+        dotted = self.resolve(node.value)
+        if dotted is None:
+            return
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.scope.aliases[target.id] = dotted
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         key = node.slice

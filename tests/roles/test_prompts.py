@@ -37,8 +37,9 @@ def make_roles(namespace: str = NAMESPACE) -> tuple[Planner, CodeInterpreter]:
 
 def check_snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("TWNB_UPDATE_SNAPSHOTS") == "1" or not path.exists():
+    if os.environ.get("TWNB_UPDATE_SNAPSHOTS") == "1":
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{name} is missing: run with TWNB_UPDATE_SNAPSHOTS=1, review it, commit it"
     assert text == path.read_text(encoding="utf-8"), f"{name} changed: review and regenerate the snapshot"
 
 

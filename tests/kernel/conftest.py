@@ -36,20 +36,27 @@ class LiveKernel:
     def execute(
         self, code: str, *, user_expressions: dict[str, str] | None = None, timeout: float = 60
     ) -> dict[str, Any]:
-        """Run `code`; return the execute_reply content once the kernel is idle again."""
+        """Run `code`; return the execute_reply content once the kernel is idle again.
+
+        The iopub messages the calling cell received (what the notebook shows) are kept in
+        `self.shown` as (msg_type, content) pairs.
+        """
         msg_id = self.kc.execute(code, user_expressions=user_expressions or {}, allow_stdin=False)
         reply = self.kc.get_shell_msg(timeout=timeout)
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = self.kc.get_shell_msg(timeout=timeout)
+        self.shown: list[tuple[str, dict[str, Any]]] = []
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:  # drain this request's iopub messages
             try:
                 msg = self.kc.get_iopub_msg(timeout=1)
             except queue.Empty:
                 break
-            if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "status"
-                    and msg["content"]["execution_state"] == "idle"):
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 break
+            self.shown.append((msg["msg_type"], msg["content"]))
         return dict(reply["content"])
 
     def evaluate(self, expression: str) -> Any:
@@ -58,13 +65,15 @@ class LiveKernel:
         assert value["status"] == "ok", value
         return ast.literal_eval(value["data"]["text/plain"])
 
-    def run_case(self, code: str, *, timeout: float | None = None, **executor_options: Any) -> dict[str, Any]:
+    def run_case(
+        self, code: str, *, timeout: float | None = None, session_dir: str = ".twnb", **executor_options: Any
+    ) -> dict[str, Any]:
         setup = (
             "import json as __json, os as __os\n"
             "from twnb.kernel import LiveShellExecutor as __LSE, ScanLimits\n"
             "__case_executor = __LSE(get_ipython(), __os.getcwd(),"
             " __os.path.join(__os.getcwd(), 'artifacts'),"
-            " session_dir=__os.path.join(__os.getcwd(), '.twnb'), "
+            f" session_dir=__os.path.join(__os.getcwd(), {session_dir!r}), "
             + ", ".join(f"{k}={v!r}" for k, v in executor_options.items())
             + ")\n"
             f"__case_json = __json.dumps(__case_executor.run({code!r}, timeout={timeout!r}).to_dict())\n"

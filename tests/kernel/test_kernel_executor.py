@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
+from kernel_contract_cases import CONTRACT_CASES, CONTRACT_IDS
 
 from twnb.kernel import Executor, KernelExecutor, KernelStartError
 
@@ -35,6 +38,17 @@ def test_runs_code_and_records_output_result_and_variables(kernel):
     cell.outputs = [nbformat.from_dict(o) for o in result.outputs]
     notebook = nbformat.v4.new_notebook(cells=[cell])
     nbformat.validate(notebook)
+
+
+@pytest.mark.parametrize(("code", "status", "value", "stdout", "ename"), CONTRACT_CASES, ids=CONTRACT_IDS)
+def test_taskweavers_executor_contract(kernel, code, status, value, stdout, ename):
+    result = kernel.run(code)
+    assert (result.status, result.result, result.stdout) == (status, value, stdout)
+    if ename is None:
+        assert result.error is None
+    else:
+        assert result.error is not None
+        assert result.error.ename == ename and ename in result.error.traceback
 
 
 def test_error_is_recorded_without_ansi(kernel):
@@ -69,6 +83,32 @@ def test_kernel_death_is_reported_and_kernel_restarted(kernel):
     assert after.status == "success" and after.result == "'alive again'"
 
 
+def test_kernel_ignoring_the_interrupt_is_restarted(kernel):
+    code = (
+        "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+        "    except KeyboardInterrupt:\n        pass"
+    )
+    kernel.interrupt_grace_s = 0.5
+    try:
+        result = kernel.run(code, timeout=0.5)
+    finally:
+        kernel.interrupt_grace_s = 5.0
+    assert result.status == "timeout" and result.kernel_restarted
+    assert any("did not answer the interrupt" in note for note in result.notes)
+    assert kernel.run("6 * 7").result == "42"
+
+
+def test_kernel_killed_between_runs_is_restarted_before_the_next_code(kernel):
+    kernel._km.signal_kernel(signal.SIGKILL)  # out of memory, say: nothing of ours was running
+    deadline = time.monotonic() + 10
+    while kernel.is_running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    result = kernel.run("'ran in a fresh kernel'")
+    assert result.status == "success" and result.result == "'ran in a fresh kernel'"
+    assert result.kernel_restarted
+    assert any("had stopped since the last run" in note for note in result.notes)
+
+
 def test_figure_and_written_file_become_artifacts(kernel):
     code = (
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()\n"
@@ -101,6 +141,11 @@ def test_users_interrupt_is_not_a_timeout(kernel):
     result = kernel.run("import time\ntime.sleep(20)", timeout=30)
     timer.join()
     assert result.status == "interrupted"
+
+
+def test_missing_working_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(KernelStartError, match="does not exist; create it first"):
+        KernelExecutor(tmp_path / "nowhere").start()
 
 
 def test_unknown_kernel_name_is_a_clear_error(tmp_path):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from kernel_contract_cases import CONTRACT_CASES, CONTRACT_IDS
 
 from twnb.kernel import ScanLimits
 
@@ -28,6 +29,25 @@ def test_output_result_and_new_variable_are_recorded(live_kernel):
     assert {"name": "answer", "kind": "created", "type": "int"}.items() <= result["variables"][0].items()
 
 
+def test_output_is_still_shown_in_the_calling_cell(live_kernel):
+    live_kernel.run_case(
+        "print('for the user')\nfrom IPython.display import display, HTML\ndisplay(HTML('<i>t</i>'))"
+    )
+    shown = live_kernel.shown
+    assert ("stream", {"name": "stdout", "text": "for the user\n"}) in shown
+    assert any(kind == "display_data" and "text/html" in c["data"] for kind, c in shown)
+
+
+@pytest.mark.parametrize(("code", "status", "value", "stdout", "ename"), CONTRACT_CASES, ids=CONTRACT_IDS)
+def test_taskweavers_executor_contract(live_kernel, code, status, value, stdout, ename):
+    result = live_kernel.run_case(code)
+    assert (result["status"], result["result"], result["stdout"]) == (status, value, stdout)
+    if ename is None:
+        assert result["error"] is None
+    else:
+        assert result["error"]["ename"] == ename and ename in result["error"]["traceback"]
+
+
 def test_outputs_are_valid_nbformat_in_order(live_kernel):
     code = "print('a')\nfrom IPython.display import display, HTML\ndisplay(HTML('<b>x</b>'))\n1/0"
     result = live_kernel.run_case(code)
@@ -42,11 +62,14 @@ def test_exception_is_an_error_with_plain_traceback(live_kernel):
     assert result["error"]["ename"] == "ValueError" and result["error"]["evalue"] == "bad value"
     assert "raise ValueError" in result["error"]["traceback"]
     assert "\x1b" not in result["error"]["traceback"]
+    assert live_kernel.answers()
 
 
 def test_syntax_error_is_an_error(live_kernel):
     result = live_kernel.run_case("def f(:\n    pass")
     assert result["status"] == "error" and result["error"]["ename"] == "SyntaxError"
+    assert "\x1b" not in result["error"]["traceback"]
+    assert live_kernel.answers()
 
 
 def test_ipython_syntax_runs(live_kernel):
@@ -55,6 +78,7 @@ def test_ipython_syntax_runs(live_kernel):
     assert result["status"] == "success"
     assert "Wall time" in result["stdout"]
     assert "visible-file.txt" in result["stdout"]
+    assert live_kernel.answers()
 
 
 def test_endless_loop_stops_at_time_limit_and_kernel_answers(live_kernel):
@@ -62,6 +86,7 @@ def test_endless_loop_stops_at_time_limit_and_kernel_answers(live_kernel):
     assert result["status"] == "timeout"
     assert result["error"]["ename"] == "TimeoutError"
     assert 1.0 <= result["duration_s"] < 5
+    _as_notebook_outputs(result["outputs"])
     assert live_kernel.answers()
 
 
@@ -105,6 +130,7 @@ def test_ten_megabyte_print_is_capped_honestly(live_kernel):
     assert "characters of stdout omitted" in result["stdout"]
     assert sum(len(o.get("text", "")) for o in result["outputs"]) < 300_000
     assert any("10,000,001" in note for note in result["notes"])
+    _as_notebook_outputs(result["outputs"])
     assert live_kernel.answers()
 
 
@@ -122,6 +148,7 @@ def test_deleting_own_variables_is_in_the_delta(live_kernel):
     assert result["status"] == "success"
     deleted = {v["name"] for v in result["variables"] if v["kind"] == "deleted"}
     assert deleted == {"doomed_a", "doomed_b"}
+    assert live_kernel.answers()
 
 
 def test_variable_delta_kinds(live_kernel):
@@ -143,6 +170,7 @@ def test_hundreds_of_files_are_found_within_the_scan_limit(live_kernel):
     assert result["status"] == "success"
     assert len(result["files_created"]) == 50
     assert any("300 files" in note for note in result["notes"])
+    assert live_kernel.answers()
 
 
 def test_file_scan_stops_at_its_file_limit(live_kernel):
@@ -165,6 +193,16 @@ def test_matplotlib_figure_becomes_a_png_artifact(live_kernel):
     assert Path(pngs[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert Path(pngs[0]).parent == live_kernel.workdir / "artifacts"
     assert any(o["output_type"] == "display_data" and "image/png" in o["data"] for o in result["outputs"])
+    _as_notebook_outputs(result["outputs"])
+
+
+def test_figure_returned_as_the_result_is_saved_once(live_kernel):
+    # Recorded as the result (closed first, so the backend does not show it again): one file.
+    code = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])\nplt.close(fig)\nfig"
+    result = live_kernel.run_case(code)
+    pngs = [p for p in result["artifacts"] if p.endswith(".png")]
+    assert len(pngs) == 1 and result["result"].startswith("<Figure")
+    _as_notebook_outputs(result["outputs"])
 
 
 def test_figure_that_fails_to_render_is_recorded(live_kernel):
@@ -185,9 +223,13 @@ def test_written_csv_becomes_an_artifact(live_kernel):
 
 
 def test_session_folder_is_not_scanned(live_kernel):
-    code = "import os\nos.makedirs('.twnb', exist_ok=True)\nopen('.twnb/autosave.yaml', 'w').write('x')"
-    result = live_kernel.run_case(code)
-    assert result["files_created"] == []
+    # A visible name: hidden folders are skipped anyway, so `.twnb` would prove nothing.
+    code = (
+        "import os\nos.makedirs('my-session', exist_ok=True)\n"
+        "open('my-session/autosave.yaml', 'w').write('x')\nopen('beside.txt', 'w').write('x')"
+    )
+    result = live_kernel.run_case(code, session_dir="my-session")
+    assert result["files_created"] == [str(live_kernel.workdir / "beside.txt")]
 
 
 def test_namespace_summary_shows_dataframe_and_never_a_secret(live_kernel):

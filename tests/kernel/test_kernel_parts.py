@@ -221,3 +221,42 @@ def test_huge_integers_break_neither_the_summary_nor_the_delta():
     assert [(c.name, c.kind) for c in variable_delta(before, namespace_signatures(namespace))] == [
         ("huge", "rebound")
     ]
+
+
+def _lazy_stand_in(module: str, type_name: str, touched: list[str]):
+    """An object whose module and type look like a lazy frame; touching its data is recorded and raises."""
+
+    def refuse(what: str):
+        def method(self, *args, **kwargs):
+            touched.append(what)
+            raise AssertionError(f"{what} computed a lazy frame")
+
+        return method
+
+    namespace = {
+        name: refuse(name)
+        for name in ("__repr__", "__str__", "__len__", "__iter__", "__bool__", "__eq__", "__hash__",
+                     "__getitem__", "compute", "collect", "head")
+    }
+    for name in ("shape", "columns", "dtypes", "dtype", "schema"):
+        namespace[name] = property(refuse(name))
+    namespace["__getattr__"] = refuse("__getattr__")
+    namespace["__module__"] = module
+    return type(type_name, (), namespace)()
+
+
+@pytest.mark.parametrize(
+    ("module", "type_name"),
+    [("dask.dataframe.core", "DataFrame"), ("polars.lazyframe.frame", "LazyFrame"),
+     ("pyspark.sql.dataframe", "DataFrame")],
+)
+def test_lazy_frames_are_never_computed_by_the_delta_or_the_summary(module, type_name):
+    touched: list[str] = []
+    namespace = {"big": _lazy_stand_in(module, type_name, touched)}
+    before = namespace_signatures(namespace)
+    namespace["big"] = _lazy_stand_in(module, type_name, touched)
+    changes = variable_delta(before, namespace_signatures(namespace))
+    summary = summarize_namespace(namespace)
+    assert touched == []
+    assert [(c.name, c.kind, c.shape) for c in changes] == [("big", "rebound", None)]
+    assert f"- big: {module.split('.')[0]}.{type_name} (lazy: not computed" in summary

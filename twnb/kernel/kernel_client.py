@@ -214,15 +214,26 @@ class KernelExecutor:
     def run(
         self, code: str, *, timeout: float | None = None, execution_id: str | None = None
     ) -> ExecutionResult:
+        notes: list[str] = []
+        restarted = False
         if self._km is None:
             self.start()
+        elif not self._km.is_alive():
+            # Ended since the last run (killed, out of memory): run the code in a fresh kernel rather
+            # than report it as having killed one.
+            exit_code = self._exit_code()
+            self.restart()
+            restarted = True
+            notes.append(
+                f"The kernel had stopped since the last run (exit code {exit_code}); a new kernel was "
+                "started before this code ran: every earlier variable is lost."
+            )
         execution_id = execution_id or new_execution_id()
         limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
         before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
         before_vars = self._signatures()
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
-        notes: list[str] = []
 
         started = time.perf_counter()
         msg_id = self._kc.execute(
@@ -231,8 +242,8 @@ class KernelExecutor:
         ending = self._collect(msg_id, recorder, limit)
         duration = time.perf_counter() - started
 
-        restarted = False
-        if ending in ("died", "stuck"):
+        died_now = ending in ("died", "stuck")
+        if died_now:
             exit_code = self._exit_code()
             if ending == "died":
                 notes.append(
@@ -254,8 +265,8 @@ class KernelExecutor:
             )
         except OSError as exc:
             changes = FileChanges(notes=[f"The working-directory scan failed: {exc}"])
-        after_vars = None if restarted else self._signatures()
-        if restarted and before_vars is not None:
+        after_vars = None if died_now else self._signatures()
+        if died_now and before_vars is not None:
             variables = variable_delta(before_vars, {})
         elif before_vars is not None and after_vars is not None:
             variables = variable_delta(before_vars, after_vars)

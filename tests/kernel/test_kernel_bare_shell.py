@@ -98,3 +98,15 @@ def test_to_dict_round_trips(executor):
 
     result = executor.run("bare_y = [1, 2]\nprint(len(bare_y))\n1/0")
     assert ExecutionResult.from_dict(result.to_dict()) == result
+
+
+def test_an_object_the_delta_cannot_read_never_stops_the_code(executor):
+    class OddMeta(type):
+        @property
+        def __module__(cls):  # type: ignore[override]
+            raise RuntimeError("odd type")
+
+    executor.shell.user_ns["bare_odd"] = OddMeta("Odd", (), {})()
+    result = executor.run("bare_z = 6 * 7\nbare_z")
+    assert result.status == "success" and result.result == "42"
+    assert any("variable delta could not be computed (RuntimeError: odd type)" in n for n in result.notes)

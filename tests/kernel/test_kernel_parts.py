@@ -260,3 +260,13 @@ def test_lazy_frames_are_never_computed_by_the_delta_or_the_summary(module, type
     assert touched == []
     assert [(c.name, c.kind, c.shape) for c in changes] == [("big", "rebound", None)]
     assert f"- big: {module.split('.')[0]}.{type_name} (lazy: not computed" in summary
+
+
+def test_summary_survives_a_type_whose_own_attributes_raise():
+    class OddMeta(type):
+        @property
+        def __module__(cls):  # type: ignore[override]
+            raise RuntimeError("odd type")
+
+    summary = summarize_namespace({"odd": OddMeta("Odd", (), {})(), "n": 1})
+    assert "- odd: Odd (not described: RuntimeError)" in summary and "- n: int = 1" in summary

@@ -75,7 +75,7 @@ class LiveShellExecutor:
         skip = self._skipped_dirs()
         before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
         hidden = self._hidden_names()
-        before_vars = namespace_signatures(self.shell.user_ns, hidden)
+        before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes)
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
         watchdog = Watchdog(limit)
         cell: Any = None
@@ -97,7 +97,8 @@ class LiveShellExecutor:
             )
         except OSError as exc:
             changes = FileChanges(notes=[f"The working-directory scan failed: {exc}"])
-        variables = variable_delta(before_vars, namespace_signatures(self.shell.user_ns, hidden))
+        after_vars = None if before_vars is None else _signatures_or_note(self.shell.user_ns, hidden, notes)
+        variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
         return build_result(
             execution_id=execution_id,
             code=code,
@@ -144,6 +145,16 @@ class LiveShellExecutor:
             notes.append("The code ran, but displaying its output raised an exception.")
             return "error", ExecutionError(ename, evalue, traceback_text(stb))
         return "success", None
+
+
+def _signatures_or_note(namespace: dict[str, Any], hidden: set[str], notes: list[str]) -> Any:
+    # The delta is a courtesy: an object we did not foresee must never keep the code from running
+    # or lose its result.
+    try:
+        return namespace_signatures(namespace, hidden)
+    except Exception as exc:
+        notes.append(f"The variable delta could not be computed ({type(exc).__name__}: {exc}).")
+        return None
 
 
 def _matching_traceback(recorder: OutputRecorder, exc: BaseException | None) -> str:

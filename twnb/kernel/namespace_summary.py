@@ -136,9 +136,16 @@ def _describe_within(
         except KeyboardInterrupt:
             if not watchdog.fired:
                 raise
-            return f"- {name}: {_qualified_type(value)} (not described: took longer than {budget_s:g} s)"
+            return f"- {name}: {_fallback_type(value)} (not described: took longer than {budget_s:g} s)"
     except Exception as exc:  # a broken __repr__ or property must not break the prompt
-        return f"- {name}: {_qualified_type(value)} (not described: {type(exc).__name__})"
+        return f"- {name}: {_fallback_type(value)} (not described: {type(exc).__name__})"
+
+
+def _fallback_type(value: Any) -> str:
+    try:
+        return _qualified_type(value)
+    except Exception:  # a type whose own attributes raise: its bare name will do
+        return type.__dict__["__name__"].__get__(type(value))
 
 
 def summarize_namespace(

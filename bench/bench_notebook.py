@@ -8,6 +8,10 @@
    frontend), with every comm message counted at `Widget._send`: messages per second of stream at
    100 tokens/s (a fake clock, so the figure does not depend on this machine's speed), the same
    without the throttle, and the real time from the first token to its first widget message.
+3. What one finished Round with one matplotlib figure adds to a saved notebook: the widget state (every
+   model the RoundView made) and the static bundle, in KB, and how many copies of the figure's base64
+   each holds; for a figure the code displayed (the cell's own display_data holds one more copy, so
+   the Round refers to it) beside one only saved to a file (the Round has to carry it).
 """
 
 from __future__ import annotations
@@ -123,12 +127,81 @@ def bench_stream() -> None:
     )
 
 
+def _figure_round(folder: Path, displayed: bool) -> tuple[object, str]:
+    """A finished Round whose code made a matplotlib figure artifact, displayed (captured) or not."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from twnb.memory import Attachment, AttachmentType, Post, Round
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.plot(range(100), [i * i % 37 for i in range(100)])
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    png = buffer.getvalue()
+    (folder / "fig.png").write_bytes(png)
+    data = base64.b64encode(png).decode("ascii")
+    round = Round.create("Plot it.")
+    round.add_post(Post.create("Plot it.", "User", "Planner"))
+    post = Post.create("Plotted.", "CodeInterpreter", "Planner")
+    post.add_attachment(Attachment.create(AttachmentType.reply_content, "plt.plot(...)\nplt.show()"))
+    result = Attachment.create(AttachmentType.execution_result, "The execution succeeded.")
+    output = {"output_type": "display_data", "data": {"image/png": data}, "metadata": {}}
+    result.extra = {"outputs": [output] if displayed else []}
+    post.add_attachment(result)
+    post.add_attachment(Attachment.create(AttachmentType.artifact_paths, [str(folder / "fig.png")]))
+    round.add_post(post)
+    round.change_round_state("finished")
+    return round, data
+
+
+def bench_saved_size(displayed: bool) -> None:
+    import json
+    import tempfile
+
+    import ipywidgets
+    from ipywidgets.widgets.widget import _instances
+
+    from twnb.memory import PostCommitted
+    from twnb.notebook.round_view import RoundView
+    from twnb.session.round_bundle import MIME_TYPE, artifact_previews, round_bundle
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        round, data = _figure_round(folder, displayed)
+        before = set(_instances)
+        view = RoundView(round.user_query, base_dir=folder)
+        for post in round.post_list:
+            view.on_event(PostCommitted(post))
+        bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, folder))
+        view.finish(round, bundle[MIME_TYPE])
+        made = [_instances[key] for key in set(_instances) - before]
+        state = json.dumps(ipywidgets.Widget.get_manager_state(widgets=made)["state"])
+    copies = {name: text.count(data[:100]) for name, text in (("widget state", state),)}
+    for mime, value in bundle.items():
+        copies[mime] = json.dumps(value).count(data[:100])
+    how = "displayed" if displayed else "file-only"
+    sizes = ", ".join(f"{mime} {len(json.dumps(value)) / 1024:.1f} KB" for mime, value in bundle.items())
+    print(
+        f"Round with a {how} {len(data) / 1024:.0f} KB (base64) figure: widget state "
+        f"{len(state) / 1024:.1f} KB in {len(made)} models; bundle {sizes}"
+    )
+    print(f"  copies of the {how} figure: " + ", ".join(f"{name} {n}" for name, n in copies.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     bench_load(args.repeat)
     bench_stream()
+    bench_saved_size(displayed=True)
+    bench_saved_size(displayed=False)
 
 
 if __name__ == "__main__":

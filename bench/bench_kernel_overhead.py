@@ -2,7 +2,8 @@
 
 Both run in one IPython InteractiveShell (inline matplotlib backend, so a figure is published as a PNG
 display exactly as in a notebook) with a working directory of 200 files, so the before/after scan,
-the variable delta, output capture and image saving are all included. Median of --repeat runs.
+the variable delta, output capture and image saving are all included. Median of --repeat runs,
+the two runners interleaved.
 
     python bench/bench_kernel_overhead.py [--repeat 30]
 """
@@ -29,13 +30,15 @@ CASES = {
 }
 
 
-def _median_s(run, code: str, repeat: int) -> float:
-    samples = []
+def _medians_s(runs, code: str, repeat: int) -> list[float]:
+    """Median time of each runner, their samples interleaved so drift (caches, figure counts) hits both."""
+    samples: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        started = time.perf_counter()
-        run(code)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        for run, times in zip(runs, samples, strict=True):
+            started = time.perf_counter()
+            run(code)
+            times.append(time.perf_counter() - started)
+    return [statistics.median(times) for times in samples]
 
 
 def main() -> None:
@@ -58,8 +61,9 @@ def main() -> None:
         try:
             shell.run_cell(code, store_history=False)  # warm-up
             executor.run(code)
-            bare = _median_s(lambda c: shell.run_cell(c, store_history=False), code, args.repeat)
-            live = _median_s(executor.run, code, args.repeat)
+            bare, live = _medians_s(
+                [lambda c: shell.run_cell(c, store_history=False), executor.run], code, args.repeat
+            )
         finally:
             sys.stdout = real_stdout
         print(f"{label}: bare run_cell {bare * 1000:.2f} ms, LiveShellExecutor.run {live * 1000:.2f} ms, "

@@ -270,3 +270,13 @@ def test_summary_survives_a_type_whose_own_attributes_raise():
 
     summary = summarize_namespace({"odd": OddMeta("Odd", (), {})(), "n": 1})
     assert "- odd: Odd (not described: RuntimeError)" in summary and "- n: int = 1" in summary
+
+
+def test_a_column_changing_dtype_in_place_is_a_changed_variable():
+    pd = pytest.importorskip("pandas")
+    namespace = {"frame": pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})}
+    before = namespace_signatures(namespace)
+    namespace["frame"]["a"] = namespace["frame"]["a"].astype("float64")  # same object, same shape
+    changes = variable_delta(before, namespace_signatures(namespace))
+    assert [(c.name, c.kind, c.shape) for c in changes] == [("frame", "changed", [2, 2])]
+    assert "float64(1)" in (changes[0].dtype or "")

@@ -228,7 +228,7 @@ def measure(rounds: int, count: Callable[[str], int]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, nargs="*", default=[1, 5, 10, 20, 30])
+    parser.add_argument("--rounds", type=int, nargs="*", default=[1, 5, 10, 20, 30, 60, 100])
     args = parser.parse_args()
     count, how = token_counter()
     print(f"tokens: {how}; TaskWeaver figures: reference/tw-prompt-sizes.md (cl100k, default config)")
@@ -237,7 +237,7 @@ def main() -> None:
         for n in args.rounds:
             ours, theirs = results[n][call], TASKWEAVER[call].get(n)
             versus = f" | TaskWeaver {theirs:>6,} | ratio {ours / theirs:.2f}" if theirs else ""
-            print(f"{call:<15} after {n:>2} rounds: twnb {ours:>6,} tokens{versus}")
+            print(f"{call:<15} after {n:>3} rounds: twnb {ours:>6,} tokens{versus}")
     for call in ("planner_call_1", "code_call", "planner_call_2"):
         if 10 in results and 30 in results:
             growth = (results[30][call] - results[10][call]) / 20
@@ -245,6 +245,9 @@ def main() -> None:
                 f"{call:<15} growth per round from 10 to 30: twnb {growth:,.0f} tokens "
                 f"| TaskWeaver {(TASKWEAVER[call][30] - TASKWEAVER[call][10]) / 20:,.0f}"
             )
+        if 60 in results and 100 in results:
+            growth = (results[100][call] - results[60][call]) / 40
+            print(f"{call:<15} growth per round from 60 to 100: twnb {growth:,.0f} tokens")
 
 
 if __name__ == "__main__":

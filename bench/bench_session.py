@@ -12,6 +12,8 @@ rewritten atomically after every post) is timed separately: the same Rounds with
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import statistics
 import tempfile
@@ -74,7 +76,7 @@ def _planner(send_to: str, message: str, stop: str) -> dict[str, str]:
     }
 
 
-def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> list[float]:
+def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> tuple[list[float], list[float], Any]:
     from twnb.kernel import LiveShellExecutor
     from twnb.llm.settings import Settings
     from twnb.session import build_session
@@ -106,7 +108,7 @@ def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> list[float]:
         times.append((time.perf_counter() - started) * 1000)
         summary_times.append(spent[0] * 1000)
         assert round.state == "finished", round.extra
-    return times, summary_times
+    return times, summary_times, session
 
 
 def main() -> None:
@@ -121,9 +123,12 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="twnb-bench-"))
     os.chdir(workdir)
     shell = InteractiveShell.instance()
-    run(3, False, shell, workdir)  # warm-up: imports, first prompt loads
-    off, off_summary = run(args.rounds, False, shell, workdir)
-    on, _ = run(args.rounds, True, shell, workdir)
+    # The shell echoes each Round's last expression (Out[...]): keep it out of the figures' output.
+    with contextlib.redirect_stdout(io.StringIO()):
+        run(3, False, shell, workdir)  # warm-up: imports, first prompt loads
+        run(3, True, shell, workdir)  # and the first autosave's folders and files
+        off, off_summary, _ = run(args.rounds, False, shell, workdir)
+        on, _, saved = run(args.rounds, True, shell, workdir)
     w = args.window
 
     def at(times: list[float], end: int) -> float:
@@ -144,7 +149,7 @@ def main() -> None:
     for end in (10, args.rounds):
         cost = at(on, end) - at(off, end)
         print(f"autosave cost per Round (4 posts, one file rewritten each) at Round {end}: {cost:6.2f} ms")
-    files = sorted((workdir / ".twnb-1").rglob("rounds/*.yaml"))
+    files = sorted(saved.autosave_dir.glob("*.yaml"), key=lambda p: p.stat().st_mtime)
     print(
         f"autosave files: {len(files)}, last file {files[-1].stat().st_size} bytes (same size at every Round)"
     )

@@ -154,6 +154,24 @@ def test_prompt_size_stays_flat_as_rounds_accumulate():
     assert growth_per_round < 200  # characters per Round once older Rounds are one line each
 
 
+def test_rounds_older_than_the_one_line_ones_are_only_counted():
+    planner, code = make_roles()
+    rounds = [analysis_round(n) for n in range(1, 61)]  # 1 full, 8 condensed, 30 one line, 21 counted
+    memory = memory_with(rounds)
+    for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
+        assert "(21 earlier rounds not shown; the variables they made still exist)" in text
+        assert "Question 21:" not in text and "month 21 " not in text
+        assert "Question 22:" in text or "month 22 " in text
+
+
+def test_prompt_size_stops_growing_once_old_rounds_are_only_counted():
+    planner, code = make_roles()
+    for role, wrap in ((planner, memory_with), (code, lambda r: with_task(memory_with(r)))):
+        histories = ([analysis_round(n) for n in range(1, count + 1)] for count in (60, 90))
+        sizes = [len(render(role.compose(wrap(rounds)))) for rounds in histories]
+        assert abs(sizes[1] - sizes[0]) < 100  # digits of the numbers only
+
+
 # -- golden snapshots ------------------------------------------------------------------------------
 
 

@@ -81,7 +81,9 @@ class CodePrompt:
         """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
         "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
         one_line, condensed, full = split_history(rounds, self.policy)
-        digest = [d for r in one_line if (d := self._digest(r, one_line=True))]
+        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
+        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
+        digest += [d for r in one_line if (d := self._digest(r, one_line=True))]
         digest += [d for r in condensed if (d := self._digest(r, one_line=False))]
         lead = ""
         if digest:

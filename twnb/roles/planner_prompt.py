@@ -91,7 +91,9 @@ class PlannerPrompt:
         """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
         include_failure_rounds=True)`: the last one is the current Round."""
         one_line, condensed, full = split_history(rounds, self.policy)
-        digest = [self._digest(r, one_line=True) for r in one_line]
+        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
+        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
+        digest += [self._digest(r, one_line=True) for r in one_line]
         digest += [self._digest(r, one_line=False) for r in condensed]
         outputs = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
         lead = self.templates.text("conversation_start")

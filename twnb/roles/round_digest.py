@@ -24,7 +24,8 @@ class CondensePolicy:
 
     `recent_rounds` earlier Rounds are rendered in full besides the current one (their results cut
     to `recent_output_chars`); the `condensed_rounds` before them as a digest (answers cut to
-    `answer_chars`); anything older as one line (`oneline_chars` per text).
+    `answer_chars`); the `oneline_rounds` before those as one line (`oneline_chars` per text); older
+    ones are only counted (their variables are still in the namespace summary).
     """
 
     recent_rounds: int = 1
@@ -33,6 +34,9 @@ class CondensePolicy:
     oneline_chars: int = 160
     recent_output_chars: int = 800
     task_chars: int = 300
+    # One-line Rounds kept; older ones are only counted, so a prompt stops growing after
+    # recent_rounds + condensed_rounds + oneline_rounds Rounds (None: keep every one).
+    oneline_rounds: int | None = 30
 
 
 def clip(text: str, limit: int) -> str:
@@ -175,7 +179,8 @@ def split_history(
 ) -> tuple[list[Round], list[Round], list[Round]]:
     """(one-line rounds, condensed rounds, full rounds) of `rounds`, the last being the current one.
 
-    Failed earlier Rounds never take a full slot: they are always one line."""
+    Failed earlier Rounds never take a full slot. Rounds older than the one-line ones are in none of
+    the three lists: `len(rounds)` minus the three lengths says how many."""
     if not rounds:
         return [], [], []
     current, earlier = rounds[-1], rounds[:-1]
@@ -184,4 +189,8 @@ def split_history(
     while rest and len(full) < policy.recent_rounds and rest[-1].state != "failed":
         full.insert(0, rest.pop())
     condensed_start = max(len(rest) - policy.condensed_rounds, 0)
-    return rest[:condensed_start], rest[condensed_start:], [*full, current]
+    one_line = rest[:condensed_start]
+    if policy.oneline_rounds is not None:
+        one_line = one_line[-policy.oneline_rounds :] if policy.oneline_rounds > 0 else []
+    return one_line, rest[condensed_start:], [*full, current]
+

@@ -8,6 +8,12 @@ A Round never raises for an expected failure: an LLM error, a role that gives up
 Ctrl-C end it `failed` with `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is
 always the last event. Every post is redacted when committed, so secrets reach neither later prompts,
 nor the autosave, nor the saved YAML.
+
+Nothing that arrived is dropped on failure: a reply cut off by an LLM error or Ctrl-C is committed as
+it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a
+code post whose result never came back (Ctrl-C, `close()` or an executor error while the driver waited)
+is committed with an `execution_result` saying so. Other Post.extra keys: `usage`, `timing`,
+`reasoning`, `dropped_attempts`. Round.extra: `usage`, `timing`, `failure_reason`.
 """
 
 from __future__ import annotations

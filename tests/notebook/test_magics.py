@@ -356,3 +356,33 @@ def test_bare_line_magic_shows_help(shell, capsys):
 def test_history_of_an_empty_conversation_says_how_to_start(shell, capsys):
     shell.run_line_magic("taskweaver", "history")
     assert "No Rounds yet" in capsys.readouterr().out
+
+
+def test_cell_flags_on_a_subcommand_are_refused(shell, capsys):
+    shell.run_line_magic("taskweaver", "--strict save x.yaml")
+    assert "--strict: for %%taskweaver cells only, not %taskweaver save" in capsys.readouterr().err
+
+
+def test_latest_on_another_subcommand_is_refused(shell, capsys):
+    shell.run_line_magic("taskweaver", "history --latest")
+    assert "--latest: for %taskweaver load only" in capsys.readouterr().err
+
+
+def test_latest_on_a_cell_is_refused(shell, capsys):
+    shell.run_cell_magic("taskweaver", "--latest", "hello")
+    assert "--latest goes with the line magic" in capsys.readouterr().err
+    assert magics(shell).notebook.session is None
+
+
+def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from twnb.notebook.history_table import history_bundle
+
+    conversation = Conversation.init()
+    round = analysis_round()
+    round.user_query = "![x](https://evil.example/leak.png) | <img src=x onerror=alert(1)>"
+    conversation.add_round(round)
+    html = markdown2html_mistune(history_bundle(conversation)["text/markdown"])
+    assert "<img" not in html
+    assert html.count("<td>") == 7  # the pipe in the request did not add a column

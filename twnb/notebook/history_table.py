@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.session.round_bundle import escape_html, plain_text
+from twnb.session.round_bundle import escape_markdown_inline, plain_text
 
 _COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
 _REQUEST_CHARS = 70
@@ -49,7 +49,7 @@ def history_bundle(conversation: Any) -> dict[str, str]:
     ]
     markdown = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     for row in rows:
-        cells = [escape_html(cell).replace("|", "\\|") for cell in row]
+        cells = [escape_markdown_inline(cell).replace("|", "&#124;") for cell in row]
         cells[1] = f"`{row[1]}`"
         markdown.append("| " + " | ".join(cells) + " |")
     return {"text/plain": "\n".join(plain), "text/markdown": "\n".join(markdown)}

@@ -155,6 +155,9 @@ class TaskWeaverMagics(Magics):
                     error=True,
                 )
                 return None
+            if args.latest:
+                self._say("--latest goes with the line magic: %taskweaver load --latest", error=True)
+                return None
             return self._round(cell, args)
         return self._subcommand(args)
 
@@ -251,6 +254,22 @@ class TaskWeaverMagics(Magics):
         if not words:
             words = ["load"] if args.latest else ["help"]
         name, rest = words[0], words[1:]
+        cell_flags = [
+            flag
+            for flag, given in (
+                ("--model", args.model),
+                ("--step", args.step),
+                ("--no-verify", args.no_verify),
+                ("--strict", args.strict),
+                ("--timeout", args.timeout is not None),
+            )
+            if given
+        ]
+        if cell_flags or (args.latest and name != "load"):
+            flags = ", ".join(cell_flags or ["--latest"])
+            where = "%%taskweaver cells" if cell_flags else "%taskweaver load"
+            self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
+            return None
         handler = getattr(self, f"_cmd_{name}", None)
         if handler is None:
             self._say(

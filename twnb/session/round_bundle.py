@@ -266,7 +266,7 @@ def escape_markdown(text: str) -> str:
     while index < len(lines):
         opened = _FENCE_OPEN.match(lines[index])
         if opened is None:
-            out.append(_escape_inline(lines[index]))
+            out.append(escape_markdown_inline(lines[index]))
             index += 1
             continue
         marker = opened.group(1)
@@ -277,7 +277,8 @@ def escape_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def _escape_inline(line: str) -> str:
+def escape_markdown_inline(line: str) -> str:
+    """One line of untrusted text as inline Markdown (no fences: for table cells, list items)."""
     parts, position = [], 0
     for span in _CODE_SPAN.finditer(line):
         parts.append(_escape_chars(line[position : span.start()], _INLINE_ESCAPES))
@@ -319,9 +320,10 @@ def artifact_url(name: str) -> str | None:
 
 def round_markdown(payload: Mapping[str, Any]) -> str:
     twnb = payload.get("twnb") or {}
+    inline = escape_markdown_inline
     lines = [f"**twnb Round** `{payload.get('id', '')}` · {_state_label(payload)}", ""]
     request = clean_text(payload.get("user_query", "")).splitlines()
-    lines += ["> " + _escape_inline(line) for line in request]
+    lines += ["> " + inline(line) for line in request]
     lines.append("")
     plan = twnb.get("plan")
     if plan and plan.get("subtasks"):
@@ -331,12 +333,12 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
             mark = "x" if step.get("state") == "done" else " "
             state = step.get("state", "")
             lines.append(
-                f"- [{mark}] {_escape_inline(clean_text(step.get('name', '')))} *({_escape_inline(state)})*"
+                f"- [{mark}] {inline(clean_text(step.get('name', '')))} *({inline(state)})*"
             )
         lines.append("")
     for post in payload.get("post_list") or []:
         lines.append(
-            f"**{_escape_inline(str(post.get('send_from')))} → {_escape_inline(str(post.get('send_to')))}**"
+            f"**{inline(str(post.get('send_from')))} → {inline(str(post.get('send_to')))}**"
         )
         lines.append("")
         message = clean_text(post.get("message") or "")
@@ -347,15 +349,15 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
             lines += _attachment_markdown(attachment)
     failure = (payload.get("extra") or {}).get("failure_reason")
     if failure:
-        lines += [f"**Round failed:** {_escape_inline(clean_text(failure))}", ""]
+        lines += [f"**Round failed:** {inline(clean_text(failure))}", ""]
     for preview in twnb.get("previews") or []:
         # A link, not the image bytes: they are in the previews and, for displayed figures, in the cell.
         path = str(preview.get("path", ""))
         url = artifact_url(path)
         if preview.get("omitted"):
-            lines += [f"*artifact {_escape_inline(path)}: {_escape_inline(str(preview['omitted']))}*", ""]
+            lines += [f"*artifact {inline(path)}: {inline(str(preview['omitted']))}*", ""]
         elif url is not None:
-            lines += [f"![{_escape_inline(path)}]({url})", ""]
+            lines += [f"![{inline(path)}]({url})", ""]
     summary = summary_line(payload)
     if summary:
         lines.append(f"*{summary}*")
@@ -369,7 +371,7 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
         return []
     if kind == "artifact_paths":
         paths = [content] if isinstance(content, str) else list(content)
-        return [f"*artifacts:* {', '.join(_escape_inline('`' + str(p) + '`') for p in paths)}", ""]
+        return [f"*artifacts:* {', '.join(escape_markdown_inline('`' + str(p) + '`') for p in paths)}", ""]
     text = clean_text(content)
     if kind in _CODE_TYPES:
         return [*_fence(text, "python"), ""]

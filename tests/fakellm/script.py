@@ -62,7 +62,8 @@ class Reply:
     malformed_sse: bool = False
     slow_first_token_s: float = 0.0
     delay_headers_s: float = 0.0
-    reject_response_format: bool = False
+    # The response_format types refused with a 400 ("*": any type); empty: none refused.
+    reject_response_format: frozenset[str] = frozenset()
     retry_after_ms: int = 10
     faults_left: int = 0
 
@@ -102,10 +103,28 @@ class Reply:
             malformed_sse=bool(spec.get("malformed_sse", False)),
             slow_first_token_s=float(spec.get("slow_first_token_s", 0.0)),
             delay_headers_s=float(spec.get("delay_headers_s", 0.0)),
-            reject_response_format=bool(spec.get("reject_response_format", False)),
+            reject_response_format=_rejected_formats(spec.get("reject_response_format", False), where),
             retry_after_ms=int(spec.get("retry_after_ms", 10)),
             faults_left=int(spec.get("times", 1)) if faulty else 0,
         )
+
+    def rejects(self, response_format_type: str | None) -> bool:
+        """True when a request with this response_format type (None: no response_format) gets a 400."""
+        if response_format_type is None:
+            return False
+        return "*" in self.reject_response_format or response_format_type in self.reject_response_format
+
+
+def _rejected_formats(value: Any, where: str) -> frozenset[str]:
+    """`reject_response_format` as given (true/false, or a list of types) -> the types refused."""
+    if isinstance(value, bool):
+        return frozenset({"*"}) if value else frozenset()
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return frozenset(value)
+    raise ValueError(
+        f"{where}: reject_response_format is true, false or a list of response_format types "
+        f'(e.g. ["json_schema"]), got {value!r}'
+    )
 
 
 @dataclass
@@ -158,7 +177,7 @@ class Script:
                 best = (pos, -len(key), key)
         return best[2] if best else WILDCARD
 
-    def next_for(self, system_text: str, *, has_response_format: bool) -> Served:
+    def next_for(self, system_text: str, *, response_format_type: str | None) -> Served:
         """Choose the reply for one request and advance the queue unless the reply must be served again."""
         with self._lock:
             role = self.role_for(system_text)
@@ -176,7 +195,7 @@ class Script:
                 )
             reply = queue[0]
             # A rejected response_format or a fault leaves the reply at the head: the retry gets it.
-            if reply.reject_response_format and has_response_format:
+            if reply.rejects(response_format_type):
                 return Served(role=role, reply=reply, fault="reject_response_format")
             if reply.faults_left > 0:
                 reply.faults_left -= 1

@@ -59,6 +59,14 @@ def _system_text(body: dict[str, Any]) -> str:
     )
 
 
+def _format_type(body: dict[str, Any]) -> str | None:
+    """The request's response_format type ("json_schema", "json_object", ...); None without one."""
+    response_format = body.get("response_format")
+    if response_format is None:
+        return None
+    return str(response_format.get("type", "?")) if isinstance(response_format, dict) else "?"
+
+
 def _error_body(message: str, type_: str, code: str | None, param: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
@@ -170,9 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
             error = _error_body("the request body must be a JSON object", "invalid_request_error", None)
             self._send_json(400, error)
             return
-        served = owner.script.next_for(
-            _system_text(body), has_response_format=body.get("response_format") is not None
-        )
+        served = owner.script.next_for(_system_text(body), response_format_type=_format_type(body))
         owner._record(self, body, role=served.role, deployment=deployment, query=parse_qs(parts.query))
         self._chat(body, served, model=deployment or str(body.get("model", "")))
 
@@ -183,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(served.note, "invalid_request_error", "fake_script_exhausted"))
             return
         if fault == "reject_response_format":
-            kind = (body.get("response_format") or {}).get("type", "?")
+            kind = _format_type(body)
             message = f"Invalid parameter: 'response_format' of type '{kind}' is not supported."
             self._send_json(400, _error_body(message, "invalid_request_error", None, param="response_format"))
             return

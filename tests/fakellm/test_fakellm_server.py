@@ -84,6 +84,38 @@ def test_an_unknown_fault_is_refused():
         Script.from_spec({"*": [{"fault": "http_418"}]})
 
 
+def test_reject_response_format_with_a_list_refuses_only_those_types(fake_llm):
+    fake_llm.load({"*": [{"content": "ok", "reject_response_format": ["json_schema"]}]})
+    client = sdk(fake_llm.base_url)
+    messages = [{"role": "user", "content": "reply in JSON"}]
+    schema = {"type": "json_schema", "json_schema": {"name": "r", "schema": {"type": "object"}}}
+
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="fake-model", messages=messages, response_format=schema)
+    accepted = client.chat.completions.create(
+        model="fake-model", messages=messages, response_format={"type": "json_object"}
+    )
+
+    assert refused.value.body["param"] == "response_format"
+    assert "'json_schema' is not supported" in refused.value.body["message"]
+    assert accepted.choices[0].message.content == "ok"
+
+
+def test_reject_response_format_true_refuses_every_type_but_not_plain_text():
+    script = Script.from_spec({"*": [{"content": "ok", "reject_response_format": True}]})
+
+    kinds = ["json_schema", "json_object", None]
+    faults = [script.next_for("", response_format_type=kind).fault for kind in kinds]
+
+    assert faults == ["reject_response_format", "reject_response_format", None]
+
+
+def test_a_bad_reject_response_format_is_refused_with_its_place():
+    expected = r"script\['\*'\]\[0\]: reject_response_format is true, false or a list"
+    with pytest.raises(ValueError, match=expected):
+        Script.from_spec({"*": [{"reject_response_format": "json_schema"}]})
+
+
 def test_a_non_streamed_reply_carries_reasoning_and_usage(fake_llm):
     fake_llm.load({"*": [{"content": "answer", "reasoning": "thinking", "cached_tokens": 3}]})
 

@@ -138,7 +138,78 @@ def test_a_refused_format_falls_back_to_plain_text_once_and_remembers(fake_llm, 
     assert (first, second) == (REPLY, REPLY)
     assert sent == [True, False, False]  # refused once, then never sent again
     assert client.refuses("fake-model")
-    assert "refused response_format for model fake-model" in caplog.text
+    expected = "refused response_format json_object for model fake-model (role Planner); asking for plain"
+    assert expected in caplog.text
+
+
+def sent_formats(fake_llm) -> list[str | None]:
+    return [(r["body"].get("response_format") or {}).get("type") for r in fake_llm.chat_requests()]
+
+
+def test_a_refused_json_schema_falls_back_to_json_object_and_remembers(fake_llm, caplog):
+    only_schema_refused = {"content": REPLY, "reject_response_format": ["json_schema"]}
+    fake_llm.load({"*": [only_schema_refused, only_schema_refused]})
+    client = client_for(fake_llm)
+    rf = json_schema_format(SCHEMA, "planner")
+
+    with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
+        texts = [
+            "".join(client.stream(MESSAGES, model="fake-model", role="Planner", response_format=rf))
+            for _ in range(2)
+        ]
+
+    assert texts == [REPLY, REPLY]
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_object"]
+    assert client.accepted("fake-model") == "json_object" and not client.refuses("fake-model")
+    assert [r.getMessage() for r in caplog.records] == [
+        "The server refused response_format json_schema for model fake-model (role Planner); asking for "
+        "json_object from now on in this session."
+    ]
+
+
+def test_a_server_refusing_both_formats_gets_plain_text_logging_each_step_once(fake_llm, caplog):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": True}, REPLY, REPLY]})
+    client = client_for(fake_llm)
+    rf = json_schema_format(SCHEMA, "planner")
+
+    with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
+        texts = [
+            "".join(client.stream(MESSAGES, model="fake-model", role="Planner", response_format=rf))
+            for _ in range(3)
+        ]
+
+    assert texts == [REPLY] * 3
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", None, None, None]
+    assert client.refuses("fake-model")
+    steps = [r.getMessage().split(" from now on")[0] for r in caplog.records]
+    assert steps == [
+        "The server refused response_format json_schema for model fake-model (role Planner); asking for "
+        "json_object",
+        "The server refused response_format json_object for model fake-model (role Planner); asking for "
+        "plain text",
+    ]
+
+
+def test_after_json_schema_was_refused_a_json_object_request_is_sent_as_asked(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": ["json_schema"]}, REPLY]})
+    client = client_for(fake_llm)
+    "".join(client.stream(MESSAGES, model="fake-model", response_format=json_schema_format(SCHEMA)))
+
+    "".join(client.stream(MESSAGES, model="fake-model", response_format=json_object_format()))
+
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_object"]
+
+
+def test_a_json_schema_refusal_is_remembered_per_model(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": ["json_schema"]}, REPLY]})
+    client = client_for(fake_llm)
+    rf = json_schema_format(SCHEMA)
+
+    "".join(client.stream(MESSAGES, model="small-model", response_format=rf))
+    "".join(client.stream(MESSAGES, model="big-model", response_format=rf))
+
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_schema"]
+    assert (client.accepted("small-model"), client.accepted("big-model")) == ("json_object", "json_schema")
 
 
 def test_the_memory_is_per_model(fake_llm):

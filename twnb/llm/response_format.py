@@ -4,8 +4,8 @@ A role asks for its JSON reply with the strictest format the server takes: ``jso
 role's schema, or ``json_object``. Many OpenAI-compatible servers (older vLLM, llama.cpp, some proxies)
 answer 400 to that parameter, a common TaskWeaver complaint (its issues #15, #336). The prompt already
 asks for JSON and the translator copes with prose around it, so :class:`ResponseFormatFallback` retries
-such a call once without the parameter and remembers, for the rest of the session and that model, not to
-send it again.
+such a call a step down the chain (``json_schema`` -> ``json_object`` -> plain text) and remembers, for
+the rest of the session and that model, not to ask for the refused step again.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -102,21 +103,44 @@ def is_response_format_rejection(exc: BaseException) -> bool:
     return any(word in text for word in _REJECTION_WORDS)
 
 
+# The chain, strictest first: a server that refuses one step is asked for the next.
+JSON_SCHEMA, JSON_OBJECT, TEXT = "json_schema", "json_object", "text"
+_CHAIN = (JSON_SCHEMA, JSON_OBJECT, TEXT)
+
+
+def _kind(response_format: dict | None) -> str:
+    """Where a response_format stands in the chain (an unknown type counts as json_object's rank)."""
+    if response_format is None:
+        return TEXT
+    return JSON_SCHEMA if response_format.get("type") == JSON_SCHEMA else JSON_OBJECT
+
+
 class ResponseFormatFallback:
-    """A ChatClient that drops ``response_format`` once the server has refused it.
+    """A ChatClient that steps ``response_format`` down a chain as the server refuses it.
+
+    ``json_schema`` refused -> ``json_object``; ``json_object`` refused -> plain text (no
+    ``response_format``). Many servers take ``json_object`` but not ``json_schema`` (DeepSeek, older
+    Azure api-versions, some vLLM and Ollama builds), so a refused schema keeps JSON mode when it can.
+    Each step is remembered per model for the rest of the session and logged once.
 
     It wraps any ChatClient (``stream(messages, *, model, role, response_format)``). A refusal can come
     when the request is made or on the stream's first read (the SDK sends lazily in some paths); both
-    are caught before any text reached the caller, so the retry is invisible apart from one log line.
+    are caught before any text reached the caller, so the retry is invisible apart from the log line.
     """
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self._refused_models: set[str] = set()
+        self._accepts: dict[str, str] = {}  # model -> the strictest kind still sent
+        self._lock = threading.Lock()
+
+    def accepted(self, model: str) -> str:
+        """The strictest format still asked of ``model``: ``"json_schema"`` (nothing refused yet),
+        ``"json_object"`` or ``"text"``."""
+        return self._accepts.get(model, JSON_SCHEMA)
 
     def refuses(self, model: str) -> bool:
-        """True once the server refused ``response_format`` for ``model`` in this session."""
-        return model in self._refused_models
+        """True once the server refused every ``response_format`` for ``model`` in this session."""
+        return self.accepted(model) == TEXT
 
     def stream(
         self,
@@ -126,22 +150,37 @@ class ResponseFormatFallback:
         role: str = "",
         response_format: dict | None = None,
     ) -> _FallbackStream:
-        if response_format is not None and model in self._refused_models:
-            response_format = None
-        return _FallbackStream(self, messages, model, role, response_format)
+        return _FallbackStream(self, messages, model, role, self._allowed(model, response_format))
 
-    def _remember_refusal(self, model: str, role: str) -> None:
-        self._refused_models.add(model)
-        _log.warning(
-            "The server refused response_format for model %s (role %s); asking for plain text from now "
-            "on in this session.",
-            model,
-            role or "-",
-        )
+    def _allowed(self, model: str, response_format: dict | None) -> dict | None:
+        """``response_format`` as far as ``model`` takes it: unchanged, json_object, or None."""
+        accepted = self.accepted(model)
+        if _CHAIN.index(_kind(response_format)) >= _CHAIN.index(accepted):
+            return response_format
+        return json_object_format() if accepted == JSON_OBJECT else None
+
+    def _refused(self, model: str, role: str, response_format: dict | None) -> dict | None:
+        """Remember that ``response_format`` was refused; the next format to try."""
+        refused = _kind(response_format)
+        step = _CHAIN[_CHAIN.index(refused) + 1]
+        with self._lock:
+            current = self.accepted(model)
+            if _CHAIN.index(step) > _CHAIN.index(current):
+                self._accepts[model] = step
+                # Logged under the lock and only when the step is new: concurrent calls log it once.
+                _log.warning(
+                    "The server refused response_format %s for model %s (role %s); asking for %s from "
+                    "now on in this session.",
+                    refused,
+                    model,
+                    role or "-",
+                    "json_object" if step == JSON_OBJECT else "plain text",
+                )
+        return self._allowed(model, response_format)
 
 
 class _FallbackStream(StreamProxy):
-    """The inner client's stream, replaced once by a plain-text one if the first was refused.
+    """The inner client's stream, replaced by one a step down the chain while the server refuses.
 
     Attributes (``reasoning``, ``finish_reason``, ``usage``, ``raw_text``) are read through to
     whichever stream is current.
@@ -171,8 +210,7 @@ class _FallbackStream(StreamProxy):
         except Exception as exc:
             if response_format is None or not is_response_format_rejection(exc):
                 raise
-            self._owner._remember_refusal(self._model, self._role)
-            return self._open(None)
+            return self._open(self._owner._refused(self._model, self._role, response_format))
         return stream
 
     def __next__(self) -> str:
@@ -183,8 +221,8 @@ class _FallbackStream(StreamProxy):
         except Exception as exc:
             if self._started or self._response_format is None or not is_response_format_rejection(exc):
                 raise
-            self._owner._remember_refusal(self._model, self._role)
-            self._current = self._open(None)
+            following = self._owner._refused(self._model, self._role, self._response_format)
+            self._current = self._open(following)
             return self.__next__()
         self._started = True
         return chunk

@@ -12,7 +12,12 @@ a header document, then one document per call, appended as each call ends so a c
     messages: [...]            # redacted
     response_format: {...}
     reply: {content: ..., reasoning: ..., finish_reason: stop, usage: {...}}
-    error: null                # or {type: LLMStreamDropped, message: ...} for a call that failed
+    error: null                # or {type, at, message} for a call that did not end well (below)
+
+Every call started is written, however it ends: ``error.type`` names an ``LLMError`` class for a
+failed call, ``KeyboardInterrupt`` for one stopped by Ctrl-C and ``StreamClosed`` for one its caller
+stopped reading early; ``at`` says whether it ended at the ``request`` or in the ``stream``, and the
+reply holds what had arrived. So a replay serves the same sequence and fails where the recording did.
 
 Every text goes through a :class:`~twnb.llm.redaction.Redactor` before it is written, and the cassette
 never holds HTTP headers, so no key or ``Authorization``/``api-key`` value can land in it. The messages
@@ -32,6 +37,7 @@ import json
 import re
 import threading
 import warnings
+import weakref
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CASSETTE_VERSION",
+    "STREAM_CLOSED",
     "CassetteDriftWarning",
     "CassetteEntry",
     "CassetteError",
@@ -62,6 +69,8 @@ __all__ = [
 ]
 
 CASSETTE_VERSION = 1
+# The error type of a call whose caller stopped reading before the reply ended.
+STREAM_CLOSED = "StreamClosed"
 _EXCERPT = 60
 
 
@@ -183,17 +192,28 @@ def load_cassette(path: str | Path) -> list[CassetteEntry]:
         if not isinstance(doc, dict) or "index" not in doc:
             raise CassetteError(f"{path}: document {number + 1} is not a recorded call.")
         entries.append(CassetteEntry.from_dict(doc))
+    # Calls are numbered when they start and written when they end: one dropped unread may be written
+    # after a later call, so the recording order is the numbering, not the file order.
+    entries.sort(key=lambda entry: entry.index)
     return entries
 
 
 class RecordingClient:
-    """A ChatClient that passes every call to ``inner`` and appends it, redacted, to a cassette."""
+    """A ChatClient that passes every call to ``inner`` and appends it, redacted, to a cassette.
+
+    Every call started is written, however it ends: whole, failed, interrupted by Ctrl-C
+    (``KeyboardInterrupt``, at the request or while the stream is read), or closed by its caller before
+    the end (``close()``, or the stream dropped unread). A replay then serves the same sequence of calls
+    and fails where the recording failed.
+    """
 
     def __init__(self, inner: Any, path: str | Path, *, redactor: Redactor | None = None) -> None:
         self.inner = inner
         self.path = Path(path)
         self.redactor = redactor if redactor is not None else Redactor()
-        self._lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self._file_lock = threading.Lock()
+        self._pending: deque[CassetteEntry] = deque()
         # Appending to an existing cassette continues it (a resumed session), numbering on.
         self._next_index = len(load_cassette(self.path)) if self.path.exists() else 0
 
@@ -208,16 +228,16 @@ class RecordingClient:
         entry = self._new_entry(messages, model, role, response_format)
         try:
             inner = self.inner.stream(messages, model=model, role=role, response_format=response_format)
-        except Exception as exc:
+        except BaseException as exc:  # Ctrl-C while the request is made is recorded too
             self._record_error(entry, exc)
             raise
-        return _RecordingStream(self, inner, entry)
+        return _RecordingStream(_Call(self, inner, entry))
 
     def _new_entry(
         self, messages: list[dict[str, Any]], model: str, role: str, response_format: dict[str, Any] | None
     ) -> CassetteEntry:
         redacted = self.redactor.redact_data(messages)
-        with self._lock:
+        with self._index_lock:
             index = self._next_index
             self._next_index += 1
         return CassetteEntry(
@@ -230,65 +250,140 @@ class RecordingClient:
         )
 
     def _record_error(
-        self, entry: CassetteEntry, exc: BaseException, partial: str = "", *, at: str = "request"
+        self,
+        entry: CassetteEntry,
+        exc: BaseException,
+        partial: str = "",
+        *,
+        at: str = "request",
+        reasoning: str = "",
     ) -> None:
         entry.content = self.redactor.redact(partial or getattr(exc, "partial_text", "") or "")
-        entry.reasoning = self.redactor.redact(getattr(exc, "partial_reasoning", "") or "")
-        entry.error = {"type": type(exc).__name__, "at": at, "message": self.redactor.redact(str(exc))}
+        entry.reasoning = self.redactor.redact(reasoning or getattr(exc, "partial_reasoning", "") or "")
+        message = str(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            message = f"interrupted (Ctrl-C) after {len(entry.content)} characters"
+        entry.error = {"type": type(exc).__name__, "at": at, "message": self.redactor.redact(message)}
         if getattr(exc, "param", None):
             # A refused parameter (response_format, say) must replay as refused for the fallback to act.
             entry.error["param"] = str(exc.param)  # type: ignore[attr-defined]
         self._write(entry)
 
-    def _write(self, entry: CassetteEntry) -> None:
+    def _write(self, entry: CassetteEntry, *, wait: bool = True) -> None:
+        """Append ``entry``; with ``wait=False`` (a garbage-collected stream) never block: whoever holds
+        the file writes it, so a collection in the middle of a write cannot deadlock or interleave."""
+        self._pending.append(entry)
+        while self._pending:
+            if not self._file_lock.acquire(blocking=wait):
+                return  # the holder writes what is pending before it lets go
+            try:
+                while self._pending:
+                    self._append(self._pending.popleft())
+            finally:
+                self._file_lock.release()
+
+    def _append(self, entry: CassetteEntry) -> None:
         import yaml
 
-        with self._lock:
-            new = not self.path.exists() or self.path.stat().st_size == 0
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as f:
-                if new:
-                    yaml.dump({"twnb_cassette": CASSETTE_VERSION}, f, Dumper=_dumper(), sort_keys=False)
-                f.write("---\n")
-                yaml.dump(entry.to_dict(), f, Dumper=_dumper(), sort_keys=False, allow_unicode=True)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as f:
+            if new:
+                yaml.dump({"twnb_cassette": CASSETTE_VERSION}, f, Dumper=_dumper(), sort_keys=False)
+            f.write("---\n")
+            yaml.dump(entry.to_dict(), f, Dumper=_dumper(), sort_keys=False, allow_unicode=True)
+
+
+class _Call:
+    """One recorded call in flight: what has arrived, written once when it ends however it ends.
+
+    Kept apart from :class:`_RecordingStream` so a finalizer can write a stream dropped unread without
+    holding the stream itself alive.
+    """
+
+    def __init__(self, owner: RecordingClient, inner: Any, entry: CassetteEntry) -> None:
+        self.owner = owner
+        self.inner = inner
+        self.entry = entry
+        self.pieces: list[str] = []
+        self.done = False
+
+    def finished(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        redact = self.owner.redactor.redact
+        entry = self.entry
+        entry.content = redact("".join(self.pieces))
+        entry.reasoning = redact(self._reasoning())
+        entry.finish_reason = getattr(self.inner, "finish_reason", None)
+        usage = getattr(self.inner, "usage", None)
+        entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
+        self.owner._write(entry)
+
+    def failed(self, exc: BaseException) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.owner._record_error(
+            self.entry, exc, "".join(self.pieces), at="stream", reasoning=self._reasoning()
+        )
+
+    def closed(self, *, wait: bool = True) -> None:
+        """The caller stopped reading before the end (``close()``, or the stream was dropped)."""
+        if self.done:
+            return
+        self.done = True
+        redact = self.owner.redactor.redact
+        entry = self.entry
+        entry.content = redact("".join(self.pieces))
+        entry.reasoning = redact(self._reasoning())
+        entry.error = {
+            "type": STREAM_CLOSED,
+            "at": "stream",
+            "message": f"closed by the caller after {len(entry.content)} characters, before the reply ended",
+        }
+        self.owner._write(entry, wait=wait)
+
+    def dropped(self) -> None:
+        self.closed(wait=False)
+
+    def _reasoning(self) -> str:
+        try:
+            return str(getattr(self.inner, "reasoning", "") or "")
+        except Exception:  # a broken inner stream must not cost the recording
+            return ""
 
 
 class _RecordingStream(StreamProxy):
-    """The inner stream, passed through; the call is written when it ends (or fails)."""
+    """The inner stream, passed through; the call is written when it ends, fails or is cut short."""
 
-    def __init__(self, owner: RecordingClient, inner: Any, entry: CassetteEntry) -> None:
-        self._owner = owner
-        self._current = inner
-        self._iter = iter(inner)
-        self._entry = entry
-        self._pieces: list[str] = []
-        self._done = False
+    def __init__(self, call: _Call) -> None:
+        self._call = call
+        self._current = call.inner
+        self._iter = iter(call.inner)
+        # A caller that stops reading without close() (an exception in the translator, a dropped
+        # reference) still gets its call written, when the stream is collected.
+        weakref.finalize(self, call.dropped)
 
     def __next__(self) -> str:
-        if self._done:
+        call = self._call
+        if call.done:
             raise StopIteration
         try:
             piece = next(self._iter)
         except StopIteration:
-            self._finish()
+            call.finished()
             raise
-        except Exception as exc:
-            self._done = True
-            self._owner._record_error(self._entry, exc, "".join(self._pieces), at="stream")
+        except BaseException as exc:  # an LLM error, or Ctrl-C while the reply streams in
+            call.failed(exc)
             raise
-        self._pieces.append(piece)
+        call.pieces.append(piece)
         return piece
 
-    def _finish(self) -> None:
-        self._done = True
-        redact = self._owner.redactor.redact
-        entry = self._entry
-        entry.content = redact("".join(self._pieces))
-        entry.reasoning = redact(getattr(self._current, "reasoning", "") or "")
-        entry.finish_reason = getattr(self._current, "finish_reason", None)
-        usage = getattr(self._current, "usage", None)
-        entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
-        self._owner._write(entry)
+    def close(self) -> None:
+        self._call.closed()
+        super().close()
 
 
 class ReplayClient:
@@ -334,7 +429,7 @@ class ReplayClient:
             entry = queue.popleft()
         self._check_drift(call, role, messages, entry)
         if entry.error is not None and entry.error.get("at", "request") == "request":
-            raise _recorded_error(entry)  # it failed before any stream, e.g. HTTP 401
+            raise _recorded_error(entry)  # it failed before any stream, e.g. HTTP 401 or Ctrl-C
         from twnb.llm.errors import ErrorContext
         from twnb.llm.stream import ChatStream
 
@@ -376,6 +471,14 @@ def _replay_chunks(entry: CassetteEntry, chunk_size: int) -> Iterator[dict[str, 
     if entry.error is not None:
         if entry.error.get("type") == "LLMStreamDropped":
             return  # ends without a finish reason: ChatStream raises LLMStreamDropped, as it did live
+        if entry.error.get("type") == STREAM_CLOSED:
+            # Live, the caller stopped here; a replay that reads on has drifted from the recording.
+            raise CassetteExhausted(
+                f"Recorded call {entry.index + 1} ({entry.role or 'no role'}) was closed by its caller "
+                f"after {len(entry.content)} characters; this replay reads past that point, so it no "
+                "longer follows the recording. Record the session again.",
+                model=entry.model,
+            )
         raise _recorded_error(entry)
     yield chunk({}, entry.finish_reason or "stop")
     usage = entry.usage or {}
@@ -391,11 +494,14 @@ def _replay_chunks(entry: CassetteEntry, chunk_size: int) -> Iterator[dict[str, 
         }
 
 
-def _recorded_error(entry: CassetteEntry) -> LLMError:
-    """The recorded failure, raised again as the same LLMError class (``(replayed)`` in its text)."""
+def _recorded_error(entry: CassetteEntry) -> BaseException:
+    """The recorded failure, raised again as the same LLMError class (``(replayed)`` in its text); a
+    recorded Ctrl-C is raised again as ``KeyboardInterrupt``, so the replayed Round stops as it did."""
     error = entry.error or {}
-    cls = getattr(llm_errors, str(error.get("type")), None)
     message = f"(replayed) {error.get('message', 'recorded failure')}"
+    if error.get("type") == "KeyboardInterrupt":
+        return KeyboardInterrupt(message)
+    cls = getattr(llm_errors, str(error.get("type")), None)
     if not (isinstance(cls, type) and issubclass(cls, LLMError)):
         return LLMError(message, model=entry.model)
     if issubclass(cls, llm_errors.LLMStreamDropped):

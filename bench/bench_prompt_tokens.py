@@ -89,8 +89,11 @@ def token_counter() -> tuple[Callable[[str], int], str]:
     return (lambda text: (len(text) + 3) // 4), "estimated: characters / 4"
 
 
-def chat_tokens(messages: list[dict[str, Any]], count: Callable[[str], int]) -> int:
-    return sum(count(str(m["content"])) + 3 for m in messages) + 3
+def chat_tokens(messages: list[Any], count: Callable[[str], int]) -> int:
+    """Tokens of a composed request (Msgs) as it is sent: converted as LLMTurn converts it."""
+    from twnb.llm.messages import to_openai_messages
+
+    return sum(count(str(m["content"])) + 3 for m in to_openai_messages(messages)) + 3
 
 
 def table_text(round_number: int) -> str:

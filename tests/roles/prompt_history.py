@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from twnb.llm.messages import Msg, to_openai_messages
 from twnb.memory import Attachment, AttachmentType, Memory, Post, Round
 
 PLAN = {
@@ -82,8 +83,22 @@ def with_task(memory: Memory, message: str = "Compare the regions across months.
     return memory
 
 
-def render(messages: list[dict]) -> str:
-    return "\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages) + "\n"
+def sent(messages: list[Msg]) -> list[dict]:
+    """A composed request as the server receives it (LLMTurn converts it this way, in one place)."""
+    return to_openai_messages(messages)
 
 
-__all__ = ["analysis_round", "code_post", "json", "memory_with", "planner_post", "render", "with_task"]
+def render(messages: list[Msg]) -> str:
+    return "\n".join(f"=== {m['role']} ===\n{m['content']}" for m in sent(messages)) + "\n"
+
+
+__all__ = [
+    "analysis_round",
+    "code_post",
+    "json",
+    "memory_with",
+    "planner_post",
+    "render",
+    "sent",
+    "with_task",
+]

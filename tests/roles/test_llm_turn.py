@@ -1,4 +1,5 @@
-"""One LLM turn on the loopback server: retries, what failed attempts leave, reasoning, partial replies."""
+"""One LLM turn on the loopback server: the request as sent, retries, what failed attempts leave,
+reasoning, usage and timing, partial replies."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import pytest
 
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.errors import LLMServerError, LLMStreamDropped
+from twnb.llm.messages import Msg, TextBlock, ThinkingBlock
 from twnb.roles.errors import TranslationError
 from twnb.roles.llm_turn import REASONING_CAP, LLMTurn, ReplyUnreadable, attempt_text, combine_reasoning
 from twnb.roles.role import unfinished_post
 from twnb.roles.translator import PostTranslator
 
-MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "user", "content": "hi"}]
+MESSAGES = [Msg("system", "system", "You are the Planner."), Msg("User", "user", "hi")]
 REPLY = json.dumps({"response": {"send_to": "User", "message": "Hello there, how can I help?"}})
 
 
@@ -25,6 +27,51 @@ def turn(fake_llm) -> LLMTurn:
 
 def run(turn: LLMTurn):
     return turn.run(MESSAGES, post_id="post-1", send_to="Unknown")
+
+
+def test_the_request_reaches_the_server_in_openai_shape(turn, fake_llm):
+    fake_llm.load({"Planner": [REPLY]})
+    run(turn)
+    assert fake_llm.chat_requests()[0]["body"]["messages"] == [
+        {"role": "system", "content": "You are the Planner."},
+        {"role": "user", "content": "hi"},
+    ]
+
+
+def test_thinking_in_a_request_is_never_sent(turn, fake_llm):
+    fake_llm.load({"Planner": [REPLY]})
+    earlier = Msg(
+        "Planner",
+        "assistant",
+        [ThinkingBlock(type="thinking", thinking="SECRET-THOUGHT"), TextBlock(type="text", text=REPLY)],
+    )
+    turn.run([*MESSAGES, earlier, Msg("User", "user", "and now?")], post_id="post-1", send_to="Unknown")
+    sent = fake_llm.chat_requests()[0]["body"]["messages"]
+    assert sent[2] == {"role": "assistant", "content": REPLY}
+    assert "SECRET-THOUGHT" not in json.dumps(sent)
+
+
+def test_a_request_of_plain_dicts_is_refused_with_what_to_do(turn, fake_llm):
+    with pytest.raises(TypeError, match=r"takes twnb\.llm\.messages\.Msg objects, got a dict"):
+        turn.run([{"role": "user", "content": "hi"}], post_id="post-1", send_to="Unknown")
+    assert fake_llm.chat_requests() == []
+
+
+def test_usage_has_wall_time_and_time_to_first_token(turn, fake_llm):
+    fake_llm.load({"Planner": [{"content": REPLY, "slow_first_token_s": 0.2}]})
+    usage = run(turn).post.extra["usage"]
+    assert usage["time_to_first_token_s"] >= 0.2
+    assert usage["wall_time_s"] >= usage["time_to_first_token_s"]
+    assert usage["calls"] == 1 and usage["prompt_tokens"] > 0
+
+
+def test_usage_of_a_retried_turn_sums_wall_time_and_keeps_the_last_first_token_time(turn, fake_llm):
+    slow_unreadable = {"content": "not json", "slow_first_token_s": 0.3}
+    fake_llm.load({"Planner": [slow_unreadable, {"content": REPLY, "slow_first_token_s": 0.05}]})
+    usage = run(turn).post.extra["usage"]
+    assert usage["calls"] == 2
+    assert usage["wall_time_s"] >= 0.35
+    assert 0.05 <= usage["time_to_first_token_s"] < 0.3
 
 
 def test_server_reasoning_and_think_block_are_both_kept(turn, fake_llm):

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from prompt_history import analysis_round, memory_with, render, with_task
+from prompt_history import analysis_round, memory_with, render, sent, with_task
 
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
@@ -87,7 +87,7 @@ def test_system_prompt_and_examples_are_byte_identical_across_calls():
     late = memory_with([analysis_round(n) for n in range(1, 15)], "Something else entirely")
     for role, first, second in ((planner, early, late), (code, with_task(early), with_task(late))):
         prefix = len(role.prompt.prefix())
-        a, b = role.compose(first)[:prefix], role.compose(second)[:prefix]
+        a, b = sent(role.compose(first))[:prefix], sent(role.compose(second))[:prefix]
         assert a == b
         assert a[0]["role"] == "system" and len(a) > 1  # the examples are part of it
 
@@ -100,7 +100,7 @@ def test_other_namespaces_change_only_the_last_message():
         make_roles("Variables in the kernel:\n- b: int"),
     )
     for one, other, memory in zip(roles_a, roles_b, memories, strict=True):
-        first, second = one.compose(memory), other.compose(memory)
+        first, second = sent(one.compose(memory)), sent(other.compose(memory))
         assert first[:-1] == second[:-1] and first[-1] != second[-1]
 
 
@@ -110,9 +110,22 @@ def test_other_namespaces_change_only_the_last_message():
 def test_namespace_summary_is_in_the_last_user_message_only():
     planner, code = make_roles()
     rounds = [analysis_round(1)]
-    for messages in (planner.compose(memory_with(rounds)), code.compose(with_task(memory_with(rounds)))):
+    requests = (planner.compose(memory_with(rounds)), code.compose(with_task(memory_with(rounds))))
+    for messages in map(sent, requests):
         assert messages[-1]["role"] == "user" and messages[-1]["content"].endswith(NAMESPACE)
         assert sum(NAMESPACE in m["content"] for m in messages) == 1
+
+
+def test_a_reply_s_reasoning_rides_in_the_request_as_thinking_and_is_never_sent():
+    planner, code = make_roles()
+    memory = with_task(memory_with([analysis_round(1), analysis_round(2)]))
+    for post in memory.conversation.rounds[-2].post_list:
+        post.extra["reasoning"] = f"THINKING-OF-{post.send_from}"
+    for role in (planner, code):
+        request = role.compose(memory)
+        thinking = [b for m in request for b in m.get_content_blocks("thinking")]
+        assert thinking and all(b["thinking"] == f"THINKING-OF-{role.alias}" for b in thinking)
+        assert "THINKING-OF" not in render(request)
 
 
 def test_planner_condenses_older_rounds():

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from twnb.llm.messages import to_openai_messages
 from twnb.memory import Conversation
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner, planner_problems
@@ -37,7 +38,7 @@ def planner(**options) -> Planner:
 
 
 def prefix_text(role) -> str:
-    return "\n".join(m["content"] for m in role.prompt.prefix())
+    return "\n".join(m["content"] for m in to_openai_messages(role.prompt.prefix()))
 
 
 def test_the_packaged_examples_are_taskweaver_conversations_each_role_loads():

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Observer, Post
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
@@ -78,7 +79,8 @@ class CodeInterpreter(Role):
 
     # -- the prompt ------------------------------------------------------------------------------
 
-    def compose(self, memory: Memory) -> list[dict[str, Any]]:
+    def compose(self, memory: Memory) -> list[Msg]:
+        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
         rounds = self.round_views(memory)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)

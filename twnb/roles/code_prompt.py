@@ -1,5 +1,5 @@
-"""The CodeInterpreter's chat messages, built from attachments (TaskWeaver's temporal delimiter acts on
-messages only, so this builder condenses older execution results itself).
+"""The CodeInterpreter's chat messages (`Msg`s, see chat_prompt.py), built from attachments (TaskWeaver's
+temporal delimiter acts on messages only, so this builder condenses older execution results itself).
 
 Layout:
 1. system: instructions, the verification rules in force, the JSON schema: byte-identical every call.
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
-from twnb.roles.round_digest import CondensePolicy, code_digest, first_text, split_history
-
-Message = dict[str, Any]
+from twnb.roles.round_digest import CondensePolicy, cap_output, code_digest, first_text
 
 CODE_KEYS = ("thought", "reply_type", "reply_content")
 
@@ -45,9 +45,7 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
     if first_text(post, AttachmentType.verification) == "INCORRECT":
         return "Verification refused the code:\n" + (first_text(post, AttachmentType.code_error) or "")
     status = first_text(post, AttachmentType.execution_status)
-    output = first_text(post, AttachmentType.execution_result) or ""
-    if output_cap is not None and len(output) > output_cap:
-        output = output[:output_cap].rstrip() + f"\n… ({len(output) - output_cap} more characters)"
+    output = cap_output(first_text(post, AttachmentType.execution_result) or "", output_cap)
     if status == "SUCCESS":
         return "The code ran successfully. Output:\n" + (output or "(no output)")
     if status == "FAILURE":
@@ -56,62 +54,41 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
 
 
 @dataclass
-class CodePrompt:
+class CodePrompt(ChatPrompt):
     templates: PromptTemplates
     verification_rules: str
     examples: Sequence[Conversation] = ()
     policy: CondensePolicy = field(default_factory=CondensePolicy)
 
     def __post_init__(self) -> None:
-        self._digests: dict[tuple[str, bool], tuple[Round, str]] = {}
+        self._digests = {}
         schema = self.templates.text("response_json_schema")
         self.response_schema: dict[str, Any] = parse_schema(schema, self.templates.source)
         rules = self.verification_rules.rstrip() or self.templates.text("no_verification_rules")
         self._system = self.templates.fill("system", verification_rules=rules, response_schema=schema)
         self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead="")]
 
-    @property
-    def system_prompt(self) -> str:
-        return self._system
-
-    def prefix(self) -> list[Message]:
-        return [{"role": "system", "content": self._system}, *(dict(m) for m in self._examples)]
-
-    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Message]:
+    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
         """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
         "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
-        one_line, condensed, full = split_history(rounds, self.policy)
-        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
-        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
-        digest += [d for r in one_line if (d := self._digest(r, one_line=True))]
-        digest += [d for r in condensed if (d := self._digest(r, one_line=False))]
+        digest, full = self.condensed_past(rounds)
         lead = ""
         if digest:
             lead = self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
-        caps = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
-        history = self._render_full(full, caps, lead=lead)
+        history = self._render_full(full, self.output_caps(full), lead=lead)
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
         if namespace_summary.strip():
             tail.append(namespace_summary.strip())
-        if tail and history and history[-1]["role"] == "user":
-            history[-1]["content"] += "\n\n" + "\n\n".join(tail)
+        append_to_last_user(history, "\n\n".join(tail))
         return [*self.prefix(), *history]
 
-    def _digest(self, round: Round, *, one_line: bool) -> str:
-        """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""
-        cached = self._digests.get((round.id, one_line))
-        if cached is not None and cached[0] is round:
-            return cached[1]
-        text = code_digest(round, self.policy, one_line=one_line)
-        self._digests[(round.id, one_line)] = (round, text)
-        return text
+    def digest_round(self, round: Round, *, one_line: bool) -> str:
+        return code_digest(round, self.policy, one_line=one_line)
 
-    def _render_full(
-        self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str
-    ) -> list[Message]:
-        messages: list[Message] = []
+    def _render_full(self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str) -> list[Msg]:
+        messages: list[Msg] = []
         pending = lead  # text waiting to open the next user turn (digest, or feedback on earlier code)
         for round in rounds:
             cap = caps.get(round.id)
@@ -119,14 +96,14 @@ class CodePrompt:
                 if post.send_from == "Planner" and post.send_to == "CodeInterpreter":
                     task = self.templates.fill("task_format", message=post.message)
                     text = f"{pending.rstrip()}\n\n{task}" if pending.strip() else task
-                    messages.append({"role": "user", "content": text})
+                    messages.append(user_msg(post.send_from, text))
                     pending = ""
                 elif post.send_from == "CodeInterpreter":
-                    messages.append({"role": "assistant", "content": code_reply_json(post)})
+                    messages.append(assistant_msg(post, code_reply_json(post)))
                     feedback = code_feedback(post, cap)
                     if post.send_to == "CodeInterpreter":  # a revision: its message quotes the problem
                         revise = first_text(post, AttachmentType.revise_message) or feedback
-                        messages.append({"role": "user", "content": revise})
+                        messages.append(user_msg(post.send_from, revise))
                         pending = ""
                     elif feedback:
                         header = self.templates.text("feedback_header")

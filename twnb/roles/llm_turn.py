@@ -6,6 +6,14 @@ cannot read (`TranslationError`) is an attempt lost: a `PostRetry` tells the vie
 the raw text is kept in `post.extra["dropped_attempts"]`, and the call is sent again. Only a complete
 attempt is committed.
 
+The request comes in as `Msg`s (twnb.llm.messages) and is turned into the openai format here, in one
+place, right before the call: whatever client wraps the real one (RedactingClient, the recorder) sees
+the plain dicts, and thinking blocks are never sent back.
+
+Usage (`post.extra["usage"]`): tokens, calls and LLM wall time summed over the turn's attempts, the
+model, `estimated` when the server sent no counts, and `time_to_first_token_s` of the attempt the post
+came from (the last one; None if no text arrived).
+
 Every other LLM error (after the SDK's own HTTP retries), the last dropped stream and Ctrl-C go up to
 the session, which fails the Round with its posts kept. What had arrived is not thrown away: the error
 carries an *unfinished* Post (`unfinished_post(error)`, see role.py) built from the text received so
@@ -15,11 +23,12 @@ far, marked `extra["incomplete"]` (why) with that text in `extra["raw_text"]`, f
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from twnb.llm.messages import Msg, to_openai_messages
 from twnb.memory import NullObserver, Observer, Post, PostRetry, PostStarted, StatusChanged, UsageReported
 from twnb.roles.errors import TranslationError
 from twnb.roles.role import keep_unfinished
@@ -47,10 +56,15 @@ def now_iso() -> str:
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """Token counts summed (`calls` counted); other keys keep the latest value."""
+    """Token counts and LLM wall time summed (`calls` counted); the model keeps the latest value.
+
+    Time to first token is a figure of one call, not a sum: it is not carried (LLMTurn sets it per
+    post), so a Round's usage has the total LLM time and each post its own first-token time."""
     for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
         total[key] = int(total.get(key) or 0) + int(usage.get(key) or 0)
     total["calls"] = int(total.get("calls") or 0) + int(usage.get("calls") or 1)
+    wall = float(total.get("wall_time_s") or 0.0) + float(usage.get("wall_time_s") or 0.0)
+    total["wall_time_s"] = round(wall, 3)
     if usage.get("estimated"):
         total["estimated"] = True
     for key in ("model",):
@@ -93,7 +107,7 @@ class LLMTurn:
 
     def run(
         self,
-        messages: list[dict[str, Any]],
+        messages: Sequence[Msg],
         *,
         post_id: str,
         send_to: str,
@@ -102,6 +116,7 @@ class LLMTurn:
     ) -> TurnResult:
         from twnb.llm.errors import LLMStreamDropped
 
+        request = _openai_request(messages)
         observer = observer or NullObserver()
         dropped: list[dict[str, str]] = []
         usage_total: dict[str, Any] = {}
@@ -114,7 +129,7 @@ class LLMTurn:
             stream: Any = None
             try:
                 stream = self.client.stream(
-                    messages, model=self.model, role=self.role, response_format=self.response_format
+                    request, model=self.model, role=self.role, response_format=self.response_format
                 )
                 post = self.translator.raw_text_to_post(
                     _chunks(stream),
@@ -206,8 +221,23 @@ class LLMTurn:
     @staticmethod
     def _count(stream: Any, total: dict[str, Any]) -> None:
         usage = getattr(stream, "usage", None) if stream is not None else None
-        if usage is not None:
-            add_usage(total, usage.to_dict() if hasattr(usage, "to_dict") else dict(usage))
+        if usage is None:
+            return
+        data = usage.to_dict() if hasattr(usage, "to_dict") else dict(usage)
+        add_usage(total, data)
+        first = data.get("time_to_first_token_s")
+        total["time_to_first_token_s"] = round(float(first), 3) if first is not None else None
+
+
+def _openai_request(messages: Sequence[Msg]) -> list[dict[str, Any]]:
+    """The one conversion of a role's request to the openai format (thinking dropped)."""
+    wrong = next((m for m in messages if not isinstance(m, Msg)), None)
+    if wrong is not None:
+        raise TypeError(
+            f"LLMTurn.run takes twnb.llm.messages.Msg objects, got a {type(wrong).__name__}: "
+            "build the request as Msgs (the conversion to the openai format happens here)."
+        )
+    return to_openai_messages(messages)
 
 
 def _timing(started_at: str, started: float) -> dict[str, Any]:

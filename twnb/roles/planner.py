@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
@@ -101,7 +102,8 @@ class Planner(Role):
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
         self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt)
 
-    def compose(self, memory: Memory) -> list[dict[str, Any]]:
+    def compose(self, memory: Memory) -> list[Msg]:
+        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
         rounds = self.round_views(memory)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)

@@ -1,4 +1,5 @@
-"""The Planner's chat messages: a stable prefix, a condensed past, the live namespace at the end.
+"""The Planner's chat messages (`Msg`s, see chat_prompt.py): a stable prefix, a condensed past, the live
+namespace at the end.
 
 Layout (each part is what TaskWeaver's Planner sends, made lean):
 1. system: the Planner's instructions, the workers' intros and its JSON schema. Byte-identical on every
@@ -18,16 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, append_user_text, assistant_msg
 from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
-from twnb.roles.round_digest import (
-    CondensePolicy,
-    first_text,
-    planner_digest,
-    split_history,
-)
-
-Message = dict[str, Any]
+from twnb.roles.round_digest import CondensePolicy, cap_output, first_text, planner_digest
 
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
 
@@ -53,7 +49,7 @@ class Worker:
 
 
 @dataclass
-class PlannerPrompt:
+class PlannerPrompt(ChatPrompt):
     templates: PromptTemplates
     workers: Sequence[Worker]
     examples: Sequence[Conversation] = ()
@@ -61,7 +57,7 @@ class PlannerPrompt:
 
     def __post_init__(self) -> None:
         self.recipients = [w.alias for w in self.workers] + ["User"]
-        self._digests: dict[tuple[str, bool], tuple[Round, str]] = {}
+        self._digests = {}
         self._system = self._compose_system()
         start = self.templates.text("conversation_start")
         self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead=start)]
@@ -77,65 +73,45 @@ class PlannerPrompt:
         self.response_schema: dict[str, Any] = parse_schema(schema, self.templates.source)
         return self.templates.fill("system", worker_intro=intros, response_schema=schema)
 
-    @property
-    def system_prompt(self) -> str:
-        return self._system
-
-    def prefix(self) -> list[Message]:
-        """The system message and the examples: the same objects' text on every call."""
-        return [{"role": "system", "content": self._system}, *(dict(m) for m in self._examples)]
-
     # -- the conversation ----------------------------------------------------------------------------
 
-    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Message]:
+    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
         """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
         include_failure_rounds=True)`: the last one is the current Round."""
-        one_line, condensed, full = split_history(rounds, self.policy)
-        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
-        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
-        digest += [self._digest(r, one_line=True) for r in one_line]
-        digest += [self._digest(r, one_line=False) for r in condensed]
-        outputs = {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+        digest, full = self.condensed_past(rounds)
         lead = self.templates.text("conversation_start")
         if digest:
             lead += "\n" + self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
-        history = self._render_full(full, outputs, lead=lead)
-        if namespace_summary.strip() and history and history[-1]["role"] == "user":
-            history[-1]["content"] += "\n\n" + namespace_summary.strip()
+        history = self._render_full(full, self.output_caps(full), lead=lead)
+        append_to_last_user(history, namespace_summary.strip())
         return [*self.prefix(), *history]
 
-    def _digest(self, round: Round, *, one_line: bool) -> str:
-        """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""
-        cached = self._digests.get((round.id, one_line))
-        if cached is not None and cached[0] is round:
-            return cached[1]
-        text = planner_digest(round, self.policy, one_line=one_line)
-        self._digests[(round.id, one_line)] = (round, text)
-        return text
+    def digest_round(self, round: Round, *, one_line: bool) -> str:
+        return planner_digest(round, self.policy, one_line=one_line)
 
     def _render_full(
         self, rounds: Sequence[Round], outputs: dict[str, int | None], *, lead: str
-    ) -> list[Message]:
+    ) -> list[Msg]:
         """Rounds in TaskWeaver's form, `lead` heading the first user turn. `outputs[round.id]` caps the
         worker output shown (None, or a round missing from `outputs`: all of it)."""
-        messages: list[Message] = []
+        messages: list[Msg] = []
         for index, round in enumerate(rounds):
             for post in round.post_list:
                 if post.send_from == "Planner":
                     if post.send_to == "Planner":  # a self-correction
                         invalid = first_text(post, AttachmentType.invalid_response) or ""
                         revise = first_text(post, AttachmentType.revise_message) or ""
-                        messages.append({"role": "assistant", "content": invalid})
-                        messages.append({"role": "user", "content": self._from("User", revise)})
+                        messages.append(assistant_msg(post, invalid))
+                        append_user_text(messages, "User", self._from("User", revise), merge=False)
                     else:
-                        messages.append({"role": "assistant", "content": planner_reply_json(post)})
+                        messages.append(assistant_msg(post, planner_reply_json(post)))
                     continue
                 text = self._from(post.send_from, post.message)
                 if post.send_from != "User":
                     text += self._step_details(post, outputs.get(round.id))
                 if index == 0 and not messages:
                     text = lead + "\n" + text
-                _add_user(messages, text)
+                append_user_text(messages, post.send_from, text)
         return messages
 
     def _from(self, role: str, message: str) -> str:
@@ -151,15 +127,5 @@ class PlannerPrompt:
         output = first_text(post, AttachmentType.execution_result)
         status = first_text(post, AttachmentType.execution_status)
         if output and status in ("SUCCESS", "FAILURE"):
-            if output_cap is not None and len(output) > output_cap:
-                output = output[:output_cap].rstrip() + f"\n… ({len(output) - output_cap} more characters)"
-            text += f"\nOutput:\n{output}"
+            text += f"\nOutput:\n{cap_output(output, output_cap)}"
         return text
-
-
-def _add_user(messages: list[Message], text: str) -> None:
-    """Append a user turn, merging into a user turn just before it (some servers need alternation)."""
-    if messages and messages[-1]["role"] == "user":
-        messages[-1]["content"] += "\n\n" + text
-    else:
-        messages.append({"role": "user", "content": text})

@@ -45,6 +45,13 @@ def clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: max(limit - 1, 0)].rstrip() + "…"
 
 
+def cap_output(text: str, cap: int | None) -> str:
+    """A code output cut to `cap` characters (None: whole), the cut said with how much is left out."""
+    if cap is None or len(text) <= cap:
+        return text
+    return text[:cap].rstrip() + f"\n… ({len(text) - cap} more characters)"
+
+
 def first_text(post: Post, type: AttachmentType) -> str | None:
     for attachment in post.attachment_list:
         if attachment.type is type:

@@ -1,0 +1,104 @@
+"""What the Planner's and the CodeInterpreter's prompt builders share: requests as `Msg` lists, the
+stable prefix (system prompt and rendered examples), the condensed past, and appending to the last
+user turn.
+
+Prompts are built as `twnb.llm.messages.Msg` (AgentScope's shape) and turned into the openai format
+in one place only, by `LLMTurn` right before the call (`to_openai_messages`): thinking blocks are
+dropped there, never sent back. Turns are plain text, so the request is byte-for-byte what a dict
+built by hand would be (the cassette hashes and provider prompt caching depend on that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from twnb.llm.messages import ContentBlock, Msg, TextBlock, ThinkingBlock
+from twnb.memory import Post, Round
+from twnb.roles.prompt_library import PromptTemplates
+from twnb.roles.round_digest import CondensePolicy, split_history
+
+
+def user_msg(name: str, text: str) -> Msg:
+    return Msg(name, "user", text)
+
+
+def assistant_msg(post: Post, text: str) -> Msg:
+    """The role's own earlier reply, with the reasoning it came with as a thinking block: the Msg
+    is the whole turn, and the conversion to openai drops the thinking."""
+    blocks: list[ContentBlock] = []
+    reasoning = post.extra.get("reasoning") if isinstance(post.extra, dict) else None
+    if isinstance(reasoning, str) and reasoning:
+        blocks.append(ThinkingBlock(type="thinking", thinking=reasoning))
+    blocks.append(TextBlock(type="text", text=text))
+    return Msg(post.send_from, "assistant", blocks)
+
+
+def append_user_text(messages: list[Msg], name: str, text: str, *, merge: bool = True) -> None:
+    """Add `text` as a user turn; with `merge`, into a user turn just before it (some servers need
+    turns to alternate), separated by a blank line."""
+    last = messages[-1] if messages else None
+    if merge and last is not None and last.role == "user" and isinstance(last.content, str):
+        last.content += "\n\n" + text
+    else:
+        messages.append(user_msg(name, text))
+
+
+def append_to_last_user(messages: list[Msg], text: str) -> None:
+    """`text` after a blank line at the end of the last message, if that is a user turn (the namespace
+    summary's place: the end of the prompt, so everything before it stays cacheable)."""
+    if text and messages and messages[-1].role == "user" and isinstance(messages[-1].content, str):
+        messages[-1].content += "\n\n" + text
+
+
+class ChatPrompt:
+    """The common half of a role's prompt builder; a subclass sets `_system`, `_examples` and `_digests = {}`
+    in its `__post_init__` and says how to digest a Round (`digest_round`)."""
+
+    templates: PromptTemplates
+    policy: CondensePolicy
+    _system: str
+    _examples: list[Msg]
+    _digests: dict[tuple[str, bool], tuple[Round, str]]
+
+    @property
+    def system_prompt(self) -> str:
+        return self._system
+
+    def prefix(self) -> list[Msg]:
+        """The system message and the examples, the same text on every call (the example Msgs are
+        shared between calls: read them, never change them)."""
+        return [Msg("system", "system", self._system), *self._examples]
+
+    def digest_round(self, round: Round, *, one_line: bool) -> str:
+        raise NotImplementedError(f"{type(self).__name__}.digest_round")
+
+    def condensed_past(self, rounds: list[Round]) -> tuple[list[str], list[Round]]:
+        """(digest lines of the older Rounds, the Rounds to render in full, the current one last)."""
+        one_line, condensed, full = split_history(rounds, self.policy)
+        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
+        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
+        digest += [d for r in one_line if (d := self._digest(r, one_line=True))]
+        digest += [d for r in condensed if (d := self._digest(r, one_line=False))]
+        return digest, full
+
+    def output_caps(self, full: Sequence[Round]) -> dict[str, int | None]:
+        """How much of a code output each full Round shows: all of it for the current Round."""
+        return {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+
+    def _digest(self, round: Round, *, one_line: bool) -> str:
+        """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""
+        cached = self._digests.get((round.id, one_line))
+        if cached is not None and cached[0] is round:
+            return cached[1]
+        text = self.digest_round(round, one_line=one_line)
+        self._digests[(round.id, one_line)] = (round, text)
+        return text
+
+
+__all__ = [
+    "ChatPrompt",
+    "append_to_last_user",
+    "append_user_text",
+    "assistant_msg",
+    "user_msg",
+]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
 
@@ -100,6 +102,36 @@ def test_usage_is_recorded_per_post_and_summed_on_the_round(make_session):
     total = sum(p.extra["usage"]["prompt_tokens"] for p in llm_posts)
     assert round.extra["usage"]["prompt_tokens"] == total
     assert round.extra["usage"]["calls"] == 3
+
+
+def test_each_llm_post_has_its_wall_time_and_time_to_first_token(make_session):
+    slow = {"content": planner_reply("CodeInterpreter", "Run the step."), "slow_first_token_s": 0.15}
+    script = {"Planner": [slow, answer("Done.")], "CodeInterpreter": [code_reply("v = 5")]}
+    round = make_session(script).run_round("Set v")
+    usage = [p.extra["usage"] for p in round.post_list if p.send_from != "User"]
+    assert all(u["wall_time_s"] >= u["time_to_first_token_s"] >= 0 for u in usage)
+    assert usage[0]["time_to_first_token_s"] >= 0.15  # the slow first Planner call, measured as such
+
+
+def test_the_round_sums_llm_wall_time_and_leaves_first_token_times_to_the_posts(make_session):
+    round = make_session(one_step("u = 6")).run_round("Set u")
+    posts_time = sum(p.extra["usage"]["wall_time_s"] for p in round.post_list if p.send_from != "User")
+    assert round.extra["usage"]["wall_time_s"] == pytest.approx(posts_time, abs=0.002)
+    assert "time_to_first_token_s" not in round.extra["usage"]
+
+
+def test_requests_are_openai_messages_and_served_reasoning_is_never_sent_back(make_session, fake_llm):
+    thinking = {"content": planner_reply("CodeInterpreter", "Run the step."), "reasoning": "SERVED-THINKING"}
+    session = make_session({"Planner": [thinking, answer("Done.")], "CodeInterpreter": [code_reply("t = 7")]})
+    first = session.run_round("Set t")
+    fake_llm.load(one_step("s = 8"))
+    session.run_round("Set s")
+    assert first.post_list[1].extra["reasoning"] == "SERVED-THINKING"
+    bodies = [r["body"] for r in fake_llm.chat_requests()]
+    assert len(bodies) == 6
+    for message in (m for body in bodies for m in body["messages"]):
+        assert set(message) == {"role", "content"} and isinstance(message["content"], str)
+    assert not any("SERVED-THINKING" in json.dumps(body) for body in bodies)
 
 
 def test_round_records_timing(make_session):

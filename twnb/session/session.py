@@ -13,7 +13,8 @@ Nothing that arrived is dropped on failure: a reply cut off by an LLM error or C
 it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a
 code post whose result never came back (Ctrl-C, `close()` or an executor error while the driver waited)
 is committed with an `execution_result` saying so. Other Post.extra keys: `usage`, `timing`,
-`reasoning`, `dropped_attempts`. Round.extra: `usage`, `timing`, `failure_reason`.
+`reasoning`, `dropped_attempts`. Round.extra: `usage` (tokens, calls and LLM wall time summed over its
+posts; time to first token stays on each post), `timing`, `failure_reason`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html as html_module
 import json
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -250,3 +252,97 @@ def test_hostile_artifact_name_cannot_pick_a_scheme_or_end_the_link(tmp_path):
     encoded = "d/javascript%3Aalert%281%29%29%21%5Bx%5D%28https%3Aevil.png"
     assert re.findall(r'<img src="([^"]*)"', html) == [encoded]
     assert 'href="javascript' not in html
+
+
+def test_artifact_paths_inside_the_notebook_folder_are_written_relative(tmp_path):
+    (tmp_path / "session" / "artifacts").mkdir(parents=True)
+    absolute = str(_png(tmp_path / "session" / "artifacts" / "fig.png", 4, 4))
+    round = _with_artifact(analysis_round(), absolute)
+    previews = artifact_previews(round, tmp_path)
+    bundle = round_bundle(round, session_id="s", previews=previews, base_dir=tmp_path)
+    (attachment,) = bundle[MIME_TYPE]["post_list"][-1]["attachment_list"]
+    assert attachment["content"] == ["session/artifacts/fig.png"]
+    assert str(tmp_path) not in json.dumps(bundle)
+    assert "[<code>session/artifacts/fig.png</code>](session/artifacts/fig.png)" in bundle["text/markdown"]
+    assert "[artifact_paths] session/artifacts/fig.png" in bundle["text/plain"]
+
+
+def test_artifact_paths_outside_the_notebook_folder_stay_absolute(tmp_path):
+    (tmp_path / "notebook").mkdir()
+    outside = str(tmp_path / "elsewhere" / "fig.png")
+    round = _with_artifact(analysis_round(), outside)
+    bundle = round_bundle(round, session_id="s", base_dir=tmp_path / "notebook")
+    assert bundle[MIME_TYPE]["post_list"][-1]["attachment_list"][0]["content"] == [outside]
+    markdown = html_module.unescape(bundle["text/markdown"])
+    assert f"<code>{outside}</code>" in markdown  # shown, not linked: a link needs a relative path
+    assert f"]({outside})" not in markdown
+
+
+SAFE_LINKS = [
+    ("[unusual_weeks.csv](unusual_weeks.csv)", "unusual_weeks.csv"),
+    ("[the data](../data/sales%202026.csv)", "../data/sales%202026.csv"),
+    ("[`weeks.csv`](out/weeks.csv#top)", "out/weeks.csv#top"),
+    ("[docs](https://pandas.pydata.org/docs/search.html?q=corr&check_keywords=yes)",
+     "https://pandas.pydata.org/docs/search.html?q=corr&amp;check_keywords=yes"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "href"), SAFE_LINKS)
+def test_safe_links_in_a_message_render_as_links(text, href):
+    html = rendered(round_bundle(analysis_round(message=f"See {text}."), session_id="s")["text/markdown"])
+    assert f'<a href="{href}">' in html
+
+
+HOSTILE_LINKS = [
+    "[a](javascript:alert(1))",
+    "[a](JavaScript:void)",
+    "[a](data:text/html;base64,PHNjcmlwdD4=)",
+    "[a](vbscript:msgbox)",
+    "[a](file:///etc/passwd)",
+    "[a](jav&#97;script:void)",  # a character reference: renderers decode them in link targets
+    "[a](jav&amp;#97;script:void)",  # mistune decodes twice
+    "[a](javascript&#58;void)",
+    "[a](//evil.example/x)",
+    "[a](/etc/passwd)",
+    "[a](https:evil.example)",
+    "![a](https://evil.example/leak.png)",
+    "![a](leak.png)",
+    "[a](x.csv \"title\")",
+    "[[a](javascript:void)](x.csv)",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_LINKS)
+def test_unsafe_link_targets_never_become_a_scheme_or_an_image(text):
+    html = rendered(round_bundle(analysis_round(message=text), session_id="s")["text/markdown"])
+    assert "<img" not in html
+    for href in re.findall(r'href="([^"]*)"', html):
+        target = html_module.unescape(href)
+        assert re.match(r"https?://", target) or not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:|/", target), href
+
+
+def test_links_in_the_request_and_in_attachments_stay_text():
+    round = analysis_round()
+    round.user_query = "Write [weeks.csv](weeks.csv)"
+    round.post_list[2].add_attachment(Attachment.create(AttachmentType.thought, "see [a](a.csv)"))
+    html = rendered(round_bundle(round, session_id="s")["text/markdown"])
+    assert "<a href" not in html
+
+
+def test_a_reply_cut_off_says_so_in_markdown_and_text():
+    round = analysis_round()
+    cut = Post.create('{"response": {"message": "The mean', "Planner", "Unknown")
+    cut.extra["incomplete"] = "The reply stopped before it was complete: LLMStreamDropped."
+    round.add_post(cut)
+    bundle = round_bundle(round, session_id="s")
+    reason = "reply cut off: The reply stopped before it was complete: LLMStreamDropped."
+    assert f"**Planner (reply cut off)**\n\n*{reason}*" in bundle["text/markdown"]
+    assert f"--- Planner (reply cut off)\n{reason}" in bundle["text/plain"]
+
+
+def test_verification_is_one_line_not_a_block():
+    round = analysis_round()
+    round.post_list[2].add_attachment(Attachment.create(AttachmentType.verification, "CORRECT"))
+    bundle = round_bundle(round, session_id="s")
+    assert "*verification:* CORRECT" in bundle["text/markdown"]
+    assert "[verification] CORRECT" in bundle["text/plain"]

@@ -358,6 +358,7 @@ class TaskWeaverMagics(Magics):
             session_id=self.notebook.session_id,
             plan=plan_from_round(round),
             previews=artifact_previews(round, self.notebook.workdir),
+            base_dir=self.notebook.workdir,
         )
         display(bundle, raw=True)
 

@@ -101,7 +101,9 @@ class RoundDisplay:
         from twnb.memory import Round
 
         clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
-        bundle = round_bundle(clean, session_id=self.session_id, plan=plan, previews=previews)
+        bundle = round_bundle(
+            clean, session_id=self.session_id, plan=plan, previews=previews, base_dir=self.base_dir
+        )
         if self.widgets:
             bundle.update(self.view.mime_bundle())
         return bundle

@@ -31,7 +31,7 @@ PREVIEW_CAP_BYTES = 256 * 1024
 # Attachment types shown as code, as text or not at all in the static views.
 _CODE_TYPES = {"reply_content"}
 _HIDDEN_TYPES = {"shared_memory_entry", "reply_type", "invalid_response"}
-_RESULT_TYPES = {"execution_result", "code_error", "revise_message", "verification"}
+_RESULT_TYPES = {"execution_result", "code_error", "revise_message"}  # verification: one line
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 NO_ERROR = "No error is found."
 _TEXT_LIMIT = 4000  # characters of one result shown in text/markdown; the JSON keeps everything
@@ -43,9 +43,12 @@ def round_bundle(
     session_id: str,
     plan: Any = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
+    base_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """The three static views of `round` (a twnb.memory.Round), keyed by MIME type."""
-    payload = round_payload(round, session_id=session_id, plan=plan, previews=previews)
+    """The three static views of `round` (a twnb.memory.Round), keyed by MIME type.
+
+    `base_dir` is the notebook's folder: artifact paths inside it are written relative to it."""
+    payload = round_payload(round, session_id=session_id, plan=plan, previews=previews, base_dir=base_dir)
     return {
         "text/plain": round_text(payload),
         "text/markdown": round_markdown(payload),
@@ -59,9 +62,21 @@ def round_payload(
     session_id: str,
     plan: Any = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
+    base_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """`application/vnd.twnb.round+json`: `round.to_dict()` unchanged plus the `twnb` object."""
+    """`application/vnd.twnb.round+json`: `round.to_dict()` plus the `twnb` object.
+
+    The session keeps artifact paths absolute in memory (and makes them relative when it saves); here
+    they are made relative to `base_dir` when inside it, as contract 2 does for saved YAML, so a
+    saved notebook carries no machine paths and its links work from the notebook's folder.
+    """
     data = _plain(round.to_dict())
+    for post in data.get("post_list") or []:
+        for attachment in post.get("attachment_list") or []:
+            if attachment.get("type") == "artifact_paths":
+                content = attachment.get("content")
+                paths = [content] if isinstance(content, str) else list(content or [])
+                attachment["content"] = [display_path(str(p), base_dir) for p in paths]
     data.setdefault("extra", {})
     extra = data.get("extra") or {}
     data["twnb"] = {
@@ -249,12 +264,20 @@ def escape_html(text: str) -> str:
 # text could cancel them.
 _INLINE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;"}
 _CODE_ESCAPES = {**_INLINE_ESCAPES, "*": "&#42;", "_": "&#95;", "`": "&#96;"}
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_CODE_SPAN_PATTERN = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
+_CODE_SPAN = re.compile(_CODE_SPAN_PATTERN)
+# `[label](target)`, not after `!` (an image loads on render) nor `]` (a reference link); the label
+# may hold code spans but no brackets, the target no spaces or parentheses (so no title, no nesting).
+# Tried before a code span at each position, as a renderer would see the link first there.
+_LINK_OR_CODE_SPAN = re.compile(
+    r"(?<![!\]])\[(?P<label>(?:[^\[\]`\n]|`[^`\n]+`)+)\]\((?P<target>[^\s()<>]+)\)|" + _CODE_SPAN_PATTERN
+)
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)")
 
 
-def escape_markdown(text: str) -> str:
-    """Untrusted text as Markdown that renders as the same text: no raw HTML, links or images.
+def escape_markdown(text: str, *, links: bool = False) -> str:
+    """Untrusted text as Markdown that renders as the same text: no raw HTML, links or images
+    (with `links`, safe links stay links: see `escape_markdown_inline`).
 
     Fenced code blocks are re-fenced (their content is literal); inline code spans become `<code>`
     with escaped content. If this reading of the text differs from a renderer's, the result is only
@@ -266,7 +289,7 @@ def escape_markdown(text: str) -> str:
     while index < len(lines):
         opened = _FENCE_OPEN.match(lines[index])
         if opened is None:
-            out.append(escape_markdown_inline(lines[index]))
+            out.append(escape_markdown_inline(lines[index], links=links))
             index += 1
             continue
         marker = opened.group(1)
@@ -277,15 +300,66 @@ def escape_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def escape_markdown_inline(line: str) -> str:
-    """One line of untrusted text as inline Markdown (no fences: for table cells, list items)."""
+def escape_markdown_inline(line: str, *, links: bool = False) -> str:
+    """One line of untrusted text as inline Markdown (no fences: for table cells, list items).
+
+    With `links`, a Markdown link whose target is safe (see `safe_link_target`) stays a link, as
+    TaskWeaver's Planner is told to give files: `[unusual_weeks.csv](unusual_weeks.csv)`. Images,
+    reference links and autolinks stay text either way.
+    """
+    token = _LINK_OR_CODE_SPAN if links else _CODE_SPAN
     parts, position = [], 0
-    for span in _CODE_SPAN.finditer(line):
-        parts.append(_escape_chars(line[position : span.start()], _INLINE_ESCAPES))
-        parts.append("<code>" + _escape_chars(span.group(2), _CODE_ESCAPES) + "</code>")
-        position = span.end()
+    for match in token.finditer(line):
+        parts.append(_escape_chars(line[position : match.start()], _INLINE_ESCAPES))
+        if match.group("code") is not None:
+            parts.append(_code_span(match.group("code")))
+        else:
+            parts.append(_link(match.group(0), match.group("label"), match.group("target")))
+        position = match.end()
     parts.append(_escape_chars(line[position:], _INLINE_ESCAPES))
     return "".join(parts)
+
+
+def _code_span(code: str) -> str:
+    return "<code>" + _escape_chars(code, _CODE_ESCAPES) + "</code>"
+
+
+def _link(whole: str, label: str, target: str) -> str:
+    url = safe_link_target(target)
+    if url is None:  # an unsafe target: the whole link stays text
+        return escape_markdown_inline(whole)
+    # The label is text (code spans allowed); a backtick left over could open a span across the link.
+    text = "".join(
+        _code_span(piece[1:-1]) if piece.startswith("`") and piece.endswith("`") and len(piece) > 1
+        else _escape_chars(piece, {**_INLINE_ESCAPES, "`": "&#96;"})
+        for piece in re.split(r"(`[^`]+`)", label)
+    )  # fmt: skip
+    return f"[{text}]({url})"
+
+
+_RELATIVE_SAFE = "/#?=%-._~+,;@!$*'"  # `&` and `:` are percent-encoded: no entity, no scheme
+_URL_SAFE = _RELATIVE_SAFE + "&:[]"
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_WEB_URL = re.compile(r"^https?://[^/?#\s]+", re.IGNORECASE)
+
+
+def safe_link_target(target: str) -> str | None:
+    """A link target from untrusted text, made safe to write into Markdown, or None to refuse it.
+
+    Allowed: http(s) URLs, and relative paths (no scheme, not starting with `/`, `\\` or `//`; `..` is
+    fine: a link, not a file read). Refused: every other scheme (`javascript:`, `data:`, `vbscript:`,
+    `file:` ...). The result is percent-encoded so the renderer cannot read it differently: in a
+    relative path `&` and `:` are encoded (some renderers decode character references in link
+    targets, twice even, which could spell `javascript&#58;`); an http(s) URL keeps its `&` query
+    separators, and decoding after its literal `https://` prefix cannot change the scheme.
+    """
+    if not target or any(char.isspace() or char in "()<>\\`\"" for char in target):
+        return None
+    if _WEB_URL.match(target):
+        return urllib.parse.quote(target, safe=_URL_SAFE)
+    if _SCHEME.match(target) or target.startswith(("/", "\\")):
+        return None
+    return urllib.parse.quote(target, safe=_RELATIVE_SAFE)
 
 
 def _escape_chars(text: str, table: Mapping[str, str]) -> str:
@@ -337,13 +411,14 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
             )
         lines.append("")
     for post in payload.get("post_list") or []:
-        lines.append(
-            f"**{inline(str(post.get('send_from')))} → {inline(str(post.get('send_to')))}**"
-        )
+        lines.append(f"**{inline(post_title(post))}**")
         lines.append("")
+        cut_off = incomplete_reason(post)
+        if cut_off is not None:
+            lines += [f"*{inline(cut_off)}*", ""]
         message = clean_text(post.get("message") or "")
         if message.strip():
-            lines.append(escape_markdown(message))
+            lines.append(escape_markdown(message, links=True))
             lines.append("")
         for attachment in post.get("attachment_list") or []:
             lines += _attachment_markdown(attachment)
@@ -370,8 +445,8 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
         return []
     if kind == "artifact_paths":
-        paths = [content] if isinstance(content, str) else list(content)
-        return [f"*artifacts:* {', '.join(escape_markdown_inline('`' + str(p) + '`') for p in paths)}", ""]
+        paths = [content] if isinstance(content, str) else [str(p) for p in content]
+        return [f"*artifacts:* {', '.join(_artifact_link(p) for p in paths)}", ""]
     text = clean_text(content)
     if kind in _CODE_TYPES:
         return [*_fence(text, "python"), ""]
@@ -380,6 +455,12 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     if "\n" in text.strip():
         return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
     return [f"*{kind.replace('_', ' ')}:* {escape_markdown(text)}", ""]
+
+
+def _artifact_link(path: str) -> str:
+    url = artifact_url(path)
+    label = escape_markdown_inline("`" + path + "`")
+    return f"[{label}]({url})" if url is not None else label
 
 
 def _fence(text: str, language: str) -> list[str]:
@@ -417,7 +498,10 @@ def round_text(payload: Mapping[str, Any]) -> str:
         for step in plan["subtasks"]:
             lines.append(f"  [{plain_text(step.get('state', ''))}] {plain_text(step.get('name', ''))}")
     for post in payload.get("post_list") or []:
-        lines.append(f"--- {plain_text(post.get('send_from'))} -> {plain_text(post.get('send_to'))}")
+        lines.append(f"--- {plain_text(post_title(post, arrow='->'))}")
+        cut_off = incomplete_reason(post)
+        if cut_off is not None:
+            lines.append(plain_text(cut_off))
         message = plain_text(post.get("message") or "").strip()
         if message:
             lines.append(message)
@@ -439,6 +523,23 @@ def round_text(payload: Mapping[str, Any]) -> str:
     if summary:
         lines.append(summary)
     return "\n".join(lines)
+
+
+def incomplete_reason(post: Mapping[str, Any]) -> str | None:
+    """`reply cut off: <why>` for a post the session kept after a failure mid-reply, else None."""
+    reason = (post.get("extra") or {}).get("incomplete")
+    if not reason:
+        return None
+    return f"reply cut off: {clean_text(reason)}"
+
+
+def post_title(post: Mapping[str, Any], *, arrow: str = "→") -> str:
+    """`Planner → User`; a reply cut off before it named its recipient has none to show."""
+    send_from, send_to = str(post.get("send_from") or "?"), str(post.get("send_to") or "?")
+    if (post.get("extra") or {}).get("incomplete"):
+        head = send_from if send_to == "Unknown" else f"{send_from} {arrow} {send_to}"
+        return f"{head} (reply cut off)"
+    return f"{send_from} {arrow} {send_to}"
 
 
 def summary_line(payload: Mapping[str, Any]) -> str:

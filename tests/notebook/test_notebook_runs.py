@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from nb_markdown import rendered
 from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
 from nb_scripts import answer_round, code, failing_round
 from nbclient.exceptions import CellExecutionError
@@ -199,3 +201,60 @@ def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake
     (preview,) = output["data"][MIME_TYPE]["twnb"]["previews"]
     assert "data" not in preview and preview["output"]["index"] == 0
     assert re.search(r"!\[.*\]\(\.twnb/artifacts/[^)]+\.png\)", output["data"]["text/markdown"])
+
+
+def _widget_states(nb) -> list[dict]:
+    models = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    return [model["state"] for model in models.values()]
+
+
+ASK = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
+
+
+def test_saved_notebook_holds_no_absolute_path_of_its_folder(fake_llm, folder):
+    plot = "import matplotlib.pyplot as plt\nplt.plot([1])\nplt.savefig('fig.png')\nplt.show()\nanswer = 42"
+    fake_llm.load({"Planner": answer_round()["Planner"], "CodeInterpreter": [{"content": code(plot)}]})
+    nb, _ = run_notebook(folder, [*ASK, "%taskweaver show last"], _env(fake_llm, folder))
+    coder = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["post_list"][2]
+    (artifacts,) = [a["content"] for a in coder["attachment_list"] if a["type"] == "artifact_paths"]
+    assert "fig.png" in artifacts and any(path.startswith(".twnb/artifacts/") for path in artifacts)
+    saved = html.unescape((folder / "run.ipynb").read_text())  # Markdown writes `_` as `&#95;`
+    assert str(folder.resolve()) not in saved and str(folder) not in saved
+
+
+def test_a_safe_link_in_the_answer_is_saved_as_a_link(fake_llm, folder):
+    fake_llm.load(answer_round(final_message="Saved [weeks.csv](weeks.csv); [x](javascript:alert(1))"))
+    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    (output,) = outputs_with(nb, MIME_TYPE)
+    page = rendered(output["data"]["text/markdown"])
+    assert '<a href="weeks.csv">weeks.csv</a>' in page
+    assert not any("javascript" in href for href in re.findall(r'href="([^"]*)"', page))
+    widget_markdown = [o["data"]["text/markdown"] for s in _widget_states(nb) for o in s.get("outputs", [])]
+    assert any("[weeks.csv](weeks.csv)" in text for text in widget_markdown)
+    assert not any("](javascript" in text for text in widget_markdown)
+
+
+def test_saved_widget_folds_all_but_the_code_and_the_answer(fake_llm, folder):
+    fake_llm.load(answer_round())
+    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    sections = {s["titles"][0]: s["selected_index"] for s in _widget_states(nb) if s.get("titles")}
+    assert sections == {
+        "User → Planner": None,
+        "Planner → CodeInterpreter": None,
+        "CodeInterpreter → Planner": 0,
+        "Planner → User": 0,
+    }
+
+
+def test_a_reply_cut_off_mid_stream_is_saved_marked_incomplete(fake_llm, folder):
+    reply = answer_round()["Planner"][0]
+    fake_llm.load({"Planner": [{**reply, "drop_after_chars": 120, "times": 10}]})
+    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    (output,) = outputs_with(nb, MIME_TYPE)
+    (cut,) = [p for p in output["data"][MIME_TYPE]["post_list"] if p.get("extra", {}).get("incomplete")]
+    assert cut["send_from"] == "Planner"
+    said = "reply cut off: The reply stopped before it was complete: LLMStreamDropped"
+    assert said in output["data"]["text/plain"]
+    assert said in html.unescape(output["data"]["text/markdown"])
+    widget_html = "".join(s["value"] for s in _widget_states(nb) if isinstance(s.get("value"), str))
+    assert "⚠ " + said in widget_html

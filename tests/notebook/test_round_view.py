@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from nb_fake_clock import FakeClock
 from nb_rounds import HOSTILE, analysis_round
 
@@ -10,6 +12,7 @@ from twnb.memory import (
     AttachmentType,
     MessageDelta,
     PlanUpdated,
+    Post,
     PostCommitted,
     PostRetry,
     PostStarted,
@@ -250,3 +253,98 @@ def test_hostile_markdown_in_a_message_makes_no_image_or_link():
     markdown = _markdown(view, "post-1")
     assert "![x](" not in markdown and "[y](" not in markdown
     assert "&#91;x&#93;" in markdown
+
+
+def test_a_safe_link_in_a_message_stays_a_link_in_the_widget():
+    from nb_markdown import rendered
+
+    view = _view()
+    view.on_event(MessageDelta("post-1", "Saved [unusual_weeks.csv](unusual_weeks.csv).", True))
+    assert '<a href="unusual_weeks.csv">unusual_weeks.csv</a>' in rendered(_markdown(view, "post-1"))
+
+
+def test_hostile_links_in_the_widget_never_get_a_scheme():
+    from nb_markdown import rendered
+
+    view = _view()
+    view.on_event(MessageDelta("post-1", "[a](jav&#97;script:void) [b](data:text/html,x) ![c](c.png)", True))
+    html = rendered(_markdown(view, "post-1"))
+    assert "<img" not in html
+    assert all(not href.startswith(("javascript", "data")) for href in re.findall(r'href="([^"]*)"', html))
+    assert "&#91;b&#93;(data:text/html,x)" in _markdown(view, "post-1")
+
+
+def _finished(round):
+    from twnb.session.round_bundle import MIME_TYPE, plan_from_round, round_bundle
+
+    view = RoundView(round.user_query, clock=FakeClock())
+    for post in round.post_list:
+        view.on_event(PostStarted(post.id, post.send_from, post.send_to))
+    assert [box.selected_index for box in view.posts.children] == [0] * len(round.post_list)  # streaming
+    view.finish(round, round_bundle(round, session_id="s", plan=plan_from_round(round))[MIME_TYPE])
+    return view
+
+
+def test_a_finished_round_folds_all_but_the_code_and_the_answer():
+    view = _finished(analysis_round())
+    titles = [(box.titles[0], box.selected_index) for box in view.posts.children]
+    assert titles == [
+        ("User → Planner", None),
+        ("Planner → CodeInterpreter", None),
+        ("CodeInterpreter → Planner", 0),
+        ("Planner → User", 0),
+    ]
+
+
+def test_a_failed_round_keeps_the_post_it_stopped_at_open():
+    round = analysis_round()
+    round.post_list.pop()  # no answer: the Round failed after the code ran
+    round.post_list.append(Post.create("Check the result.", "Planner", "CodeInterpreter"))
+    round.change_round_state("failed")
+    view = _finished(round)
+    assert [box.selected_index for box in view.posts.children] == [None, None, 0, 0]
+
+
+def test_planner_bookkeeping_folds_into_notes_once_the_round_ends():
+    round = analysis_round()
+    view = _view()
+    answer = round.post_list[-1]
+    view.on_event(PostStarted(answer.id, "Planner", "User"))
+    view.on_event(AttachmentDelta(answer.id, "a-1", AttachmentType.stop, "Completed", True))
+    streaming = view._posts[answer.id].attachments_html.value
+    assert "<details open><summary><small>planner notes</small></summary>" in streaming
+    assert "Completed" in streaming
+    view.finish(round)
+    ended = view._posts[answer.id].attachments_html.value
+    assert ended.startswith("<details><summary><small>planner notes</small></summary>")
+    assert "<small>current step:</small> <i>2. report it</i>" in ended
+
+
+def test_verification_is_a_badge_next_to_the_status():
+    view = _view()
+    for index, (kind, text) in enumerate(
+        [(AttachmentType.verification, "CORRECT"), (AttachmentType.execution_status, "SUCCESS")]
+    ):
+        view.on_event(AttachmentDelta("post-1", f"a-{index}", kind, text, True))
+    html = view._posts["post-1"].attachments_html.value
+    assert "CORRECT" not in html and "verification" not in html
+    assert re.search(r">SUCCESS</b> <small [^>]*>verified</small></div>$", html)
+
+
+def test_failed_verification_is_shown_plainly():
+    view = _view()
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.verification, "INCORRECT", True))
+    assert '<small>verification:</small> <b style="color:#cf222e">INCORRECT</b>' in _all_html(view)
+
+
+def test_a_reply_cut_off_is_marked_in_its_title_and_body():
+    view = _view()
+    cut = Post.create("The mean is", "Planner", "Unknown")
+    cut.id = "post-1"
+    cut.extra["incomplete"] = "The reply stopped before it was complete: LLMStreamDropped."
+    view.on_event(PostCommitted(cut))
+    section = view._posts["post-1"]
+    assert section.box.titles == ("Planner (reply cut off)",)
+    assert "⚠ reply cut off: The reply stopped before it was complete: LLMStreamDropped." in (
+        section.attachments_html.value
+    )

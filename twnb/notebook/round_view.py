@@ -32,7 +32,9 @@ from twnb.session.round_bundle import (
     display_path,
     displayed_images,
     escape_markdown,
+    incomplete_reason,
     plan_to_dict,
+    post_title,
     summary_line,
 )
 
@@ -47,6 +49,9 @@ _STATE_COLOURS = {
 }
 _STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # twnb.memory.plan states
 _HIDDEN_TYPES = {"shared_memory_entry", "invalid_response", "reply_type"}
+# The Planner's bookkeeping: the plan is already the checklist above, so after the Round these fold
+# into one closed "planner notes" line per post (open while they stream, so the plan can be watched).
+_PLANNER_NOTES = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
 _LABELS = {
     "init_plan": "initial plan",
     "plan": "plan",
@@ -96,6 +101,7 @@ class RoundView:
         self.tokens_in = 0
         self.tokens_out = 0
         self._posts: dict[str, _PostSection] = {}
+        self._ended = False  # after finish(): sections fold so the answer and the code stand out
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
 
         self.header = self._html()
@@ -196,11 +202,14 @@ class RoundView:
 
     def _finish(self, round: Any, payload: dict[str, Any] | None) -> None:
         self._flush()
+        self._ended = True
         self._displayed.update(displayed_images(round))
+        keep_open = _sections_kept_open(round)
         for post in round.post_list:
             section = self._section(post.id, post.send_from, post.send_to)
             section.commit(post)
             self._render_section(section)
+            self._set(section.box, "selected_index", 0 if post.id in keep_open else None)
         reason = (round.extra or {}).get("failure_reason") or ""
         if round.state == "failed":
             self.state = "interrupted" if "interrupt" in reason.lower() else "failed"
@@ -272,14 +281,26 @@ class RoundView:
 
     def _attachments_html(self, section: _PostSection) -> str:
         # One HTML widget per post, not per attachment: saved widget state costs a model per widget.
-        parts = []
+        parts = [incomplete_html(section.incomplete)] if section.incomplete else []
+        notes = []
+        verified = section.verification() == "CORRECT"
         for kind, text in section.attachments.values():
             if kind in _HIDDEN_TYPES or (kind == "code_error" and str(text).strip() == NO_ERROR):
                 continue
-            if kind == "artifact_paths":
+            if kind == "verification" and str(text).strip() in ("CORRECT", "NONE"):
+                if verified and not section.has("execution_status"):
+                    parts.append(f"<div>{_badge('verified')}</div>")  # the status, when it comes, carries it
+                continue
+            if kind in _PLANNER_NOTES:
+                notes.append(attachment_html(kind, text))
+            elif kind == "artifact_paths":
                 parts.append(self._artifacts_html(text))
+            elif kind == "execution_status":
+                parts.append(attachment_html(kind, text, verified=verified))
             else:
                 parts.append(attachment_html(kind, text, code=section.is_code(kind)))
+        if notes:
+            parts.append(notes_html(notes, open_=not self._ended))
         return "".join(parts)
 
     def _artifacts_html(self, text: Any) -> str:
@@ -328,6 +349,7 @@ class _PostSection:
         self.send_to = send_to
         self.message = ""
         self.attachments: dict[str, tuple[str, Any]] = {}
+        self.incomplete = ""  # why the reply was cut off, for a post kept after a failure
         self.message_out = w.Output(layout=layout)
         self.attachments_html = w.HTML(layout=layout, style=style)
         self.box = w.Accordion(
@@ -338,7 +360,15 @@ class _PostSection:
         )
 
     def title(self) -> str:
-        return f"{self.send_from} → {self.send_to}"
+        extra = {"incomplete": self.incomplete} if self.incomplete else {}
+        return post_title({"send_from": self.send_from, "send_to": self.send_to, "extra": extra})
+
+    def has(self, kind: str) -> bool:
+        return any(k == kind for k, _ in self.attachments.values())
+
+    def verification(self) -> str:
+        found = [str(text).strip() for k, text in self.attachments.values() if k == "verification"]
+        return found[-1] if found else ""
 
     def is_code(self, kind: str) -> bool:
         if kind != "reply_content":
@@ -350,9 +380,11 @@ class _PostSection:
         # The next attempt streams new attachment ids: drop the old ones, not just their text.
         self.message = ""
         self.attachments = {}
+        self.incomplete = ""
 
     def commit(self, post: Any) -> None:
         self.message = post.message or ""
+        self.incomplete = str((post.extra or {}).get("incomplete") or "")
         self.attachments = {
             attachment.id: (str(getattr(attachment.type, "value", attachment.type)), attachment.content)
             for attachment in post.attachment_list
@@ -369,13 +401,13 @@ def _markdown_outputs(text: str) -> tuple[dict[str, Any], ...]:
     return (
         {
             "output_type": "display_data",
-            "data": {"text/markdown": escape_markdown(shown), "text/plain": shown},
+            "data": {"text/markdown": escape_markdown(shown, links=True), "text/plain": shown},
             "metadata": {},
         },
     )
 
 
-def attachment_html(kind: str, content: Any, *, code: bool = False) -> str:
+def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bool = False) -> str:
     text = clean_text(content)
     label = html.escape(_LABELS.get(kind, kind.replace("_", " ")))
     if code:
@@ -384,7 +416,6 @@ def attachment_html(kind: str, content: Any, *, code: bool = False) -> str:
         "execution_result",
         "code_error",
         "revise_message",
-        "verification",
         "init_plan",
         "plan",
         "plan_reasoning",
@@ -396,7 +427,10 @@ def attachment_html(kind: str, content: Any, *, code: bool = False) -> str:
         )
     if kind == "execution_status":
         colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"
-        return f'<div><small>{label}:</small> <b style="color:{colour}">{html.escape(text)}</b></div>'
+        badge = f" {_badge('verified')}" if verified else ""
+        return f'<div><small>{label}:</small> <b style="color:{colour}">{html.escape(text)}</b>{badge}</div>'
+    if kind == "verification":  # only INCORRECT gets here: CORRECT is a badge, NONE says nothing
+        return f'<div><small>{label}:</small> <b style="color:#cf222e">{html.escape(text)}</b></div>'
     return f"<div><small>{label}:</small> <i>{html.escape(text)}</i></div>"
 
 
@@ -433,6 +467,49 @@ def artifact_html(name: str, path: Path, displayed: set[str] | frozenset[str] = 
         except OSError:
             pass
     return f"<div>{link}</div>"
+
+
+def notes_html(parts: list[str], *, open_: bool) -> str:
+    """The Planner's bookkeeping folded under one line (a plain <details>: no widget, no model)."""
+    return (
+        f"<details{' open' if open_ else ''}><summary><small>planner notes</small></summary>"
+        + "".join(parts)
+        + "</details>"
+    )
+
+
+def incomplete_html(reason: str) -> str:
+    text = incomplete_reason({"extra": {"incomplete": reason}}) or ""
+    return (
+        '<div style="color:#9a6700;border-left:3px solid #9a6700;padding-left:6px">'
+        f"<b>⚠ {html.escape(text)}</b></div>"
+    )
+
+
+def _badge(text: str) -> str:
+    return (
+        '<small style="border:1px solid #1a7f37;color:#1a7f37;border-radius:8px;padding:0 5px">'
+        f"{html.escape(text)}</small>"
+    )
+
+
+def _sections_kept_open(round: Any) -> set[str]:
+    """Post ids whose sections stay open once the Round has ended: the answer to the User (the last
+    one), the CodeInterpreter's posts with code, posts cut off by a failure, and in a failed Round the
+    post it stopped at. The rest (the request again, the Planner's instructions) fold; all expand."""
+    posts = list(round.post_list)
+    keep = {p.id for p in posts if (p.extra or {}).get("incomplete") or _has_code(p)}
+    answers = [p for p in posts if p.send_from == "Planner" and p.send_to == "User"]
+    if answers:
+        keep.add(answers[-1].id)
+    if round.state == "failed" and posts:
+        keep.add(posts[-1].id)
+    return keep
+
+
+def _has_code(post: Any) -> bool:
+    kinds = {str(getattr(a.type, "value", a.type)): a.content for a in post.attachment_list}
+    return "reply_content" in kinds and str(kinds.get("reply_type", "python")).strip() != "text"
 
 
 def plan_html(plan: dict[str, Any] | None) -> str:

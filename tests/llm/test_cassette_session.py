@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from twnb.llm.cassette import load_cassette
+from twnb.llm.client import OpenAIChatClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.redaction import Redactor
-from twnb.llm.response_format import json_object_format
+from twnb.llm.response_format import json_object_format, json_schema_format
 from twnb.llm.session_client import session_chat_client
 from twnb.llm.settings import resolve_settings
 
@@ -37,8 +39,6 @@ def redactor_for(resolved) -> Redactor:
 
 
 def test_a_redacting_client_sends_no_secret_in_a_prompt(fake_llm):
-    from twnb.llm.client import OpenAIChatClient
-
     fake_llm.load({"*": ["ok"]})
     client = RedactingClient(
         OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), Redactor([CANARY_ENV])
@@ -80,3 +80,31 @@ def test_record_with_the_session_stack_then_replay_it(fake_llm, resolved, tmp_pa
 def test_recording_and_replaying_at_once_is_refused(resolved, tmp_path):
     with pytest.raises(ValueError, match="Record or replay, not both"):
         session_chat_client(resolved, record_to=tmp_path / "a", replay_from=tmp_path / "b")
+
+
+def test_a_client_passed_as_inner_gets_redaction_fallback_and_recording(fake_llm, resolved, tmp_path):
+    fake_llm.load({"Planner": [{"content": REPLY_1, "reject_response_format": ["json_schema"]}]})
+    cassette = tmp_path / "s.cassette.yaml"
+    inner = OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0)
+    client = session_chat_client(resolved, redactor=redactor_for(resolved), inner=inner, record_to=cassette)
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    messages = [SYSTEM, {"role": "user", "content": f"printed {CANARY_ENV}"}]
+    rf = json_schema_format(schema)
+
+    text = "".join(client.stream(messages, model="fake-model", role="Planner", response_format=rf))
+
+    sent = fake_llm.chat_requests()
+    assert text == REPLY_1
+    assert [r["body"]["response_format"]["type"] for r in sent] == ["json_schema", "json_object"]
+    assert sent[-1]["body"]["messages"][-1]["content"] == "printed [redacted]"
+    assert [entry.content for entry in load_cassette(cassette)] == [REPLY_1]
+
+
+def test_an_inner_client_and_a_replay_are_refused_together(resolved, tmp_path):
+    with pytest.raises(ValueError, match=r"Pass a client to wrap \(inner\) or a cassette to replay"):
+        session_chat_client(resolved, inner=object(), replay_from=tmp_path / "c.yaml")
+
+
+def test_client_options_with_an_inner_client_are_refused_naming_them(resolved):
+    with pytest.raises(ValueError, match=r"^Client options \(max_retries, timeout\) configure the live"):
+        session_chat_client(resolved, inner=object(), timeout=5.0, max_retries=1)

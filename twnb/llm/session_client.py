@@ -3,9 +3,9 @@
 Live, the layers are, outermost first::
 
     RecordingClient          (only when recording: writes each call, redacted, to the cassette)
-      ResponseFormatFallback (drops response_format for the session once the server refuses it)
+      ResponseFormatFallback (json_schema -> json_object -> plain text as the server refuses them)
         RedactingClient      (no secret leaves the process in a prompt)
-          OpenAIChatClient   (HTTP, from the resolved settings)
+          OpenAIChatClient   (HTTP, from the resolved settings; or the ``inner`` client passed in)
 
 Replaying, a :class:`~twnb.llm.cassette.ReplayClient` stands in for all of them: it needs no key,
 no model server and no network.
@@ -20,30 +20,41 @@ from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.redaction import Redactor
 from twnb.llm.response_format import ResponseFormatFallback
-from twnb.llm.settings import ResolvedSettings, make_client
+from twnb.llm.settings import ResolvedSettings, Settings, make_client
 
 __all__ = ["session_chat_client"]
 
 
 def session_chat_client(
-    resolved: ResolvedSettings,
+    resolved: ResolvedSettings | Settings,
     *,
     redactor: Redactor | None = None,
+    inner: Any = None,
     record_to: str | Path | None = None,
     replay_from: str | Path | None = None,
     **client_options: Any,
 ) -> Any:
     """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
 
-    ``redactor`` defaults to one built from ``resolved`` (the key, ``.env`` secrets, the live
-    environment); pass the session's own so prompts, cassettes and logs share it.
+    ``inner`` is the client to wrap instead of the live one the settings describe (tests and benches
+    pass a client for the loopback server, or a replay): it gets the same redaction, response_format
+    fallback and recording. ``redactor`` defaults to one built from ``resolved`` (the key, ``.env``
+    secrets, the live environment); pass the session's own so prompts, cassettes and logs share it.
+    ``client_options`` (``timeout``, ``max_retries``, ...) go to the live client.
     """
     if record_to is not None and replay_from is not None:
         raise ValueError("Record or replay, not both: pass only one of record_to and replay_from.")
+    if inner is not None and replay_from is not None:
+        raise ValueError("Pass a client to wrap (inner) or a cassette to replay (replay_from), not both.")
+    if inner is not None and client_options:
+        raise ValueError(
+            f"Client options ({', '.join(sorted(client_options))}) configure the live client; the client "
+            "passed as inner is already built: set them on it."
+        )
     redactor = redactor if redactor is not None else Redactor.from_settings(resolved)
     if replay_from is not None:
         return ReplayClient(replay_from, redactor=redactor)
-    client: Any = make_client(resolved, redactor=redactor, **client_options)
+    client: Any = inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)
     client = ResponseFormatFallback(RedactingClient(client, redactor))
     if record_to is not None:
         client = RecordingClient(client, record_to, redactor=redactor)

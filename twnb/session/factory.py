@@ -3,7 +3,8 @@ or replayed from a cassette; recorded when asked), the translator, both roles, v
 namespace summary hook.
 
 Each role asks for its own JSON schema as a strict `json_schema` response format; a server that refuses
-it is asked for plain text from then on (the fallback wraps every client), so any server works.
+it is asked for `json_object`, then plain text, from then on (the fallback wraps every client), so any
+server works.
 """
 
 from __future__ import annotations
@@ -33,10 +34,7 @@ def build_session(
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
     `save` copies beside the conversation.
     """
-    from twnb.llm.cassette import RecordingClient
-    from twnb.llm.redacting_client import RedactingClient
     from twnb.llm.redaction import Redactor
-    from twnb.llm.response_format import ResponseFormatFallback
     from twnb.llm.session_client import session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
@@ -46,17 +44,21 @@ def build_session(
 
     plain = getattr(settings, "settings", settings)
     redactor = redactor if redactor is not None else Redactor.from_settings(settings)
-    if client is None:
-        client = session_chat_client(settings, redactor=redactor, replay_from=_replay_path(settings))
-    else:
-        client = ResponseFormatFallback(RedactingClient(client, redactor))
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
     memory = Memory(session_id=create_id())
     cassette = None
     if record if record is not None else bool(getattr(plain, "record", False)):
         cassette = folder / memory.session_id / "cassette.yaml"
         cassette.parent.mkdir(parents=True, exist_ok=True)
-        client = RecordingClient(client, cassette, redactor=redactor)
+    # One place wraps every client (redaction, response_format fallback, recording): a client passed in
+    # is wrapped as the live one is; without one, the settings' replay or live client is built.
+    client = session_chat_client(
+        settings,
+        redactor=redactor,
+        inner=client,
+        record_to=cassette,
+        replay_from=_replay_path(settings) if client is None else None,
+    )
 
     namespace_summary = getattr(executor, "namespace_summary", None)
     translator = PostTranslator()

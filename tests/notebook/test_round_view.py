@@ -8,6 +8,7 @@ from nb_fake_clock import FakeClock
 from nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import (
+    Attachment,
     AttachmentDelta,
     AttachmentType,
     MessageDelta,
@@ -348,3 +349,15 @@ def test_a_reply_cut_off_is_marked_in_its_title_and_body():
     assert "⚠ reply cut off: The reply stopped before it was complete: LLMStreamDropped." in (
         section.attachments_html.value
     )
+
+
+def test_a_successful_result_folds_once_the_round_ends_and_an_error_does_not():
+    round = analysis_round()
+    view = _finished(round)
+    coder = view._posts[round.post_list[2].id].attachments_html.value
+    assert "<details><summary><small>result as the LLM was told</small></summary>" in coder
+    failed = analysis_round()
+    failed.post_list[2].del_attachment([AttachmentType.execution_status])
+    failed.post_list[2].add_attachment(Attachment.create(AttachmentType.execution_status, "FAILURE"))
+    view = _finished(failed)
+    assert "result as the LLM was told" not in view._posts[failed.post_list[2].id].attachments_html.value

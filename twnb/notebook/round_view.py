@@ -297,10 +297,14 @@ class RoundView:
                 parts.append(self._artifacts_html(text))
             elif kind == "execution_status":
                 parts.append(attachment_html(kind, text, verified=verified))
+            elif kind == "execution_result" and self._ended and section.succeeded():
+                # The real outputs are in the cell below; this is the text the LLM was given.
+                summary = "result as the LLM was told"
+                parts.append(details_html(summary, [attachment_html(kind, text)], open_=False))
             else:
                 parts.append(attachment_html(kind, text, code=section.is_code(kind)))
         if notes:
-            parts.append(notes_html(notes, open_=not self._ended))
+            parts.append(details_html("planner notes", notes, open_=not self._ended))
         return "".join(parts)
 
     def _artifacts_html(self, text: Any) -> str:
@@ -365,6 +369,10 @@ class _PostSection:
 
     def has(self, kind: str) -> bool:
         return any(k == kind for k, _ in self.attachments.values())
+
+    def succeeded(self) -> bool:
+        found = [str(text).strip() for k, text in self.attachments.values() if k == "execution_status"]
+        return bool(found) and found[-1].upper() == "SUCCESS"
 
     def verification(self) -> str:
         found = [str(text).strip() for k, text in self.attachments.values() if k == "verification"]
@@ -469,10 +477,10 @@ def artifact_html(name: str, path: Path, displayed: set[str] | frozenset[str] = 
     return f"<div>{link}</div>"
 
 
-def notes_html(parts: list[str], *, open_: bool) -> str:
-    """The Planner's bookkeeping folded under one line (a plain <details>: no widget, no model)."""
+def details_html(summary: str, parts: list[str], *, open_: bool) -> str:
+    """Pieces folded under one line (a plain <details>: no widget, so no model in saved state)."""
     return (
-        f"<details{' open' if open_ else ''}><summary><small>planner notes</small></summary>"
+        f"<details{' open' if open_ else ''}><summary><small>{html.escape(summary)}</small></summary>"
         + "".join(parts)
         + "</details>"
     )

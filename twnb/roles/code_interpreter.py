@@ -126,10 +126,7 @@ class CodeInterpreter(Role):
             return self._unusable(post, f"the reply has {found}", observer)
         if reply_type == "text":
             self._set_message(post, content, observer)
-            attach(post, AttachmentType.verification, "NONE", observer)
-            attach(post, AttachmentType.code_error, "No code is generated.", observer)
-            attach(post, AttachmentType.execution_status, "NONE", observer)
-            attach(post, AttachmentType.execution_result, "No code is executed.", observer)
+            self._nothing_runs(post, "NONE", "No code is generated.", "No code is executed.", observer)
             return post
         errors = verify_code(content, self.verification)
         if errors is None:
@@ -140,15 +137,8 @@ class CodeInterpreter(Role):
             attach(post, AttachmentType.code_error, "No error is found.", observer)
         else:
             problem = "\n".join(errors)
-            attach(post, AttachmentType.verification, "INCORRECT", observer)
-            attach(post, AttachmentType.code_error, problem, observer)
-            attach(post, AttachmentType.execution_status, "NONE", observer)
-            attach(
-                post,
-                AttachmentType.execution_result,
-                "No code is executed due to code verification failure.",
-                observer,
-            )
+            refused = "No code is executed due to code verification failure."
+            self._nothing_runs(post, "INCORRECT", problem, refused, observer)
             self._set_message(post, f"Verification refused the code:\n{problem}", observer)
             self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
         return post
@@ -232,18 +222,21 @@ class CodeInterpreter(Role):
         post.attachment_list = [
             a for a in post.attachment_list if a.type in (AttachmentType.thought, AttachmentType.reply_type)
         ]
-        attach(post, AttachmentType.verification, "NONE", observer)
-        attach(post, AttachmentType.code_error, "No code is generated.", observer)
-        attach(post, AttachmentType.execution_status, "NONE", observer)
-        attach(
-            post,
-            AttachmentType.execution_result,
-            "No code is executed due to code generation failure.",
-            observer,
-        )
+        unusable = "No code is executed due to code generation failure."
+        self._nothing_runs(post, "NONE", "No code is generated.", unusable, observer)
         self._set_message(post, f"Failed to generate code: {problem}.", observer)
         self._route(post, revisions, self.templates.fill("revise_unparsable", error=problem), observer)
         return post
+
+    @staticmethod
+    def _nothing_runs(
+        post: Post, verification: str, code_error: str, result: str, observer: Observer | None
+    ) -> None:
+        """The attachments of a post whose code does not run (a text reply, refused or unusable code)."""
+        attach(post, AttachmentType.verification, verification, observer)
+        attach(post, AttachmentType.code_error, code_error, observer)
+        attach(post, AttachmentType.execution_status, "NONE", observer)
+        attach(post, AttachmentType.execution_result, result, observer)
 
     def _route(self, post: Post, revisions: int, revise_message: str, observer: Observer | None) -> None:
         """To itself with the revise message while revisions are left, else back to the Planner."""

@@ -103,10 +103,9 @@ DEFAULT_BLOCKED_MODULES: frozenset[str] = frozenset(
     {"subprocess", "ctypes", "multiprocessing", "pty", "signal", "socket", "builtins", "importlib"}
 )
 
-# Builtins that bypass these very checks (TaskWeaver's dangerous builtins), ones that end or hang the
-# user's kernel, and process or file-tree killers. Bare names match the builtin; dotted names match the
-# module attribute however it was imported; `*` matches anything below.
-DEFAULT_BLOCKED_FUNCTIONS: frozenset[str] = frozenset(
+# Builtins that reach code or names by string, so they could bypass these very checks (TaskWeaver's
+# dangerous builtins).
+BYPASS_FUNCTIONS: frozenset[str] = frozenset(
     {
         "eval",
         "exec",
@@ -119,11 +118,19 @@ DEFAULT_BLOCKED_FUNCTIONS: frozenset[str] = frozenset(
         "globals",
         "locals",
         "vars",
+        "reload",
+    }
+)
+
+# The bypassing builtins, ones that end or hang the user's kernel, and process or file-tree killers.
+# Bare names match the builtin; dotted names match the module attribute however it was imported; `*`
+# matches anything below.
+DEFAULT_BLOCKED_FUNCTIONS: frozenset[str] = BYPASS_FUNCTIONS | frozenset(
+    {
         "exit",
         "quit",
         "input",
         "breakpoint",
-        "reload",
         "os._exit",
         "os.kill",
         "os.killpg",
@@ -264,20 +271,7 @@ class _Checker(ast.NodeVisitor):
             return "it would stop the user's kernel. End your code normally instead."
         if leaf in {"input", "breakpoint"}:
             return "it would wait for keyboard input that never comes."
-        if leaf in {
-            "eval",
-            "exec",
-            "execfile",
-            "compile",
-            "__import__",
-            "getattr",
-            "setattr",
-            "delattr",
-            "globals",
-            "locals",
-            "vars",
-            "reload",
-        }:
+        if leaf in BYPASS_FUNCTIONS:
             return "it can be used to bypass these checks. Write the code out directly."
         return "it can damage the user's files or processes. Explain in text what you need instead."
 

@@ -34,6 +34,29 @@ def test_short_secret_values_are_not_replaced_so_ordinary_text_survives():
     assert r.redact("abc 1 true") == "abc 1 true"
 
 
+def test_the_configured_key_is_replaced_from_4_characters_up_where_other_values_need_8():
+    r = Redactor(api_key="k3y9", environ={"SHORT_TOKEN": "t0k3n"})
+    assert r.redact("key k3y9, token t0k3n") == f"key {REDACTED}, token t0k3n"
+
+
+def test_a_configured_key_under_4_characters_is_not_replaced():
+    assert Redactor(api_key="k3y", environ={}).redact("k3y") == "k3y"
+
+
+def test_a_short_configured_key_from_the_settings_is_replaced(tmp_path: Path):
+    environ = {"OPENAI_API_KEY": "lm5x", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OTHER_KEY": "o7h3r"}
+    resolved = resolve_settings(workdir=tmp_path, home=tmp_path, environ=environ)
+
+    r = Redactor.from_settings(resolved, environ=environ)
+
+    assert r.redact("printed lm5x and o7h3r") == f"printed {REDACTED} and o7h3r"
+
+
+def test_with_secrets_keeps_a_short_configured_key():
+    r = Redactor(api_key="k3y9", environ={}).with_secrets(CANARY)
+    assert r.redact(f"k3y9 {CANARY}") == f"{REDACTED} {REDACTED}"
+
+
 def test_the_environment_is_read_live():
     environ: dict[str, str] = {}
     r = Redactor(environ=environ)

@@ -5,9 +5,11 @@ Generated code runs in the process that holds the API key, so ``print(os.environ
 the next prompt, the saved YAML, a cassette or a notebook. Every such text goes through one
 :class:`Redactor`, which replaces with ``[redacted]``:
 
-- the configured API key's value (and any other value it is told about, e.g. secrets from ``.env``);
-- values of environment variables whose names contain KEY, TOKEN, SECRET or PASSWORD (only values of
-  8 characters or more: shorter ones, like ``1`` or ``true``, would blank out ordinary text);
+- the configured API key's value, whatever its length from 4 characters up (a short key for a local
+  server is still the key; under 4 characters, replacing it would blank out ordinary text);
+- other values it is told about (secrets from ``.env``) and values of environment variables whose
+  names contain KEY, TOKEN, SECRET or PASSWORD, of 8 characters or more: shorter ones, like ``1`` or
+  ``true``, would blank out ordinary text;
 - strings shaped like keys: OpenAI ``sk-...``/``sk-proj-...``, Azure's 32 hex digits, ``Bearer ...``,
   GitHub ``ghp_...``/``github_pat_...``, AWS ``AKIA...``, Hugging Face ``hf_...``, Google ``AIza...``,
   Slack ``xox?-...``.
@@ -30,6 +32,7 @@ __all__ = ["REDACTED", "RedactingFilter", "Redactor", "is_credential_field", "is
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
+MIN_KEY_LENGTH = 4
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD", re.IGNORECASE)
 # Field (and header) names whose whole value is a credential, whatever it looks like. Narrower than
@@ -93,18 +96,22 @@ def is_credential_field(name: str) -> bool:
 class Redactor:
     """Replaces secrets in text and in nested data with ``[redacted]``.
 
-    ``secrets`` are values always redacted (the configured key, ``.env`` secrets); ``environ`` (default
-    ``os.environ``, read live) supplies the values of secret-named variables.
+    ``secrets`` are values always redacted (``.env`` secrets), from 8 characters up; ``api_key`` (the
+    configured key) from 4; ``environ`` (default ``os.environ``, read live) supplies the values of
+    secret-named variables.
     """
 
     def __init__(
         self,
         secrets: Iterable[str | None] = (),
         *,
+        api_key: str | None = None,
         environ: Mapping[str, str] | None = None,
         key_shapes: bool = True,
     ) -> None:
-        self._secrets = frozenset(s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH)
+        self._api_key = api_key if api_key and len(api_key) >= MIN_KEY_LENGTH else None
+        fixed = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
+        self._secrets = frozenset(fixed | {self._api_key} if self._api_key else fixed)
         self._environ = os.environ if environ is None else environ
         self._key_shapes = key_shapes
         self._cache_key: frozenset[str] | None = None
@@ -114,13 +121,13 @@ class Redactor:
     def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
         """A redactor for :class:`twnb.llm.settings.ResolvedSettings` (or plain ``Settings``)."""
         settings = getattr(resolved, "settings", resolved)
-        secrets = [settings.api_key if settings.has_real_api_key else None]
-        secrets.extend(getattr(resolved, "dotenv_secrets", ()))
-        return cls(secrets, environ=environ)
+        api_key = settings.api_key if settings.has_real_api_key else None
+        return cls(getattr(resolved, "dotenv_secrets", ()), api_key=api_key, environ=environ)
 
     def with_secrets(self, *secrets: str | None) -> Redactor:
-        """A redactor that also knows these values."""
-        return Redactor([*self._secrets, *secrets], environ=self._environ, key_shapes=self._key_shapes)
+        """A redactor that also knows these values (8 characters or more)."""
+        known = [*self._secrets, *secrets]
+        return Redactor(known, api_key=self._api_key, environ=self._environ, key_shapes=self._key_shapes)
 
     def secret_values(self) -> frozenset[str]:
         """The literal values redacted right now (the fixed ones plus the environment's)."""

@@ -180,6 +180,20 @@ def test_llm_text_keeps_head_of_output_and_tail_of_traceback():
     assert text.rstrip().endswith("ZeroDivisionError: division by zero")
 
 
+def test_llm_text_shows_library_frames_without_their_install_prefix():
+    trace = (
+        "Cell In[6], line 2\n"
+        "File /tmp/x/venv/lib/python3.11/site-packages/pandas/core/base.py:241, in __getitem__\n"
+        'File "C:\\Py\\Lib\\site-packages\\numpy\\core.py", line 3\n'
+        "KeyError: 'Column not found: sales'"
+    )
+    result = _result(status="error", error=ExecutionError("KeyError", "'Column not found: sales'", trace))
+    text = execution_text_for_llm(result)
+    assert "File pandas/core/base.py:241, in __getitem__" in text
+    assert 'File "numpy\\core.py", line 3' in text
+    assert "site-packages" not in text and "/tmp/x" not in text
+
+
 def test_llm_text_lists_artifacts_as_markdown_links(tmp_path: Path):
     result = _result(artifacts=[str(tmp_path / "plots" / "fig 1.png")],
                      variables=[VariableChange("df", "created", "DataFrame", [10, 2])])

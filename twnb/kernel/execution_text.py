@@ -7,6 +7,7 @@ next prompt needs to decide what to do. Secret-looking values are replaced by "[
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from twnb.kernel.bounded_text import head_and_tail
@@ -20,6 +21,16 @@ _HEADLINES = {
     "interrupted": "The execution was interrupted by the user.",
     "kernel_died": "The kernel died during the execution.",
 }
+
+
+# Where a library frame's file lives (a venv, conda, the system Python) says nothing to the model, costs
+# tokens, and differs between machines, which would make a replayed prompt drift from its recording.
+_INSTALL_PREFIX = re.compile(r"(?:[A-Za-z]:)?[^\s\"'(]*[/\\](?:site|dist)-packages[/\\]")
+
+
+def short_library_paths(text: str) -> str:
+    """`.../site-packages/pandas/core/base.py` -> `pandas/core/base.py`."""
+    return _INSTALL_PREFIX.sub("", text)
 
 
 def _artifact_link(path: str, relative_to: str | os.PathLike[str] | None) -> str:
@@ -53,7 +64,9 @@ def execution_text_for_llm(
         section = "Error:\n" + headline
         if result.error.traceback:
             # The tail of a traceback says where and why; its head is mostly the caller's frames.
-            trace = head_and_tail(result.error.traceback, budget // 3, what="traceback", head_share=0.15)
+            trace = head_and_tail(
+                short_library_paths(result.error.traceback), budget // 3, what="traceback", head_share=0.15
+            )
             section += "\nTraceback:\n" + trace
         sections.append(section)
     shown = [d for d in result.displays if not d.get("artifact") and d.get("text")]

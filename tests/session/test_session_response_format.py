@@ -1,4 +1,5 @@
-"""What the session asks the server for: each role's JSON schema, and plain text once it is refused."""
+"""What the session asks the server for: each role's JSON schema; json_object once the schema is
+refused, plain text once that is refused too (the llm layer's fallback chain, remembered per model)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ def test_each_role_asks_for_its_own_json_schema(make_session, fake_llm):
     assert names == ["planner_reply", "code_interpreter_reply", "planner_reply"]
 
 
+def test_a_server_refusing_json_schema_gets_json_object_from_then_on(make_session, fake_llm):
+    reply = planner_reply("CodeInterpreter", "Run it")
+    refused = {"content": reply, "reject_response_format": ["json_schema"]}
+    session = make_session(
+        {"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("u = 1")]}
+    )
+    round = session.run_round("Set u")
+    assert round.state == "finished"
+    assert formats(fake_llm) == ["json_schema", "json_object", "json_object", "json_object"]
+
+
 def test_a_server_refusing_response_format_gets_plain_text_from_then_on(make_session, fake_llm):
     refused = {"content": planner_reply("CodeInterpreter", "Run it"), "reject_response_format": True}
     session = make_session(
@@ -23,4 +35,4 @@ def test_a_server_refusing_response_format_gets_plain_text_from_then_on(make_ses
     )
     round = session.run_round("Set t")
     assert round.state == "finished"
-    assert formats(fake_llm) == ["json_schema", None, None, None]
+    assert formats(fake_llm) == ["json_schema", "json_object", None, None, None]

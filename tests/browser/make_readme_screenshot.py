@@ -52,7 +52,8 @@ CHROMIUM_FLAGS = [
 ]
 # Collapsed by a click before the picture, to keep it readable at README size: the request is already in
 # the header, and the code, results, answer and figure are what the picture is for.
-DEFAULT_COLLAPSED = ("User → Planner", "Planner → CodeInterpreter")
+# The widget folds a finished Round by itself; --collapse TITLE toggles more sections.
+DEFAULT_COLLAPSED: tuple[str, ...] = ()
 # One line of JavaScript per question the script asks the page.
 JS_KERNEL_IDLE = (
     "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
@@ -83,11 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         "--collapse",
         action="append",
         metavar="TITLE",
-        help="collapse this post section first, by its title (repeatable; default: "
-        + ", ".join(repr(t) for t in DEFAULT_COLLAPSED)
-        + ")",
+        help="toggle this post section first, by its title (repeatable; default: none, the Round as it ends)",
     )
-    parser.add_argument("--all-open", action="store_true", help="collapse nothing: the Round as it ends")
+    parser.add_argument("--all-open", action="store_true", help="toggle nothing: the Round as it ends")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print it")
     args = parser.parse_args(argv)
     if not 1 <= args.round <= len(REQUESTS):

@@ -231,7 +231,7 @@ def measure(rounds: int, count: Callable[[str], int]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, nargs="*", default=[1, 5, 10, 20, 30, 60, 100])
+    parser.add_argument("--rounds", type=int, nargs="*", default=[1, 5, 10, 15, 20, 30, 60, 100])
     args = parser.parse_args()
     count, how = token_counter()
     print(f"tokens: {how}; TaskWeaver figures: reference/tw-prompt-sizes.md (cl100k, default config)")
@@ -248,9 +248,10 @@ def main() -> None:
                 f"{call:<15} growth per round from 10 to 30: twnb {growth:,.0f} tokens "
                 f"| TaskWeaver {(TASKWEAVER[call][30] - TASKWEAVER[call][10]) / 20:,.0f}"
             )
-        if 60 in results and 100 in results:
-            growth = (results[100][call] - results[60][call]) / 40
-            print(f"{call:<15} growth per round from 60 to 100: twnb {growth:,.0f} tokens")
+        for start, end in ((15, 30), (60, 100)):
+            if start in results and end in results:
+                growth = (results[end][call] - results[start][call]) / (end - start)
+                print(f"{call:<15} growth per round from {start} to {end}: twnb {growth:,.0f} tokens")
 
 
 if __name__ == "__main__":

@@ -16,9 +16,11 @@ from prompt_history import analysis_round, memory_with, render, sent, with_task
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
+from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+POLICY = CondensePolicy()  # the default the roles use
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "current_plan_step", "send_to")
 CODE_KEYS = ("thought", "reply_type", "reply_content")
 NAMESPACE = (
@@ -134,7 +136,9 @@ def test_planner_condenses_older_rounds():
     assert "RESULT-OF-ROUND-30" in text  # the previous Round in full, its output capped
     assert "RESULT-OF-ROUND-29" not in text and "table_29 = sales" not in text  # condensed: no output or code
     assert "Question 29" in text and "ANSWER-29" in text and "made table_29 (DataFrame, 23x10)" in text
-    assert "Question 3:" in text and "ANSWER-3" in text  # oldest: one line each, answer kept short
+    oldest_one_line = 30 - POLICY.recent_rounds - POLICY.condensed_rounds - POLICY.oneline_rounds + 1
+    assert f"Question {oldest_one_line}:" in text and f"ANSWER-{oldest_one_line}" in text  # one line each
+    assert f"({oldest_one_line - 1} earlier rounds not shown" in text
 
 
 def test_codeinterpreter_condenses_older_rounds():
@@ -169,12 +173,13 @@ def test_prompt_size_stays_flat_as_rounds_accumulate():
 
 def test_rounds_older_than_the_one_line_ones_are_only_counted():
     planner, code = make_roles()
-    rounds = [analysis_round(n) for n in range(1, 61)]  # 1 full, 8 condensed, 30 one line, 21 counted
+    rounds = [analysis_round(n) for n in range(1, 61)]  # previous in full, condensed, one line, counted
     memory = memory_with(rounds)
+    counted = 60 - POLICY.recent_rounds - POLICY.condensed_rounds - POLICY.oneline_rounds
     for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
-        assert "(21 earlier rounds not shown; the variables they made still exist)" in text
-        assert "Question 21:" not in text and "month 21 " not in text
-        assert "Question 22:" in text or "month 22 " in text
+        assert f"({counted} earlier rounds not shown; the variables they made still exist)" in text
+        assert f"Question {counted}:" not in text and f"month {counted} " not in text
+        assert f"Question {counted + 1}:" in text or f"month {counted + 1} " in text
 
 
 def test_prompt_size_stops_growing_once_old_rounds_are_only_counted():

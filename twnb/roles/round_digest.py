@@ -29,14 +29,14 @@ class CondensePolicy:
     """
 
     recent_rounds: int = 1
-    condensed_rounds: int = 8
+    condensed_rounds: int = 6
     answer_chars: int = 600
     oneline_chars: int = 160
     recent_output_chars: int = 800
     task_chars: int = 300
     # One-line Rounds kept; older ones are only counted, so a prompt stops growing after
     # recent_rounds + condensed_rounds + oneline_rounds Rounds (None: keep every one).
-    oneline_rounds: int | None = 30
+    oneline_rounds: int | None = 6
 
 
 def clip(text: str, limit: int) -> str:

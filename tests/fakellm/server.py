@@ -316,10 +316,13 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(reply.delay_s)
 
     def _drop(self, reply: Reply) -> None:
-        self.close_connection = True
         if reply.drop_mode == "clean":
-            self._end_chunks()  # the body ends properly, just without finish_reason or [DONE]
+            # The body ends properly, just without finish_reason or [DONE]. The connection stays
+            # usable: closing it now, with no `Connection: close` sent, races the client's next
+            # request on the pooled socket ("Server disconnected without sending a response").
+            self._end_chunks()
         else:
+            self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
 

@@ -202,6 +202,14 @@ def test_tick_moves_the_elapsed_time_during_a_long_code_run():
     assert "<small>7 s</small>" in view.header.value
 
 
+def test_a_finished_round_shows_its_time_to_a_tenth_of_a_second():
+    clock = FakeClock()
+    view = _view(clock)
+    clock.advance(0.6)
+    view.on_event(RoundEnded("round-1", "finished", None))
+    assert "<small>0.6 s</small>" in view.header.value
+
+
 def test_every_widget_shares_one_layout():
     from ipywidgets.widgets.widget import _instances
 

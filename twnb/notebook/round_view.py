@@ -322,7 +322,9 @@ class RoundView:
         return self._w.HTML(value, layout=self._layout, style=self._html_style)
 
     def _render_header(self) -> None:
-        elapsed = int(self._clock() - self._started)
+        seconds = self._clock() - self._started
+        # Whole seconds while it runs (the heartbeat ticks each second); the Round's own figure at the end.
+        elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         colour = _STATE_COLOURS.get(self.state, "#57606a")
         request = html.escape(_shorten(clean_text(self.request), 200))
         tokens = (

@@ -70,6 +70,12 @@ def test_demo_prints_progress_and_where_it_wrote(demo):
     assert str(out / "quickstart-conversation.yaml") in proc.stdout
 
 
+def test_demo_sends_the_kernels_own_messages_to_a_log_not_the_terminal(demo):
+    proc, out = demo
+    assert (out / "kernel.log").is_file()
+    assert "IPKernelApp" not in proc.stderr + proc.stdout
+
+
 def test_demo_notebook_is_valid_and_every_round_finished(demo):
     _, out = demo
     nb = nbformat.read(out / "quickstart.ipynb", as_version=4)

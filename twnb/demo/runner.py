@@ -27,6 +27,7 @@ from twnb.demo.quickstart import (
 
 ROUND_MIME = "application/vnd.twnb.round+json"
 NOTEBOOK_FILE = "quickstart.ipynb"
+KERNEL_LOG = "kernel.log"
 SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's artifacts are easy to find
 
 
@@ -104,12 +105,17 @@ def run_demo(
         on_cell_executed=on_cell_executed,
     )
     notebook_path = out / NOTEBOOK_FILE
-    try:
-        client.execute(env=env)
-    except CellExecutionError as error:
-        raise DemoError(f"A cell of the demo notebook failed; see {notebook_path}.\n{error}") from error
-    finally:
-        nbformat.write(nb, notebook_path)
+    kernel_log = out / KERNEL_LOG
+    # The kernel's own stderr (start-up notices, a crash) goes to a file, not over the progress lines.
+    with kernel_log.open("w", encoding="utf-8") as log:
+        try:
+            client.execute(env=env, stderr=log)
+        except CellExecutionError as error:
+            raise DemoError(f"A cell of the demo notebook failed; see {notebook_path}.\n{error}") from error
+        except RuntimeError as error:  # e.g. the kernel died or never started
+            raise DemoError(f"The demo's kernel failed: {error}. Its log: {kernel_log}") from error
+        finally:
+            nbformat.write(nb, notebook_path)
 
     conversation_path = out / CONVERSATION_FILE
     result = DemoResult(

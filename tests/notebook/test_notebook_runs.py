@@ -199,7 +199,8 @@ def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake
     assert saved.count(png[:200]) == 2  # the cell's display, and the Round's captured outputs
     (output,) = outputs_with(nb, MIME_TYPE)
     (preview,) = output["data"][MIME_TYPE]["twnb"]["previews"]
-    assert "data" not in preview and preview["output"]["index"] == 0
+    assert preview["output"]["index"] == 0
+    assert len(preview["data"]) < len(png)  # a thumbnail beside the full image, not a copy
     assert re.search(r"!\[.*\]\(\.twnb/artifacts/[^)]+\.png\)", output["data"]["text/markdown"])
 
 

@@ -17,6 +17,7 @@ from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_pla
 from twnb.session.round_bundle import (
     MIME_TYPE,
     PREVIEW_CAP_BYTES,
+    THUMBNAIL_SIDE,
     artifact_previews,
     escape_markdown,
     plan_from_round,
@@ -223,13 +224,26 @@ def _displayed_figure(round, png: Path, artifact: str):
     return round, post, result
 
 
-def test_displayed_figure_preview_points_at_its_output_instead_of_a_copy(tmp_path):
+def test_displayed_figure_preview_points_at_its_output(tmp_path):
     png = _png(tmp_path / "fig.png", 20, 10)
     round, post, result = _displayed_figure(analysis_round(), png, "fig.png")
     (preview,) = artifact_previews(round, tmp_path)
-    assert "data" not in preview
     assert preview["output"] == {"post_id": post.id, "attachment_id": result.id, "index": 0}
-    assert preview["size"] == png.stat().st_size
+    assert preview["data"]
+
+
+def test_a_preview_is_a_thumbnail_not_the_image_again(tmp_path):
+    import base64
+    import io
+
+    from PIL import Image
+
+    png = _png(tmp_path / "fig.png", 1280, 960)
+    round, _, _ = _displayed_figure(analysis_round(), png, "fig.png")
+    (preview,) = artifact_previews(round, tmp_path)
+    thumb = Image.open(io.BytesIO(base64.b64decode(preview["data"])))
+    assert max(thumb.size) <= THUMBNAIL_SIDE
+    assert preview["size"] < png.stat().st_size
 
 
 def test_markdown_links_artifact_images_instead_of_embedding_them(tmp_path):

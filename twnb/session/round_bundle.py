@@ -28,6 +28,7 @@ from twnb.memory import PromptUtil
 MIME_TYPE = "application/vnd.twnb.round+json"
 SCHEMA_VERSION = 1
 PREVIEW_CAP_BYTES = 256 * 1024
+THUMBNAIL_SIDE = 320  # pixels: enough to recognise a plot in a list of Rounds
 # Attachment types shown as code, as text or not at all in the static views.
 _CODE_TYPES = {"reply_content"}
 _HIDDEN_TYPES = {"shared_memory_entry", "reply_type", "invalid_response"}
@@ -128,10 +129,10 @@ def artifact_previews(
 ) -> list[dict[str, Any]]:
     """A preview per image artifact of `round`, each at most `cap_bytes` of image data.
 
-    An image the Round's code displayed is already in that execution's captured outputs: its preview
-    names that output (`"output": {"post_id", "attachment_id", "index"}`) instead of holding a copy.
-    Other images are embedded (`"data"`, base64); bigger ones are scaled down with Pillow when it is
-    installed, otherwise (or when even a small thumbnail does not fit) `"omitted"` says why.
+    Each preview holds a thumbnail (`"data"`, base64; at most THUMBNAIL_SIDE pixels a side when Pillow
+    is installed, else the image itself when it fits the cap); `"omitted"` says why when neither fits.
+    An image the Round's code displayed also names where the full image is in that execution's
+    captured outputs (`"output": {"post_id", "attachment_id", "index"}`).
     """
     previews: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -211,25 +212,28 @@ def _preview(
         raw = path.read_bytes()
     except OSError as error:
         return {"path": name, "mime": mime, "omitted": f"cannot read the file: {error.strerror or error}"}
+    preview: dict[str, Any] = {"path": name, "mime": mime}
     output = shown.get(hashlib.sha256(raw).hexdigest())
-    if output is not None and len(raw) <= cap_bytes:
-        return {"path": name, "mime": mime, "size": len(raw), "output": dict(output)}
-    if len(raw) > cap_bytes:
-        thumb = _thumbnail(raw, cap_bytes)
-        if thumb is None:
-            return {
-                "path": name,
-                "mime": mime,
-                "size": len(raw),
-                "omitted": f"larger than {cap_bytes // 1024} KB and no smaller thumbnail could be made",
-            }
-        raw, mime = thumb, "image/png"
-    return {"path": name, "mime": mime, "size": len(raw), "data": base64.b64encode(raw).decode("ascii")}
+    if output is not None:
+        preview["output"] = dict(output)  # the full image, in the Round's captured outputs
+    # A thumbnail, not the image again: the full image is on disk and, when displayed, in the Round.
+    thumb = _thumbnail(raw, cap_bytes, THUMBNAIL_SIDE)
+    if thumb is not None and len(thumb) < len(raw):
+        raw, preview["mime"] = thumb, "image/png"
+    elif len(raw) > cap_bytes:
+        preview["size"] = len(raw)
+        preview["omitted"] = f"larger than {cap_bytes // 1024} KB and no smaller thumbnail could be made"
+        return preview
+    preview["size"] = len(raw)
+    preview["data"] = base64.b64encode(raw).decode("ascii")
+    return preview
 
 
-def _thumbnail(raw: bytes, cap_bytes: int) -> bytes | None:
+def _thumbnail(raw: bytes, cap_bytes: int, side: int) -> bytes | None:
+    """A PNG at most `side` pixels on its longer side and `cap_bytes` long (smaller sides if needed);
+    None without Pillow (optional; matplotlib brings it) or for what Pillow cannot read (SVG)."""
     try:
-        from PIL import Image  # optional: only for artifacts over the cap
+        from PIL import Image
     except ImportError:
         return None
     try:
@@ -237,7 +241,6 @@ def _thumbnail(raw: bytes, cap_bytes: int) -> bytes | None:
         image.load()
     except Exception:  # not an image Pillow reads (SVG, a broken file): no thumbnail
         return None
-    side = 512
     while side >= 32:
         copy = image.copy()
         copy.thumbnail((side, side))

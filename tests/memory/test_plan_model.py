@@ -1,5 +1,7 @@
 """SubTask and Plan: AgentScope's shape, checked states, plain-dict round trips."""
 
+import json
+
 import pytest
 
 from twnb.memory import Plan, SubTask
@@ -145,8 +147,6 @@ def test_plan_dict_round_trip():
 
 
 def test_plan_to_dict_is_plain_data():
-    import json
-
     plan = _plan("done")
     assert json.loads(json.dumps(plan.to_dict())) == plan.to_dict()
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from twnb.memory import Conversation, Memory, Post, PromptUtil
+from twnb.memory import Attachment, AttachmentType, Conversation, Memory, Post, PromptUtil, save_conversation
 
 S, E = PromptUtil.DELIMITER_TEMPORAL
 TEMPORAL = f"keep {S}drop{E} end"
@@ -131,8 +131,6 @@ def test_each_role_sees_its_own_posts_only(role):
 
 
 def test_from_yaml_replaces_the_conversation_and_session_id(tmp_path):
-    from twnb.memory import save_conversation
-
     source = _memory()
     save_conversation(source.conversation, tmp_path / "c.yaml")
     memory = Memory("old")
@@ -142,8 +140,6 @@ def test_from_yaml_replaces_the_conversation_and_session_id(tmp_path):
 
 
 def test_save_experience_thin_keeps_only_plan_attachments(tmp_path):
-    from twnb.memory import Attachment, AttachmentType
-
     memory = _memory(("finished",))
     post = memory.conversation.rounds[0].post_list[1]
     post.add_attachment(Attachment.create(AttachmentType.plan, "1. a"))
@@ -155,8 +151,6 @@ def test_save_experience_thin_keeps_only_plan_attachments(tmp_path):
 
 
 def test_save_experience_full_keeps_everything(tmp_path):
-    from twnb.memory import Attachment, AttachmentType
-
     memory = _memory(("finished",))
     memory.conversation.rounds[0].post_list[1].add_attachment(Attachment.create(AttachmentType.thought, "t"))
     memory.save_experience(tmp_path, thin_mode=False)
@@ -166,8 +160,6 @@ def test_save_experience_full_keeps_everything(tmp_path):
 
 
 def test_views_copy_attachments_and_extras_deeply():
-    from twnb.memory import Attachment, AttachmentType
-
     memory = _memory(("finished",))
     stored = memory.conversation.rounds[0].post_list[1]
     stored.extra["usage"] = {"n": 1}

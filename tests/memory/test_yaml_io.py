@@ -1,5 +1,6 @@
 """YAML writing: plain data only, atomic saves, safe C loader when present."""
 
+import gc
 import os
 import stat
 
@@ -12,6 +13,7 @@ from twnb.memory import (
     Conversation,
     Post,
     Round,
+    conversation_dict,
     dump_yaml,
     load_conversation,
     save_conversation,
@@ -143,16 +145,12 @@ def test_save_refuses_a_text_attachment_that_could_never_be_loaded_back(tmp_path
 
 
 def test_loading_restores_the_garbage_collector(tmp_path):
-    import gc
-
     save_conversation(_conversation(), tmp_path / "c.yaml")
     Conversation.from_yaml(tmp_path / "c.yaml")
     assert gc.isenabled()
 
 
 def test_a_failed_load_restores_the_garbage_collector(tmp_path):
-    import gc
-
     (tmp_path / "c.yaml").write_text("rounds: [", encoding="utf-8")
     with pytest.raises(ValueError):
         Conversation.from_yaml(tmp_path / "c.yaml")
@@ -173,8 +171,6 @@ def test_save_yaml_file_and_load_yaml_file_round_trip(tmp_path):
 
 
 def test_conversation_dict_is_to_dict_when_no_folder_given():
-    from twnb.memory import conversation_dict
-
     conversation = _conversation()
     assert conversation_dict(conversation) == conversation.to_dict()
 

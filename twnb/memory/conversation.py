@@ -33,9 +33,7 @@ class Conversation:
 
     @staticmethod
     def init() -> Conversation:
-        return Conversation(
-            id=CONVERSATION_PREFIX + create_id(), rounds=[], plugins=[], roles=[], enabled=True
-        )
+        return Conversation(id=CONVERSATION_PREFIX + create_id())
 
     def add_round(self, round: Round) -> None:
         self.rounds.append(round)

@@ -130,8 +130,6 @@ Event = (
     | PlanUpdated
 )
 
-EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
-
 
 @runtime_checkable
 class Observer(Protocol):

@@ -149,7 +149,8 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
         steps = [_step_of(subtask, i) for i, subtask in enumerate(plan.subtasks)]
     else:
         steps = parse_steps(plan_text)
-        old = {normalise(subtask.description): subtask for subtask in (live_previous or _empty()).subtasks}
+        old_subtasks = live_previous.subtasks if live_previous is not None else []
+        old = {normalise(subtask.description): subtask for subtask in old_subtasks}
         kept = [old.get(normalise(step.text)) for step in steps]
         subtasks = [
             _subtask_for(step, i, match) for i, (step, match) in enumerate(zip(steps, kept, strict=True))
@@ -188,10 +189,6 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
 
 def _step_of(subtask: SubTask, index: int) -> PlanStep:
     return PlanStep(index + 1, subtask.description, strip_annotations(subtask.description))
-
-
-def _empty() -> Plan:
-    return Plan(name="", description="", expected_outcome="", subtasks=[])
 
 
 def _new_plan(subtasks: list[SubTask], user_query: str | None, post: Post) -> Plan:

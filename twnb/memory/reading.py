@@ -80,10 +80,11 @@ def require_key(content: Mapping[str, Any], key: str, where: Location, what: str
     return content[key]
 
 
-def text_value(value: Any, key: str, where: Location, *, none_as: str = "") -> str:
-    """A text field: YAML may hand us a number or boolean (`content: 42`), which we keep as text."""
+def text_value(value: Any, key: str, where: Location) -> str:
+    """A text field: YAML may hand us a number or boolean (`content: 42`), which we keep as text;
+    nothing (`message:` left empty) is empty text."""
     if value is None:
-        return none_as
+        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, bool | int | float):

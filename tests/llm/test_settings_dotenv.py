@@ -70,3 +70,10 @@ def test_secret_looking_dotenv_values_are_handed_to_the_redactor(tmp_path: Path)
     resolved = resolve_settings(workdir=tmp_path, home=tmp_path, environ={})
     assert resolved.dotenv_secrets == ("hf-token-value-123",)
     assert "hf-token-value-123" not in repr(resolved)
+
+
+def test_dotenv_secrets_follow_the_redactors_rule_for_secret_names(tmp_path: Path):
+    # The redactor treats PASSWD like PASSWORD in the live environment; a .env value must not differ.
+    (tmp_path / ".env").write_text("DB_PASSWD=correct-horse-battery\n")
+    resolved = resolve_settings(workdir=tmp_path, home=tmp_path, environ={})
+    assert resolved.dotenv_secrets == ("correct-horse-battery",)

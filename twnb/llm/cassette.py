@@ -49,6 +49,7 @@ from twnb.llm import errors as llm_errors
 from twnb.llm.errors import LLMError
 from twnb.llm.redaction import Redactor
 from twnb.llm.stream_proxy import StreamProxy
+from twnb.llm.usage import messages_text
 
 if TYPE_CHECKING:
     from twnb.llm.stream import ChatStream
@@ -312,10 +313,7 @@ class _Call:
         if self.done:
             return
         self.done = True
-        redact = self.owner.redactor.redact
-        entry = self.entry
-        entry.content = redact("".join(self.pieces))
-        entry.reasoning = redact(self._reasoning())
+        entry = self._received()
         entry.finish_reason = getattr(self.inner, "finish_reason", None)
         usage = getattr(self.inner, "usage", None)
         entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
@@ -334,10 +332,7 @@ class _Call:
         if self.done:
             return
         self.done = True
-        redact = self.owner.redactor.redact
-        entry = self.entry
-        entry.content = redact("".join(self.pieces))
-        entry.reasoning = redact(self._reasoning())
+        entry = self._received()
         entry.error = {
             "type": STREAM_CLOSED,
             "at": "stream",
@@ -347,6 +342,13 @@ class _Call:
 
     def dropped(self) -> None:
         self.closed(wait=False)
+
+    def _received(self) -> CassetteEntry:
+        """The entry with what arrived so far (content and reasoning), redacted."""
+        redact = self.owner.redactor.redact
+        self.entry.content = redact("".join(self.pieces))
+        self.entry.reasoning = redact(self._reasoning())
+        return self.entry
 
     def _reasoning(self) -> str:
         try:
@@ -434,7 +436,7 @@ class ReplayClient:
         from twnb.llm.stream import ChatStream
 
         ctx = ErrorContext(url=f"cassette {self.path}", model=entry.model or model, role=role)
-        return ChatStream(_replay_chunks(entry, self.chunk_size), ctx, prompt_text=_text_of_all(messages))
+        return ChatStream(_replay_chunks(entry, self.chunk_size), ctx, prompt_text=messages_text(messages))
 
     def _check_drift(
         self, call: int, role: str, messages: list[dict[str, Any]], entry: CassetteEntry
@@ -536,10 +538,6 @@ def _first_difference(recorded: list[dict[str, Any]], now: list[dict[str, Any]])
                 f"recorded {old[start : start + _EXCERPT]!r}, now {new[start : start + _EXCERPT]!r}"
             )
     return "the messages differ"
-
-
-def _text_of_all(messages: list[dict[str, Any]]) -> str:
-    return "\n".join(_text_of(m) for m in messages)
 
 
 def _text_of(message: dict[str, Any]) -> str:

@@ -13,14 +13,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_error_from, safe_url
+from twnb.llm.settings import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 from twnb.llm.stream import ChatReply, ChatStream
+from twnb.llm.usage import messages_text
 
 _log = logging.getLogger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_AZURE_API_VERSION = "2024-10-21"
-# Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
-_NO_KEY = "no-key-needed"
 
 
 class ChatClient(Protocol):
@@ -51,18 +50,6 @@ def _prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return prepared
 
 
-def _prompt_text(messages: list[dict[str, Any]]) -> str:
-    """The text of the messages, for estimating usage when the server reports none."""
-    parts = []
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return "\n".join(parts)
-
-
 class OpenAIChatClient:
     """Streams chat completions from OpenAI, Azure OpenAI or any OpenAI-compatible server.
 
@@ -91,7 +78,8 @@ class OpenAIChatClient:
                     f"No API key. Set {where} in the environment or in a .env file beside the notebook "
                     "(a local server needs none: set OPENAI_BASE_URL to it instead)."
                 )
-            api_key = _NO_KEY
+            # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
+            api_key = PLACEHOLDER_API_KEY
         self.timeout = timeout
         self.max_retries = max_retries
         self.stream_retries = stream_retries
@@ -165,7 +153,7 @@ class OpenAIChatClient:
             if error is None:
                 raise
         else:
-            return ChatStream(chunks, ctx, prompt_text=_prompt_text(prepared), started=started)
+            return ChatStream(chunks, ctx, prompt_text=messages_text(prepared), started=started)
         # Raised outside the handler so the SDK's exception is not even the hidden __context__: its text
         # may quote the key (servers echo it), and debuggers and loggers walk the chain.
         raise error

@@ -34,9 +34,7 @@ def read_dotenv(path: Path) -> dict[str, str]:
     """The variables of the .env file at ``path``; ``{}`` when there is none."""
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    except IsADirectoryError:
+    except (FileNotFoundError, IsADirectoryError):
         return {}
     return parse_dotenv(text, source=str(path))
 

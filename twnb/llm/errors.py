@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-REDACTED = "[redacted]"
+from twnb.llm.redaction import MIN_KEY_LENGTH, REDACTED
 
 
 class LLMError(Exception):
@@ -98,7 +98,10 @@ class ErrorContext:
         key = self.api_key
         if key and key in text:
             # A key too short to replace safely (it would blank ordinary words) drops the text instead.
-            text = text.replace(key, REDACTED) if len(key) >= 4 else "(withheld: it contained the key)"
+            if len(key) >= MIN_KEY_LENGTH:
+                text = text.replace(key, REDACTED)
+            else:
+                text = "(withheld: it contained the key)"
         return text
 
     @property

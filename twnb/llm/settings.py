@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from twnb.llm.dotenv import read_dotenv
+from twnb.llm.redaction import MIN_SECRET_LENGTH, Redactor, is_secret_name
 
 if TYPE_CHECKING:
     from twnb.llm.client import OpenAIChatClient
-    from twnb.llm.redaction import Redactor
 
 __all__ = [
     "DEFAULT_AZURE_API_VERSION",
@@ -130,9 +130,7 @@ class Source:
             return f"%config TaskWeaverMagics.{self.name}"
         if self.layer == ENVIRONMENT:
             return f"{self.name} (environment)"
-        if self.layer == DOTENV:
-            return f"{self.name} in {self.path}"
-        if self.layer in (PROJECT_YAML, USER_YAML):
+        if self.layer in (DOTENV, PROJECT_YAML, USER_YAML):
             return f"{self.name} in {self.path}"
         if self.layer == "placeholder":
             return "placeholder: a local server needs no key"
@@ -219,7 +217,6 @@ _SPECS: tuple[_Spec, ...] = (
 _SPEC_BY_FIELD = {s.field: s for s in _SPECS}
 _KEY_FIELDS = ("api_key",)
 _YAML_KEY_KEYS = ("llm.api_key", "llm.openai.api_key", "llm.azure.api_key")
-_SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -291,9 +288,8 @@ def resolve_settings(
         settings.api_key = PLACEHOLDER_API_KEY
         sources["api_key"] = Source("placeholder")
 
-    dotenv_secrets = tuple(
-        v for k, v in dotenv.items() if any(p in k.upper() for p in _SECRET_NAME_PARTS) and len(v) >= 8
-    )
+    # The same rule the redactor applies to the live environment's variables.
+    dotenv_secrets = tuple(v for k, v in dotenv.items() if is_secret_name(k) and len(v) >= MIN_SECRET_LENGTH)
     return ResolvedSettings(settings, sources, workdir, dotenv_secrets)
 
 

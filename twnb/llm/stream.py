@@ -39,6 +39,17 @@ class ChatReply:
     dropped_texts: list[str] = field(default_factory=list)
 
 
+def collect_reply(stream: Any) -> ChatReply:
+    """Read the rest of `stream` (a ChatStream, or a wrapper's proxy of one) and return the whole reply.
+
+    Never passes a reply cut short (closed early) off as whole."""
+    for _ in stream:
+        pass
+    if stream.usage is None or stream.finish_reason is None:
+        raise RuntimeError("collect() on a stream that was closed early: there is no whole reply")
+    return ChatReply(stream.raw_text, stream.reasoning, stream.finish_reason, stream.usage)
+
+
 def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
@@ -108,11 +119,7 @@ class ChatStream:
 
     def collect(self) -> ChatReply:
         """Read the rest of the stream and return the whole reply (raises as iteration does)."""
-        for _ in self:
-            pass
-        if self.usage is None or self.finish_reason is None:
-            raise RuntimeError("collect() on a stream that was closed early: there is no whole reply")
-        return ChatReply(self.raw_text, self.reasoning, self.finish_reason, self.usage)
+        return collect_reply(self)
 
     def close(self) -> None:
         """Stop early and release the connection (what was read stays in the attributes)."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from twnb.llm.stream import ChatReply, collect_reply
+
 __all__ = ["StreamProxy"]
 
 
@@ -25,16 +27,9 @@ class StreamProxy:
     def __next__(self) -> str:
         return next(self._current)
 
-    def collect(self) -> Any:
-        """Read the rest through this proxy and return the whole reply (a ``ChatReply``)."""
-        from twnb.llm.stream import ChatReply
-
-        for _ in self:
-            pass
-        if self.usage is None or self.finish_reason is None:
-            # Never pass a reply cut short (closed early) off as whole.
-            raise RuntimeError("collect() on a stream that was closed early: there is no whole reply")
-        return ChatReply(self.raw_text, self.reasoning, self.finish_reason, self.usage)
+    def collect(self) -> ChatReply:
+        """Read the rest through this proxy and return the whole reply."""
+        return collect_reply(self)
 
     def close(self) -> None:
         close = getattr(self._current, "close", None)

@@ -8,6 +8,7 @@ it for a bill.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -17,6 +18,18 @@ CHARS_PER_TOKEN = 4
 def estimate_tokens(text: str) -> int:
     """About four characters a token: the usual rule of thumb for English and code."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def messages_text(messages: list[dict[str, Any]]) -> str:
+    """The text of openai chat messages, for estimating usage when the server reports none."""
+    parts = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return "\n".join(parts)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from twnb.kernel import Executor, LiveShellExecutor
+from twnb.kernel import ExecutionResult, Executor, LiveShellExecutor
 
 
 @pytest.fixture
@@ -94,8 +94,6 @@ def test_artifacts_folder_is_not_reported_as_written_files(executor, tmp_path):
 
 
 def test_to_dict_round_trips(executor):
-    from twnb.kernel import ExecutionResult
-
     result = executor.run("bare_y = [1, 2]\nprint(len(bare_y))\n1/0")
     assert ExecutionResult.from_dict(result.to_dict()) == result
 
@@ -110,3 +108,14 @@ def test_an_object_the_delta_cannot_read_never_stops_the_code(executor):
     result = executor.run("bare_z = 6 * 7\nbare_z")
     assert result.status == "success" and result.result == "42"
     assert any("variable delta could not be computed (RuntimeError: odd type)" in n for n in result.notes)
+
+
+def test_code_that_changes_directory_is_compared_against_the_same_folder(tmp_path, monkeypatch):
+    # A relative workdir is resolved once, before the code runs: `os.chdir` in the code must not make
+    # every file of the new folder look freshly written.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "old.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    executor = LiveShellExecutor(InteractiveShell.instance(), ".", "artifacts", session_dir=".twnb")
+    result = executor.run("import os\nos.chdir('sub')\nopen('new.txt', 'w').write('y')")
+    assert result.files_created == [str(tmp_path.resolve() / "sub" / "new.txt")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import nbformat
@@ -91,8 +92,6 @@ def test_endless_loop_stops_at_time_limit_and_kernel_answers(live_kernel):
 
 
 def test_users_interrupt_is_told_apart_from_a_timeout(live_kernel):
-    import threading
-
     timer = threading.Timer(1.5, live_kernel.km.interrupt_kernel)  # the notebook's Interrupt button
     timer.start()
     result = live_kernel.run_case("import time\ntime.sleep(20)", timeout=30)

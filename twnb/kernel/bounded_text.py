@@ -39,10 +39,6 @@ class BoundedText:
     def truncated(self) -> bool:
         return self.total > self._head_len + self._tail_len
 
-    @property
-    def head_full(self) -> bool:
-        return self._head_len >= self.head_chars
-
     def write(self, text: str) -> str:
         """Add `text`; return the part of it that went into the head (the rest went to the tail)."""
         self.total += len(text)
@@ -81,8 +77,7 @@ class BoundedText:
         return self.total - self._head_len - len(self.tail())
 
     def text(self) -> str:
-        head, tail = self.head(), self.tail()
-        omitted = self.total - len(head) - len(tail)
+        omitted = self.omitted()
         if omitted <= 0:
-            return head + tail
-        return head + omission_note(omitted, self.what) + tail
+            return self.head() + self.tail()
+        return self.head() + omission_note(omitted, self.what) + self.tail()

@@ -20,17 +20,15 @@ class OutputRecorder:
     """
 
     def __init__(self, head_chars: int = STREAM_HEAD_CHARS, tail_chars: int = STREAM_TAIL_CHARS) -> None:
-        self.streams = {
-            "stdout": BoundedText(head_chars, tail_chars, "stdout"),
-            "stderr": BoundedText(head_chars, tail_chars, "stderr"),
-        }
+        self._head_chars = head_chars
+        self._tail_chars = tail_chars
+        self.streams = {name: BoundedText(head_chars, tail_chars, name) for name in ("stdout", "stderr")}
         self._outputs: list[dict[str, Any]] = []
         self._tail_slots: dict[str, dict[str, Any]] = {}
         self._display_outputs: dict[str, list[dict[str, Any]]] = {}
         self._clear_pending = False
         self.result_data: dict[str, Any] = {}
-        self.result_metadata: dict[str, Any] = {}
-        self.displays: list[dict[str, Any]] = []  # (data, metadata) of every display, in order
+        self.displays: list[dict[str, Any]] = []  # the display_data output of every display, in order
         self.tracebacks: list[tuple[str, str, list[str]]] = []
         self._quiet = 0
 
@@ -43,10 +41,6 @@ class OutputRecorder:
         finally:
             self._quiet -= 1
 
-    @property
-    def is_quiet(self) -> bool:
-        return self._quiet > 0
-
     def _append(self, output: dict[str, Any]) -> None:
         if self._clear_pending:
             self.clear(wait=False)
@@ -55,7 +49,9 @@ class OutputRecorder:
     def stream(self, name: str, text: str) -> None:
         if self._quiet or not text:
             return
-        buffer = self.streams.setdefault(name, BoundedText(STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, name))
+        buffer = self.streams.get(name)
+        if buffer is None:  # nbformat knows stdout and stderr only, but a kernel may name another
+            buffer = self.streams[name] = BoundedText(self._head_chars, self._tail_chars, name)
         kept = buffer.write(text)
         if kept:
             last = self._outputs[-1] if self._outputs else None
@@ -89,7 +85,6 @@ class OutputRecorder:
 
     def execute_result(self, data: dict[str, Any], metadata: dict[str, Any] | None) -> dict[str, Any]:
         self.result_data = dict(data)
-        self.result_metadata = dict(metadata or {})
         output = {
             "output_type": "execute_result",
             "execution_count": None,

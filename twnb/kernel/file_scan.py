@@ -108,6 +108,20 @@ def _known_new(rel: str, before: DirectorySnapshot) -> bool:
         directory = os.path.dirname(directory) or "."
 
 
+def changes_since(
+    before: DirectorySnapshot,
+    *,
+    skip: tuple[str | os.PathLike[str], ...] = (),
+    limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+) -> FileChanges:
+    """Scan `before.root` again and compare. The code has already run by then: a scan that fails is
+    a note, never an exception that would lose the execution's result."""
+    try:
+        return compare_snapshots(before, scan_directory(before.root, skip=skip, limits=limits))
+    except OSError as exc:
+        return FileChanges(notes=[f"The working-directory scan failed: {exc}"])
+
+
 def compare_snapshots(before: DirectorySnapshot, after: DirectorySnapshot) -> FileChanges:
     changes = FileChanges()
     for rel, signature in after.files.items():

@@ -17,13 +17,7 @@ from types import TracebackType
 from typing import Any
 
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.file_scan import (
-    DEFAULT_SCAN_LIMITS,
-    FileChanges,
-    ScanLimits,
-    compare_snapshots,
-    scan_directory,
-)
+from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
@@ -95,7 +89,6 @@ class KernelExecutor:
         self.max_listed_files = max_listed_files
         self._km: Any = None
         self._kc: Any = None
-        self.restarts = 0
 
     # -- lifecycle
     @property
@@ -149,7 +142,6 @@ class KernelExecutor:
         """A fresh kernel (every variable is lost)."""
         self.shutdown()
         self.start()
-        self.restarts += 1
 
     def __enter__(self) -> KernelExecutor:
         if self._km is None:
@@ -259,12 +251,7 @@ class KernelExecutor:
             restarted = True
         status, error = self._outcome(ending, recorder, limit, notes)
 
-        try:
-            changes = compare_snapshots(
-                before_files, scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
-            )
-        except OSError as exc:
-            changes = FileChanges(notes=[f"The working-directory scan failed: {exc}"])
+        changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
         after_vars = None if died_now else self._signatures()
         if died_now and before_vars is not None:
             variables = variable_delta(before_vars, {})

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
-from twnb.kernel.file_scan import (
-    DEFAULT_SCAN_LIMITS,
-    FileChanges,
-    ScanLimits,
-    compare_snapshots,
-    scan_directory,
-)
+from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.shell_hooks import recorded_shell_output
@@ -91,12 +86,7 @@ class LiveShellExecutor:
         duration = time.perf_counter() - started
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
-        try:
-            changes = compare_snapshots(
-                before_files, scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
-            )
-        except OSError as exc:
-            changes = FileChanges(notes=[f"The working-directory scan failed: {exc}"])
+        changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
         after_vars = None if before_vars is None else _signatures_or_note(self.shell.user_ns, hidden, notes)
         variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
         return build_result(
@@ -166,6 +156,4 @@ def _matching_traceback(recorder: OutputRecorder, exc: BaseException | None) -> 
 
 
 def _format_exception(exc: BaseException) -> str:
-    import traceback
-
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()

@@ -59,10 +59,6 @@ class SecretScreen:
         return _SECRET_VALUE.sub(HIDDEN, text)
 
 
-def looks_secret_value(text: str) -> bool:
-    return SecretScreen.from_environment().looks_secret_value(text)
-
-
 def redact_secrets(text: str) -> str:
     """`text` with environment secrets and key-shaped strings replaced by "[hidden]"."""
     return SecretScreen.from_environment().redact(text)

@@ -46,10 +46,8 @@ class InstantClient:
 
     def __init__(self) -> None:
         self.calls = {"Planner": 0, "CodeInterpreter": 0}
-        self.last_prompt_chars = 0
 
     def stream(self, messages: list[dict], *, model: str, role: str = "", response_format: Any = None) -> Any:
-        self.last_prompt_chars = sum(len(str(m["content"])) for m in messages)
         n = self.calls[role] = self.calls[role] + 1
         if role == "CodeInterpreter":
             reply = {

@@ -103,6 +103,16 @@ def test_unreadable_replies_keep_every_raw_text(turn, fake_llm):
     assert error.value.raw_texts == ["not json", "still not json"]
 
 
+def test_unreadable_replies_keep_each_attempts_own_reason(turn, fake_llm):
+    fake_llm.load({"Planner": ["not json", '{"response": {"message": "cut']})
+    with pytest.raises(ReplyUnreadable) as error:
+        run(turn)
+    first, last = (attempt["reason"] for attempt in error.value.attempts)
+    assert "contains no JSON object" in first
+    assert "ended before the JSON object was complete" in last
+    assert error.value.problem == str(error.value.__cause__)
+
+
 def test_a_dropped_attempt_keeps_its_partial_text_then_the_retry_is_committed(turn, fake_llm):
     fake_llm.load({"Planner": [{"content": REPLY, "drop_after_chars": 30}]})
     post = run(turn).post

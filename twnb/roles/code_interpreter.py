@@ -106,13 +106,8 @@ class CodeInterpreter(Role):
         try:
             post = self.turn.run(messages, post_id=post_id, send_to="Planner", observer=observer).post
         except ReplyUnreadable as unreadable:
-            post = Post.create("", self.alias, "Planner")
-            post.id = post_id
-            post.extra["dropped_attempts"] = [
-                {"reason": str(unreadable.__cause__ or unreadable), "raw_text": t}
-                for t in unreadable.raw_texts
-            ]
-            return self._unusable(post, str(unreadable.__cause__ or unreadable), observer)
+            post = unreadable.empty_post(post_id, self.alias, "Planner")
+            return self._unusable(post, unreadable.problem, observer)
         except BaseException:
             self._revisions.pop(post_id, None)
             raise

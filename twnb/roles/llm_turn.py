@@ -32,16 +32,32 @@ from twnb.llm.messages import Msg, to_openai_messages
 from twnb.memory import NullObserver, Observer, Post, PostRetry, PostStarted, StatusChanged, UsageReported
 from twnb.roles.errors import TranslationError
 from twnb.roles.role import keep_unfinished
-
-REASONING_CAP = 20_000  # characters of a reasoning model's thinking kept in post.extra
+from twnb.roles.translator import REASONING_CAP  # one cap for every source of a reply's thinking
 
 
 class ReplyUnreadable(Exception):
-    """Every attempt gave a reply the translator could not read; `raw_texts` holds them, oldest first."""
+    """Every attempt gave a reply the translator could not read. `attempts` holds each one's `reason`
+    and `raw_text`, oldest first; the last attempt's `TranslationError` is the `__cause__`."""
 
-    def __init__(self, message: str, raw_texts: list[str]) -> None:
+    def __init__(self, message: str, attempts: list[dict[str, str]]) -> None:
         super().__init__(message)
-        self.raw_texts = raw_texts
+        self.attempts = attempts
+
+    @property
+    def raw_texts(self) -> list[str]:
+        return [attempt["raw_text"] for attempt in self.attempts]
+
+    @property
+    def problem(self) -> str:
+        """What was wrong with the last reply, in words a role can quote back to the model."""
+        return str(self.__cause__ or self)
+
+    def empty_post(self, post_id: str, send_from: str, send_to: str) -> Post:
+        """A Post with nothing usable, every attempt kept in `extra["dropped_attempts"]`."""
+        post = Post.create("", send_from, send_to)
+        post.id = post_id
+        post.extra["dropped_attempts"] = list(self.attempts)
+        return post
 
 
 @dataclass
@@ -67,9 +83,8 @@ def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     total["wall_time_s"] = round(wall, 3)
     if usage.get("estimated"):
         total["estimated"] = True
-    for key in ("model",):
-        if usage.get(key):
-            total[key] = usage[key]
+    if usage.get("model"):
+        total["model"] = usage["model"]
     return total
 
 
@@ -151,7 +166,7 @@ class LLMTurn:
                     dropped.append({"reason": reason, "raw_text": raw})
                     raise ReplyUnreadable(
                         f"the {self.role}'s reply could not be read after {attempt} attempts: {error}",
-                        [d["raw_text"] for d in dropped],
+                        dropped,
                     ) from error
                 dropped.append({"reason": reason, "raw_text": raw})
                 observer.on_event(PostRetry(post_id=post_id, reason=reason))

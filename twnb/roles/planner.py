@@ -117,13 +117,8 @@ class Planner(Role):
         try:
             result = self.turn.run(messages, post_id=post_id, send_to="Unknown", observer=observer)
         except ReplyUnreadable as unreadable:
-            problem = str(unreadable.__cause__ or unreadable)
-            post = Post.create("", self.alias, "Unknown")
-            post.id = post_id
-            post.extra["dropped_attempts"] = [
-                {"reason": problem, "raw_text": t} for t in unreadable.raw_texts
-            ]
-            return self._revise(post, unreadable.raw_texts[-1], [problem], corrections, observer)
+            post = unreadable.empty_post(post_id, self.alias, "Unknown")
+            return self._revise(post, unreadable.raw_texts[-1], [unreadable.problem], corrections, observer)
         problems = planner_problems(result.post, self.recipients)
         if problems:
             return self._revise(result.post, result.raw_text, problems, corrections, observer)

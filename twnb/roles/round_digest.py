@@ -153,7 +153,6 @@ def code_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     """A Round as the CodeInterpreter needs it later: each task and what its code left behind."""
     limit = policy.oneline_chars if one_line else policy.task_chars
     tasks = [p for p in round.post_list if p.send_from == "Planner" and p.send_to == "CodeInterpreter"]
-    steps = code_posts(round)
     failed = " (round failed)" if round.state == "failed" else ""
     if not tasks:
         return f'- "{clip(round.user_query, limit)}"{failed}: no code task'
@@ -162,7 +161,7 @@ def code_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
         answer = _answer_to(round, task)
         outcome = step_line(answer, with_error=not one_line) if answer is not None else "no reply"
         lines.append(f'- "{clip(task.message, limit)}"{failed} -> {outcome}')
-    return "\n".join(lines[-1:] if one_line else lines) if steps or tasks else ""
+    return "\n".join(lines[-1:] if one_line else lines)
 
 
 def _answer_to(round: Round, task: Post) -> Post | None:

@@ -34,23 +34,22 @@ def missing_variables(conversation: Any, namespace: Mapping[str, Any]) -> list[s
 def _post_variables(post: Any) -> Iterable[tuple[str, bool]]:
     by_type: dict[str, list[Any]] = {}
     for attachment in post.attachment_list:
-        by_type.setdefault(str(getattr(attachment.type, "value", attachment.type)), []).append(attachment)
-    results = by_type.get("execution_result", [])
+        by_type.setdefault(attachment.type.value, []).append(attachment)
     recorded = [
         change
-        for attachment in results
+        for attachment in by_type.get("execution_result", [])
         if isinstance(attachment.extra, Mapping)
         for change in attachment.extra.get("variables") or []
         if isinstance(change, Mapping) and change.get("name")
     ]
     if recorded:
         return [(str(change["name"]), change.get("kind") in _MADE) for change in recorded]
-    status = " ".join(str(a.content) for a in by_type.get("execution_status", [])).strip().lower()
-    if status not in ("success", "succeeded"):
+    status = " ".join(str(a.content) for a in by_type.get("execution_status", [])).strip()
+    if status.upper() != "SUCCESS":  # TaskWeaver's SUCCESS | FAILURE | NONE
         return []
-    code = "\n".join(str(a.content) for a in by_type.get("reply_content", []) if isinstance(a.content, str))
     if [str(a.content).strip() for a in by_type.get("reply_type", [])] == ["text"]:
         return []
+    code = "\n".join(str(a.content) for a in by_type.get("reply_content", []) if isinstance(a.content, str))
     return [(name, True) for name in assigned_names(code)]
 
 

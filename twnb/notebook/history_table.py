@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.session.round_bundle import escape_markdown_inline, plain_text
+from twnb.session.round_bundle import escape_markdown_inline, plain_text, shorten, state_label
 
 _COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
 _REQUEST_CHARS = 70
@@ -17,17 +17,12 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
         duration = (extra.get("timing") or {}).get("duration_s")
         usage = extra.get("usage") or {}
         tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
-        state = round.state
-        if state == "failed" and "interrupt" in str(extra.get("failure_reason") or "").lower():
-            state = "interrupted"
-        request = " ".join(plain_text(round.user_query).split())
-        if len(request) > _REQUEST_CHARS:
-            request = request[: _REQUEST_CHARS - 1] + "…"
+        request = shorten(" ".join(plain_text(round.user_query).split()), _REQUEST_CHARS)
         rows.append(
             (
                 str(number),
                 round.id,
-                state,
+                state_label(round.state, extra.get("failure_reason")),
                 str(len(round.post_list)),
                 f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",
                 f"{tokens:,}" if tokens else "-",

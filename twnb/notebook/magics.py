@@ -7,7 +7,9 @@ at None means "not set here", so the environment, `.env`, `twnb.yaml` and the us
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
@@ -21,7 +23,7 @@ SUBCOMMANDS = {
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
     "history": "history              the Rounds of this conversation as a table",
     "config": "config               effective settings and where each came from (keys are never shown)",
-    "export": "export PATH.ipynb    the conversation as a notebook",
+    "export": "export PATH.ipynb    the conversation as a notebook (not yet)",
     "trace": "trace ...            observability (not yet)",
     "help": "help                 this help",
 }
@@ -101,29 +103,10 @@ class TaskWeaverMagics(Magics):
         None, allow_none=True, help="Replay LLM replies from this cassette instead of calling a model."
     ).tag(config=True)
 
-    SETTINGS = (
-        "model",
-        "base_url",
-        "api_key_env",
-        "azure_endpoint",
-        "api_version",
-        "planner_model",
-        "code_model",
-        "session_dir",
-        "verify",
-        "max_retries",
-        "timeout",
-        "max_posts",
-        "record",
-        "replay",
-    )
-
     def __init__(
         self, shell: Any = None, workdir: str | None = None, notebook: Any = None, **kwargs: Any
     ) -> None:
         super().__init__(shell=shell, **kwargs)
-        import os
-
         from twnb.notebook.notebook_session import NotebookSession
 
         # "The notebook's folder" is the kernel's working directory when the extension first loaded;
@@ -132,7 +115,9 @@ class TaskWeaverMagics(Magics):
         self.last_display: Any = None  # the last Round's RoundDisplay (its view counts updates)
 
     def traitlet_values(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.SETTINGS if getattr(self, name) is not None}
+        """The settings set here (`%config`, ipython_config.py); None means "not set here"."""
+        values = {name: getattr(self, name) for name in self.trait_names(config=True)}
+        return {name: value for name, value in values.items() if value is not None}
 
     @magic_arguments()
     @argument("--model", metavar="M", help="the model for this Round only")
@@ -216,8 +201,7 @@ class TaskWeaverMagics(Magics):
         finally:
             # Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
             with interrupts_held() as held:
-                display.stop()
-                round = self._final_round(round, rounds_before, stopped)
+                round = self._final_round(round, query, rounds_before, stopped)
                 display.finish(round, self._final_plan(round))
             if held:
                 self._say("Ctrl-C came while the Round's final output was written; it was written first.")
@@ -226,7 +210,7 @@ class TaskWeaverMagics(Magics):
             raise RoundFailedError(redactor.redact(reason))
         return None
 
-    def _final_round(self, round: Any, rounds_before: int, reason: str) -> Any:
+    def _final_round(self, round: Any, query: str, rounds_before: int, reason: str) -> Any:
         """The Round to show at the end: the session's, else the one it recorded, else a stand-in
         saying that nothing was recorded (so the display never stays at "running")."""
         if round is not None:
@@ -235,7 +219,7 @@ class TaskWeaverMagics(Magics):
             return self.notebook.conversation.rounds[-1]
         from twnb.memory import Round
 
-        stand_in = Round.create(user_query=self.last_display.request)
+        stand_in = Round.create(user_query=query)
         stand_in.change_round_state("failed")
         stand_in.extra = {"failure_reason": reason}
         return stand_in
@@ -401,7 +385,5 @@ class TaskWeaverMagics(Magics):
     def _say(self, message: str, *, error: bool = False) -> None:
         print(message, file=sys.stderr if error else sys.stdout)
 
-    def _path(self, text: str) -> Any:
-        from pathlib import Path
-
+    def _path(self, text: str) -> Path:
         return Path(text).expanduser()  # relative to the kernel's current directory, as `open` would be

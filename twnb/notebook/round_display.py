@@ -8,8 +8,7 @@ redrawn on reopen. Without one (terminal IPython, a bare shell) milestones are p
 and the final bundle is displayed once, which prints its `text/plain`.
 
 While a widget Round runs, a `Heartbeat` ticks the view about once a second (elapsed time, held-back
-text). `finish` stops it, and `stop` (idempotent) is for the caller's `finally` when there is no Round
-to finish.
+text); `finish` stops it before the final update.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.session.round_bundle import artifact_previews, round_bundle
+from twnb.session.round_bundle import MIME_TYPE, artifact_previews, round_bundle
 
 
 def has_widget_frontend(shell: Any) -> bool:
@@ -37,7 +36,6 @@ class RoundDisplay:
         widgets: bool,
         base_dir: str | Path | None = None,
         redact: Callable[[Any], Any] | None = None,
-        heartbeat_s: float = 1.0,
     ) -> None:
         self.request = request
         self.session_id = session_id
@@ -46,13 +44,12 @@ class RoundDisplay:
         self._redact = redact or (lambda data: data)
         self._handle: Any = None
         self.heartbeat: Any = None
-        self.final_bundle: dict[str, Any] | None = None
         if widgets:
             from twnb.notebook.heartbeat import Heartbeat
             from twnb.notebook.round_view import RoundView
 
             self.view: Any = RoundView(request, base_dir=base_dir)
-            self.heartbeat = Heartbeat(self.view.tick, heartbeat_s)
+            self.heartbeat = Heartbeat(self.view.tick)
         else:
             from twnb.notebook.text_progress import TextProgress
 
@@ -71,30 +68,20 @@ class RoundDisplay:
         self._handle = display(bundle, raw=True, display_id=True)
         self.heartbeat.start()
 
-    def stop(self) -> None:
-        """Stop the heartbeat (no more widget updates from its thread)."""
-        if self.heartbeat is not None:
-            self.heartbeat.stop()
-
-    def finish(self, round: Any, plan: Any = None) -> dict[str, Any]:
+    def finish(self, round: Any, plan: Any = None) -> None:
         """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too."""
         from IPython.display import display
 
-        self.stop()
+        if self.heartbeat is not None:
+            self.heartbeat.stop()  # no widget update from its thread after this
         previews = artifact_previews(round, self.base_dir)
         bundle = self._bundle(round, plan=plan, previews=previews)
-        self.final_bundle = bundle
         if self.widgets:
-            from twnb.session.round_bundle import MIME_TYPE
-
             self.view.finish(round, bundle[MIME_TYPE])
-            if self._handle is not None:
-                self._handle.update(bundle, raw=True)
-            else:
-                display(bundle, raw=True)
+        if self._handle is not None:  # the widget's display, shown by start()
+            self._handle.update(bundle, raw=True)
         else:
             display(bundle, raw=True)
-        return bundle
 
     def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # Redact the Round's data, not the bundle: base64 previews must not be rewritten by key patterns.

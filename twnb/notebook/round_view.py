@@ -25,16 +25,20 @@ from typing import Any
 
 from twnb.notebook.throttle import Throttle
 from twnb.session.round_bundle import (
-    NO_ERROR,
+    HIDDEN_TYPES,
     PREVIEW_CAP_BYTES,
     artifact_url,
     clean_text,
+    clip_middle,
     display_path,
     displayed_images,
     escape_markdown,
     incomplete_reason,
+    is_no_error,
     plan_to_dict,
     post_title,
+    shorten,
+    state_label,
     summary_line,
 )
 
@@ -48,7 +52,6 @@ _STATE_COLOURS = {
     "interrupted": "#9a6700",
 }
 _STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # twnb.memory.plan states
-_HIDDEN_TYPES = {"shared_memory_entry", "invalid_response", "reply_type"}
 # The Planner's bookkeeping: the plan is already the checklist above, so after the Round these fold
 # into one closed "planner notes" line per post (open while they stream, so the plan can be watched).
 _PLANNER_NOTES = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
@@ -92,7 +95,6 @@ class RoundView:
         self._started = clock()
         self._base_dir = Path(base_dir) if base_dir is not None else None
         self.throttle = Throttle(rate_hz, clock)
-        self.widget_updates = 0  # trait changes sent to the frontend (one comm message each)
         self.deltas_seen = 0
         self.first_delta_at: float | None = None
         self.first_update_at: float | None = None
@@ -146,7 +148,7 @@ class RoundView:
 
     def _on_AttachmentDelta(self, event: Any) -> None:
         section = self._section(event.post_id)
-        kind = str(getattr(event.type, "value", event.type))
+        kind = event.type.value
         current = section.attachments.get(event.attachment_id)
         section.attachments[event.attachment_id] = (kind, (current[1] if current else "") + event.text)
         self._stream(event.post_id, event.attachment_id, bool(event.is_end))
@@ -155,9 +157,9 @@ class RoundView:
         section = self._section(event.post_id)
         section.clear()
         self._dirty = {key for key in self._dirty if key[0] != event.post_id}
-        self._set(section.message_out, "outputs", ())
-        self._set(section.attachments_html, "value", "")
-        self._set(self.status, "value", _status_html(f"retrying: {event.reason}"))
+        section.message_out.outputs = ()
+        section.attachments_html.value = ""
+        self.status.value = _status_html(f"retrying: {event.reason}")
 
     def _on_PostCommitted(self, event: Any) -> None:
         post = event.post
@@ -168,7 +170,7 @@ class RoundView:
         self._render_section(section)
 
     def _on_StatusChanged(self, event: Any) -> None:
-        self._set(self.status, "value", _status_html(event.text))
+        self.status.value = _status_html(event.text)
 
     def _on_UsageReported(self, event: Any) -> None:
         usage = event.usage if isinstance(event.usage, dict) else getattr(event.usage, "to_dict", dict)()
@@ -177,20 +179,17 @@ class RoundView:
         self._render_header()
 
     def _on_PlanUpdated(self, event: Any) -> None:
-        self._set(self.plan, "value", plan_html(plan_to_dict(event.plan)))
+        self.plan.value = plan_html(plan_to_dict(event.plan))
 
     def _on_RoundFailed(self, event: Any) -> None:
-        self._set(self.failure, "value", failure_html(event.reason))
+        self.failure.value = failure_html(event.reason)
 
     def _on_RoundEnded(self, event: Any) -> None:
         self._flush()
-        reason = event.failure_reason or ""
-        self.state = (
-            "interrupted" if event.state == "failed" and "interrupt" in reason.lower() else event.state
-        )
-        if reason:
-            self._set(self.failure, "value", failure_html(reason))
-        self._set(self.status, "value", "")
+        self.state = state_label(event.state, event.failure_reason)
+        if event.failure_reason:
+            self.failure.value = failure_html(event.failure_reason)
+        self.status.value = ""
         self._render_header()
 
     # --- the end of a Round ----------------------------------------------------------------------
@@ -209,13 +208,11 @@ class RoundView:
             section = self._section(post.id, post.send_from, post.send_to)
             section.commit(post)
             self._render_section(section)
-            self._set(section.box, "selected_index", 0 if post.id in keep_open else None)
+            section.box.selected_index = 0 if post.id in keep_open else None
         reason = (round.extra or {}).get("failure_reason") or ""
+        self.state = state_label(round.state, reason)
         if round.state == "failed":
-            self.state = "interrupted" if "interrupt" in reason.lower() else "failed"
-            self._set(self.failure, "value", failure_html(reason or "the Round failed"))
-        else:
-            self.state = round.state
+            self.failure.value = failure_html(reason or "the Round failed")
         usage = (round.extra or {}).get("usage") or {}
         if usage:
             self.tokens_in = int(usage.get("prompt_tokens") or self.tokens_in)
@@ -223,10 +220,10 @@ class RoundView:
         if payload is not None:
             plan = (payload.get("twnb") or {}).get("plan")
             if plan:
-                self._set(self.plan, "value", plan_html(plan))
+                self.plan.value = plan_html(plan)
             line = summary_line(payload)
-            self._set(self.summary, "value", f"<small>{html.escape(line)}</small>" if line else "")
-        self._set(self.status, "value", "")
+            self.summary.value = f"<small>{html.escape(line)}</small>" if line else ""
+        self.status.value = ""
         self._render_header()
 
     def mime_bundle(self) -> dict[str, Any]:
@@ -254,9 +251,9 @@ class RoundView:
             if section is None:
                 continue
             if (post_id, "message") in dirty:
-                self._set(section.message_out, "outputs", _markdown_outputs(section.message))
+                section.message_out.outputs = _markdown_outputs(section.message)
             if any(key != "message" for pid, key in dirty if pid == post_id):
-                self._set(section.attachments_html, "value", self._attachments_html(section))
+                section.attachments_html.value = self._attachments_html(section)
         if dirty and self.first_update_at is None:
             self.first_update_at = self._clock()
         self._render_header()
@@ -268,16 +265,16 @@ class RoundView:
                 self._w, self._layout, self._html_style, post_id, send_from or "?", send_to or "?"
             )
             self._posts[post_id] = section
-            self._set(self.posts, "children", (*self.posts.children, section.box))
+            self.posts.children = (*self.posts.children, section.box)
         elif send_from and (send_from, send_to) != (section.send_from, section.send_to):
             section.send_from, section.send_to = send_from, send_to
-            self._set(section.box, "titles", (section.title(),))
+            section.box.titles = (section.title(),)
         return section
 
     def _render_section(self, section: _PostSection) -> None:
-        self._set(section.box, "titles", (section.title(),))
-        self._set(section.message_out, "outputs", _markdown_outputs(section.message))
-        self._set(section.attachments_html, "value", self._attachments_html(section))
+        section.box.titles = (section.title(),)
+        section.message_out.outputs = _markdown_outputs(section.message)
+        section.attachments_html.value = self._attachments_html(section)
 
     def _attachments_html(self, section: _PostSection) -> str:
         # One HTML widget per post, not per attachment: saved widget state costs a model per widget.
@@ -285,7 +282,7 @@ class RoundView:
         notes = []
         verified = section.verification() == "CORRECT"
         for kind, text in section.attachments.values():
-            if kind in _HIDDEN_TYPES or (kind == "code_error" and str(text).strip() == NO_ERROR):
+            if kind in HIDDEN_TYPES or is_no_error(kind, text):
                 continue
             if kind == "verification" and str(text).strip() in ("CORRECT", "NONE"):
                 if verified and not section.has("execution_status"):
@@ -326,7 +323,7 @@ class RoundView:
         # Whole seconds while it runs (the heartbeat ticks each second); the Round's own figure at the end.
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         colour = _STATE_COLOURS.get(self.state, "#57606a")
-        request = html.escape(_shorten(clean_text(self.request), 200))
+        request = html.escape(shorten(clean_text(self.request), 200))
         tokens = (
             f" · {self.tokens_in:,} in / {self.tokens_out:,} out tokens"
             if self.tokens_in or self.tokens_out
@@ -337,13 +334,7 @@ class RoundView:
             f'padding:0 6px">{html.escape(self.state)}</span> '
             f"<small>{elapsed} s{tokens}</small><br><span>{request}</span></div>"
         )
-        self._set(self.header, "value", value)
-
-    def _set(self, widget: Any, name: str, value: Any) -> None:
-        # A trait set to its current value sends nothing; count only what reaches the frontend.
-        if getattr(widget, name) != value:
-            setattr(widget, name, value)
-            self.widget_updates += 1
+        self.header.value = value
 
 
 class _PostSection:
@@ -396,7 +387,7 @@ class _PostSection:
         self.message = post.message or ""
         self.incomplete = str((post.extra or {}).get("incomplete") or "")
         self.attachments = {
-            attachment.id: (str(getattr(attachment.type, "value", attachment.type)), attachment.content)
+            attachment.id: (attachment.type.value, attachment.content)
             for attachment in post.attachment_list
         }
 
@@ -433,7 +424,7 @@ def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bo
         colour = "#cf222e" if kind == "code_error" else "inherit"
         return (
             f'<div><small>{label}</small><pre style="white-space:pre-wrap;margin:0;color:{colour}">'
-            f"{html.escape(_clip(text))}</pre></div>"
+            f"{html.escape(clip_middle(text, _RESULT_LIMIT))}</pre></div>"
         )
     if kind == "execution_status":
         colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"
@@ -518,7 +509,7 @@ def _sections_kept_open(round: Any) -> set[str]:
 
 
 def _has_code(post: Any) -> bool:
-    kinds = {str(getattr(a.type, "value", a.type)): a.content for a in post.attachment_list}
+    kinds = {a.type.value: a.content for a in post.attachment_list}
     return "reply_content" in kinds and str(kinds.get("reply_type", "python")).strip() != "text"
 
 
@@ -543,13 +534,3 @@ def failure_html(reason: str) -> str:
 
 def _status_html(text: str) -> str:
     return f"<small><i>{html.escape(text)}</i></small>" if text else ""
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _clip(text: str) -> str:
-    if len(text) <= _RESULT_LIMIT:
-        return text
-    return text[: _RESULT_LIMIT // 2] + "\n... (clipped) ...\n" + text[-_RESULT_LIMIT // 2 :]

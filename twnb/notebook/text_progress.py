@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from twnb.session.round_bundle import plain_text
+from twnb.session.round_bundle import plain_text, shorten
 
 _PREVIEW = 160
 
@@ -28,9 +28,7 @@ class TextProgress:
             self._print(f"[twnb] {plain_text(event.text)}")
         elif name == "PostCommitted":
             post = event.post
-            message = " ".join(plain_text(post.message or "").split())
-            if len(message) > _PREVIEW:
-                message = message[: _PREVIEW - 1] + "…"
+            message = shorten(" ".join(plain_text(post.message or "").split()), _PREVIEW)
             self._print(f"[twnb] {plain_text(post.send_from)} -> {plain_text(post.send_to)}: {message}")
         elif name == "PostRetry":
             self._print(f"[twnb] retrying ({plain_text(event.reason)})")

@@ -29,9 +29,9 @@ MIME_TYPE = "application/vnd.twnb.round+json"
 SCHEMA_VERSION = 1
 PREVIEW_CAP_BYTES = 256 * 1024
 THUMBNAIL_SIDE = 320  # pixels: enough to recognise a plot in a list of Rounds
-# Attachment types shown as code, as text or not at all in the static views.
+# Attachment types shown as code, as text or not at all (here and in the widget).
 _CODE_TYPES = {"reply_content"}
-_HIDDEN_TYPES = {"shared_memory_entry", "reply_type", "invalid_response"}
+HIDDEN_TYPES = frozenset({"shared_memory_entry", "reply_type", "invalid_response"})
 _RESULT_TYPES = {"execution_result", "code_error", "revise_message"}  # verification: one line
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}
 NO_ERROR = "No error is found."
@@ -104,20 +104,8 @@ def plan_from_round(round: Any) -> Any:
 
 
 def plan_to_dict(plan: Any) -> dict[str, Any] | None:
-    """The plan as `{"subtasks": [{"name", "state"}, ...]}` (plus whatever else the plan model writes)."""
-    if plan is None:
-        return None
-    data = plan if isinstance(plan, Mapping) else plan.to_dict()
-    data = _plain(data)
-    subtasks = []
-    for step in data.get("subtasks") or data.get("steps") or []:
-        if isinstance(step, Mapping):
-            name = step.get("name") or step.get("description") or step.get("text") or ""
-            subtasks.append({**step, "name": str(name), "state": str(step.get("state") or "todo")})
-        else:
-            subtasks.append({"name": str(step), "state": "todo"})
-    data["subtasks"] = subtasks
-    return data
+    """A `twnb.memory.Plan` as plain data: `{"subtasks": [{"name", "state", ...}, ...], ...}`."""
+    return None if plan is None else _plain(plan.to_dict())
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -157,7 +145,7 @@ def displayed_images(round_or_posts: Any) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for post in posts:
         for attachment in post.attachment_list:
-            if _type_name(attachment.type) != "execution_result":
+            if attachment.type.value != "execution_result":
                 continue
             for index, output in enumerate((attachment.extra or {}).get("outputs") or []):
                 data = output.get("data") if isinstance(output, Mapping) else None
@@ -198,10 +186,8 @@ def display_path(path: str | Path, base_dir: str | Path | None) -> str:
 def _artifact_paths(round: Any) -> Iterable[str]:
     for post in round.post_list:
         for attachment in post.attachment_list:
-            if _type_name(attachment.type) != "artifact_paths":
-                continue
-            content = attachment.content
-            yield from [content] if isinstance(content, str) else [str(c) for c in content or []]
+            if attachment.type.value == "artifact_paths":
+                yield from (str(path) for path in attachment.content)
 
 
 def _preview(
@@ -254,11 +240,6 @@ def _thumbnail(raw: bytes, cap_bytes: int, side: int) -> bytes | None:
 
 # ---------------------------------------------------------------------------------------------------
 # text/markdown and text/plain
-
-
-def escape_html(text: str) -> str:
-    """Raw HTML shown as text: `<img onerror=...>` must never become an element."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # Characters that build Markdown structure, written as character references: CommonMark never reads a
@@ -398,7 +379,7 @@ def artifact_url(name: str) -> str | None:
 def round_markdown(payload: Mapping[str, Any]) -> str:
     twnb = payload.get("twnb") or {}
     inline = escape_markdown_inline
-    lines = [f"**twnb Round** `{payload.get('id', '')}` · {_state_label(payload)}", ""]
+    lines = [f"**twnb Round** `{payload.get('id', '')}` · {_payload_state(payload)}", ""]
     request = clean_text(payload.get("user_query", "")).splitlines()
     lines += ["> " + inline(line) for line in request]
     lines.append("")
@@ -445,7 +426,7 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
 def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     kind = str(attachment.get("type"))
     content = attachment.get("content")
-    if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
+    if not _shown(kind, content):
         return []
     if kind == "artifact_paths":
         paths = [content] if isinstance(content, str) else [str(p) for p in content]
@@ -453,11 +434,10 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     text = clean_text(content)
     if kind in _CODE_TYPES:
         return [*_fence(text, "python"), ""]
-    if kind in _RESULT_TYPES:
-        return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
-    if "\n" in text.strip():
-        return [f"*{kind.replace('_', ' ')}:*", "", *_fence(_clip(text), "text"), ""]
-    return [f"*{kind.replace('_', ' ')}:* {escape_markdown(text)}", ""]
+    label = kind.replace("_", " ")
+    if kind in _RESULT_TYPES or "\n" in text.strip():
+        return [f"*{label}:*", "", *_fence(clip_middle(text, _TEXT_LIMIT), "text"), ""]
+    return [f"*{label}:* {escape_markdown(text)}", ""]
 
 
 def _artifact_link(path: str) -> str:
@@ -484,16 +464,22 @@ def _backtick_runs(line: str) -> list[str]:
     return [*runs, current] if current else runs
 
 
-def _clip(text: str) -> str:
-    if len(text) <= _TEXT_LIMIT:
+def clip_middle(text: str, limit: int) -> str:
+    """A long result cut in the middle: its start and its end (where errors and answers are) stay."""
+    if len(text) <= limit:
         return text
-    return text[: _TEXT_LIMIT // 2] + "\n... (clipped) ...\n" + text[-_TEXT_LIMIT // 2 :]
+    return text[: limit // 2] + "\n... (clipped) ...\n" + text[-limit // 2 :]
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most `limit` characters, an ellipsis marking a cut (one-line previews: headers, tables)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def round_text(payload: Mapping[str, Any]) -> str:
     """Readable plain text for terminal IPython and anything that shows no Markdown."""
     twnb = payload.get("twnb") or {}
-    lines = [f"twnb Round {payload.get('id', '')} [{_state_label(payload)}]"]
+    lines = [f"twnb Round {payload.get('id', '')} [{_payload_state(payload)}]"]
     lines.append(f"request: {plain_text(payload.get('user_query', ''))}")
     plan = twnb.get("plan")
     if plan and plan.get("subtasks"):
@@ -511,12 +497,12 @@ def round_text(payload: Mapping[str, Any]) -> str:
         for attachment in post.get("attachment_list") or []:
             kind = str(attachment.get("type"))
             content = attachment.get("content")
-            if kind in _HIDDEN_TYPES or content in (None, "", []) or _is_no_error(kind, content):
+            if not _shown(kind, content):
                 continue
             text = plain_text(content)
             if kind in _CODE_TYPES or kind in _RESULT_TYPES or "\n" in text.strip():
                 lines.append(f"[{kind}]")
-                lines += ["  " + line for line in _clip(text).splitlines()]
+                lines += ["  " + line for line in clip_middle(text, _TEXT_LIMIT).splitlines()]
             else:
                 lines.append(f"[{kind}] {text}")
     failure = (payload.get("extra") or {}).get("failure_reason")
@@ -561,21 +547,24 @@ def summary_line(payload: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _state_label(payload: Mapping[str, Any]) -> str:
-    state = str(payload.get("state", ""))
-    failure = str((payload.get("extra") or {}).get("failure_reason") or "")
-    if state == "failed" and "interrupt" in failure.lower():
+def state_label(state: str, failure_reason: Any = None) -> str:
+    """The state users see: a Round failed by Ctrl-C (its failure reason says so) is `interrupted`."""
+    if state == "failed" and "interrupt" in str(failure_reason or "").lower():
         return "interrupted"
     return state
 
 
-def _is_no_error(kind: str, content: Any) -> bool:
-    # TaskWeaver writes a code_error attachment saying there is none; showing it (in red) misleads.
+def _payload_state(payload: Mapping[str, Any]) -> str:
+    return state_label(str(payload.get("state", "")), (payload.get("extra") or {}).get("failure_reason"))
+
+
+def is_no_error(kind: str, content: Any) -> bool:
+    """TaskWeaver writes a code_error attachment saying there is none; showing it (in red) misleads."""
     return kind == "code_error" and str(content).strip() == NO_ERROR
 
 
-def _type_name(kind: Any) -> str:
-    return str(getattr(kind, "value", kind))
+def _shown(kind: str, content: Any) -> bool:
+    return kind not in HIDDEN_TYPES and content not in (None, "", []) and not is_no_error(kind, content)
 
 
 def _as_text(value: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-HOSTILE = "<img src=x onerror=alert(1)>"
+from nb_rounds import HOSTILE
 
 
 def planner(message: str, *, send_to: str, step: str, stop: str = "InProcess") -> str:

@@ -96,9 +96,7 @@ def test_ipython_config_reaches_the_traitlets(clean_env):
     from IPython.core.interactiveshell import InteractiveShell
 
     ip = InteractiveShell.instance()
-    ip.config.TaskWeaverMagics.max_posts = (
-        7  # what ipython_config.py's `c.TaskWeaverMagics.max_posts = 7` does
-    )
+    ip.config.TaskWeaverMagics.max_posts = 7  # as `c.TaskWeaverMagics.max_posts = 7` in ipython_config.py
     try:
         ip.run_line_magic("load_ext", "twnb")
         assert magics(ip).max_posts == 7

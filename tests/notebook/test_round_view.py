@@ -80,11 +80,12 @@ def test_first_token_is_visible_at_once():
     assert view.first_update_at == view.first_delta_at
 
 
-def test_code_streams_highlighted():
+def test_code_streams_highlighted_and_escaped():
     view = _view()
-    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.reply_content, "x = 1", True))
-    html = _all_html(view)
-    assert "<span" in html and "x" in html and "1" in html
+    view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.reply_content, "x = 1 < 2", True))
+    html = view._posts["post-1"].attachments_html.value
+    assert "<span" in html
+    assert "x = 1 &lt; 2" in re.sub(r"<[^>]+>", "", html)
 
 
 def test_retry_clears_the_post_text():

@@ -29,9 +29,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
     demo.add_argument(
-        "--timeout", type=float, default=600.0, metavar="S", help="seconds one notebook cell may take"
+        "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
     return parser
+
+
+def _seconds(text: str) -> int:
+    # nbclient counts a cell's time limit in whole seconds.
+    try:
+        seconds = int(text)
+    except ValueError:
+        seconds = 0
+    if seconds < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of seconds, 1 or more; got {text!r}")
+    return seconds
 
 
 def run_demo_command(args: argparse.Namespace) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -31,8 +30,8 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from twnb.demo.quickstart import CASSETTE, DATASET, DEMO_MODEL, REQUESTS, build_quickstart_notebook
-from twnb.demo.runner import NOTEBOOK_FILE, SESSION_DIR
+from twnb.demo.quickstart import DATASET, REQUESTS, build_quickstart_notebook
+from twnb.demo.runner import NOTEBOOK_FILE, kernel_environment
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -50,10 +49,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Collapsed by a click before the picture, to keep it readable at README size: the request is already in
-# the header, and the code, results, answer and figure are what the picture is for.
-# The widget folds a finished Round by itself; --collapse TITLE toggles more sections.
-DEFAULT_COLLAPSED: tuple[str, ...] = ()
 # One line of JavaScript per question the script asks the page.
 JS_KERNEL_IDLE = (
     "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
@@ -86,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         metavar="TITLE",
         help="toggle this post section first, by its title (repeatable; default: none, the Round as it ends)",
     )
-    parser.add_argument("--all-open", action="store_true", help="toggle nothing: the Round as it ends")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print it")
     args = parser.parse_args(argv)
     if not 1 <= args.round <= len(REQUESTS):
@@ -140,12 +134,7 @@ def _kernel_environment(scratch: Path) -> dict[str, str]:
     """What `twnb demo` gives its kernel (offline replay), plus a JupyterLab kept out of the user's state.
 
     Kernels inherit the server's environment, so setting it here reaches the notebook's kernel."""
-    env = dict(os.environ)
-    for name in ("TWNB_RECORD", "TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL"):
-        env.pop(name, None)
-    env["TWNB_REPLAY"] = str(CASSETTE.resolve())
-    env["TWNB_MODEL"] = DEMO_MODEL
-    env["TWNB_SESSION_DIR"] = SESSION_DIR
+    env = kernel_environment(live=False)
     # A fresh workspace and settings folder: no restored tabs, no user theme in the picture.
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(scratch / "workspaces")
     env["JUPYTERLAB_SETTINGS_DIR"] = str(scratch / "settings")
@@ -238,8 +227,8 @@ def _shoot(base_url: str, args: argparse.Namespace, profile: Path) -> None:
             if any(state != "finished" for state in states):
                 raise ScreenshotError(f"Rounds ended {states}, not all finished; rerun with --keep to look.")
             _close_side_panel(page)
-            collapse = [] if args.all_open else (args.collapse or list(DEFAULT_COLLAPSED))
-            _collapse_sections(_round_cell(page, args.round), collapse)
+            # A finished Round folds all but its code and its answer by itself; --collapse toggles more.
+            _collapse_sections(_round_cell(page, args.round), args.collapse or [])
             # Clicking made the Round's cell active (blue bar, cell toolbar): make the first cell active.
             page.evaluate("() => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = 0; }")
             args.out.parent.mkdir(parents=True, exist_ok=True)

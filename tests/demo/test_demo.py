@@ -12,12 +12,14 @@ from typing import Any
 import nbformat
 import pytest
 
+from twnb.cli import main
 from twnb.demo.quickstart import DEMO_MODEL, REQUESTS
+from twnb.demo.runner import DemoError, run_demo
 from twnb.memory import AttachmentType, load_conversation
+from twnb.session.round_bundle import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 
-ROUND_MIME = "application/vnd.twnb.round+json"
 REPO = Path(__file__).resolve().parents[2]
 CANARY_KEY = "sk-demo-canary-0123456789abcdefABCDEF"
 
@@ -50,10 +52,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Completed
 
 def _bundles(nb: Any) -> list[dict[str, Any]]:
     return [
-        out["data"][ROUND_MIME]
+        out["data"][MIME_TYPE]
         for cell in nb.cells
         for out in cell.get("outputs", [])
-        if ROUND_MIME in out.get("data", {})
+        if MIME_TYPE in out.get("data", {})
     ]
 
 
@@ -158,6 +160,21 @@ def test_live_without_a_model_fails_before_starting_a_kernel(tmp_path):
     assert proc.returncode == 1
     assert "--live needs a configured model" in proc.stderr and "TWNB_MODEL" in proc.stderr
     assert not (tmp_path / "out" / "quickstart.ipynb").exists()
+
+
+def test_a_cell_over_the_time_limit_says_how_to_give_it_more(tmp_path):
+    slow = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(30)")])
+    with pytest.raises(DemoError, match=r"took longer than 1 s; see .*Give it more time with --timeout S"):
+        run_demo(tmp_path / "out", timeout=1, notebook=slow, progress=lambda line: None)
+    assert (tmp_path / "out" / "quickstart.ipynb").is_file()  # what ran so far is kept
+
+
+@pytest.mark.parametrize("given", ["0", "2.5", "soon"])
+def test_timeout_must_be_whole_seconds(given, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["demo", "--timeout", given])
+    assert stopped.value.code == 2
+    assert f"expected a whole number of seconds, 1 or more; got {given!r}" in capsys.readouterr().err
 
 
 def test_repository_quickstart_notebook_is_valid_with_finished_rounds():

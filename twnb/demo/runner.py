@@ -24,8 +24,8 @@ from twnb.demo.quickstart import (
     DEMO_MODEL,
     build_quickstart_notebook,
 )
+from twnb.session.round_bundle import MIME_TYPE
 
-ROUND_MIME = "application/vnd.twnb.round+json"
 NOTEBOOK_FILE = "quickstart.ipynb"
 KERNEL_LOG = "kernel.log"
 SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's artifacts are easy to find
@@ -53,20 +53,23 @@ def run_demo(
     *,
     live: bool = False,
     record: bool = False,
-    timeout: float = 600.0,
+    timeout: int = 600,
     progress: Callable[[str], None] = print,
+    notebook: nbformat.NotebookNode | None = None,
 ) -> DemoResult:
     """Run the quickstart into `out_dir`; raises DemoError with a clear message when it cannot.
 
-    `record` (live only) records the LLM calls to a cassette beside the conversation: that is how the
-    bundled cassette is made from the scripted replies (tests/demo/record_quickstart_cassette.py)."""
+    `timeout` is each cell's limit in whole seconds. `record` (live only) records the LLM calls to a
+    cassette beside the conversation: that is how the bundled cassette is made from the scripted
+    replies (tests/demo/record_quickstart_cassette.py). `notebook` runs another notebook the same way
+    (default: the quickstart)."""
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     out = Path(out_dir).resolve()
     if record and not live:
         raise DemoError("Recording needs --live: offline, the demo replays the bundled cassette.")
-    env = _kernel_environment(live)
+    env = kernel_environment(live)
     if record:
         env["TWNB_RECORD"] = "1"
     out.mkdir(parents=True, exist_ok=True)
@@ -76,7 +79,7 @@ def run_demo(
         f" -> {out}"
     )
 
-    nb = build_quickstart_notebook()
+    nb = notebook if notebook is not None else build_quickstart_notebook()
     code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     started: dict[int, float] = {}
 
@@ -110,6 +113,11 @@ def run_demo(
     with kernel_log.open("w", encoding="utf-8") as log:
         try:
             client.execute(env=env, stderr=log)
+        except CellTimeoutError as error:
+            raise DemoError(
+                f"A cell of the demo notebook took longer than {timeout} s; see {notebook_path}. "
+                "Give it more time with --timeout S."
+            ) from error
         except CellExecutionError as error:
             raise DemoError(f"A cell of the demo notebook failed; see {notebook_path}.\n{error}") from error
         except RuntimeError as error:  # e.g. the kernel died or never started
@@ -129,7 +137,9 @@ def run_demo(
     return result
 
 
-def _kernel_environment(live: bool) -> dict[str, str]:
+def kernel_environment(live: bool) -> dict[str, str]:
+    """The demo kernel's environment. Offline: the bundled cassette and its scripted model, whatever
+    the user exported (a key or base URL is never used). Live: the user's settings, checked first."""
     env = dict(os.environ)
     env.pop("TWNB_RECORD", None)
     env.pop("TWNB_REPLAY", None)
@@ -176,7 +186,7 @@ def _round_states(cells: list[Any]) -> list[str]:
     states = []
     for cell in cells:
         for output in cell.get("outputs", []):
-            bundle = output.get("data", {}).get(ROUND_MIME)
+            bundle = output.get("data", {}).get(MIME_TYPE)
             if bundle is not None:
                 states.append(str(bundle.get("state")))
     return states

@@ -23,7 +23,8 @@ every reply twice.
 Events: :meth:`PostTranslator.raw_text_to_post` emits only the deltas of the attempt it translates.
 ``PostStarted``, ``PostRetry`` and ``PostCommitted`` belong to the role, which owns the Post's life.
 
-Retrying (after a dropped stream or an invalid reply), as DESIGN.md §5 asks::
+Retrying (after a dropped stream or an invalid reply), as DESIGN.md §5 asks; ``LLMTurn``
+(:mod:`twnb.roles.llm_turn`) does this, in outline::
 
     post_id = new_post_id()
     observer.on_event(PostStarted(post_id, role, "Unknown"))
@@ -36,7 +37,6 @@ Retrying (after a dropped stream or an invalid reply), as DESIGN.md §5 asks::
         except (TranslationError, LLMStreamDropped) as err:
             dropped.append(getattr(err, "raw_text", None) or stream.raw_text)  # kept in extra
             observer.on_event(PostRetry(post_id, str(err)))  # the view clears that post
-            messages += revise_messages(err)                  # str(err) names what was wrong
     observer.on_event(PostCommitted(post))
 
 Each attempt builds a fresh scratch Post with the same ``post_id``, so nothing of a failed attempt is

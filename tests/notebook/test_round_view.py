@@ -211,6 +211,18 @@ def test_a_finished_round_shows_its_time_to_a_tenth_of_a_second():
     assert "<small>0.6 s</small>" in view.header.value
 
 
+def test_a_finished_round_shows_the_same_time_in_its_header_and_its_summary():
+    from twnb.session.round_bundle import MIME_TYPE, round_bundle
+
+    clock = FakeClock()
+    round = analysis_round()  # its timing says 3.2 s
+    view = RoundView(round.user_query, clock=clock)
+    clock.advance(3.5)  # the view was made before the Round's clock started
+    view.finish(round, round_bundle(round, session_id="s")[MIME_TYPE])
+    assert "<small>3.2 s" in view.header.value
+    assert "time 3.2 s" in view.summary.value
+
+
 def test_every_widget_shares_one_layout():
     from ipywidgets.widgets.widget import _instances
 

@@ -93,6 +93,7 @@ class RoundView:
         self._displayed: set[str] = set()  # sha256 of images the Round's code displayed in the cell
         self._clock = clock
         self._started = clock()
+        self._duration: float | None = None  # the Round's own time, once it has ended
         self._base_dir = Path(base_dir) if base_dir is not None else None
         self.throttle = Throttle(rate_hz, clock)
         self.deltas_seen = 0
@@ -213,6 +214,9 @@ class RoundView:
         self.state = state_label(round.state, reason)
         if round.state == "failed":
             self.failure.value = failure_html(reason or "the Round failed")
+        duration = ((round.extra or {}).get("timing") or {}).get("duration_s")
+        if isinstance(duration, (int, float)):
+            self._duration = float(duration)  # what the summary says, not this view's own clock
         usage = (round.extra or {}).get("usage") or {}
         if usage:
             self.tokens_in = int(usage.get("prompt_tokens") or self.tokens_in)
@@ -319,8 +323,8 @@ class RoundView:
         return self._w.HTML(value, layout=self._layout, style=self._html_style)
 
     def _render_header(self) -> None:
-        seconds = self._clock() - self._started
-        # Whole seconds while it runs (the heartbeat ticks each second); the Round's own figure at the end.
+        seconds = self._duration if self._duration is not None else self._clock() - self._started
+        # Whole seconds while it runs (the heartbeat ticks each second); tenths once it has ended.
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         colour = _STATE_COLOURS.get(self.state, "#57606a")
         request = html.escape(shorten(clean_text(self.request), 200))

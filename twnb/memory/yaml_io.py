@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -134,17 +134,21 @@ def load_yaml_file(path: str | os.PathLike[str]) -> Any:
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Replace `path` with `text` in one step: a temp file in the same folder, then `os.replace`.
 
-    On any failure the old file is untouched and the temp file is removed.
+    On any failure the old file is untouched and the temp file is removed. The file keeps an existing
+    file's permissions; a new one gets the usual 0o666 less the umask, applied by the OS when the temp
+    file is created (mkstemp's 0o600 would hide the conversation from other tools, and reading the
+    umask means setting it, which would race other threads of the user's kernel).
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    handle, temp_name = _create_temp(folder, target.name)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(temp_name, _mode_for(target))
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp_name, target.stat().st_mode & 0o7777)
         os.replace(temp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -152,15 +156,15 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         raise
 
 
-def _mode_for(target: Path) -> int:
-    """Keep an existing file's permissions; a new file gets the usual 0o666 minus the umask
-    (mkstemp's 0o600 would hide the conversation from other tools)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+def _create_temp(folder: Path, name: str) -> tuple[int, str]:
+    """A new file `.NAME.<random>.tmp` in `folder`, created with mode 0o666 (less the umask)."""
+    for _ in range(100):
+        temp_name = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp_name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file beside {name} in {folder}")
 
 
 def save_yaml_file(path: str | os.PathLike[str], data: Any) -> None:

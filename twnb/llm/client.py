@@ -7,7 +7,6 @@ apart from a finished one, and errors that say what to fix without ever showing 
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -16,8 +15,9 @@ from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_er
 from twnb.llm.settings import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 from twnb.llm.stream import ChatReply, ChatStream
 from twnb.llm.usage import messages_text
+from twnb.memory.logs import get_logger
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 

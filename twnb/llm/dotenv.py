@@ -18,13 +18,14 @@ skipped with a warning that names the file and line number but never the line (i
 
 from __future__ import annotations
 
-import logging
 import re
 from pathlib import Path
 
+from twnb.memory.logs import get_logger
+
 __all__ = ["parse_dotenv", "read_dotenv"]
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _DOUBLE_QUOTE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}

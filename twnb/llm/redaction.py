@@ -22,11 +22,12 @@ The environment is read on every call (it is a live mapping: the user may set a 
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from twnb.memory.logs import ScrubbingFilter
 
 __all__ = ["REDACTED", "RedactingFilter", "Redactor", "is_credential_field", "is_secret_name"]
 
@@ -190,28 +191,14 @@ class Redactor:
         return self._cache_pattern
 
 
-class RedactingFilter(logging.Filter):
+class RedactingFilter(ScrubbingFilter):
     """A logging filter that redacts the message, its arguments and any traceback of each record.
 
-    Attach it to handlers (``handler.addFilter(...)``): a filter on a logger does not see records that
-    propagate from its children.
+    For the user's own handlers (``handler.addFilter(...)``): a filter on a logger does not see
+    records that propagate from its children. twnb's own loggers are scrubbed already, by the
+    session's redactor (`twnb.memory.logs`).
     """
 
     def __init__(self, redactor: Redactor) -> None:
-        super().__init__()
+        super().__init__(redactor.redact)
         self.redactor = redactor
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a bad format string: keep the raw parts rather than lose the record
-            message = f"{record.msg} {record.args}"
-        record.msg = self.redactor.redact(message)
-        record.args = None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            record.exc_text = self.redactor.redact(record.exc_text)
-        if record.stack_info:
-            record.stack_info = self.redactor.redact(record.stack_info)
-        return True

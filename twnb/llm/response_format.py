@@ -11,13 +11,13 @@ the rest of the session and that model, not to ask for the refused step again.
 from __future__ import annotations
 
 import copy
-import logging
 import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
 from twnb.llm.stream_proxy import StreamProxy
+from twnb.memory.logs import get_logger
 
 __all__ = [
     "ResponseFormatFallback",
@@ -26,7 +26,7 @@ __all__ = [
     "json_schema_format",
 ]
 
-_log = logging.getLogger(__name__)
+_log = get_logger(__name__)
 _REJECTION_WORDS = ("response_format", "response format", "json_schema", "json_object")
 
 

@@ -6,16 +6,16 @@ The session never knows who watches: a widget, a terminal printer, a tracer or a
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from twnb.memory.attachment import AttachmentType
+from twnb.memory.logs import get_logger
 from twnb.memory.plan import Plan
 from twnb.memory.post import Post
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 @dataclass(frozen=True)

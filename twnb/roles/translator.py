@@ -47,17 +47,17 @@ the post on ``PostRetry`` fills it again. ``post_id`` is the whole hook: nothing
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from twnb.memory import Attachment, AttachmentDelta, AttachmentType, MessageDelta, Observer, Post
+from twnb.memory.logs import get_logger
 from twnb.roles.errors import TranslationError
 from twnb.roles.json_stream import JsonStreamError, ReplyEvent, ReplyStreamParser, parse_reply_stream
 
 __all__ = ["OUTPUT_KEYS", "REASONING_CAP", "PostTranslator", "TranslationError"]
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 #: Characters of think-block text kept in ``post.extra["reasoning"]``.
 REASONING_CAP = 20_000

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import Memory, create_id
+from twnb.memory.logs import set_log_scrubber
 from twnb.session.session import Session
 
 
@@ -44,6 +45,7 @@ def build_session(
 
     plain = getattr(settings, "settings", settings)
     redactor = redactor if redactor is not None else Redactor.from_settings(settings)
+    set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
     memory = Memory(session_id=create_id())
     cassette = None

@@ -20,7 +20,6 @@ posts; time to first token stays on each post), `timing`, `failure_reason`.
 from __future__ import annotations
 
 import inspect
-import logging
 import shutil
 import time
 from collections.abc import Generator
@@ -47,6 +46,7 @@ from twnb.memory import (
     load_yaml_file,
     save_yaml_file,
 )
+from twnb.memory.logs import get_logger
 from twnb.roles.llm_turn import add_usage, now_iso
 from twnb.roles.role import RoleFailure, unfinished_post
 from twnb.session.autosave import (
@@ -57,7 +57,7 @@ from twnb.session.autosave import (
 )
 from twnb.session.code_request import CodeRequest
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user (Ctrl-C); every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."

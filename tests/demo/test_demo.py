@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -146,6 +147,20 @@ def test_demo_never_writes_the_exported_key(demo):
     for path in out.rglob("*"):
         if path.is_file():
             assert CANARY_KEY not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_demo_runs_on_this_python_even_when_another_python3_kernel_is_registered(tmp_path):
+    # A user's own `python3` kernel (here: one that cannot start) must not be the one the demo uses.
+    spec = tmp_path / "jupyter" / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    broken = {"argv": ["/bin/false", "{connection_file}"], "display_name": "x", "language": "python"}
+    spec.write_text(json.dumps(broken))
+    env = _clean_env(tmp_path, JUPYTER_PATH=str(tmp_path / "jupyter"))
+    proc = subprocess.run(
+        [_twnb(), "demo", "-o", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Rounds finished: 3 of 3" in proc.stdout
 
 
 def test_live_without_a_model_fails_before_starting_a_kernel(tmp_path):

@@ -24,6 +24,7 @@ from twnb.demo.quickstart import (
     DEMO_MODEL,
     build_quickstart_notebook,
 )
+from twnb.kernel.this_python import this_python_kernel_manager
 from twnb.session.round_bundle import MIME_TYPE
 
 NOTEBOOK_FILE = "quickstart.ipynb"
@@ -101,7 +102,7 @@ def run_demo(
 
     client = NotebookClient(
         nb,
-        kernel_name="python3",
+        km=this_python_kernel_manager(),
         timeout=timeout,
         resources={"metadata": {"path": str(out)}},
         on_cell_start=on_cell_start,

@@ -9,11 +9,12 @@ messages carry the running cell's parent header (nbclient and frontends route th
 from __future__ import annotations
 
 import contextvars
-import logging
 import threading
 from collections.abc import Callable
 
-log = logging.getLogger(__name__)
+from twnb.memory.logs import get_logger
+
+log = get_logger(__name__)
 
 
 class Heartbeat:

@@ -159,7 +159,19 @@ def test_summary_gives_each_object_a_time_budget():
 def test_summary_is_bounded():
     summary = summarize_namespace({f"v{i}": "x" * 60 for i in range(500)}, max_chars=1000)
     assert len(summary) <= 1000
-    assert "more names not shown" in summary
+    assert "older names not shown" in summary
+
+
+def test_a_full_summary_keeps_the_newest_names_and_cuts_the_oldest():
+    namespace = {f"v{i}": "x" * 60 for i in range(500)}
+    namespace["result_of_last_step"] = 42
+    summary = summarize_namespace(namespace, max_chars=1000)
+    assert "result_of_last_step" in summary and "v499" in summary
+    assert "- v0:" not in summary
+    lines = summary.splitlines()
+    assert lines.index(next(x for x in lines if x.startswith("- v499"))) < lines.index(
+        next(x for x in lines if x.startswith("- result_of_last_step"))
+    )  # still in namespace order
 
 
 def _result(**fields) -> ExecutionResult:

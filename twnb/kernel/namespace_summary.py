@@ -165,11 +165,15 @@ def summarize_namespace(
     left_out = 0
     deadline = time.monotonic() + total_budget_s
     names = [n for n in list(namespace) if not n.startswith("_") and n not in skipped]
+    # Newest first, so when the limit cuts the list it cuts the oldest names, not what the last step
+    # made (a dict keeps insertion order); the lines are put back in namespace order below.
+    names.reverse()
+    cut: str | None = None
     for position, name in enumerate(names):
         value = namespace.get(name)
         if time.monotonic() > deadline:
             left_out = len(names) - position
-            lines.append(f"[... {left_out} more names not described: time budget of {total_budget_s:g} s]")
+            cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
         if looks_secret_name(name):
             line: str | None = f"- {name}: {HIDDEN}"
@@ -180,10 +184,13 @@ def summarize_namespace(
         line = screen.redact(line)
         if used + len(line) + 1 > max_chars - 60:
             left_out = len(names) - position
-            lines.append(f"[... {left_out} more names not shown: summary limit of {max_chars} characters]")
+            cut = f"[... {left_out} older names not shown: summary limit of {max_chars} characters]"
             break
         lines.append(line)
         used += len(line) + 1
+    lines.reverse()
+    if cut is not None:
+        lines.insert(0, cut)
     if not lines:
         return ""
     return "\n".join([_HEADER, *lines])[:max_chars]

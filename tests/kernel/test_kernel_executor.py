@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -151,3 +153,13 @@ def test_missing_working_directory_is_a_clear_error(tmp_path):
 def test_unknown_kernel_name_is_a_clear_error(tmp_path):
     with pytest.raises(KernelStartError, match="jupyter kernelspec list"):
         KernelExecutor(tmp_path, kernel_name="no-such-kernel-xyz").start()
+
+
+def test_by_default_the_kernel_is_this_python_even_if_another_python3_is_registered(tmp_path, monkeypatch):
+    spec = tmp_path / "jupyter" / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(json.dumps({"argv": ["/bin/false", "{connection_file}"], "display_name": "x"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    with KernelExecutor(tmp_path) as executor:
+        result = executor.run("import sys\nsys.executable")
+    assert result.success and sys.executable in result.result

@@ -54,12 +54,16 @@ class KernelStartError(RuntimeError):
 
 
 class KernelExecutor:
-    """A separate kernel started in `workdir`. Use as a context manager, or call `shutdown()`."""
+    """A separate kernel started in `workdir`. Use as a context manager, or call `shutdown()`.
+
+    `kernel_name` None (the default) starts this interpreter's ipykernel, whatever kernel is
+    registered as `python3` (see `twnb.kernel.this_python`); a name goes through Jupyter's kernelspecs.
+    """
 
     def __init__(
         self,
         workdir: str | os.PathLike[str],
-        kernel_name: str = "python3",
+        kernel_name: str | None = None,
         *,
         artifacts_dir: str | os.PathLike[str] | None = None,
         session_dir: str | os.PathLike[str] | None = None,
@@ -99,9 +103,14 @@ class KernelExecutor:
         from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
 
+        from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+
         if not self.workdir.is_dir():
             raise KernelStartError(f"The working directory {self.workdir} does not exist; create it first.")
-        km = KernelManager(kernel_name=self.kernel_name)
+        if self.kernel_name is None:
+            km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
+        else:
+            km = KernelManager(kernel_name=self.kernel_name)
         env = {**os.environ, **self.env}
         try:
             km.start_kernel(cwd=str(self.workdir), env=env)
@@ -116,8 +125,9 @@ class KernelExecutor:
         except RuntimeError as exc:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+            which = repr(self.kernel_name) if self.kernel_name else "of this Python"
             raise KernelStartError(
-                f"The kernel {self.kernel_name!r} did not become ready within {self.startup_timeout:g} s "
+                f"The kernel {which} did not become ready within {self.startup_timeout:g} s "
                 f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
             ) from exc
         self._km, self._kc = km, kc

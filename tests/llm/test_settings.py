@@ -75,6 +75,7 @@ ROWS = [
     ("session_dir", "runs", {"TWNB_SESSION_DIR": "runs"}, "session:\n  dir: runs\n", "runs"),
     ("record", True, {"TWNB_RECORD": "yes"}, "session:\n  record: true\n", True),
     ("replay", "c.yaml", {"TWNB_REPLAY": "c.yaml"}, "llm:\n  replay: c.yaml\n", "c.yaml"),
+    ("examples_dir", "ex", {"TWNB_EXAMPLES_DIR": "ex"}, "session:\n  examples_dir: ex\n", "ex"),
 ]
 
 

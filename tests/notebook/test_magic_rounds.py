@@ -213,3 +213,48 @@ def test_hostile_terminal_escapes_never_reach_the_terminal(llm_shell, fake_llm, 
     out = capsys.readouterr().out
     assert "The answer is 42." in out
     assert "\x1b" not in out and "\x07" not in out
+
+
+PLANNER_EXAMPLE = """\
+enabled: true
+rounds:
+  - user_query: count the rows of MY-OWN-EXAMPLE.csv
+    state: finished
+    post_list:
+      - message: count the rows of MY-OWN-EXAMPLE.csv
+        send_from: User
+        send_to: Planner
+        attachment_list: []
+      - message: MY-OWN-EXAMPLE.csv has 100 rows.
+        send_from: Planner
+        send_to: User
+        attachment_list:
+          - type: init_plan
+            content: 1. count the rows
+          - type: plan
+            content: 1. count the rows
+          - type: current_plan_step
+            content: 1. count the rows
+          - type: stop
+            content: Completed
+"""
+
+
+def test_the_users_own_examples_reach_the_planners_prompt(llm_shell, fake_llm, tmp_path):
+    (tmp_path / "examples" / "planner").mkdir(parents=True)
+    (tmp_path / "examples" / "planner" / "mine.yaml").write_text(PLANNER_EXAMPLE)
+    llm_shell.run_line_magic("config", f'TaskWeaverMagics.examples_dir = "{tmp_path / "examples"}"')
+    fake_llm.load(answer_round(final_message="ok"))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    planner_request = fake_llm.chat_requests()[0]
+    assert planner_request["role"] == "Planner"
+    assert "MY-OWN-EXAMPLE.csv" in str(planner_request["body"]["messages"])
+
+
+def test_an_examples_folder_without_role_folders_is_a_clear_message(llm_shell, fake_llm, tmp_path, capsys):
+    (tmp_path / "examples").mkdir()
+    llm_shell.run_line_magic("config", f'TaskWeaverMagics.examples_dir = "{tmp_path / "examples"}"')
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    assert result.success
+    assert "has no planner/ or code_interpreter/ folder" in capsys.readouterr().err
+    assert fake_llm.chat_requests() == []

@@ -123,6 +123,7 @@ def test_no_traitlet_can_hold_a_key(shell):
         "max_posts",
         "record",
         "replay",
+        "examples_dir",
     }
 
 

@@ -84,6 +84,8 @@ class Settings:
     # Record every LLM call to a cassette beside the session's autosaves, or replay one (no model needed).
     record: bool = False
     replay: str | None = None
+    # Your own few-shot examples (TaskWeaver conversation YAML) in `planner/` and `code_interpreter/`.
+    examples_dir: str | None = None
 
     @property
     def is_azure(self) -> bool:
@@ -213,6 +215,7 @@ _SPECS: tuple[_Spec, ...] = (
     _Spec("max_posts", True, (), "session.max_posts", int),
     _Spec("record", True, ("TWNB_RECORD",), "session.record", bool),
     _Spec("replay", True, ("TWNB_REPLAY",), "llm.replay", str),
+    _Spec("examples_dir", True, ("TWNB_EXAMPLES_DIR",), "session.examples_dir", str),
 )
 _SPEC_BY_FIELD = {s.field: s for s in _SPECS}
 _KEY_FIELDS = ("api_key",)

@@ -102,6 +102,11 @@ class TaskWeaverMagics(Magics):
     replay = Unicode(
         None, allow_none=True, help="Replay LLM replies from this cassette instead of calling a model."
     ).tag(config=True)
+    examples_dir = Unicode(
+        None,
+        allow_none=True,
+        help="Folder of your own few-shot examples (TaskWeaver YAML) in planner/ and code_interpreter/.",
+    ).tag(config=True)
 
     def __init__(
         self, shell: Any = None, workdir: str | None = None, notebook: Any = None, **kwargs: Any

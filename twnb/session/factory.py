@@ -63,6 +63,7 @@ def build_session(
     )
 
     namespace_summary = getattr(executor, "namespace_summary", None)
+    examples = _examples_folder(settings)
     translator = PostTranslator()
     code_interpreter = CodeInterpreter(
         client,
@@ -73,6 +74,7 @@ def build_session(
         namespace_summary=namespace_summary,
         response_format="json_schema",
         workdir=getattr(executor, "workdir", None),
+        example_dirs=_role_folder(examples, "code_interpreter"),
     )
     planner = Planner(
         client,
@@ -81,6 +83,7 @@ def build_session(
         workers=[Worker(code_interpreter.alias, code_interpreter.intro)],
         namespace_summary=namespace_summary,
         response_format="json_schema",
+        example_dirs=_role_folder(examples, "planner"),
     )
     return Session(
         planner=planner,
@@ -96,9 +99,32 @@ def build_session(
 
 
 def _replay_path(settings: Any) -> Path | None:
-    replay = getattr(getattr(settings, "settings", settings), "replay", None)
-    if not replay:
+    return _setting_path(settings, "replay")
+
+
+def _setting_path(settings: Any, name: str) -> Path | None:
+    """A path setting, relative to the notebook's folder (the settings' workdir) unless absolute."""
+    value = getattr(getattr(settings, "settings", settings), name, None)
+    if not value:
         return None
-    path = Path(replay).expanduser()
+    path = Path(value).expanduser()
     workdir = getattr(settings, "workdir", None)
     return path if path.is_absolute() or workdir is None else Path(workdir) / path
+
+
+def _examples_folder(settings: Any) -> Path | None:
+    """The user's examples folder, checked: it must hold `planner/` or `code_interpreter/` (or both),
+    like TaskWeaver's planner_examples and code_generator_examples, so each role gets its own kind."""
+    folder = _setting_path(settings, "examples_dir")
+    if folder is None:
+        return None
+    if not any((folder / role).is_dir() for role in ("planner", "code_interpreter")):
+        raise ValueError(
+            f"examples_dir {folder} has no planner/ or code_interpreter/ folder: put Planner examples "
+            "(TaskWeaver conversation YAML) in planner/ and CodeInterpreter examples in code_interpreter/."
+        )
+    return folder
+
+
+def _role_folder(examples: Path | None, role: str) -> list[Path]:
+    return [examples / role] if examples is not None and (examples / role).is_dir() else []

@@ -76,6 +76,13 @@ ROWS = [
     ("record", True, {"TWNB_RECORD": "yes"}, "session:\n  record: true\n", True),
     ("replay", "c.yaml", {"TWNB_REPLAY": "c.yaml"}, "llm:\n  replay: c.yaml\n", "c.yaml"),
     ("examples_dir", "ex", {"TWNB_EXAMPLES_DIR": "ex"}, "session:\n  examples_dir: ex\n", "ex"),
+    (
+        "allow_modules",
+        ["polars", "duckdb"],
+        {"TWNB_ALLOW_MODULES": "polars, duckdb"},
+        "code_interpreter:\n  allow_modules: [polars, duckdb]\n",
+        ("polars", "duckdb"),
+    ),
 ]
 
 
@@ -408,3 +415,8 @@ def test_a_key_in_yaml_is_ignored_with_a_warning_that_does_not_show_it(dirs):
 def test_recording_and_replaying_at_once_is_a_clear_error(dirs):
     with pytest.raises(SettingsError, match=r"record .* and replay .* exclude each other"):
         resolve(dirs, environ={"TWNB_RECORD": "1", "TWNB_REPLAY": "c.yaml"})
+
+
+def test_allow_modules_refuses_what_is_not_a_module_name(dirs):
+    with pytest.raises(SettingsError, match=r"allow_modules from TWNB_ALLOW_MODULES .* module names"):
+        resolve(dirs, environ={"TWNB_ALLOW_MODULES": "polars; rm -rf /"})

@@ -167,6 +167,15 @@ def test_without_no_verify_that_code_is_refused(llm_shell, fake_llm):
     assert "verification" in kinds
 
 
+def test_allow_modules_lets_a_module_through_verification(llm_shell, fake_llm):
+    llm_shell.run_line_magic("config", "TaskWeaverMagics.allow_modules = ['colorsys']")
+    fake_llm.load(_one_code_round("import colorsys\nanswer = 42\nanswer"))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    assert llm_shell.user_ns.get("answer") == 42
+    system = fake_llm.chat_requests()[1]["body"]["messages"][0]["content"]
+    assert "colorsys" in system  # the CodeInterpreter is told it may import it
+
+
 def test_timeout_flag_stops_slow_code_and_the_round_revises(llm_shell, fake_llm):
     import time
 

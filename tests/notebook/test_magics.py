@@ -124,6 +124,7 @@ def test_no_traitlet_can_hold_a_key(shell):
         "record",
         "replay",
         "examples_dir",
+        "allow_modules",
     }
 
 

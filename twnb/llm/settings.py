@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -86,6 +87,8 @@ class Settings:
     replay: str | None = None
     # Your own few-shot examples (TaskWeaver conversation YAML) in `planner/` and `code_interpreter/`.
     examples_dir: str | None = None
+    # Modules the code may import besides verification's data-analysis allow-list (e.g. polars, duckdb).
+    allow_modules: tuple[str, ...] = ()
 
     @property
     def is_azure(self) -> bool:
@@ -181,6 +184,8 @@ class ResolvedSettings:
             value = getattr(self.settings, f.name)
             if f.name == "base_url" and value is None and not self.settings.is_azure:
                 value = "OpenAI's (https://api.openai.com/v1)"
+            if isinstance(value, tuple):
+                value = ", ".join(value) or None
             rows.append(SettingRow(f.name, "-" if value is None else str(value), source.describe()))
         return rows
 
@@ -216,10 +221,12 @@ _SPECS: tuple[_Spec, ...] = (
     _Spec("record", True, ("TWNB_RECORD",), "session.record", bool),
     _Spec("replay", True, ("TWNB_REPLAY",), "llm.replay", str),
     _Spec("examples_dir", True, ("TWNB_EXAMPLES_DIR",), "session.examples_dir", str),
+    _Spec("allow_modules", True, ("TWNB_ALLOW_MODULES",), "code_interpreter.allow_modules", tuple),
 )
 _SPEC_BY_FIELD = {s.field: s for s in _SPECS}
 _KEY_FIELDS = ("api_key",)
 _YAML_KEY_KEYS = ("llm.api_key", "llm.openai.api_key", "llm.azure.api_key")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -359,6 +366,12 @@ def _coerce(spec: _Spec, raw: Any, source: Source) -> Any:
         if text in _FALSE:
             return False
         raise bad("true or false")
+    if spec.kind is tuple:  # a YAML or traitlet list, or "a, b" from the environment
+        items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+        names = tuple(str(item).strip() for item in items if str(item).strip())
+        if not all(_MODULE_NAME.fullmatch(name) for name in names):
+            raise bad("module names such as polars, duckdb")
+        return names
     if spec.kind is int:
         if isinstance(raw, bool):
             raise bad("a whole number")

@@ -14,7 +14,7 @@ from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Bool, Float, Int, Unicode
+from traitlets import Bool, Float, Int, List, Unicode
 
 SUBCOMMANDS = {
     "save": "save PATH            write the conversation as TaskWeaver YAML",
@@ -106,6 +106,12 @@ class TaskWeaverMagics(Magics):
         None,
         allow_none=True,
         help="Folder of your own few-shot examples (TaskWeaver YAML) in planner/ and code_interpreter/.",
+    ).tag(config=True)
+    allow_modules = List(
+        Unicode(),
+        default_value=None,
+        allow_none=True,
+        help="Modules generated code may import besides the data-analysis allow-list, e.g. ['polars'].",
     ).tag(config=True)
 
     def __init__(

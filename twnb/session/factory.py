@@ -41,7 +41,6 @@ def build_session(
     from twnb.roles.planner import Planner
     from twnb.roles.planner_prompt import Worker
     from twnb.roles.translator import PostTranslator
-    from twnb.roles.verification import VerificationConfig
 
     plain = getattr(settings, "settings", settings)
     redactor = redactor if redactor is not None else Redactor.from_settings(settings)
@@ -69,7 +68,7 @@ def build_session(
         client,
         plain.model_for("CodeInterpreter"),
         translator,
-        verification=VerificationConfig(enabled=bool(plain.verify)),
+        verification=_verification(plain),
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
         response_format="json_schema",
@@ -96,6 +95,13 @@ def build_session(
         timeout=plain.timeout,
         cassette_path=cassette,
     )
+
+
+def _verification(plain: Any) -> Any:
+    from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, VerificationConfig
+
+    extra = frozenset(getattr(plain, "allow_modules", ()) or ())
+    return VerificationConfig(enabled=bool(plain.verify), allowed_modules=DEFAULT_ALLOWED_MODULES | extra)
 
 
 def _replay_path(settings: Any) -> Path | None:

@@ -165,6 +165,8 @@ def test_without_no_verify_that_code_is_refused(llm_shell, fake_llm):
     round = magics(llm_shell).notebook.conversation.rounds[-1]
     kinds = [a.type.value for p in round.post_list for a in p.attachment_list]
     assert "verification" in kinds
+    refused = next(p for p in round.post_list if p.message.startswith("Verification refused"))
+    assert "%config TaskWeaverMagics.allow_modules = ['colorsys']" in refused.message
 
 
 def test_allow_modules_lets_a_module_through_verification(llm_shell, fake_llm):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.roles.verification import VerificationConfig, verify_code
+from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
 
 
 def test_typical_analysis_code_passes() -> None:
@@ -168,3 +168,9 @@ def test_a_submodule_bound_to_a_name_is_still_usable() -> None:
 def test_methods_of_computed_objects_are_not_judged_a_documented_limit() -> None:
     # verification.py's docstring: calls on objects the code computes are not resolved.
     assert verify_code("from pathlib import Path\nPath('old.csv').unlink(missing_ok=True)") == []
+
+
+def test_modules_refused_for_the_allow_list_can_be_named_to_the_user() -> None:
+    config = VerificationConfig()
+    errors = verify_code("import colorsys\nfrom subprocess import run\nimport colorsys.sub", config)
+    assert allowable_modules(errors, config) == ["colorsys"]  # subprocess is blocked, not allowable

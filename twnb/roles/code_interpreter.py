@@ -26,7 +26,7 @@ from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_exampl
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
-from twnb.roles.verification import VerificationConfig, verify_code
+from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
 
 RESULT_CHARS = 4000  # the bounded execution text a prompt gets per run
 
@@ -134,7 +134,14 @@ class CodeInterpreter(Role):
             problem = "\n".join(errors)
             refused = "No code is executed due to code verification failure."
             self._nothing_runs(post, "INCORRECT", problem, refused, observer)
-            self._set_message(post, f"Verification refused the code:\n{problem}", observer)
+            message = f"Verification refused the code:\n{problem}"
+            modules = allowable_modules(errors, self.verification)
+            if modules:  # for the user, whom the Planner may tell: how to allow them if they trust them
+                listed = ", ".join(repr(m) for m in modules)
+                message += (
+                    f"\n(The user can allow them with %config TaskWeaverMagics.allow_modules = [{listed}].)"
+                )
+            self._set_message(post, message, observer)
             self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
         return post
 

@@ -229,8 +229,8 @@ class _Checker(ast.NodeVisitor):
         ):
             self.error(
                 node,
-                f"Importing module '{module}' is not allowed. Use the modules suited to data "
-                "analysis listed in your instructions.",
+                _REFUSED_IMPORT.format(module=module)
+                + " Use the modules suited to data analysis listed in your instructions.",
             )
             return False
         return True
@@ -437,6 +437,17 @@ def _verify(
     checker.scope.bound |= _bound_names(tree)
     checker.visit(tree)
     return checker.errors
+
+
+_REFUSED_IMPORT = "Importing module '{module}' is not allowed."
+_REFUSED_IMPORT_PATTERN = re.compile(re.escape(_REFUSED_IMPORT).replace(r"\{module\}", r"([\w.]+)"))
+
+
+def allowable_modules(errors: list[str], config: VerificationConfig) -> list[str]:
+    """The top-level modules `errors` (from `verify_code`) refused only for not being on the allow-list
+    (a blocked module stays refused whatever is allowed), in order, once each."""
+    found = [m.group(1).split(".")[0] for e in errors for m in _REFUSED_IMPORT_PATTERN.finditer(e)]
+    return [m for m in dict.fromkeys(found) if m not in config.blocked_modules]
 
 
 def verify_code(code: str, config: VerificationConfig | None = None) -> list[str] | None:

@@ -1,6 +1,7 @@
 """Input tokens of the next Planner and CodeInterpreter calls as an analysis grows, beside TaskWeaver's.
 
-The synthetic analysis of reference/tw-prompt-sizes.md, built through twnb's own code path: each Round
+The synthetic analysis TaskWeaver's prompt sizes were measured on (docs/architecture.md, "Prompt
+size"), built through twnb's own code path: each Round
 is User -> Planner (plan attachments) -> CodeInterpreter (28 lines of pandas code; an ExecutionResult
 whose value is a ~3 KB 23x10 table plus a summary dict, recorded by `CodeInterpreter.record_execution`,
 so the prompt sees what `execution_text_for_llm` makes of it; a new 23x10 DataFrame in the namespace)
@@ -22,7 +23,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-# TaskWeaver at d44ddef, default configuration, cl100k (reference/tw-prompt-sizes.md).
+# TaskWeaver at d44ddef, default configuration, cl100k, measured with TaskWeaver's own prompt code.
 TASKWEAVER = {
     "planner_call_1": {1: 5538, 5: 15027, 10: 26820, 20: 50561, 30: 74293},
     "code_call": {1: 4503, 5: 11921, 10: 21146, 20: 39726, 30: 58298},
@@ -234,7 +235,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, nargs="*", default=[1, 5, 10, 15, 20, 30, 60, 100])
     args = parser.parse_args()
     count, how = token_counter()
-    print(f"tokens: {how}; TaskWeaver figures: reference/tw-prompt-sizes.md (cl100k, default config)")
+    print(f"tokens: {how}; TaskWeaver figures: its own prompt code at d44ddef (cl100k, default config)")
     results = {n: measure(n, count) for n in args.rounds}
     for call in ("planner_call_1", "code_call", "planner_call_2"):
         for n in args.rounds:

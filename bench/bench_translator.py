@@ -7,9 +7,10 @@ text, as models write it) of 40 KB and 400 KB is fed in 4-char and 1-char chunks
 - ``raw_text_to_post`` with a counting observer: also one delta event per piece (the widget's case);
 - ``parse_llm_output_stream``: the (key, delta, is_end) tuples only;
 - a naive baseline that re-parses the whole buffer on every chunk with jiter's partial mode
-  (``jiter.from_json(buf, partial_mode="trailing-strings")``), what DESIGN.md §5 warns against. It is
-  quadratic, so each baseline run stops after BASELINE_BUDGET_S seconds and reports its rate over the
-  part it got through (marked "capped"); that rate flatters it, since the rest would be slower still.
+  (``jiter.from_json(buf, partial_mode="trailing-strings")``), the quadratic re-parse docs/architecture.md
+  warns against. It is quadratic, so each baseline run stops after BASELINE_BUDGET_S seconds and reports its
+  rate over the part it got through (marked "capped"); that rate flatters it, since the rest would be slower
+  still.
 
 Times are the process's CPU time (``time.process_time``), so other load on the machine does not
 distort them. Prints one line per figure: MB/s (1 MB = 10^6 bytes of reply text) per size, and the

@@ -1,4 +1,4 @@
-"""Settings resolution: DESIGN.md contract 4, row by row and layer by layer."""
+"""Settings resolution: docs/architecture.md contract 4, row by row and layer by layer."""
 
 from __future__ import annotations
 

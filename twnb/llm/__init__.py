@@ -1,4 +1,4 @@
-"""llm layer (see DESIGN.md §1).
+"""llm layer: messages, the streaming client, cassettes, redaction (docs/architecture.md, "Layers").
 
 Names are exported lazily: `import twnb.llm` stays cheap, and the openai SDK is imported only when a
 client is built.

@@ -1,8 +1,8 @@
 """.env files, read into a dict without touching ``os.environ``.
 
-twnb reads the notebook folder's ``.env`` as one layer of its settings (DESIGN.md contract 4). Loading it
-into ``os.environ`` would hand every secret in it to the code the model writes, which runs in this very
-process; so the file is parsed here and only the values twnb needs are used.
+twnb reads the notebook folder's ``.env`` as one layer of its settings (docs/architecture.md, contract 4).
+Loading it into ``os.environ`` would hand every secret in it to the code the model writes, which runs in
+this very process; so the file is parsed here and only the values twnb needs are used.
 
 Supported syntax (the common subset of python-dotenv and docker's env files)::
 

@@ -1,4 +1,4 @@
-"""Chat messages in AgentScope's shape (reference/agentscope.md §1), and the one conversion to OpenAI's.
+"""Chat messages in AgentScope's shape (a `Msg` holding content blocks), and the one conversion to OpenAI's.
 
 Every request is built as a list of :class:`Msg` and turned into the openai ``messages`` list only by
 :func:`to_openai_messages`, so images, thinking and tool calls are handled in one place: images become

@@ -1,4 +1,6 @@
-"""A ChatClient that redacts every message before it leaves the process (DESIGN.md §4).
+"""A ChatClient that redacts every message before it leaves the process.
+
+See docs/architecture.md, "Secrets live in the same process".
 
 Prompts carry what generated code printed (``print(os.environ)``, a config file it read); wrapping the
 client here means no prompt builder has to remember the redaction pass.

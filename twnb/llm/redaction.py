@@ -1,5 +1,5 @@
-"""One redaction pass for everything twnb records or sends (DESIGN.md §4, "Generated code runs where the
-API key lives").
+"""One redaction pass for everything twnb records or sends (docs/architecture.md, "Secrets live
+in the same process").
 
 Generated code runs in the process that holds the API key, so ``print(os.environ)`` would carry it into
 the next prompt, the saved YAML, a cassette or a notebook. Every such text goes through one

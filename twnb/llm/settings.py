@@ -1,4 +1,4 @@
-"""twnb's settings, resolved from every place a user may put them (DESIGN.md contract 4).
+"""twnb's settings, resolved from every place a user may put them (docs/architecture.md, contract 4).
 
 Highest first: magic flags > ``%config TaskWeaverMagics.*`` > environment > ``.env`` in the notebook's
 folder (read without changing ``os.environ``) > ``twnb.yaml`` there > ``~/.config/twnb/config.yaml`` >

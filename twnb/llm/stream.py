@@ -1,8 +1,8 @@
 """One streamed chat completion: content deltas as they arrive, reasoning kept apart, usage at the end.
 
-A stream that stops before its finish reason is a transport failure (DESIGN.md §5: the SDK's iterator
-just stops when a connection drops), so `ChatStream` raises `LLMStreamDropped` after yielding what it
-had; it never passes a truncated reply off as complete.
+A stream that stops before its finish reason is a transport failure (docs/architecture.md, "Dropped streams
+end silently": the SDK's iterator just stops when a connection drops), so `ChatStream` raises
+`LLMStreamDropped` after yielding what it had; it never passes a truncated reply off as complete.
 
 `ChatStream` reads chunks as the openai SDK yields them (`ChatCompletionChunk`) or as plain dicts of the
 same shape, so a replayed recording can feed it too.

@@ -1,5 +1,5 @@
 """twnb's data model: TaskWeaver's conversation model, its YAML format, the plan model and the events
-every layer above reports through (DESIGN.md §1, §3 contracts 1-2).
+every layer above reports through (docs/architecture.md: "Layers", contracts 1 and 2).
 
 Only the standard library and pyyaml are imported here, so `import twnb.memory` stays cheap.
 """

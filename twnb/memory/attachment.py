@@ -1,4 +1,4 @@
-"""TaskWeaver's `AttachmentType` and `Attachment` (reference/taskweaver.md §1.2-§1.3)."""
+"""TaskWeaver's `AttachmentType` and `Attachment` (docs/architecture.md, contract 1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Progress events a Round reports, and the observers that receive them (DESIGN.md §1).
+"""Progress events a Round reports, and the observers that receive them.
+
+See docs/architecture.md, "A Round's data flow".
 
 The session never knows who watches: a widget, a terminal printer, a tracer or a test is just an
 `Observer`. Deltas carry only the new piece of text, never the text so far.

@@ -1,4 +1,4 @@
-"""Ids made exactly as TaskWeaver makes them (reference/taskweaver.md §1.1).
+"""Ids made exactly as TaskWeaver makes them.
 
 `create()` ids carry a UTC timestamp and 8 hex characters; TaskWeaver's `from_dict` gives 12 hex
 characters and no date. Both shapes are kept so ids from either source look the same.

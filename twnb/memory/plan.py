@@ -1,4 +1,4 @@
-"""AgentScope's plan model (`SubTask`, `Plan`; reference/agentscope.md §2.1) as plain dataclasses.
+"""AgentScope's plan model (`SubTask`, `Plan`) as plain dataclasses.
 
 Differences from AgentScope, each a fix its notes propose: states are checked (a bad one is a
 ValueError, not silently kept), `Plan.finish` accepts only `done` or `abandoned`, and both convert

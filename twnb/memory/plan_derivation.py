@@ -1,4 +1,4 @@
-"""Deriving plan progress from the Planner's posts (reference/agentscope.md §5.3).
+"""Deriving plan progress from the Planner's posts into AgentScope's plan model.
 
 TaskWeaver's Planner restates its whole plan every turn (`plan`, numbered lines, maybe with
 `<sequentially depends on 1>` annotations) and names the step it is on (`current_plan_step`). Steps

@@ -1,4 +1,4 @@
-"""The notebook layer (DESIGN.md §1, contracts 5 and 6): what users meet in Jupyter.
+"""The notebook layer (docs/architecture.md: "Layers", contracts 5 and 6): what users meet in Jupyter.
 
 - `magics.TaskWeaverMagics`: `%%taskweaver` and `%taskweaver SUBCOMMAND`, settings as traitlets
   (`extension.load`/`unload` back `twnb.load_ipython_extension`).

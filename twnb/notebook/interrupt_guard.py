@@ -1,4 +1,4 @@
-"""Holding Ctrl-C off while a Round's final display is written (DESIGN.md contract 6).
+"""Holding Ctrl-C off while a Round's final display is written (docs/architecture.md, contract 6).
 
 The final display update is what a saved notebook keeps. A second Ctrl-C that lands while it is
 written (the user pressing again as the Round ends) would leave the "running" placeholder in the saved

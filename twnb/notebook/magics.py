@@ -1,4 +1,4 @@
-"""`%%taskweaver` and `%taskweaver SUBCOMMAND` (DESIGN.md contracts 4 and 5).
+"""`%%taskweaver` and `%taskweaver SUBCOMMAND` (docs/architecture.md, contracts 4 and 5).
 
 The traitlets are contract 4's settings table (never the API key): `%config TaskWeaverMagics.model =
 "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model = ...` in `ipython_config.py`. A traitlet left

@@ -1,4 +1,4 @@
-"""Showing one Round in the cell (DESIGN.md contract 6).
+"""Showing one Round in the cell (docs/architecture.md, contract 6).
 
 With a widget frontend (a Jupyter kernel) the live `RoundView` is displayed with a `display_id`
 together with the Round's static bundle (`text/plain`, `text/markdown`,

@@ -1,4 +1,6 @@
-"""A rate limit for view updates: a widget update per token floods the frontend (DESIGN.md §5).
+"""A rate limit for view updates: a widget update per token floods the frontend.
+
+See docs/architecture.md, "Dropped streams end silently".
 
 The first update goes out at once (time to first visible token matters most), later ones at most
 `rate_hz` a second; the caller flushes the end of a stream unconditionally with `force()`. Kept apart

@@ -1,1 +1,1 @@
-"""replay layer (see DESIGN.md §1)."""
+"""replay layer: conversation <-> notebook, re-execution in a fresh kernel (docs/architecture.md)."""

@@ -1,1 +1,1 @@
-"""roles layer (see DESIGN.md §1)."""
+"""roles layer: Planner, CodeInterpreter, translator, verification, prompts (docs/architecture.md)."""

@@ -1,7 +1,7 @@
 """Condensing older Rounds by rule, so a prompt stays about the same size however long the analysis.
 
 TaskWeaver resends every earlier Round's full code and full result to both roles (74k input tokens
-after 30 Rounds, reference/tw-prompt-sizes.md). twnb keeps the newest Rounds in full and older ones as
+after 30 Rounds; docs/architecture.md, "Prompt size"). twnb keeps the newest Rounds in full and older ones as
 a digest: the request, one line per code step (its status and the variables it made) and the final
 answer; the oldest shrink to one line. Bulky results are never resent: the variables they made are
 still in the notebook, and the namespace summary in the last message lists them. A failed Round stays

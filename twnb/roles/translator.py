@@ -1,4 +1,4 @@
-"""LLM reply text <-> Post, TaskWeaver's ``PostTranslator`` (DESIGN.md §3 contract 3).
+"""LLM reply text <-> Post, TaskWeaver's ``PostTranslator`` (docs/architecture.md, contract 3).
 
 A reply is one JSON object ``{"response": {...}}`` (found amid think blocks, code fences and prose by
 :mod:`twnb.roles.json_stream`). In the Post it becomes:
@@ -23,8 +23,8 @@ every reply twice.
 Events: :meth:`PostTranslator.raw_text_to_post` emits only the deltas of the attempt it translates.
 ``PostStarted``, ``PostRetry`` and ``PostCommitted`` belong to the role, which owns the Post's life.
 
-Retrying (after a dropped stream or an invalid reply), as DESIGN.md §5 asks; ``LLMTurn``
-(:mod:`twnb.roles.llm_turn`) does this, in outline::
+Retrying (after a dropped stream or an invalid reply; docs/architecture.md, "A Round's data flow");
+``LLMTurn`` (:mod:`twnb.roles.llm_turn`) does this, in outline::
 
     post_id = new_post_id()
     observer.on_event(PostStarted(post_id, role, "Unknown"))

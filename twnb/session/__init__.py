@@ -1,4 +1,6 @@
-"""session layer: the Round driver, autosave, limits, cancellation (DESIGN.md §2).
+"""session layer: the Round driver, autosave, limits, cancellation.
+
+See docs/architecture.md, "A Round's data flow".
 
 Names are exported lazily so that `import twnb.session.round_bundle` (the notebook's MIME bundle) does
 not pull in the roles and the LLM client.

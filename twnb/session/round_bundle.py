@@ -1,4 +1,4 @@
-"""The Round as a MIME bundle (DESIGN.md contract 6): pure data, so the notebook and replay share it.
+"""The Round as a MIME bundle (docs/architecture.md, contract 6): pure data, shared by notebook and replay.
 
 `round_bundle(...)` gives `text/plain`, `text/markdown` and `application/vnd.twnb.round+json`. The JSON
 keeps the Round's `to_dict()` keys at the top level (what TaskWeaver tools read) and puts twnb's own view

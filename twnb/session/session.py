@@ -1,8 +1,8 @@
 """A twnb session: one conversation, the Round driver, autosave, limits and cancellation.
 
-The Round loop is a generator (DESIGN.md §2): it yields each piece of code to run as a `CodeRequest`
-and receives the kernel's `ExecutionResult`. `run_round` drives it with the executor; step mode drives
-the same generator from clicks. One loop, two drivers.
+The Round loop is a generator (docs/architecture.md, "A Round's data flow"): it yields each piece of code to
+run as a `CodeRequest` and receives the kernel's `ExecutionResult`. `run_round` drives it with the executor;
+step mode drives the same generator from clicks. One loop, two drivers.
 
 A Round never raises for an expected failure: an LLM error, a role that gives up, the post limit, or
 Ctrl-C end it `failed` with `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is

@@ -5,9 +5,9 @@ offline: the kernel replays the bundled cassette of scripted replies exactly as 
 waits until every Round widget shows `finished`, then saves the chosen Round's cell (its
 `%%taskweaver` request and the live widget) as a PNG.
 
-Needs (not project dependencies, so not in pyproject.toml): `pip install jupyterlab playwright` in the
-environment where twnb is installed, and `apt-get install chromium`. Never `playwright install`: the
-browser is the system one. See tests/browser/README.md.
+Needs the `browser` extra (`pip install -e ".[browser]"`: jupyterlab, notebook, playwright) and
+`apt-get install chromium`. Never `playwright install`: the browser is the system one. It shares the
+browser tests' server and browser helpers (tests/browser/README.md).
 
     python tests/browser/make_readme_screenshot.py [--round 2] [-o notebooks/quickstart-round.png]
 """
@@ -15,20 +15,17 @@ browser is the system one. See tests/browser/README.md.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import nbformat
+from chromium import CHROMIUM, launch_chromium, missing_tools
+from frontend_server import JupyterServer, JupyterServerError
+from notebook_page import open_notebook
 
 from twnb.demo.quickstart import DATASET, REQUESTS, build_quickstart_notebook
 from twnb.demo.runner import NOTEBOOK_FILE, kernel_environment
@@ -38,21 +35,7 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "notebooks" / "quickstart-round.png"
-CHROMIUM = "/usr/bin/chromium"
-# Headless, offline and quiet: no GPU, no sandbox (we run as root), no background calls home.
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # One line of JavaScript per question the script asks the page.
-JS_KERNEL_IDLE = (
-    "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
-)
 JS_RUN_ALL = "() => window.jupyterapp.commands.execute('notebook:run-all-cells')"
 # The Round widget's header is an HTML widget that starts with "twnb <state badge>". textContent, not
 # innerText: the latter is empty for cells the browser skips rendering while they are off screen.
@@ -94,13 +77,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def make_screenshot(args: argparse.Namespace) -> None:
-    _check_tools(args.chromium)
+    problem = missing_tools(args.chromium)
+    if problem:
+        raise ScreenshotError(problem)
     scratch = Path(tempfile.mkdtemp(prefix="twnb-screenshot-"))
     try:
         notebook_dir = scratch / "nb"
         _write_quickstart(notebook_dir)
-        with _jupyter_lab(notebook_dir, scratch) as base_url:
-            _shoot(base_url, args, scratch / "chromium-profile")
+        # Kernels inherit the server's environment: what `twnb demo` gives its kernel (offline replay).
+        env = kernel_environment(live=False)
+        try:
+            with JupyterServer("lab", notebook_dir, scratch, env) as server:
+                _shoot(server, args)
+        except JupyterServerError as error:
+            raise ScreenshotError(str(error)) from error
     finally:
         if args.keep:
             print(f"kept {scratch}")
@@ -110,118 +100,23 @@ def make_screenshot(args: argparse.Namespace) -> None:
     print(f"wrote {args.out} ({size_kb:.0f} KB)")
 
 
-def _check_tools(chromium: str) -> None:
-    if not Path(chromium).is_file():
-        raise ScreenshotError(f"{chromium} not found: run `apt-get update && apt-get install -y chromium`.")
-    for module in ("jupyterlab", "playwright"):
-        try:
-            __import__(module)
-        except ImportError:
-            raise ScreenshotError(
-                f"Python package {module!r} is missing: "
-                f"`{sys.executable} -m pip install jupyterlab playwright`"
-                " (never `playwright install`; the system Chromium is used)."
-            ) from None
-
-
 def _write_quickstart(folder: Path) -> None:
     folder.mkdir(parents=True)
     nbformat.write(build_quickstart_notebook(), folder / NOTEBOOK_FILE)
     shutil.copyfile(DATASET, folder / DATASET.name)
 
 
-def _kernel_environment(scratch: Path) -> dict[str, str]:
-    """What `twnb demo` gives its kernel (offline replay), plus a JupyterLab kept out of the user's state.
-
-    Kernels inherit the server's environment, so setting it here reaches the notebook's kernel."""
-    env = kernel_environment(live=False)
-    # A fresh workspace and settings folder: no restored tabs, no user theme in the picture.
-    env["JUPYTERLAB_WORKSPACES_DIR"] = str(scratch / "workspaces")
-    env["JUPYTERLAB_SETTINGS_DIR"] = str(scratch / "settings")
-    _write_lab_settings(scratch / "settings")
-    return env
-
-
-def _write_lab_settings(settings_dir: Path) -> None:
-    # Every cell in the DOM: with the default windowing, off-screen cells are skipped or detached, so
-    # the Round widgets could neither be polled nor laid out for the picture.
-    tracker = settings_dir / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
-    tracker.parent.mkdir(parents=True, exist_ok=True)
-    tracker.write_text(json.dumps({"windowingMode": "none"}))
-    # No "get notified about Jupyter news?" toast over the picture.
-    notification = settings_dir / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    notification.parent.mkdir(parents=True, exist_ok=True)
-    notification.write_text(json.dumps({"checkForUpdates": False, "fetchNews": "false"}))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def _jupyter_lab(notebook_dir: Path, scratch: Path) -> Iterator[str]:
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    log_path = scratch / "jupyterlab.log"
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        "--ip", "127.0.0.1", "--port", str(port),
-        "--ServerApp.token=", "--ServerApp.password=",
-        f"--ServerApp.root_dir={notebook_dir}",
-        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: run commands from the script
-        "--LabApp.news_url=None",  # no notification toasts in the picture
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(
-            command, cwd=notebook_dir, env=_kernel_environment(scratch), stdout=log, stderr=subprocess.STDOUT
-        )
-    try:
-        _wait_for_server(base_url, server, log_path)
-        yield base_url
-    finally:
-        server.terminate()  # this PID only; it shuts its kernels down
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _wait_for_server(base_url: str, server: subprocess.Popen[bytes], log_path: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise ScreenshotError(f"jupyter lab exited with {server.returncode}:\n{log_path.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/api/status", timeout=2) as response:
-                json.load(response)
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise ScreenshotError(f"jupyter lab did not answer on {base_url} within 60 s; log: {log_path}")
-
-
-def _shoot(base_url: str, args: argparse.Namespace, profile: Path) -> None:
+def _shoot(server: JupyterServer, args: argparse.Namespace) -> None:
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=args.chromium,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": args.width, "height": args.height},
-        )
+        browser = launch_chromium(playwright, args.chromium)
         try:
-            page = context.pages[0] if context.pages else context.new_page()
+            page = browser.new_page(viewport={"width": args.width, "height": args.height})
             console_errors: list[str] = []
             page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-            page.goto(f"{base_url}/lab/tree/{NOTEBOOK_FILE}?reset")
-            page.wait_for_function(JS_KERNEL_IDLE, timeout=60_000)
+            open_notebook(page, server.notebook_url(NOTEBOOK_FILE))
             page.evaluate(JS_RUN_ALL)
             states = _wait_for_rounds(page, args.timeout)
             if any(state != "finished" for state in states):
@@ -243,7 +138,7 @@ def _shoot(base_url: str, args: argparse.Namespace, profile: Path) -> None:
         except PlaywrightError as error:
             raise ScreenshotError(f"the browser step failed: {error}") from error
         finally:
-            context.close()
+            browser.close()
 
 
 def _wait_for_rounds(page: Page, timeout: float) -> list[str]:

@@ -1,0 +1,159 @@
+"""Fixtures for real-browser tests: Debian's Chromium through Playwright, JupyterLab and Notebook 7
+servers (one per test module), and the loopback LLM server behind their kernels.
+
+    def test_x(lab, browser_context, module_llm):
+        module_llm.load(analysis_script())
+        lab.write_notebook("x.ipynb", analysis_notebook())
+        page = browser_context.new_page()
+        open_notebook(page, lab.server.notebook_url("x.ipynb"))
+
+Without /usr/bin/chromium or the Python packages, every test here is skipped with the reason; under
+`CI=true` they fail instead, so a missing install step cannot pass unseen. Screenshots (the ones tests
+take, and one per open page of a failed test) land in tests/browser/screenshots/, printed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from chromium import launch_chromium, missing_tools
+from fakellm.server import FakeLLMServer
+from frontend_server import JupyterServer, clean_environment
+from round_scripts import FAKE_MODEL
+from screenshot_files import SCREENSHOTS, TAKEN, screenshot_path
+
+VIEWPORT = {"width": 1280, "height": 900}
+_STASH_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    item.stash.setdefault(_STASH_REPORTS, {})[report.when] = report
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if TAKEN:
+        terminalreporter.write_line(
+            f"browser screenshots ({len(TAKEN)}) in {SCREENSHOTS}: " + ", ".join(path.name for path in TAKEN)
+        )
+
+
+@pytest.fixture(scope="session")
+def playwright_browser() -> Iterator[Any]:
+    """One headless Chromium for the whole run; skipped (failed under CI=true) when it cannot start."""
+    problem = missing_tools(modules=("playwright", "jupyterlab", "notebook"))
+    if problem:
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"browser tests cannot run under CI=true: {problem}", pytrace=False)
+        pytest.skip(problem)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(playwright_browser: Any) -> Iterator[Any]:
+    """A fresh browser profile for one test module (cookies of its server, no others)."""
+    context = playwright_browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(autouse=True)
+def _screenshot_on_failure(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A failed browser test leaves a picture of every open page: what the person would have seen."""
+    yield
+    reports = request.node.stash.get(_STASH_REPORTS, {})
+    if not any(report.failed for report in reports.values()) or "browser_context" not in request.fixturenames:
+        return
+    context = request.getfixturevalue("browser_context")
+    for index, page in enumerate(context.pages):
+        try:
+            page.screenshot(path=str(screenshot_path(f"FAILED-{request.node.name}-{index}")), full_page=True)
+        except Exception as error:  # a crashed page must not hide the test's own failure
+            print(f"no screenshot of page {index}: {error}")
+
+
+@pytest.fixture(scope="session")
+def browser_scratch() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="twnb-browser-"))
+    try:
+        yield folder
+    finally:
+        if os.environ.get("TWNB_KEEP_BROWSER_SCRATCH"):
+            print(f"kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def module_llm() -> Iterator[FakeLLMServer]:
+    """The loopback OpenAI-compatible server the module's kernels talk to; `.load(script)` per test."""
+    with FakeLLMServer(models=(FAKE_MODEL,)) as server:
+        yield server
+
+
+@dataclass
+class RunningFrontend:
+    """A started server and the folder it serves."""
+
+    server: JupyterServer
+    root: Path
+
+    def write_notebook(self, name: str, nb: nbformat.NotebookNode) -> str:
+        nbformat.write(nb, self.root / name)
+        return name
+
+
+def _frontend(app: str, scratch_root: Path, llm: FakeLLMServer, name: str) -> Iterator[RunningFrontend]:
+    scratch = Path(tempfile.mkdtemp(prefix=f"{app}-{name}-", dir=scratch_root))
+    root = scratch / "notebooks"
+    root.mkdir()
+    env = clean_environment(scratch_root / "home")  # shared: matplotlib builds its font cache once
+    env.update(
+        {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "browser-test-key", "TWNB_MODEL": FAKE_MODEL}
+    )
+    with JupyterServer(app, root, scratch, env) as server:
+        yield RunningFrontend(server, root)
+
+
+@pytest.fixture(scope="module")
+def lab(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter lab` for this test module, its kernels pointed at `module_llm`."""
+    yield from _frontend("lab", browser_scratch, module_llm, request.module.__name__)
+
+
+@pytest.fixture(scope="module")
+def notebook7(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter notebook` (Notebook 7) for this test module, its kernels pointed at `module_llm`."""
+    yield from _frontend("notebook", browser_scratch, module_llm, request.module.__name__)

@@ -1,0 +1,176 @@
+"""A JupyterLab or Notebook 7 server for browser tests and the README screenshot, stopped by its PID.
+
+`JupyterServer("lab" | "notebook", root_dir, scratch, env)` starts `python -m jupyterlab` (or
+`notebook`) on 127.0.0.1 with a free port, a random token, `--allow-root` (tests run as root), fresh
+settings, workspace, config and runtime folders under `scratch`, and `env` as the environment its
+kernels inherit. Its log is `scratch/<app>.log`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+STARTUP_TIMEOUT_S = 90  # a cold start on a loaded 2-core machine takes ~10 s; a hang says so after this
+
+
+class JupyterServerError(RuntimeError):
+    """The server did not start or answer; the message says why and where the log is."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_frontend_settings(settings_dir: Path, extra: dict[str, dict[str, Any]] | None = None) -> None:
+    """User settings both frontends read: every cell in the DOM, no news toasts, plus `extra`
+    (`{"@jupyterlab/apputils-extension:themes": {"theme": ...}}`, keyed by plugin id)."""
+    settings = {
+        # With the default windowing, off-screen cells are skipped or detached: locators and layout
+        # would miss them.
+        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+        # No "get notified about Jupyter news?" toast over the notebook.
+        "@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"},
+        **(extra or {}),
+    }
+    for plugin_id, values in settings.items():
+        package, plugin = plugin_id.split(":")
+        path = settings_dir / package / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values), encoding="utf-8")
+
+
+class JupyterServer:
+    """One `jupyter lab` or `jupyter notebook` process; `start()`, `stop()`, or `with`."""
+
+    def __init__(self, app: str, root_dir: Path, scratch: Path, env: dict[str, str]) -> None:
+        if app not in ("lab", "notebook"):
+            raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
+        self.app = app
+        self.root_dir = root_dir
+        self.scratch = scratch
+        self.env = env
+        self.token = secrets.token_hex(16)
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.log_path = scratch / f"{app}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> JupyterServer:
+        module, app_class = {"lab": ("jupyterlab", "LabApp"), "notebook": ("notebook", "JupyterNotebookApp")}[
+            self.app
+        ]
+        command = [
+            sys.executable, "-m", module, "--no-browser", "--allow-root",
+            "--ip", "127.0.0.1", "--port", str(self.port),
+            f"--IdentityProvider.token={self.token}", "--ServerApp.password=",
+            f"--ServerApp.root_dir={self.root_dir}",
+            f"--{app_class}.expose_app_in_browser=True",  # window.jupyterapp: the kernel's status
+            f"--{app_class}.news_url=None",  # no notification toasts over the notebook
+            f"--{app_class}.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]  # fmt: skip
+        env = self._server_environment()
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, cwd=self.root_dir, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+        try:
+            self._wait_until_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop this PID only; the server shuts its kernels down as it exits."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> JupyterServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def url(self, path: str) -> str:
+        """The browser URL of `path` (e.g. `lab/tree/x.ipynb`), logged in with the token."""
+        separator = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def notebook_url(self, name: str) -> str:
+        """Where this frontend opens a notebook (JupyterLab: `?reset`, no restored tabs)."""
+        if self.app == "lab":
+            return self.url(f"lab/tree/{quote(name)}?reset")
+        return self.url(f"notebooks/{quote(name)}")
+
+    def api(self, path: str) -> Any:
+        """GET a REST path (`api/kernels`, `api/contents/x.ipynb`) and return its JSON."""
+        request = urllib.request.Request(
+            f"{self.base_url}/{path.lstrip('/')}", headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def saved_notebook(self, name: str) -> dict[str, Any]:
+        """The notebook as the server has it on disk (what Ctrl+S wrote)."""
+        return self.api(f"api/contents/{quote(name)}?content=1&type=notebook")["content"]
+
+    def _server_environment(self) -> dict[str, str]:
+        env = dict(self.env)
+        settings = self.scratch / "settings"
+        if not settings.exists():
+            write_frontend_settings(settings)
+        env.update(
+            {
+                # Fresh state: no restored tabs, no user theme, no other server's kernels or config.
+                "JUPYTERLAB_SETTINGS_DIR": str(settings),
+                "JUPYTERLAB_WORKSPACES_DIR": str(self.scratch / "workspaces"),
+                "JUPYTER_CONFIG_DIR": str(self.scratch / "jupyter-config"),
+                "JUPYTER_RUNTIME_DIR": str(self.scratch / "jupyter-runtime"),
+            }
+        )
+        return env
+
+    def _wait_until_ready(self) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise JupyterServerError(
+                    f"jupyter {self.app} exited with {self.process.returncode}:\n{self.log_path.read_text()}"
+                )
+            try:
+                self.api("api/status")
+                return
+            except OSError:
+                time.sleep(0.3)  # polling the port, not waiting for a guessed duration
+        raise JupyterServerError(
+            f"jupyter {self.app} did not answer on {self.base_url} within {STARTUP_TIMEOUT_S} s; "
+            f"log: {self.log_path}"
+        )
+
+
+def clean_environment(home: Path) -> dict[str, str]:
+    """This process's environment without the developer's model settings, with HOME at `home`."""
+    prefixes = ("TWNB_", "OPENAI_", "AZURE_OPENAI_", "LLM_")
+    env = {name: value for name, value in os.environ.items() if not name.startswith(prefixes)}
+    home.mkdir(parents=True, exist_ok=True)
+    env["HOME"] = str(home)
+    return env

@@ -1,0 +1,99 @@
+"""What a person does with a notebook in JupyterLab or Notebook 7, through Playwright: menus, keys, clicks.
+
+Every wait is on a condition (a locator or a page function) with a generous timeout: the machine is
+small and shared, so a step may take long, but it never waits a guessed time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+# Timeouts in milliseconds: a Round with a plot on a loaded 2-core machine takes tens of seconds.
+KERNEL_TIMEOUT_MS = 120_000
+ROUND_TIMEOUT_MS = 180_000
+UI_TIMEOUT_MS = 30_000
+
+JS_KERNEL_IDLE = (
+    "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
+)
+JS_NO_KERNEL = "() => !window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
+ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+WIDGET_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]'
+# A code cell's prompt once it has run: "[3]:" (not "[ ]:" before, "[*]:" while it runs).
+RAN_PROMPT = re.compile(r"\[\d+\]:")
+
+
+def open_notebook(page: Page, url: str) -> None:
+    """Open the notebook and wait until its kernel is idle (it starts one when it opens)."""
+    page.goto(url)
+    page.wait_for_function(JS_KERNEL_IDLE, timeout=KERNEL_TIMEOUT_MS)
+
+
+def menu(page: Page, *path: str) -> None:
+    """Click through the menu bar: `menu(page, "Kernel", "Shut Down Kernel")`."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(path[0])}$")).click()
+    for label in path[1:]:
+        page.locator(
+            ".lm-Menu:visible .lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(label)}$")
+        ).click()
+
+
+def code_cells(page: Page) -> Locator:
+    return page.locator(".jp-Notebook .jp-Cell.jp-CodeCell")
+
+
+def round_cells(page: Page) -> Locator:
+    """The cells holding a `%%taskweaver` request and its Round output."""
+    return code_cells(page).filter(has_text="%%taskweaver")
+
+
+def outputs(cell: Locator) -> Locator:
+    return cell.locator(".jp-OutputArea-output")
+
+
+def wait_until_ran(cell: Locator, timeout_ms: int = ROUND_TIMEOUT_MS) -> None:
+    """Wait until the cell has run: its prompt shows an execution count."""
+    from playwright.sync_api import expect
+
+    expect(cell.locator(".jp-InputPrompt")).to_have_text(RAN_PROMPT, timeout=timeout_ms)
+
+
+def run_all_cells(page: Page) -> None:
+    menu(page, "Run", "Run All Cells")
+
+
+def save(page: Page) -> None:
+    """Ctrl+S with the notebook focused, as a person saves."""
+    page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})  # focus, without entering a cell
+    page.keyboard.press("Control+s")
+
+
+def shut_down_kernel(page: Page) -> None:
+    """Kernel > Shut Down Kernel (and accept the confirmation where the frontend asks)."""
+    menu(page, "Kernel", "Shut Down Kernel")
+    dialog_accept = page.locator(".jp-Dialog .jp-mod-accept")
+    page.wait_for_function(
+        "() => !!document.querySelector('.jp-Dialog .jp-mod-accept')"
+        " || !window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel",
+        timeout=UI_TIMEOUT_MS,
+    )
+    if dialog_accept.count():
+        dialog_accept.click()
+    page.wait_for_function(JS_NO_KERNEL, timeout=KERNEL_TIMEOUT_MS)
+
+
+def add_cell_below_and_run(page: Page, last_cell: Locator, source: str) -> Locator:
+    """Select `last_cell`, press B for a new cell below, type `source`, Shift+Enter; returns the new cell."""
+    last_cell.locator(".jp-InputPrompt").click()  # selects the cell in command mode
+    page.keyboard.press("Escape")
+    count = code_cells(page).count()
+    page.keyboard.press("b")
+    new_cell = code_cells(page).nth(count)
+    new_cell.locator(".cm-content").click()
+    page.keyboard.type(source)
+    page.keyboard.press("Shift+Enter")
+    return new_cell

@@ -32,12 +32,13 @@ def _conversation() -> Conversation:
 def test_uses_libyaml_when_present():
     if not yaml.__with_libyaml__:
         pytest.skip("pyyaml built without libyaml")
-    assert yaml_io._Loader is yaml.CSafeLoader
+    assert issubclass(yaml_io._Loader, yaml.CSafeLoader)
     assert issubclass(yaml_io._Dumper, yaml.CSafeDumper)
 
 
 def test_loader_is_a_safe_loader():
-    assert yaml_io._Loader in (yaml.SafeLoader, getattr(yaml, "CSafeLoader", None))
+    assert issubclass(yaml_io._Loader, (yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    assert issubclass(yaml_io._PyLoader, yaml.SafeLoader)
 
 
 def test_dump_keeps_key_order():

@@ -2,6 +2,13 @@
 
 Writing: keys in the order given (`sort_keys=False`), unicode as is, multi-line text as `|-` blocks
 when YAML allows it (as TaskWeaver's hand-written examples look), never anchors/aliases.
+
+Reading takes plain data only, and refuses what a hostile or broken file could use to hang or crash
+the kernel, each with a `ConversationFormatError` naming the file and line: aliases (a few hundred
+bytes of `*a` references expand to billions of values on the next save), nesting deeper than
+`MAX_DEPTH` (the pure-Python loader and every walk over the data recurse), files over `MAX_FILE_BYTES`,
+and tagged values that are not plain data (`!!set`, `!!binary`, `!!omap`, `!!pairs`, `!!timestamp`).
+An untagged date or time (`2024-05-01`) stays the text it is: conversations keep times as ISO text.
 """
 
 from __future__ import annotations
@@ -18,8 +25,121 @@ import yaml
 from twnb.memory.gc_pause import gc_paused
 from twnb.memory.reading import ConversationFormatError, Location
 
+# Far deeper than any conversation (about 12 levels, tool output included), far shallower than
+# Python's recursion limit, which the pure-Python loader and every recursive walk would hit.
+MAX_DEPTH = 100
+# A conversation is text: even hundreds of Rounds with big results stay well below this.
+MAX_FILE_BYTES = 128 * 1024 * 1024
+# What one save may write once shared values are counted as often as they appear.
+MAX_VALUES = 20_000_000
+
+_TAG = "tag:yaml.org,2002:"
+_NOT_PLAIN_TAGS = {
+    f"{_TAG}set": "a set (!!set)",
+    f"{_TAG}binary": "binary data (!!binary)",
+    f"{_TAG}omap": "an ordered map (!!omap)",
+    f"{_TAG}pairs": "a list of pairs (!!pairs)",
+    f"{_TAG}timestamp": "a timestamp (!!timestamp)",
+}
+
+
+class _Refused(yaml.YAMLError):
+    """A file this module will not read; the text says where and why."""
+
+
+def _at(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
+
+
+def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    raise _Refused(
+        f"{_at(node.start_mark)}: {_NOT_PLAIN_TAGS[node.tag]} is not plain data; conversation files hold "
+        "text, numbers, true/false, lists and mappings only: write the value as text or a list"
+    )
+
+
+def _check_nodes(root: yaml.Node) -> None:
+    """Refuse aliases, non-scalar or empty keys and nesting beyond MAX_DEPTH, before any value is built.
+
+    An alias makes the composer hand out the node it refers to again, so a node met twice is one. The
+    walk uses its own stack: it must not recurse on the very files it is there to refuse."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _Refused(
+                f"{_at(node.start_mark)}: nested deeper than {MAX_DEPTH} levels (MAX_DEPTH); a "
+                "conversation needs about a dozen: this file is broken or hostile"
+            )
+        if isinstance(node, yaml.MappingNode):
+            children = []
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == f"{_TAG}null":
+                    raise _Refused(
+                        f"{_at(key.start_mark)}: a mapping key must be text or a number, not "
+                        f"{'nothing' if isinstance(key, yaml.ScalarNode) else 'a list or mapping'}"
+                    )
+                children.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            continue
+        for child in children:
+            if isinstance(child, yaml.ScalarNode):
+                continue  # an alias of a scalar repeats one value: harmless, and common text is short
+            if id(child) in seen:
+                raise _Refused(
+                    f"{_at(node.start_mark)}: a YAML alias (*name) repeats the value anchored at "
+                    f"{_at(child.start_mark)}; conversation files never need aliases (a few of them can "
+                    "expand to billions of values): write the value out"
+                )
+            seen.add(id(child))
+        # Last pushed is walked first: reversed, the walk meets the file's values in its own order.
+        stack.extend((c, depth + 1) for c in reversed(children) if not isinstance(c, yaml.ScalarNode))
+
+
+def _check_events(text: str) -> None:
+    """The same refusals from the pure-Python parser's events (it keeps its own stack: no recursion),
+    run before the pure-Python loader, whose composer recurses once per level."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(
+                f"{_at(event.start_mark)}: a YAML alias (*{event.anchor}) is not allowed; conversation "
+                "files never need aliases (a few of them can expand to billions of values): write the "
+                "value out"
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _Refused(
+                    f"{_at(event.start_mark)}: nested deeper than {MAX_DEPTH} levels (MAX_DEPTH); a "
+                    "conversation needs about a dozen: this file is broken or hostile"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _make_loader(base: type) -> type:
+    class Loader(base):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: yaml.Node) -> Any:
+            _check_nodes(node)
+            return super().construct_document(node)
+
+    # Untagged dates and times stay text: a datetime is not plain data and would fail the next save.
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != f"{_TAG}timestamp"]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    for tag in _NOT_PLAIN_TAGS:
+        Loader.add_constructor(tag, _refuse_tag)
+    return Loader
+
+
 # libyaml is 5-10x faster on the large execution results conversations carry; fall back silently.
-_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader: type = _make_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_PyLoader: type = _Loader if _Loader.__mro__[1] is yaml.SafeLoader else _make_loader(yaml.SafeLoader)
 _BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -55,22 +175,49 @@ _PyDumper = _make_dumper(yaml.SafeDumper)
 
 
 def find_non_plain(data: Any, path: str = "") -> str | None:
-    """The path of the first value that is not plain data (dict/list/str/number/bool/None)."""
+    """The path of the first value that is not plain data (dict/list/str/number/bool/None), or nested
+    deeper than MAX_DEPTH (a container that holds itself, say); None when all of it is plain."""
+    return _find_non_plain(data, path, 1, {})
+
+
+def count_values(data: Any) -> int:
+    """How many values writing `data` produces, a container shared N times counted N times (YAML
+    without aliases writes each copy), up to MAX_VALUES + 1. `data` must be plain (find_non_plain)."""
+    sizes: dict[int, int] = {}
+    _find_non_plain(data, "", 1, sizes)
+    return _size(data, sizes)
+
+
+def _size(data: Any, sizes: dict[int, int]) -> int:
+    return sizes.get(id(data), 1) if isinstance(data, dict | list) else 1
+
+
+def _find_non_plain(data: Any, path: str, depth: int, sizes: dict[int, int]) -> str | None:
     if data is None or isinstance(data, str | bool | int | float):
         return None
+    if depth > MAX_DEPTH:
+        return f"{path or '<top>'} (nested deeper than {MAX_DEPTH} levels)"
+    if id(data) in sizes:
+        return None  # a shared container, checked already: counted again below, never walked again
     if isinstance(data, Mapping) and type(data) is dict:
+        total = 1
         for key, value in data.items():
             if not isinstance(key, str | int | float | bool):
                 return f"{path or '<top>'} (key {key!r} of type {type(key).__name__})"
-            found = find_non_plain(value, f"{path}.{key}" if path else str(key))
+            found = _find_non_plain(value, f"{path}.{key}" if path else str(key), depth + 1, sizes)
             if found is not None:
                 return found
+            total += _size(value, sizes)
+        sizes[id(data)] = min(total, MAX_VALUES + 1)
         return None
     if type(data) is list:
+        total = 1
         for index, value in enumerate(data):
-            found = find_non_plain(value, f"{path}[{index}]")
+            found = _find_non_plain(value, f"{path}[{index}]", depth + 1, sizes)
             if found is not None:
                 return found
+            total += _size(value, sizes)
+        sizes[id(data)] = min(total, MAX_VALUES + 1)
         return None
     return f"{path or '<top>'} ({type(data).__module__}.{type(data).__qualname__})"
 
@@ -82,6 +229,11 @@ def dump_yaml(data: Any) -> str:
         raise ValueError(
             f"cannot write YAML: {bad} is not plain data (dict, list, str, number, bool or None); "
             "convert it before saving"
+        )
+    if count_values(data) > MAX_VALUES:
+        raise ValueError(
+            f"cannot write YAML: the data holds more than {MAX_VALUES:,} values (MAX_VALUES) once the "
+            "values it shares are written out, each copy in full; it repeats the same data over and over"
         )
     # The representer builds a node per value: pausing cycle collection keeps big saves linear.
     with gc_paused():
@@ -98,28 +250,50 @@ def _dump(data: Any, dumper: type) -> str:
 
 
 def load_yaml_text(text: str, source: str = "<string>") -> Any:
+    """Parse YAML text with the safe loader and the refusals above; a ConversationFormatError (a
+    ValueError) names `source` and the line for anything it will not read."""
+    where = Location(file=source)
+    if len(text) > MAX_FILE_BYTES:
+        raise where.error(_too_big(len(text), "characters"))
     try:
         try:
             return yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+        except _Refused:
+            raise
         except yaml.YAMLError:
-            if _Loader is yaml.SafeLoader:
+            if _Loader is _PyLoader:
                 raise
-            # Either truly malformed (the safe pure-Python loader says so again, as clearly) or
-            # text libyaml refuses, such as an escaped lone surrogate (see _PyDumper).
-            return yaml.load(text, Loader=yaml.SafeLoader)
+            # Either truly malformed (the safe pure-Python loader says so again, as clearly), or text
+            # libyaml refuses, such as an escaped lone surrogate (see _PyDumper) or nesting past its
+            # own limit, which the event check refuses before the recursive composer sees it.
+            _check_events(text)
+            return yaml.load(text, Loader=_PyLoader)
+    except _Refused as refused:
+        raise where.error(str(refused)) from None
     except yaml.YAMLError as error:
-        raise ConversationFormatError(
+        raise where.error(
             # The location prefix names the file; PyYAML's own placeholder name would only confuse.
-            f"not valid YAML: {error}".replace("\n", " ").replace('in "<unicode string>", ', ""),
-            location=Location(file=source),
+            f"not valid YAML: {error}".replace("\n", " ").replace('in "<unicode string>", ', "")
         ) from None
+
+
+def _too_big(size: int, unit: str) -> str:
+    return (
+        f"{size:,} {unit} is more than the {MAX_FILE_BYTES:,} twnb reads (MAX_FILE_BYTES); "
+        "a conversation file this large is not one twnb wrote"
+    )
 
 
 def load_yaml_file(path: str | os.PathLike[str]) -> Any:
     """Parse a YAML file with the safe loader; malformed YAML is a ValueError naming the file."""
     path = os.fspath(path)
     with open(path, "rb") as file:
-        raw = file.read()
+        size = os.fstat(file.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise Location(file=path).error(_too_big(size, "bytes"))
+        raw = file.read(MAX_FILE_BYTES + 1)  # a file that grew since: still bounded
+    if len(raw) > MAX_FILE_BYTES:
+        raise Location(file=path).error(_too_big(len(raw), "bytes"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

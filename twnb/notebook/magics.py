@@ -284,9 +284,12 @@ class TaskWeaverMagics(Magics):
             self._say("Usage: %taskweaver save PATH (a .yaml file)", error=True)
             return
         try:
-            path = self.notebook.save(self._path(rest[0]))
+            path = self.notebook.save(self._path(rest[0]), self._settings_or_none())
         except OSError as error:
             self._say(f"Could not save to {rest[0]}: {error.strerror or error}", error=True)
+            return
+        except ValueError as error:
+            self._say(f"Could not save to {rest[0]}: {_one_line(error)}", error=True)
             return
         rounds = len(self.notebook.conversation.rounds)
         self._say(f"Saved {rounds} Round{'s' if rounds != 1 else ''} to {path}")
@@ -315,9 +318,14 @@ class TaskWeaverMagics(Magics):
             )
             return
         try:
-            conversation = self.notebook.load(path)
-        except (OSError, ValueError) as error:
-            self._say(f"Could not load {path}: {error}", error=True)
+            conversation = self.notebook.load(path, self._settings_or_none())
+        except OSError as error:
+            self._say(f"Could not load {path}: {error.strerror or error}; nothing was changed.", error=True)
+            return
+        except ValueError as error:
+            text = _one_line(error)  # a located error starts with the file's name already
+            where = "" if text.startswith(f"{path}: ") else f"{path}: "
+            self._say(f"Could not load {where}{text}; nothing was changed.", error=True)
             return
         from twnb.notebook.conversation_variables import missing_variables
 
@@ -385,6 +393,13 @@ class TaskWeaverMagics(Magics):
     def _cmd_trace(self, rest: list[str], args: Any) -> None:
         self._say("Not yet: tracing arrives with the observability issue.", error=True)
 
+    def _settings_or_none(self) -> Any:
+        """The effective settings, or None when they do not resolve (save and load work without)."""
+        try:
+            return self.notebook.resolve({}, self.traitlet_values())
+        except ValueError:
+            return None
+
     # --- output ---------------------------------------------------------------------------------
 
     def _fail(self, message: str, strict: bool) -> None:
@@ -398,3 +413,8 @@ class TaskWeaverMagics(Magics):
 
     def _path(self, text: str) -> Path:
         return Path(text).expanduser()  # relative to the kernel's current directory, as `open` would be
+
+
+def _one_line(error: BaseException) -> str:
+    """An error's text on one line (YAML parser messages span several)."""
+    return " ".join(str(error).split())

@@ -90,32 +90,50 @@ class NotebookSession:
     def plan(self) -> Any:
         return getattr(self.session, "plan", None) if self.session is not None else None
 
-    def load(self, path: str | os.PathLike[str]) -> Conversation:
-        """Replace the conversation with a saved one (ids kept); raises ValueError for a bad file."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"No such file: {path}")
+    def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
+        """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
+        not one exists yet; a bad file raises ValueError and changes nothing. `resolved` (the
+        settings) says where a session-less notebook autosaves the loaded Rounds."""
         if self.session is not None:
             return self.session.load(path)
-        from twnb.memory import load_conversation
-        from twnb.session.autosave import is_autosave_file, load_autosaved_conversation
+        from twnb.session.autosave import save_round
+        from twnb.session.conversation_store import load_conversation_file
 
-        # One autosaved Round file stands for its whole conversation (the session does the same).
-        conversation = (
-            load_autosaved_conversation(path) if is_autosave_file(path) else load_conversation(path)
-        )
+        conversation = load_conversation_file(path)
         self.memory.conversation = conversation
+        if resolved is not None:  # so the autosave is complete, as a Session's is after a load
+            folder = self.session_dir(resolved) / self.session_id / "rounds"
+            redact = self._redactor(resolved).redact_data
+            try:
+                for index, round in enumerate(conversation.rounds):
+                    save_round(
+                        folder,
+                        round,
+                        conversation_id=conversation.id,
+                        session_id=self.session_id,
+                        index=index,
+                        redact=redact,
+                    )
+            except OSError:
+                pass  # the conversation is loaded; the Round that runs next says what autosave hits
         return conversation
 
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        path = Path(path)
+    def save(self, path: str | os.PathLike[str], resolved: Any = None) -> Path:
+        """The conversation as TaskWeaver YAML, redacted, the way a Session saves it (see
+        twnb.session.conversation_store)."""
         if self.session is not None:
             return Path(self.session.save(path))
-        from twnb.memory import save_conversation
+        from twnb.session.conversation_store import save_conversation_file
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_conversation(self.conversation, path, relative_to=path.parent)
-        return path
+        return save_conversation_file(self.conversation, path, redact=self._redactor(resolved).redact_data)
+
+    @staticmethod
+    def _redactor(resolved: Any) -> Any:
+        """The redactor a Session for these settings would have; without settings (they failed to
+        resolve) the environment's secrets and the known key shapes still are redacted."""
+        from twnb.llm.redaction import Redactor
+
+        return Redactor.from_settings(resolved) if resolved is not None else Redactor()
 
     def reset(self) -> str:
         """A new, empty conversation with a new session id; returns the id."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import Conversation, Round, load_yaml_file, save_yaml_file
+from twnb.memory.reading import Location
 
 AUTOSAVE_KEY = "twnb_autosave"
 
@@ -38,6 +39,22 @@ def write_round(folder: Path, data: dict[str, Any]) -> Path:
     return path
 
 
+def save_round(
+    folder: Path,
+    round: Round,
+    *,
+    conversation_id: str,
+    session_id: str,
+    index: int,
+    redact: Callable[[Any], Any],
+) -> Path:
+    """Write one Round's autosave file into `folder` (raises OSError when the disk refuses)."""
+    data = round_file_data(
+        round, conversation_id=conversation_id, session_id=session_id, index=index, redact=redact
+    )
+    return write_round(folder, data)
+
+
 def is_autosave_file(path: str | os.PathLike[str]) -> bool:
     try:
         data = load_yaml_file(path)
@@ -57,11 +74,12 @@ def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
     entries: list[tuple[int, str, Conversation]] = []
     for file in files:
         conversation = Conversation.from_yaml(file)
-        info = conversation.unknown_keys.get(AUTOSAVE_KEY) or {}
+        index = _round_index(conversation.unknown_keys.get(AUTOSAVE_KEY), file)
         started = ""
         if conversation.rounds:
-            started = str((conversation.rounds[0].extra.get("timing") or {}).get("started_at") or "")
-        entries.append((int(info.get("index", 0)), started, conversation))
+            timing = conversation.rounds[0].extra.get("timing")
+            started = str((timing if isinstance(timing, dict) else {}).get("started_at") or "")
+        entries.append((index, started, conversation))
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     first = entries[0][2]
     result = Conversation(id=first.id, rounds=[], plugins=[], roles=[], enabled=True)
@@ -69,3 +87,18 @@ def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
         result.rounds.extend(conversation.rounds)
     result.roles = result.all_roles()
     return result
+
+
+def _round_index(info: Any, file: Path) -> int:
+    """The Round's position from the file's `twnb_autosave` mapping, checked (a hand-edited or hostile
+    file must fail with its name, not with an AttributeError)."""
+    if info is None:
+        return 0
+    index = info.get("index", 0) if isinstance(info, dict) else None
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise Location(file=str(file)).error(
+            f"key '{AUTOSAVE_KEY}' must be a mapping with 'session_id' (text) and 'index' (a whole number "
+            f"from 0), got {info!r:.80}; restore the file from the autosave twnb wrote, or delete it",
+            key=AUTOSAVE_KEY,
+        )
+    return index

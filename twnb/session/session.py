@@ -14,13 +14,13 @@ it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (wh
 code post whose result never came back (Ctrl-C, `close()` or an executor error while the driver waited)
 is committed with an `execution_result` saying so. Other Post.extra keys: `usage`, `timing`,
 `reasoning`, `dropped_attempts`. Round.extra: `usage` (tokens, calls and LLM wall time summed over its
-posts; time to first token stays on each post), `timing`, `failure_reason`.
+posts; time to first token stays on each post), `timing`, `failure_reason`, and `autosave_failed`
+(the one note, with the reason, when autosaving the Round failed: the Round itself goes on).
 """
 
 from __future__ import annotations
 
 import inspect
-import shutil
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -40,27 +40,21 @@ from twnb.memory import (
     RoundFailed,
     RoundStarted,
     StatusChanged,
-    conversation_dict,
     create_id,
     derive_plan,
-    load_yaml_file,
-    save_yaml_file,
 )
 from twnb.memory.logs import get_logger
 from twnb.roles.llm_turn import add_usage, now_iso
 from twnb.roles.role import RoleFailure, unfinished_post
-from twnb.session.autosave import (
-    AUTOSAVE_KEY,
-    load_autosaved_conversation,
-    round_file_data,
-    write_round,
-)
+from twnb.session.autosave import save_round
 from twnb.session.code_request import CodeRequest
+from twnb.session.conversation_store import load_conversation_file, save_conversation_file
 
 logger = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user (Ctrl-C); every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
+AUTOSAVE_FAILED = "autosave_failed"  # the Round.extra key of the one note a failed autosave leaves
 
 
 class RoundLimitReached(Exception):
@@ -153,7 +147,7 @@ class Session:
             timing = current.extra["timing"]
             timing["ended_at"] = now_iso()
             timing["duration_s"] = round(time.perf_counter() - started, 3)
-            self._autosave(current, index)
+            self._autosave(current, index, watcher)
             watcher.on_event(RoundEnded(current.id, current.state, failure))
         return current
 
@@ -223,23 +217,32 @@ class Session:
         usage = post.extra.get("usage")
         if usage:
             round.extra["usage"] = add_usage(dict(round.extra.get("usage") or {}), usage)
-        self._autosave(round, index)  # before the event: a watcher may read the file
+        self._autosave(round, index, watcher)  # before the event: a watcher may read the file
         watcher.on_event(PostCommitted(post))
 
-    def _autosave(self, round: Round, index: int) -> None:
+    def _autosave(self, round: Round, index: int, watcher: Observer | None = None) -> None:
         if not self.autosave:
             return
         try:
-            data = round_file_data(
+            save_round(
+                self.autosave_dir,
                 round,
                 conversation_id=self.memory.conversation.id,
                 session_id=self.session_id,
                 index=index,
                 redact=self._redact,
             )
-            write_round(self.autosave_dir, data)
-        except OSError as error:  # a full disk must not lose the Round in memory
+        except OSError as error:  # a full disk must not lose the Round in memory, nor stop it
+            if AUTOSAVE_FAILED in round.extra:
+                return  # said once per Round: the next post's save fails the same way
+            note = self._redact_text(
+                f"Autosave to {self.autosave_dir} failed ({error.strerror or error}); the Round goes on "
+                "and is kept in memory: save it elsewhere with %taskweaver save PATH."
+            )
+            round.extra[AUTOSAVE_FAILED] = note
             logger.warning("could not autosave Round %s: %s", round.id, error)
+            if watcher is not None:
+                watcher.on_event(StatusChanged(note))
 
     # -- the plain driver ------------------------------------------------------------------------------
 
@@ -268,35 +271,16 @@ class Session:
     # -- the conversation ------------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """The whole conversation as TaskWeaver YAML (artifact paths inside its folder made relative),
-        redacted; the cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = self._redact(conversation_dict(self.memory.conversation, relative_to=path.parent))
-        save_yaml_file(path, data)
-        if self.cassette_path is not None and Path(self.cassette_path).is_file():
-            from twnb.llm.cassette import cassette_path_for
-
-            shutil.copyfile(self.cassette_path, cassette_path_for(path))
-        return path
+        """The whole conversation as TaskWeaver YAML, redacted (see conversation_store); the cassette,
+        when recording, is copied beside it (`x.cassette.yaml`)."""
+        return save_conversation_file(
+            self.memory.conversation, path, redact=self._redact, cassette=self.cassette_path
+        )
 
     def load(self, path: str | Path) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
-        or any autosaved Round file (then the whole autosaved conversation is assembled).
-
-        Artifact paths are absolute in memory (as the kernel reports them): relative ones in a YAML
-        (relative to its folder, contract 2) are resolved against that folder here, so a view or a
-        later `save` elsewhere still finds the files."""
-        path = Path(path)
-        if path.is_dir():
-            conversation = load_autosaved_conversation(path)
-        else:
-            data = load_yaml_file(path)
-            if isinstance(data, dict) and AUTOSAVE_KEY in data:
-                conversation = load_autosaved_conversation(path)
-            else:
-                conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
-                _absolute_artifact_paths(conversation, path.parent)
+        or any autosaved Round file (see conversation_store). A file that fails changes nothing."""
+        conversation = load_conversation_file(path)
         self.memory.conversation = conversation
         self.plan = None
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
@@ -308,14 +292,6 @@ class Session:
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plan = None
-
-
-def _absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:
-    for round in conversation.rounds:
-        for post in round.post_list:
-            for attachment in post.attachment_list:
-                if attachment.type.value == "artifact_paths" and isinstance(attachment.content, list):
-                    attachment.content = [str(folder.resolve() / p) for p in attachment.content]
 
 
 def _no_result(error: BaseException) -> tuple[str, str]:

@@ -1,0 +1,73 @@
+"""Loading and saving conversation files: the one way, for a Session and for a notebook without one.
+
+Saving writes the conversation redacted, with artifact paths inside the file's folder made relative to
+it (so the folder can be moved), and copies the recording cassette beside it (`x.cassette.yaml`).
+Loading reads a conversation YAML, an autosave folder or one autosaved Round file (then the whole
+autosaved conversation), resolves relative artifact paths against the file's folder (in memory they are
+absolute, as the kernel reports them), and checks that what it read can be saved again. A caller
+replaces its own conversation only with what `load_conversation_file` returned: a file that fails
+leaves the caller's conversation as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from twnb.memory import Conversation, conversation_dict, load_yaml_file, save_yaml_file
+from twnb.memory.reading import Location
+from twnb.memory.yaml_io import find_non_plain
+from twnb.session.autosave import AUTOSAVE_KEY, load_autosaved_conversation
+
+
+def save_conversation_file(
+    conversation: Conversation,
+    path: str | Path,
+    *,
+    redact: Callable[[Any], Any],
+    cassette: Path | None = None,
+) -> Path:
+    """Write `conversation` to `path` as TaskWeaver YAML (atomically: a failure leaves the old file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_yaml_file(path, redact(conversation_dict(conversation, relative_to=path.parent)))
+    if cassette is not None and Path(cassette).is_file():
+        from twnb.llm.cassette import cassette_path_for
+
+        shutil.copyfile(cassette, cassette_path_for(path))
+    return path
+
+
+def load_conversation_file(path: str | Path) -> Conversation:
+    """The conversation in `path`, ids kept, read whole and checked; a bad file is a ValueError naming
+    the file (and round, post, key or line), a missing one FileNotFoundError."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"No such file: {path}")
+    if path.is_dir():
+        return _checked(load_autosaved_conversation(path), path)
+    data = load_yaml_file(path)
+    if isinstance(data, dict) and AUTOSAVE_KEY in data:
+        return _checked(load_autosaved_conversation(path), path)
+    conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
+    _absolute_artifact_paths(conversation, path.parent)
+    return _checked(conversation, path)
+
+
+def _checked(conversation: Conversation, path: Path) -> Conversation:
+    """Refuse now what the next save would: after the conversation replaced the caller's, it is too late."""
+    data = conversation_dict(conversation)  # raises, located, for an attachment no one could load
+    bad = find_non_plain(data)
+    if bad is not None:
+        raise Location(file=str(path)).error(f"{bad} is not plain data and could not be saved again")
+    return conversation
+
+
+def _absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:
+    for round in conversation.rounds:
+        for post in round.post_list:
+            for attachment in post.attachment_list:
+                if attachment.type.value == "artifact_paths" and isinstance(attachment.content, list):
+                    attachment.content = [str(folder.resolve() / p) for p in attachment.content]

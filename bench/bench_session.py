@@ -75,8 +75,8 @@ def _planner(send_to: str, message: str, stop: str) -> dict[str, str]:
 
 
 def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> tuple[list[float], list[float], Any]:
+    from twnb.config.settings import Settings
     from twnb.kernel import LiveShellExecutor
-    from twnb.llm.settings import Settings
     from twnb.session import build_session
 
     shell.reset(new_session=False)

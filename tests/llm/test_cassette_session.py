@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from twnb.config.resolution import resolve_settings
 from twnb.llm.cassette import load_cassette
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.redaction import Redactor
 from twnb.llm.response_format import json_object_format, json_schema_format
 from twnb.llm.session_client import session_chat_client
-from twnb.llm.settings import resolve_settings
 
 CANARY_KEY = "sk-canary-session-0123456789abcdef"
 CANARY_ENV = "canary-session-env-9z8y7x6w"

@@ -61,9 +61,9 @@ def shell(workdir: Path) -> Iterator[Any]:
 
 @pytest.fixture
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
+    from twnb.config.settings import Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.llm.client import OpenAIChatClient
-    from twnb.llm.settings import Settings
     from twnb.session import build_session
 
     def make(script: dict[str, Any] | None = None, *, settings: dict[str, Any] | None = None, **options: Any):

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from twnb.kernel import LiveShellExecutor
 from twnb.llm.client import OpenAIChatClient
-from twnb.llm.settings import Settings
+from twnb.config.settings import Settings
 from twnb.session import build_session
 
 workdir = Path.cwd()

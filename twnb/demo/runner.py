@@ -161,7 +161,8 @@ def _check_live_settings(env: dict[str, str]) -> None:
     Settings are resolved where the user runs `twnb demo` (its .env and twnb.yaml included); the kernel
     runs in the demo folder, so what was found is handed to it through its environment, never a file.
     """
-    from twnb.llm.settings import SettingsError, resolve_settings
+    from twnb.config.resolution import resolve_settings
+    from twnb.config.settings import SettingsError
 
     try:
         resolved = resolve_settings(environ=env, workdir=Path.cwd())

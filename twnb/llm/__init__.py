@@ -27,12 +27,8 @@ _EXPORTS = {
     "LLMBadRequestError": "twnb.llm.errors",
     "LLMStreamDropped": "twnb.llm.errors",
     "LLMMalformedStreamError": "twnb.llm.errors",
-    # settings, messages, response_format, record/replay, redaction (the llm surface)
-    "Settings": "twnb.llm.settings",
-    "ResolvedSettings": "twnb.llm.settings",
-    "SettingsError": "twnb.llm.settings",
-    "resolve_settings": "twnb.llm.settings",
-    "make_client": "twnb.llm.settings",
+    # the client from settings, messages, response_format, record/replay, redaction (the llm surface)
+    "make_client": "twnb.llm.client",
     "Msg": "twnb.llm.messages",
     "TextBlock": "twnb.llm.messages",
     "ThinkingBlock": "twnb.llm.messages",

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from twnb.config.settings import ResolvedSettings, Settings
+from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_error_from, safe_url
-from twnb.llm.settings import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 from twnb.llm.stream import ChatReply, ChatStream
 from twnb.llm.usage import messages_text
 from twnb.memory.logs import get_logger
+
+if TYPE_CHECKING:
+    from twnb.llm.redaction import Redactor
 
 _log = get_logger(__name__)
 
@@ -54,7 +58,7 @@ class OpenAIChatClient:
     """Streams chat completions from OpenAI, Azure OpenAI or any OpenAI-compatible server.
 
     `redact`, when given, cleans every server text that goes into an error message (the key itself is
-    always scrubbed as well). Build one from the user's settings with `twnb.llm.settings.make_client`.
+    always scrubbed as well). Build one from the user's settings with :func:`make_client`.
     """
 
     def __init__(
@@ -189,3 +193,31 @@ class OpenAIChatClient:
             reply.dropped_texts = dropped
             return reply
         raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def make_client(
+    settings: Settings | ResolvedSettings,
+    *,
+    redactor: Redactor | None = None,
+    **client_options: Any,
+) -> OpenAIChatClient:
+    """The streaming OpenAI (or Azure, or OpenAI-compatible) client these settings describe.
+
+    With a ``redactor``, server texts quoted in error messages pass through
+    it (the key itself is always scrubbed by the client). ``client_options`` go to
+    :class:`OpenAIChatClient` (``timeout``, ``max_retries``, ``stream_retries``): HTTP settings,
+    unrelated to the settings' code-execution ``timeout`` and revise ``max_retries``. Raises
+    ``SettingsError`` when no key is configured (a local server gets the placeholder key).
+    """
+    workdir = settings.workdir if isinstance(settings, ResolvedSettings) else None
+    plain = settings.settings if isinstance(settings, ResolvedSettings) else settings
+    api_key = plain.require_api_key(workdir)
+    if redactor is not None:
+        client_options["redact"] = redactor.redact
+    return OpenAIChatClient(
+        api_key,
+        plain.base_url,
+        azure_endpoint=plain.azure_endpoint,
+        api_version=plain.api_version,
+        **client_options,
+    )

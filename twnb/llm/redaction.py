@@ -120,7 +120,7 @@ class Redactor:
 
     @classmethod
     def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
-        """A redactor for :class:`twnb.llm.settings.ResolvedSettings` (or plain ``Settings``)."""
+        """A redactor for :class:`twnb.config.settings.ResolvedSettings` (or plain ``Settings``)."""
         settings = getattr(resolved, "settings", resolved)
         api_key = settings.api_key if settings.has_real_api_key else None
         return cls(getattr(resolved, "dotenv_secrets", ()), api_key=api_key, environ=environ)

@@ -1,20 +1,23 @@
 """`%%taskweaver` and `%taskweaver SUBCOMMAND` (docs/architecture.md, contracts 4 and 5).
 
-The traitlets are contract 4's settings table (never the API key): `%config TaskWeaverMagics.model =
-"gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model = ...` in `ipython_config.py`. A traitlet left
-at None means "not set here", so the environment, `.env`, `twnb.yaml` and the user config apply.
+The traitlets come from the settings table (twnb/config/table.py; never the API key): `%config
+TaskWeaverMagics.model = "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model = ...` in
+`ipython_config.py`. A traitlet left at None means "not set here", so the environment, `.env`,
+`twnb.yaml` and the user config apply.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Bool, Float, Int, List, Unicode
+
+from twnb.notebook.setting_traits import setting_traits
 
 SUBCOMMANDS = {
     "save": "save PATH            write the conversation as TaskWeaver YAML",
@@ -60,60 +63,15 @@ def _help_doc(function: Any) -> Any:
     return function
 
 
-@magics_class
-class TaskWeaverMagics(Magics):
-    model = Unicode(None, allow_none=True, help="The model (Azure: the deployment) both roles use.").tag(
-        config=True
-    )
-    base_url = Unicode(None, allow_none=True, help="OpenAI-compatible base URL (default OpenAI's).").tag(
-        config=True
-    )
-    api_key_env = Unicode(
-        None, allow_none=True, help="Name of the environment variable holding the API key (never the key)."
-    ).tag(config=True)
-    azure_endpoint = Unicode(None, allow_none=True, help="Azure OpenAI endpoint; selects Azure.").tag(
-        config=True
-    )
-    api_version = Unicode(None, allow_none=True, help="Azure OpenAI API version.").tag(config=True)
-    planner_model = Unicode(None, allow_none=True, help="The Planner's model (default: model).").tag(
-        config=True
-    )
-    code_model = Unicode(None, allow_none=True, help="The CodeInterpreter's model (default: model).").tag(
-        config=True
-    )
-    session_dir = Unicode(
-        None, allow_none=True, help="Folder for autosaves and artifacts, relative to the notebook (.twnb)."
-    ).tag(config=True)
-    verify = Bool(None, allow_none=True, help="Check generated code before running it (default on).").tag(
-        config=True
-    )
-    max_retries = Int(None, allow_none=True, help="Revise attempts after failing code (default 3).").tag(
-        config=True
-    )
-    timeout = Float(None, allow_none=True, help="Seconds one execution may take (default 600).").tag(
-        config=True
-    )
-    max_posts = Int(None, allow_none=True, help="Internal posts allowed per Round (default 20).").tag(
-        config=True
-    )
-    record = Bool(None, allow_none=True, help="Record every LLM call to a cassette (default off).").tag(
-        config=True
-    )
-    replay = Unicode(
-        None, allow_none=True, help="Replay LLM replies from this cassette instead of calling a model."
-    ).tag(config=True)
-    examples_dir = Unicode(
-        None,
-        allow_none=True,
-        help="Folder of your own few-shot examples (TaskWeaver YAML) in planner/ and code_interpreter/.",
-    ).tag(config=True)
-    allow_modules = List(
-        Unicode(),
-        default_value=None,
-        allow_none=True,
-        help="Modules generated code may import besides the data-analysis allow-list, e.g. ['polars'].",
-    ).tag(config=True)
+# The settings' traitlets, generated from the settings table: TaskWeaverMagics inherits them, so
+# `%config TaskWeaverMagics.model = ...` and `c.TaskWeaverMagics.model` in ipython_config.py reach them.
+_SettingTraits = types.new_class(
+    "_SettingTraits", (Magics,), exec_body=lambda namespace: namespace.update(setting_traits())
+)
 
+
+@magics_class
+class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def __init__(
         self, shell: Any = None, workdir: str | None = None, notebook: Any = None, **kwargs: Any
     ) -> None:
@@ -187,11 +145,10 @@ class TaskWeaverMagics(Magics):
         return self._run(session, query.strip(), args, resolved)
 
     def _run(self, session: Any, query: str, args: Any, resolved: Any) -> None:
-        from twnb.llm.redaction import Redactor
         from twnb.notebook.interrupt_guard import interrupts_held
         from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
 
-        redactor = Redactor.from_settings(resolved)
+        redactor = self.notebook.redactor(resolved)
         display = RoundDisplay(
             query,
             session_id=self.notebook.session_id,
@@ -378,10 +335,8 @@ class TaskWeaverMagics(Magics):
         except ValueError as error:
             self._say(str(error), error=True)
             return
-        from twnb.llm.redaction import Redactor
-
         table = resolved.format_table()
-        print(Redactor.from_settings(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
+        print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
 
     def _cmd_export(self, rest: list[str], args: Any) -> None:
         self._say(

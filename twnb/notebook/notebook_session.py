@@ -31,7 +31,7 @@ class NotebookSession:
     # --- settings and the session ----------------------------------------------------------------
 
     def resolve(self, flags: Mapping[str, Any] | None, traitlets: Mapping[str, Any] | None) -> Any:
-        from twnb.llm.settings import resolve_settings
+        from twnb.config.resolution import resolve_settings
 
         return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
 
@@ -53,20 +53,15 @@ class NotebookSession:
         return session
 
     def _build(self, resolved: Any) -> Any:
-        from twnb.kernel import LiveShellExecutor
-        from twnb.llm.redaction import Redactor
-        from twnb.session import build_session
+        from twnb.session.factory import build_live_session
 
-        session_dir = self.session_dir(resolved)
-        executor = LiveShellExecutor(
-            self.shell,
-            self.workdir,
-            session_dir / "artifacts",
-            session_dir=session_dir,
-            default_timeout=resolved.settings.timeout,
-        )
-        redactor = Redactor.from_settings(resolved)
-        return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
+        return build_live_session(resolved, self.shell, self.workdir, self.session_dir(resolved))
+
+    def redactor(self, resolved: Any) -> Any:
+        """What hides secrets in what the notebook shows: the session's rules for these settings."""
+        from twnb.session.factory import redactor_for
+
+        return redactor_for(resolved)
 
     # --- the conversation, with or without a session ---------------------------------------------
 

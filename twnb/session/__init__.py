@@ -16,6 +16,8 @@ _EXPORTS = {
     "Session": "twnb.session.session",
     "RoundLimitReached": "twnb.session.session",
     "build_session": "twnb.session.factory",
+    "build_live_session": "twnb.session.factory",
+    "redactor_for": "twnb.session.factory",
     "load_autosaved_conversation": "twnb.session.autosave",
     "is_autosave_file": "twnb.session.autosave",
 }

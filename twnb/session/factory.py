@@ -26,7 +26,7 @@ def build_session(
     record: bool | None = None,
     redactor: Any = None,
 ) -> Session:
-    """A Session for `settings` (a twnb.llm.settings.Settings or ResolvedSettings) running code on
+    """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
     `executor`.
 
     `client` defaults to the one the settings describe: a replay of the cassette `settings.replay`
@@ -35,7 +35,6 @@ def build_session(
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
     `save` copies beside the conversation.
     """
-    from twnb.llm.redaction import Redactor
     from twnb.llm.session_client import session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
@@ -43,7 +42,7 @@ def build_session(
     from twnb.roles.translator import PostTranslator
 
     plain = getattr(settings, "settings", settings)
-    redactor = redactor if redactor is not None else Redactor.from_settings(settings)
+    redactor = redactor if redactor is not None else redactor_for(settings)
     set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
     memory = Memory(session_id=create_id())
@@ -95,6 +94,29 @@ def build_session(
         timeout=plain.timeout,
         cassette_path=cassette,
     )
+
+
+def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Path) -> Session:
+    """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
+    in `workdir`, keeping autosaves and artifacts under `session_dir`. The notebook layer asks for its
+    session here, so it never builds an executor or a client itself."""
+    from twnb.kernel import LiveShellExecutor
+
+    executor = LiveShellExecutor(
+        shell,
+        workdir,
+        session_dir / "artifacts",
+        session_dir=session_dir,
+        default_timeout=resolved.settings.timeout,
+    )
+    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor_for(resolved))
+
+
+def redactor_for(settings: Any) -> Any:
+    """The Redactor for these settings: the configured key, `.env` secrets, the live environment."""
+    from twnb.llm.redaction import Redactor
+
+    return Redactor.from_settings(settings)
 
 
 def _verification(plain: Any) -> Any:

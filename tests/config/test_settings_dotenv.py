@@ -6,8 +6,8 @@ import logging
 import os
 from pathlib import Path
 
-from twnb.llm.dotenv import parse_dotenv, read_dotenv
-from twnb.llm.settings import resolve_settings
+from twnb.config.dotenv import parse_dotenv, read_dotenv
+from twnb.config.resolution import resolve_settings
 
 CANARY = "sk-dotenv-canary-0123456789abcdef"
 
@@ -40,7 +40,7 @@ def test_later_assignments_win():
 
 
 def test_a_bad_line_is_skipped_with_a_warning_naming_the_line_but_not_its_text(caplog):
-    with caplog.at_level(logging.WARNING, logger="twnb.llm.dotenv"):
+    with caplog.at_level(logging.WARNING, logger="twnb.config.dotenv"):
         values = parse_dotenv(f"GOOD=1\nthis is {CANARY}\nBAD='unclosed\n", source="/x/.env")
     assert values == {"GOOD": "1"}
     assert "/x/.env:2" in caplog.text and "/x/.env:3" in caplog.text

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from twnb.llm.settings import (
-    DEFAULT_AZURE_API_VERSION,
-    PLACEHOLDER_API_KEY,
-    Settings,
-    SettingsError,
-    resolve_settings,
-)
+from twnb.config.resolution import resolve_settings
+from twnb.config.settings import Settings, SettingsError
+from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 
 CANARY = "sk-canary-0123456789abcdefXYZ"
 

@@ -1,0 +1,225 @@
+"""The one table of twnb's settings.
+
+Each row says everything about one setting: its name (also the ``%config TaskWeaverMagics.<name>``
+traitlet and the attribute on :class:`~twnb.config.settings.Settings`), its kind, its default, the
+environment variables and the YAML key it is read from, whether it is a traitlet, and a line of help.
+From this table come the traitlets on ``TaskWeaverMagics``, the resolver, ``%taskweaver config`` and
+the README's table (``python -m twnb.config.readme_table``). To add a setting, add a row here and use
+``settings.<name>`` where it matters; the README test then says to regenerate the README's table.
+
+Precedence is the same for every row (docs/architecture.md, contract 4). The API key is the one
+secret row: never a traitlet, a flag or a YAML key, only the environment or ``.env``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "DEFAULT_AZURE_API_VERSION",
+    "KINDS",
+    "PLACEHOLDER_API_KEY",
+    "SETTINGS",
+    "SETTINGS_BY_NAME",
+    "Setting",
+]
+
+PLACEHOLDER_API_KEY = "twnb-no-key-needed"
+"""Sent as the key to a local server when none is configured; such servers ignore it."""
+
+DEFAULT_AZURE_API_VERSION = "2024-10-21"
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+
+KINDS = ("text", "url", "bool", "count", "seconds", "modules", "secret")
+"""text and url: a string (url: http or https); bool: true/false, 1/0, yes/no, on/off; count: a whole
+number, at least ``minimum``; seconds: a number above 0; modules: Python module names (a YAML or
+traitlet list, or comma-separated in the environment); secret: the API key (never shown)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    env: tuple[str, ...] = ()
+    yaml_key: str | None = None
+    traitlet: bool = True
+    # Unset, the setting takes this other setting's value (per-role models take the model).
+    same_as: str | None = None
+    minimum: int | None = None  # counts only
+    # How the README describes the default when the value alone would not say enough.
+    default_text: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"setting {self.name}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.kind == "secret" and (self.traitlet or self.yaml_key):
+            raise ValueError(f"setting {self.name}: a secret is never a traitlet or a YAML key")
+
+    def describe_default(self) -> str:
+        """The default in words, as help and the README give it."""
+        if self.default_text is not None:
+            return self.default_text
+        if self.same_as:
+            return f"the {self.same_as}"
+        if isinstance(self.default, bool):
+            return "on" if self.default else "off"
+        if self.default in (None, ()):
+            return "none"
+        if isinstance(self.default, float) and self.default.is_integer():
+            return str(int(self.default))
+        if isinstance(self.default, str):
+            return f"`{self.default}`"
+        return str(self.default)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "model",
+        "text",
+        None,
+        "The model (Azure: the deployment) both roles use.",
+        env=("TWNB_MODEL", "LLM_MODEL"),
+        yaml_key="llm.model",
+        default_text="none: a clear error says what to set",
+    ),
+    Setting(
+        "base_url",
+        "url",
+        None,
+        "OpenAI-compatible base URL (Ollama, vLLM, ...).",
+        env=("OPENAI_BASE_URL", "LLM_API_BASE"),
+        yaml_key="llm.api_base",
+        default_text="OpenAI's",
+    ),
+    Setting(
+        "api_key",
+        "secret",
+        None,
+        "The API key; only ever read from the environment or .env, never shown.",
+        env=("OPENAI_API_KEY", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"),
+        traitlet=False,
+        default_text="none (a local server gets a placeholder)",
+    ),
+    Setting(
+        "api_key_env",
+        "text",
+        DEFAULT_API_KEY_ENV,
+        "Name of the environment variable holding the API key (never the key).",
+        yaml_key="llm.api_key_env",
+    ),
+    Setting(
+        "azure_endpoint",
+        "url",
+        None,
+        "Azure OpenAI endpoint; setting it selects Azure (the model is then the deployment name).",
+        env=("AZURE_OPENAI_ENDPOINT",),
+        yaml_key="llm.azure_endpoint",
+        default_text="off",
+    ),
+    Setting(
+        "api_version",
+        "text",
+        None,
+        "Azure OpenAI API version.",
+        env=("OPENAI_API_VERSION",),
+        yaml_key="llm.api_version",
+        default_text=f"{DEFAULT_AZURE_API_VERSION} with Azure",
+    ),
+    Setting(
+        "planner_model",
+        "text",
+        None,
+        "The Planner's model.",
+        env=("TWNB_PLANNER_MODEL",),
+        yaml_key="planner.model",
+        same_as="model",
+    ),
+    Setting(
+        "code_model",
+        "text",
+        None,
+        "The CodeInterpreter's model.",
+        env=("TWNB_CODE_MODEL",),
+        yaml_key="code_interpreter.model",
+        same_as="model",
+    ),
+    Setting(
+        "session_dir",
+        "text",
+        ".twnb",
+        "Folder for autosaves and artifacts, relative to the notebook.",
+        env=("TWNB_SESSION_DIR",),
+        yaml_key="session.dir",
+    ),
+    Setting(
+        "verify",
+        "bool",
+        True,
+        "Check generated code before running it.",
+        yaml_key="code_interpreter.verify",
+    ),
+    Setting(
+        "max_retries",
+        "count",
+        3,
+        "Revise attempts after failing code.",
+        yaml_key="code_interpreter.max_retries",
+        minimum=0,
+    ),
+    Setting(
+        "timeout",
+        "seconds",
+        600.0,
+        "Seconds one execution may take.",
+        yaml_key="code_interpreter.timeout",
+    ),
+    Setting(
+        "max_posts",
+        "count",
+        20,
+        "Internal posts allowed per Round.",
+        yaml_key="session.max_posts",
+        minimum=1,
+    ),
+    Setting(
+        "record",
+        "bool",
+        False,
+        "Record every LLM call to a cassette beside the session's autosaves.",
+        env=("TWNB_RECORD",),
+        yaml_key="session.record",
+    ),
+    Setting(
+        "replay",
+        "text",
+        None,
+        "Replay LLM replies from this cassette instead of calling a model.",
+        env=("TWNB_REPLAY",),
+        yaml_key="llm.replay",
+        default_text="off",
+    ),
+    Setting(
+        "examples_dir",
+        "text",
+        None,
+        "Folder of your own few-shot examples (TaskWeaver YAML) in planner/ and code_interpreter/.",
+        env=("TWNB_EXAMPLES_DIR",),
+        yaml_key="session.examples_dir",
+    ),
+    Setting(
+        "allow_modules",
+        "modules",
+        (),
+        "Modules generated code may import besides the data-analysis allow-list, e.g. ['polars'].",
+        env=("TWNB_ALLOW_MODULES",),
+        yaml_key="code_interpreter.allow_modules",
+    ),
+)
+
+SETTINGS_BY_NAME = {row.name: row for row in SETTINGS}

@@ -58,7 +58,9 @@ class NotebookSession:
         return build_live_session(resolved, self.shell, self.workdir, self.session_dir(resolved))
 
     def redactor(self, resolved: Any) -> Any:
-        """What hides secrets in what the notebook shows: the session's rules for these settings."""
+        """The redactor a Session for these settings would have (for what the notebook shows or saves);
+        without settings (they failed to resolve) the environment's secrets and the known key shapes
+        still are redacted."""
         from twnb.session.factory import redactor_for
 
         return redactor_for(resolved)
@@ -98,7 +100,7 @@ class NotebookSession:
         self.memory.conversation = conversation
         if resolved is not None:  # so the autosave is complete, as a Session's is after a load
             folder = self.session_dir(resolved) / self.session_id / "rounds"
-            redact = self._redactor(resolved).redact_data
+            redact = self.redactor(resolved).redact_data
             try:
                 for index, round in enumerate(conversation.rounds):
                     save_round(
@@ -120,15 +122,7 @@ class NotebookSession:
             return Path(self.session.save(path))
         from twnb.session.conversation_store import save_conversation_file
 
-        return save_conversation_file(self.conversation, path, redact=self._redactor(resolved).redact_data)
-
-    @staticmethod
-    def _redactor(resolved: Any) -> Any:
-        """The redactor a Session for these settings would have; without settings (they failed to
-        resolve) the environment's secrets and the known key shapes still are redacted."""
-        from twnb.llm.redaction import Redactor
-
-        return Redactor.from_settings(resolved) if resolved is not None else Redactor()
+        return save_conversation_file(self.conversation, path, redact=self.redactor(resolved).redact_data)
 
     def reset(self) -> str:
         """A new, empty conversation with a new session id; returns the id."""

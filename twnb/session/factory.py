@@ -113,10 +113,11 @@ def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Pa
 
 
 def redactor_for(settings: Any) -> Any:
-    """The Redactor for these settings: the configured key, `.env` secrets, the live environment."""
+    """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
+    Without settings (None: they failed to resolve) the environment and the key shapes still count."""
     from twnb.llm.redaction import Redactor
 
-    return Redactor.from_settings(settings)
+    return Redactor.from_settings(settings) if settings is not None else Redactor()
 
 
 def _verification(plain: Any) -> Any:

@@ -7,22 +7,10 @@ from pathlib import Path
 
 import pytest
 
-SETTING_VARIABLES = (
-    "TWNB_MODEL",
-    "LLM_MODEL",
-    "OPENAI_BASE_URL",
-    "LLM_API_BASE",
-    "OPENAI_API_KEY",
-    "LLM_API_KEY",
-    "AZURE_OPENAI_API_KEY",
-    "AZURE_OPENAI_ENDPOINT",
-    "OPENAI_API_VERSION",
-    "TWNB_PLANNER_MODEL",
-    "TWNB_CODE_MODEL",
-    "TWNB_SESSION_DIR",
-    "TWNB_RECORD",
-    "TWNB_REPLAY",
-)
+from twnb.config.table import SETTINGS
+
+# Every environment variable a setting is read from (the settings table says which).
+SETTING_VARIABLES = tuple(name for row in SETTINGS for name in row.env)
 
 
 @pytest.fixture

@@ -57,6 +57,13 @@ def test_outputs_are_valid_nbformat_in_order(live_kernel):
     _as_notebook_outputs(result["outputs"])
 
 
+def test_a_traceback_is_recorded_but_not_shown_in_the_calling_cell(live_kernel):
+    result = live_kernel.run_case("print('before')\n{}['sales']")
+    assert result["error"]["ename"] == "KeyError"
+    assert [o["output_type"] for o in result["outputs"]] == ["stream", "error"]
+    assert [kind for kind, _ in live_kernel.shown if kind in ("stream", "error")] == ["stream"]
+
+
 def test_exception_is_an_error_with_plain_traceback(live_kernel):
     result = live_kernel.run_case("def f():\n    raise ValueError('bad value')\nf()")
     assert result["status"] == "error"

@@ -68,6 +68,17 @@ def run_notebook(
     return nb, client
 
 
+def llm_env(fake_llm: Any, folder: Path) -> dict[str, str]:
+    """The kernel's environment for Rounds against the loopback LLM server, autosaving under `folder`."""
+    return {
+        "TWNB_MODEL": "fake-model",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": CANARY_KEY,
+        "TWNB_SESSION_DIR": str(folder / ".twnb"),
+        "HOME": str(folder),
+    }
+
+
 def outputs_with(nb: Any, mime: str) -> list[dict[str, Any]]:
     return [out for cell in nb.cells for out in cell.get("outputs", []) if mime in out.get("data", {})]
 

@@ -71,8 +71,16 @@ def test_question_mark_shows_real_help(shell, capsys):
 def test_help_subcommand_lists_every_subcommand(shell, capsys):
     shell.run_line_magic("taskweaver", "help")
     out = capsys.readouterr().out
-    for name in ("save", "load", "reset", "show", "history", "config", "export", "help"):
+    for name in ("save", "load", "reset", "show", "history", "config", "help"):
         assert f"    {name}" in out
+
+
+@pytest.mark.parametrize("ask", ["%taskweaver help", "%taskweaver?"])
+def test_help_offers_only_what_exists(shell, capsys, ask):
+    shell.run_cell(ask)
+    out = capsys.readouterr().out
+    for absent in ("--step", "export", "trace", "not yet", "issue"):
+        assert absent not in out.lower()
 
 
 def test_unknown_subcommand_says_so_and_points_to_the_cell_form(shell, capsys):
@@ -160,9 +168,10 @@ def test_missing_model_with_strict_raises(shell):
         shell.run_cell_magic("taskweaver", "--strict", "What is 1 + 1?")
 
 
-def test_step_mode_says_it_is_not_here_yet_and_runs_nothing(shell, capsys):
+def test_step_mode_says_it_is_not_available_and_runs_nothing(shell, capsys):
     shell.run_cell_magic("taskweaver", "--step --model m", "x = 1")
-    assert "Step mode (--step) arrives with its own issue" in capsys.readouterr().err
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("Step mode (--step) is not available in this version; nothing was run.")
     assert magics(shell).notebook.session is None
 
 
@@ -171,9 +180,9 @@ def test_empty_cell_asks_for_a_request(shell, capsys):
     assert "write the request" in capsys.readouterr().err
 
 
-def test_export_says_not_yet(shell, capsys):
+def test_export_is_an_unknown_subcommand(shell, capsys):
     shell.run_line_magic("taskweaver", "export out.ipynb")
-    assert "Not yet" in capsys.readouterr().err
+    assert "Unknown subcommand 'export'" in capsys.readouterr().err
 
 
 def test_save_and_load_round_trip_without_a_session(shell, clean_env, capsys):
@@ -332,10 +341,10 @@ def test_save_without_a_path_gives_usage(shell, capsys):
     assert "Usage: %taskweaver save PATH" in capsys.readouterr().err
 
 
-def test_load_of_a_notebook_says_not_yet(shell, clean_env, capsys):
+def test_load_of_a_notebook_asks_for_the_conversation_yaml(shell, clean_env, capsys):
     (clean_env / "old.ipynb").write_text("{}")
     shell.run_line_magic("taskweaver", "load old.ipynb")
-    assert "Loading an exported notebook arrives with the replay issue" in capsys.readouterr().err
+    assert "A notebook cannot be loaded; load the conversation YAML instead" in capsys.readouterr().err
 
 
 def test_load_with_a_path_and_latest_gives_usage(shell, capsys):
@@ -343,9 +352,9 @@ def test_load_with_a_path_and_latest_gives_usage(shell, capsys):
     assert "Usage: %taskweaver load PATH" in capsys.readouterr().err
 
 
-def test_trace_says_not_yet(shell, capsys):
+def test_trace_is_an_unknown_subcommand(shell, capsys):
     shell.run_line_magic("taskweaver", "trace")
-    assert "Not yet: tracing" in capsys.readouterr().err
+    assert "Unknown subcommand 'trace'" in capsys.readouterr().err
 
 
 def test_bare_line_magic_shows_help(shell, capsys):
@@ -353,9 +362,19 @@ def test_bare_line_magic_shows_help(shell, capsys):
     assert "Line form: %taskweaver SUBCOMMAND" in capsys.readouterr().out
 
 
-def test_history_of_an_empty_conversation_says_how_to_start(shell, capsys):
+def test_history_in_a_fresh_kernel_says_how_to_get_the_rounds_back(shell, capsys):
     shell.run_line_magic("taskweaver", "history")
-    assert "No Rounds yet" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "No Rounds in this kernel's session" in out
+    assert "%taskweaver load --latest brings back the newest autosave" in out
+
+
+@pytest.mark.parametrize("ref", ["last", "1", "round-x"])
+def test_show_in_a_fresh_kernel_says_how_to_get_the_rounds_back(shell, capsys, ref):
+    shell.run_line_magic("taskweaver", f"show {ref}")
+    out = capsys.readouterr().out
+    assert "No Rounds in this kernel's session" in out
+    assert "%taskweaver load --latest brings back the newest autosave" in out
 
 
 def test_cell_flags_on_a_subcommand_are_refused(shell, capsys):

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nb_markdown import rendered
-from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
+from nb_run import CANARY_KEY, cell_text, llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code, failing_round
 from nbclient.exceptions import CellExecutionError
 
@@ -24,16 +24,6 @@ STATS = (
 )
 
 
-def _env(fake_llm, folder: Path) -> dict[str, str]:
-    return {
-        "TWNB_MODEL": "fake-model",
-        "OPENAI_BASE_URL": fake_llm.base_url,
-        "OPENAI_API_KEY": CANARY_KEY,
-        "TWNB_SESSION_DIR": str(folder / ".twnb"),
-        "HOME": str(folder),
-    }
-
-
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return tmp_path
@@ -42,7 +32,7 @@ def folder(tmp_path: Path) -> Path:
 def test_saved_notebook_holds_the_final_round_beside_the_widget(fake_llm, folder):
     fake_llm.load(answer_round())
     nb, client = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, folder)
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]
@@ -69,7 +59,7 @@ def test_code_ran_on_the_live_kernel(fake_llm, folder):
     nb, _ = run_notebook(
         folder,
         ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "print(answer + 1)"],
-        _env(fake_llm, folder),
+        llm_env(fake_llm, folder),
     )
     assert cell_text(nb.cells[2]).strip() == "43"
 
@@ -77,7 +67,7 @@ def test_code_ran_on_the_live_kernel(fake_llm, folder):
 def test_hostile_message_is_saved_as_text(fake_llm, folder):
     fake_llm.load(answer_round())
     nb, _ = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, folder)
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     assert "<img" not in output["data"]["text/markdown"]
@@ -98,7 +88,7 @@ def test_streaming_updates_are_throttled(fake_llm, folder):
     long_message = "word " * 800  # 4 KB streamed 4 characters at a time, ~2.5 s
     fake_llm.load(answer_round(final_message=long_message, delay_s=0.0025))
     nb, client = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", STATS], _env(fake_llm, folder)
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", STATS], llm_env(fake_llm, folder)
     )
     deltas, updates = (int(x) for x in cell_text(nb.cells[2]).split())
     assert deltas > 1000
@@ -111,7 +101,7 @@ def test_streaming_updates_are_throttled(fake_llm, folder):
 def test_failed_round_shows_why_and_does_not_raise(fake_llm, folder):
     fake_llm.load(failing_round())
     nb, _ = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "1 + 1"], _env(fake_llm, folder)
+        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "1 + 1"], llm_env(fake_llm, folder)
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]
@@ -126,7 +116,7 @@ def test_failed_round_with_strict_raises(fake_llm, folder):
     fake_llm.load(failing_round())
     with pytest.raises(CellExecutionError, match="RoundFailedError"):
         run_notebook(
-            folder, ["%load_ext twnb", "%%taskweaver --strict\nWhat is 6 times 7?"], _env(fake_llm, folder)
+            folder, ["%load_ext twnb", "%%taskweaver --strict\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
         )
     nb = nbformat.read(folder / "run.ipynb", as_version=4)
     (output,) = outputs_with(nb, MIME_TYPE)
@@ -147,10 +137,10 @@ def test_save_reset_load_show_across_cells(fake_llm, folder):
         "%reload_ext twnb",
         "%taskweaver history",
     ]
-    nb, _ = run_notebook(folder, cells, _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, cells, llm_env(fake_llm, folder))
     round_id = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["id"]
     assert "Saved 1 Round to conv.yaml" in cell_text(nb.cells[2])
-    assert "No Rounds yet" in cell_text(nb.cells[4])
+    assert "No Rounds in this kernel's session" in cell_text(nb.cells[4])
     assert "Loaded 1 Round from conv.yaml" in cell_text(nb.cells[5])
     assert "this kernel lacks: answer" in cell_text(nb.cells[5])
     shown = nb.cells[6].outputs[0]["data"][MIME_TYPE]
@@ -169,7 +159,7 @@ def test_no_key_in_config_outputs_or_the_saved_notebook(fake_llm, folder):
         "%taskweaver config",
         "%%taskweaver\nWhat is 6 times 7?",
     ]
-    run_notebook(folder, cells, _env(fake_llm, folder))
+    run_notebook(folder, cells, llm_env(fake_llm, folder))
     saved = (folder / "run.ipynb").read_text()
     assert "OPENAI_API_KEY (environment)" in saved
     assert CANARY_KEY not in saved
@@ -183,7 +173,7 @@ def test_elapsed_time_ticks_while_code_runs(fake_llm, folder):
         }
     )
     cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
-    _, client = run_notebook(folder, cells, _env(fake_llm, folder))
+    _, client = run_notebook(folder, cells, llm_env(fake_llm, folder))
     running = [v for v in client.html_values if ">running</span>" in v]
     seconds = {int(m) for v in running for m in re.findall(r"<small>(\d+) s", v)}
     assert {1, 2} <= seconds  # no event arrives during the sleep: only the heartbeat moves the clock
@@ -192,7 +182,7 @@ def test_elapsed_time_ticks_while_code_runs(fake_llm, folder):
 def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake_llm, folder):
     plot = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nanswer = 42\nanswer"
     fake_llm.load({"Planner": answer_round()["Planner"], "CodeInterpreter": [{"content": code(plot)}]})
-    nb, _ = run_notebook(folder, ["%load_ext twnb", "%%taskweaver\nPlot it."], _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ["%load_ext twnb", "%%taskweaver\nPlot it."], llm_env(fake_llm, folder))
     (figure,) = [o for o in nb.cells[1].outputs if "image/png" in o.get("data", {})]
     png = figure["data"]["image/png"]
     saved = (folder / "run.ipynb").read_text()
@@ -215,7 +205,7 @@ ASK = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
 def test_saved_notebook_holds_no_absolute_path_of_its_folder(fake_llm, folder):
     plot = "import matplotlib.pyplot as plt\nplt.plot([1])\nplt.savefig('fig.png')\nplt.show()\nanswer = 42"
     fake_llm.load({"Planner": answer_round()["Planner"], "CodeInterpreter": [{"content": code(plot)}]})
-    nb, _ = run_notebook(folder, [*ASK, "%taskweaver show last"], _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, [*ASK, "%taskweaver show last"], llm_env(fake_llm, folder))
     coder = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["post_list"][2]
     (artifacts,) = [a["content"] for a in coder["attachment_list"] if a["type"] == "artifact_paths"]
     assert "fig.png" in artifacts and any(path.startswith(".twnb/artifacts/") for path in artifacts)
@@ -225,7 +215,7 @@ def test_saved_notebook_holds_no_absolute_path_of_its_folder(fake_llm, folder):
 
 def test_a_safe_link_in_the_answer_is_saved_as_a_link(fake_llm, folder):
     fake_llm.load(answer_round(final_message="Saved [weeks.csv](weeks.csv); [x](javascript:alert(1))"))
-    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
     (output,) = outputs_with(nb, MIME_TYPE)
     page = rendered(output["data"]["text/markdown"])
     assert '<a href="weeks.csv">weeks.csv</a>' in page
@@ -237,7 +227,7 @@ def test_a_safe_link_in_the_answer_is_saved_as_a_link(fake_llm, folder):
 
 def test_saved_widget_folds_all_but_the_code_and_the_answer(fake_llm, folder):
     fake_llm.load(answer_round())
-    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
     sections = {s["titles"][0]: s["selected_index"] for s in _widget_states(nb) if s.get("titles")}
     assert sections == {
         "User → Planner": None,
@@ -250,7 +240,7 @@ def test_saved_widget_folds_all_but_the_code_and_the_answer(fake_llm, folder):
 def test_a_reply_cut_off_mid_stream_is_saved_marked_incomplete(fake_llm, folder):
     reply = answer_round()["Planner"][0]
     fake_llm.load({"Planner": [{**reply, "drop_after_chars": 120, "times": 10}]})
-    nb, _ = run_notebook(folder, ASK, _env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
     (output,) = outputs_with(nb, MIME_TYPE)
     (cut,) = [p for p in output["data"][MIME_TYPE]["post_list"] if p.get("extra", {}).get("incomplete")]
     assert cut["send_from"] == "Planner"

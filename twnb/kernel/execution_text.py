@@ -18,7 +18,7 @@ _HEADLINES = {
     "success": "The execution succeeded.",
     "error": "The execution failed.",
     "timeout": "The execution was stopped: it ran past its time limit.",
-    "interrupted": "The execution was interrupted by the user.",
+    "interrupted": "The execution was interrupted.",
     "kernel_died": "The kernel died during the execution.",
 }
 

@@ -121,7 +121,7 @@ class LiveShellExecutor:
                 "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
             )
         if interrupted_outside_code or isinstance(exc, KeyboardInterrupt):
-            return "interrupted", ExecutionError("KeyboardInterrupt", "Interrupted by the user.", shown)
+            return "interrupted", ExecutionError("KeyboardInterrupt", "Interrupted.", shown)
         if exc is not None:
             if isinstance(exc, SystemExit):
                 notes.append("The code called sys.exit(); it stopped there and the kernel keeps running.")

@@ -1,8 +1,13 @@
-"""Hooking the live IPython shell for one execution: every output is recorded and still shown.
+"""Hooking the live IPython shell for one execution: every output is recorded, and all but tracebacks
+are still shown.
 
-Each hook records, then calls the shell's own method, so the notebook shows exactly what it would
-have. A bare (terminal) shell prints displays, prompts and tracebacks to stdout; those prints are not
-the code's output, so the recorder is quiet while the shell's own method runs.
+Each hook records, then calls the shell's own method, so the notebook shows what it would have. A bare
+(terminal) shell prints displays and prompts to stdout; those prints are not the code's output, so the
+recorder is quiet while the shell's own method runs.
+
+A traceback is recorded only, never shown: the code that raised is an attempt the Round reports (and
+usually revises). Shown, it would leave a red `error` output in the user's cell under a Round that
+finished; the Round keeps it (the execution_result's outputs) and shows it inside its own display.
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
     original_write_format_data = displayhook.write_format_data
     original_write_output_prompt = displayhook.write_output_prompt
     original_finish_displayhook = displayhook.finish_displayhook
-    original_showtraceback = shell._showtraceback
 
     def publish(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         metadata = kwargs.get("metadata", args[0] if args else None)
@@ -65,14 +69,13 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
         with recorder.quiet():
             return original_finish_displayhook()
 
-    def showtraceback(etype: type[BaseException], evalue: BaseException, stb: list[str]) -> Any:
+    def showtraceback(etype: type[BaseException], evalue: BaseException, stb: list[str]) -> None:
         recorder.error(getattr(etype, "__name__", str(etype)), str(evalue), stb)
-        with recorder.quiet():
-            return original_showtraceback(etype, evalue, stb)
 
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
     # ipykernel marks the *calling* cell failed when a traceback was shown by the display hook
     # (`_last_traceback_during_displayhook`); the code's failure is ours to report, not the cell's.
+    # No traceback is shown now, but IPython may still note one on its way (a failing repr).
     saved_traceback_state = {
         name: vars(shell)[name]
         for name in ("_last_traceback", "_last_traceback_during_displayhook")

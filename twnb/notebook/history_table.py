@@ -6,6 +6,14 @@ from typing import Any
 
 from twnb.session.round_bundle import escape_markdown_inline, plain_text, shorten, state_label
 
+# A new kernel starts with an empty conversation even when the notebook shows earlier Rounds: say so,
+# and how to get them back, rather than "nothing here".
+NO_ROUNDS = (
+    "No Rounds in this kernel's session (a new kernel starts with an empty conversation, even when "
+    "Rounds show above). %taskweaver load --latest brings back the newest autosave, "
+    "%taskweaver load PATH.yaml a saved conversation; a %%taskweaver cell starts a new Round."
+)
+
 _COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
 _REQUEST_CHARS = 70
 
@@ -35,8 +43,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
 def history_bundle(conversation: Any) -> dict[str, str]:
     rows = history_rows(conversation)
     if not rows:
-        text = "No Rounds yet: run a %%taskweaver cell, or %taskweaver load PATH."
-        return {"text/plain": text, "text/markdown": text}
+        return {"text/plain": NO_ROUNDS, "text/markdown": NO_ROUNDS}
     widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(_COLUMNS)]
     plain = [
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()

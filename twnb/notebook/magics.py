@@ -8,6 +8,7 @@ TaskWeaverMagics.model = "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import types
@@ -26,8 +27,6 @@ SUBCOMMANDS = {
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
     "history": "history              the Rounds of this conversation as a table",
     "config": "config               effective settings and where each came from (keys are never shown)",
-    "export": "export PATH.ipynb    the conversation as a notebook (not yet)",
-    "trace": "trace ...            observability (not yet)",
     "help": "help                 this help",
 }
 
@@ -36,7 +35,7 @@ HELP = (
 
 Cell form: the cell body is the request, run as one Round on this kernel:
 
-    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S]
+    %%taskweaver [--model M] [--no-verify] [--strict] [--timeout S]
     Load sales.csv and plot revenue by month.
 
 Line form: %taskweaver SUBCOMMAND
@@ -90,7 +89,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     @magic_arguments()
     @argument("--model", metavar="M", help="the model for this Round only")
-    @argument("--step", action="store_true", help="approve each piece of code before it runs")
+    @argument("--step", action="store_true", help=argparse.SUPPRESS)  # refused with a clear line
     @argument("--no-verify", dest="no_verify", action="store_true", help="skip code verification")
     @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
@@ -120,7 +119,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _round(self, query: str, args: Any) -> None:
         if args.step:
             self._say(
-                "Step mode (--step) arrives with its own issue; nothing was run. "
+                "Step mode (--step) is not available in this version; nothing was run. "
                 "Run the cell without --step to let the Round run on its own.",
                 error=True,
             )
@@ -269,8 +268,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         if path.suffix.lower() == ".ipynb":
             self._say(
-                "Loading an exported notebook arrives with the replay issue; load the conversation YAML "
-                "instead (%taskweaver save wrote it, autosaves are in the session folder).",
+                "A notebook cannot be loaded; load the conversation YAML instead "
+                "(%taskweaver save wrote it, autosaves are in the session folder).",
                 error=True,
             )
             return
@@ -304,9 +303,14 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if len(rest) != 1:
             self._say("Usage: %taskweaver show ROUND_ID (or a Round number, or last)", error=True)
             return
+        if not self.notebook.conversation.rounds:
+            from twnb.notebook.history_table import NO_ROUNDS
+
+            self._say(NO_ROUNDS)
+            return
         round = self.notebook.find_round(rest[0])
         if round is None:
-            known = ", ".join(r.id for r in self.notebook.conversation.rounds[-5:]) or "none yet"
+            known = ", ".join(r.id for r in self.notebook.conversation.rounds[-5:]) or "none"
             self._say(f"No Round {rest[0]!r} in this conversation (latest: {known}).", error=True)
             return
         from IPython.display import display
@@ -337,16 +341,6 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         table = resolved.format_table()
         print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
-
-    def _cmd_export(self, rest: list[str], args: Any) -> None:
-        self._say(
-            "Not yet: exporting a conversation as a notebook arrives with the replay issue. "
-            "For now, %taskweaver save PATH.yaml keeps the whole conversation.",
-            error=True,
-        )
-
-    def _cmd_trace(self, rest: list[str], args: Any) -> None:
-        self._say("Not yet: tracing arrives with the observability issue.", error=True)
 
     def _settings_or_none(self) -> Any:
         """The effective settings, or None when they do not resolve (save and load work without)."""

@@ -7,6 +7,10 @@ bundle, so a saved notebook, nbviewer or GitHub shows the finished Round even th
 redrawn on reopen. Without one (terminal IPython, a bare shell) milestones are printed as they happen
 and the final bundle is displayed once, which prints its `text/plain`.
 
+Code that raised leaves no traceback in the cell (the Round keeps and shows it): an `AttemptLine` says
+in one quiet line which attempt raised and that it was revised, and a Round that did not finish ends
+that line with its reason.
+
 While a widget Round runs, a `Heartbeat` ticks the view about once a second (elapsed time, held-back
 text); `finish` stops it before the final update.
 """
@@ -44,17 +48,22 @@ class RoundDisplay:
         self._redact = redact or (lambda data: data)
         self._handle: Any = None
         self.heartbeat: Any = None
+        self.attempt_line: Any = None
         if widgets:
+            from twnb.memory import ObserverGroup
+            from twnb.notebook.attempt_line import AttemptLine
             from twnb.notebook.heartbeat import Heartbeat
             from twnb.notebook.round_view import RoundView
 
             self.view: Any = RoundView(request, base_dir=base_dir)
             self.heartbeat = Heartbeat(self.view.tick)
+            self.attempt_line = AttemptLine()
+            self.observer: Any = ObserverGroup([self.view, self.attempt_line])
         else:
             from twnb.notebook.text_progress import TextProgress
 
-            self.view = TextProgress()
-        self.observer = self.view
+            self.view = TextProgress()  # prints each attempt and the failure as it happens
+            self.observer = self.view
 
     def start(self) -> None:
         if not self.widgets:
@@ -82,6 +91,8 @@ class RoundDisplay:
             self._handle.update(bundle, raw=True)
         else:
             display(bundle, raw=True)
+        if self.attempt_line is not None:
+            self.attempt_line.finish(round)
 
     def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # Redact the Round's data, not the bundle: base64 previews must not be rewritten by key patterns.

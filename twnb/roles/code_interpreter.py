@@ -271,7 +271,7 @@ class CodeInterpreter(Role):
                 )
             return " ".join(parts)
         if result.status == "interrupted":
-            return "The code was interrupted by the user."
+            return "The code was interrupted."
         if result.status == "timeout":
             return f"The code was stopped at its time limit: {clip(error or '', 300)}"
         return f"The code failed: {clip(error or 'unknown error', 300)}"

@@ -212,7 +212,7 @@ class LLMTurn:
         except Exception:  # a translator bug must not hide the real error
             post = Post.create("", self.role, send_to)
         post.id = post_id
-        reason = "interrupted (Ctrl-C)" if isinstance(error, KeyboardInterrupt) else f"{type(error).__name__}"
+        reason = "interrupted" if isinstance(error, KeyboardInterrupt) else f"{type(error).__name__}"
         post.extra["incomplete"] = f"The reply stopped before it was complete: {reason}."
         post.extra["raw_text"] = raw
         if dropped:

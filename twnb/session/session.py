@@ -52,7 +52,7 @@ from twnb.session.conversation_store import load_conversation_file, save_convers
 
 logger = get_logger(__name__)
 
-INTERRUPTED = "Interrupted by the user (Ctrl-C); every post made so far is kept."
+INTERRUPTED = "Interrupted; every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
 AUTOSAVE_FAILED = "autosave_failed"  # the Round.extra key of the one note a failed autosave leaves
 
@@ -297,7 +297,7 @@ class Session:
 def _no_result(error: BaseException) -> tuple[str, str]:
     """(execution_status, execution_result text) for code whose result never came back."""
     if isinstance(error, KeyboardInterrupt):
-        return "NONE", "No result: the Round was interrupted (Ctrl-C) before the code's result came back."
+        return "NONE", "No result: the Round was interrupted before the code's result came back."
     if isinstance(error, GeneratorExit):
         return "NONE", "No result: the Round was cancelled before the code's result came back."
     return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."

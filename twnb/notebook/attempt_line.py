@@ -1,0 +1,84 @@
+"""One quiet line in the Round's cell for code that raised, instead of a red traceback.
+
+The traceback of a failed attempt is kept in its Post and shown inside the Round's display; the cell
+itself gets at most this one line ("attempt 1 raised KeyError: 'sales'; revised"), a plain-text
+display updated in place as attempts fail. A Round that ends failed or interrupted ends the line with
+its reason, so the cell says clearly how it ended without an `error` output that reads as a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twnb.memory import AttachmentType, Post
+from twnb.session.round_bundle import state_label
+
+_VALUE_CHARS = 120
+
+
+def attempt_failure(post: Post) -> str | None:
+    """ "KeyError: 'sales'" when the code of `post` ran and raised (or hit its time limit), else None."""
+    for attachment in post.get_attachment(AttachmentType.execution_result):
+        extra = attachment.extra if isinstance(attachment.extra, dict) else {}
+        if extra.get("status") in ("error", "timeout") and extra.get("error"):
+            return str(extra["error"])
+    return None
+
+
+def ending_line(round: Any) -> str | None:
+    """The line a Round that did not finish ends with; None for a finished Round."""
+    if round.state == "finished":
+        return None
+    reason = str((round.extra or {}).get("failure_reason") or f"the Round ended {round.state}")
+    if state_label(round.state, reason) == "interrupted":
+        return reason
+    return f"Round failed: {reason}"
+
+
+class AttemptLine:
+    """Observer of a Round in a notebook cell: keeps the one line describing attempts that raised."""
+
+    def __init__(self, coder: str = "CodeInterpreter") -> None:
+        self.coder = coder
+        self.parts: list[str] = []
+        self._attempt = 0
+        self._handle: Any = None
+
+    @property
+    def text(self) -> str:
+        return "; ".join(self.parts)
+
+    def on_event(self, event: Any) -> None:
+        if type(event).__name__ != "PostCommitted":
+            return
+        post = event.post
+        if post.send_from != self.coder:
+            self._attempt = 0  # the next code is a new step: its attempts count from 1
+            return
+        self._attempt += 1
+        error = attempt_failure(post)
+        if error is None:
+            return
+        first_line = " ".join(error.split())
+        if len(first_line) > _VALUE_CHARS:
+            first_line = first_line[: _VALUE_CHARS - 1] + "…"
+        outcome = "revised" if post.send_to == self.coder else f"handed back to {post.send_to}"
+        self.parts.append(f"attempt {self._attempt} raised {first_line}; {outcome}")
+        self._show()
+
+    def finish(self, round: Any) -> None:
+        """End the line with how the Round ended, when it did not finish."""
+        ending = ending_line(round)
+        if ending is None:
+            return
+        self.parts = [ending]
+        self._show()
+
+    def _show(self) -> None:
+        from IPython.display import display
+
+        bundle = {"text/plain": self.text}
+        if self._handle is None:
+            self._handle = display(bundle, raw=True, display_id=True)
+        else:
+            self._handle.update(bundle, raw=True)

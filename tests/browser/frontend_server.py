@@ -77,9 +77,12 @@ class JupyterServer:
             f"--IdentityProvider.token={self.token}", "--ServerApp.password=",
             f"--ServerApp.root_dir={self.root_dir}",
             f"--{app_class}.expose_app_in_browser=True",  # window.jupyterapp: the kernel's status
-            f"--{app_class}.news_url=None",  # no notification toasts over the notebook
-            f"--{app_class}.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         ]  # fmt: skip
+        if self.app == "lab":  # no notification toasts over the notebook (Notebook 7: by the settings)
+            command += [
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ]
         env = self._server_environment()
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(

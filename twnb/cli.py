@@ -57,11 +57,12 @@ def run_demo_command(args: argparse.Namespace) -> int:
         print("twnb demo interrupted; the notebook so far is in the output folder.", file=sys.stderr)
         return 130
     if not result.ok:
-        print(
-            f"twnb demo: not every Round finished ({', '.join(result.round_states) or 'none ran'}); "
-            f"open {result.notebook} to see why.",
-            file=sys.stderr,
-        )
+        if not result.round_states:
+            print(f"twnb demo: no Round ran; open {result.notebook} to see why.", file=sys.stderr)
+            return 1
+        print(f"twnb demo: not every Round finished (the Rounds are in {result.notebook}):", file=sys.stderr)
+        for failure in result.failures:
+            print(f"  {failure}", file=sys.stderr)
         return 1
     return 0
 

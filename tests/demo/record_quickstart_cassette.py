@@ -44,7 +44,7 @@ def main() -> int:
         )
         result = run_demo(Path(tmp) / "demo", live=True, record=True)
         if not result.ok:
-            print(f"not every Round finished: {result.round_states}", file=sys.stderr)
+            print("not every Round finished: " + "; ".join(result.failures), file=sys.stderr)
             return 1
         left = {role: n for role, n in server.remaining().items() if n}
         if left:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -175,6 +176,37 @@ def test_live_without_a_model_fails_before_starting_a_kernel(tmp_path):
     assert proc.returncode == 1
     assert "--live needs a configured model" in proc.stderr and "TWNB_MODEL" in proc.stderr
     assert not (tmp_path / "out" / "quickstart.ipynb").exists()
+
+
+def _refused_port() -> int:
+    """A loopback port nothing listens on: connecting to it is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_live_names_each_failed_rounds_reason_on_the_terminal(tmp_path):
+    base_url = f"http://127.0.0.1:{_refused_port()}/v1"
+    env = _clean_env(tmp_path, TWNB_MODEL="some-model", OPENAI_API_KEY=CANARY_KEY, OPENAI_BASE_URL=base_url)
+    proc = subprocess.run(
+        [_twnb(), "demo", "--live", "-o", "out"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert (
+        lines[0]
+        == f"twnb demo: not every Round finished (the Rounds are in {tmp_path / 'out' / 'quickstart.ipynb'}):"
+    )
+    assert len(lines) == 1 + len(REQUESTS)
+    for number, line in enumerate(lines[1:], start=1):
+        assert line.startswith(f"  Round {number} failed: The LLM call failed")
+        assert "connect" in line.lower()
+    assert CANARY_KEY not in proc.stdout + proc.stderr
 
 
 def test_a_cell_over_the_time_limit_says_how_to_give_it_more(tmp_path):

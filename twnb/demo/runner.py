@@ -25,7 +25,7 @@ from twnb.demo.quickstart import (
     build_quickstart_notebook,
 )
 from twnb.kernel.this_python import this_python_kernel_manager
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.session.round_bundle import MIME_TYPE, state_label
 
 NOTEBOOK_FILE = "quickstart.ipynb"
 KERNEL_LOG = "kernel.log"
@@ -43,6 +43,8 @@ class DemoResult:
     conversation: Path
     round_states: list[str] = field(default_factory=list)
     artifacts: list[Path] = field(default_factory=list)
+    # "Round 2 failed: <its failure reason>" for each Round that did not finish, in order
+    failures: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -132,6 +134,7 @@ def run_demo(
         notebook=notebook_path,
         conversation=conversation_path,
         round_states=_round_states(nb.cells),
+        failures=_round_failures(nb.cells),
         artifacts=_artifacts(conversation_path),
     )
     _report(result, progress)
@@ -184,14 +187,29 @@ def _check_live_settings(env: dict[str, str]) -> None:
         env[settings.api_key_env] = settings.api_key
 
 
+def _round_payloads(cells: list[Any]) -> list[dict[str, Any]]:
+    return [
+        output["data"][MIME_TYPE]
+        for cell in cells
+        for output in cell.get("outputs", [])
+        if MIME_TYPE in output.get("data", {})
+    ]
+
+
 def _round_states(cells: list[Any]) -> list[str]:
-    states = []
-    for cell in cells:
-        for output in cell.get("outputs", []):
-            bundle = output.get("data", {}).get(MIME_TYPE)
-            if bundle is not None:
-                states.append(str(bundle.get("state")))
-    return states
+    return [str(payload.get("state")) for payload in _round_payloads(cells)]
+
+
+def _round_failures(cells: list[Any]) -> list[str]:
+    """Why each Round that did not finish ended, as the Round recorded it (already redacted)."""
+    failures = []
+    for number, payload in enumerate(_round_payloads(cells), start=1):
+        state = str(payload.get("state"))
+        if state == "finished":
+            continue
+        reason = str((payload.get("extra") or {}).get("failure_reason") or "no reason was recorded")
+        failures.append(f"Round {number} {state_label(state, reason)}: {' '.join(reason.split())}")
+    return failures
 
 
 def _artifacts(conversation_path: Path) -> list[Path]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
+from twnb.roles.verification import Refusal, Rule, VerificationConfig, allowable_modules, verify_code
+
+
+def texts(code: str, config: VerificationConfig | None = None) -> list[str]:
+    """The refusals as the model reads them."""
+    refusals = verify_code(code, config)
+    assert refusals is not None
+    return [str(r) for r in refusals]
 
 
 def test_typical_analysis_code_passes() -> None:
@@ -37,18 +44,18 @@ def test_verification_off_returns_none() -> None:
     ],
 )
 def test_blocked_functions_are_refused_naming_the_line(code: str, line: int, fragment: str) -> None:
-    errors = verify_code(code)
+    errors = texts(code)
     assert errors and errors[0].startswith(f"Line {line}: ")
     assert fragment in errors[0]
 
 
 def test_blocked_subprocess_module_is_refused() -> None:
-    errors = verify_code("import subprocess\nsubprocess.run(['ls'])")
+    errors = texts("import subprocess\nsubprocess.run(['ls'])")
     assert errors and "Importing module 'subprocess' is not allowed" in errors[0]
 
 
 def test_module_outside_the_allow_list_is_refused() -> None:
-    errors = verify_code("import requests")
+    errors = texts("import requests")
     assert errors == [
         "Line 1: import requests -> Importing module 'requests' is not allowed. "
         "Use the modules suited to data analysis listed in your instructions."
@@ -74,7 +81,7 @@ def test_blocked_functions_are_configurable() -> None:
 
 
 def test_dunder_attribute_access_is_refused() -> None:
-    errors = verify_code("x = ().__class__.__bases__")
+    errors = texts("x = ().__class__.__bases__")
     assert errors and "Attribute access to '__bases__' is blocked" in errors[0]
 
 
@@ -83,7 +90,7 @@ def test_harmless_dunders_are_allowed() -> None:
 
 
 def test_dunder_subscript_is_refused() -> None:
-    errors = verify_code("b = vals['__builtins__']")
+    errors = texts("b = vals['__builtins__']")
     assert errors and "Subscript access to '__builtins__' is blocked" in errors[0]
 
 
@@ -109,7 +116,7 @@ def test_method_with_a_blocked_name_on_an_object_is_allowed() -> None:
     ],
 )
 def test_shell_escapes_and_installs_are_refused(code: str, fragment: str) -> None:
-    errors = verify_code(code)
+    errors = texts(code)
     assert errors and fragment in errors[0]
 
 
@@ -123,23 +130,23 @@ def test_harmless_line_magics_are_allowed() -> None:
 
 
 def test_the_body_of_a_time_magic_is_verified() -> None:
-    errors = verify_code("a = 1\n%time y = eval('1')")
+    errors = texts("a = 1\n%time y = eval('1')")
     assert errors and errors[0].startswith("Line 2: ") and "Function 'eval' is blocked" in errors[0]
 
 
 def test_the_body_of_a_time_cell_magic_is_verified_with_its_line() -> None:
-    errors = verify_code("%%time\na = 1\nb = getattr(a, 'real')\n")
+    errors = texts("%%time\na = 1\nb = getattr(a, 'real')\n")
     assert errors and errors[0].startswith("Line 3: ") and "getattr" in errors[0]
 
 
 def test_syntax_error_names_the_line() -> None:
-    errors = verify_code("x = 1\ny = (")
+    errors = texts("x = 1\ny = (")
     assert errors and errors[0].startswith("Line 2: y = ( -> Syntax error:")
 
 
 def test_every_problem_is_reported() -> None:
-    errors = verify_code("import os\nos.system('ls')\nexit()")
-    assert [e.split(":")[0] for e in errors or []] == ["Line 2", "Line 3"]
+    errors = texts("import os\nos.system('ls')\nexit()")
+    assert [e.split(":")[0] for e in errors] == ["Line 2", "Line 3"]
 
 
 def test_describe_lists_the_rules_stably() -> None:
@@ -149,7 +156,7 @@ def test_describe_lists_the_rules_stably() -> None:
 
 
 def test_a_module_bound_to_another_name_is_judged_as_the_module() -> None:
-    errors = verify_code("import os\nx = os\nx.system('rm -rf data')")
+    errors = texts("import os\nx = os\nx.system('rm -rf data')")
     assert errors == [
         "Line 3: x.system('rm -rf data') -> Function 'os.system' is blocked: it can damage "
         "the user's files or processes. Explain in text what you need instead."
@@ -158,7 +165,7 @@ def test_a_module_bound_to_another_name_is_judged_as_the_module() -> None:
 
 def test_a_name_from_a_from_import_bound_again_is_followed() -> None:
     assert verify_code("from os import path\nq = path\nq.join('a')") == []
-    assert "Function 'os.kill' is blocked" in verify_code("import os\nk = os\nk.kill(1, 9)")[0]
+    assert "Function 'os.kill' is blocked" in texts("import os\nk = os\nk.kill(1, 9)")[0]
 
 
 def test_a_submodule_bound_to_a_name_is_still_usable() -> None:
@@ -171,6 +178,50 @@ def test_methods_of_computed_objects_are_not_judged_a_documented_limit() -> None
 
 
 def test_modules_refused_for_the_allow_list_can_be_named_to_the_user() -> None:
-    config = VerificationConfig()
-    errors = verify_code("import colorsys\nfrom subprocess import run\nimport colorsys.sub", config)
-    assert allowable_modules(errors, config) == ["colorsys"]  # subprocess is blocked, not allowable
+    refusals = verify_code("import colorsys\nfrom subprocess import run\nimport colorsys.sub")
+    assert allowable_modules(refusals or []) == ["colorsys"]  # subprocess is blocked, not allowable
+
+
+def test_a_refusal_names_its_rule_line_subject_and_fix() -> None:
+    assert verify_code("x = 1\nimport requests") == [
+        Refusal(
+            Rule.MODULE_NOT_ALLOWED,
+            2,
+            "import requests",
+            "Importing module 'requests' is not allowed.",
+            "Use the modules suited to data analysis listed in your instructions.",
+            "requests",
+        )
+    ]
+
+
+def test_a_chain_through_another_module_is_judged_as_the_function_it_reaches() -> None:
+    (refusal,) = verify_code("import shutil\nshutil.os.system('id')") or []
+    assert (refusal.rule, refusal.subject, refusal.line) == (Rule.BLOCKED_FUNCTION, "os.system", 2)
+
+
+def test_a_module_reached_by_a_chain_is_allowable_like_an_import() -> None:
+    refusals = verify_code("import os\nos.sys.version") or []
+    assert [r.rule for r in refusals] == [Rule.MODULE_NOT_ALLOWED]
+    assert allowable_modules(refusals) == ["sys"]
+    assert verify_code("import os\nos.sys.version", VerificationConfig(allowed_modules=None)) == []
+
+
+def test_sys_modules_stays_refused_when_every_module_is_allowed() -> None:
+    refusals = verify_code("import sys\nsys.modules['os']", VerificationConfig(allowed_modules=None)) or []
+    assert [r.subject for r in refusals] == ["sys.modules"]
+
+
+def test_a_module_passed_as_a_value_is_refused() -> None:
+    refusals = verify_code("import pathlib\nprint(pathlib)") or []
+    assert [r.rule for r in refusals] == [Rule.MODULE_AS_VALUE]
+
+
+def test_binding_a_bypass_builtins_name_is_refused_where_it_is_bound() -> None:
+    refusals = verify_code("def run(code, eval=None):\n    return code") or []
+    assert [(r.rule, r.line, r.subject) for r in refusals] == [(Rule.SHADOWED_BUILTIN, 1, "eval")]
+
+
+def test_a_refusal_as_data_round_trips_to_plain_values() -> None:
+    (refusal,) = verify_code("exit()") or []
+    assert refusal.to_dict()["rule"] == "blocked-function" and refusal.to_dict()["line"] == 1

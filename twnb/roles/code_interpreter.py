@@ -123,19 +123,19 @@ class CodeInterpreter(Role):
             self._set_message(post, content, observer)
             self._nothing_runs(post, "NONE", "No code is generated.", "No code is executed.", observer)
             return post
-        errors = verify_code(content, self.verification)
-        if errors is None:
+        refusals = verify_code(content, self.verification)
+        if refusals is None:
             attach(post, AttachmentType.verification, "NONE", observer)
             attach(post, AttachmentType.code_error, "No code verification is performed.", observer)
-        elif not errors:
+        elif not refusals:
             attach(post, AttachmentType.verification, "CORRECT", observer)
             attach(post, AttachmentType.code_error, "No error is found.", observer)
         else:
-            problem = "\n".join(errors)
+            problem = "\n".join(str(refusal) for refusal in refusals)
             refused = "No code is executed due to code verification failure."
             self._nothing_runs(post, "INCORRECT", problem, refused, observer)
             message = f"Verification refused the code:\n{problem}"
-            modules = allowable_modules(errors, self.verification)
+            modules = allowable_modules(refusals)
             if modules:  # for the user, whom the Planner may tell: how to allow them if they trust them
                 listed = ", ".join(repr(m) for m in modules)
                 message += (

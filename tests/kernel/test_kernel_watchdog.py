@@ -92,3 +92,64 @@ def test_previous_sigint_handler_is_restored():
         assert signal.getsignal(signal.SIGINT) is own_handler
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+def _ignore_sigint() -> None:
+    """What code does to escape the time limit (reaching `signal` where verification cannot see)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_code_that_ignores_sigint_is_still_stopped_at_the_limit():
+    previous = signal.getsignal(signal.SIGINT)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), Watchdog(0.2) as watchdog:
+        _ignore_sigint()
+        _spin(10)
+    assert watchdog.fired and time.monotonic() - started < 3
+    assert signal.getsignal(signal.SIGINT) is previous
+
+
+def test_code_that_swallows_every_interrupt_is_still_stopped():
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), Watchdog(0.1, escalate_every_s=0.2) as watchdog:
+        while time.monotonic() - started < 10:
+            try:
+                signal.signal(signal.SIGINT, lambda signum, frame: None)  # its own, doing nothing
+                _spin(0.01)
+            except KeyboardInterrupt:
+                pass  # and a careless `except KeyboardInterrupt` in a retry loop
+    assert watchdog.fired
+    assert time.monotonic() - started < 5
+
+
+def test_a_replaced_handler_is_given_back_so_the_users_ctrl_c_still_works():
+    with pytest.raises(KeyboardInterrupt), Watchdog(None) as watchdog:
+        _ignore_sigint()
+        _spin(0.5)  # a few ticks: the watchdog takes SIGINT back
+        signal.raise_signal(signal.SIGINT)  # the notebook's Interrupt button
+        _spin(2)
+    assert not watchdog.fired and watchdog.handler_restored >= 1
+
+
+def test_a_call_that_cannot_be_interrupted_is_reported_while_it_blocks():
+    reports: list[tuple[float, str]] = []
+    watchdog = Watchdog(
+        0.2, unresponsive_after_s=0.4, on_unresponsive=lambda text: reports.append((time.monotonic(), text))
+    )
+    with pytest.raises(KeyboardInterrupt), watchdog:
+        _ignore_sigint()
+        time.sleep(2.5)  # SIGINT ignored: only the end of the call lets the interrupt in
+        ended = time.monotonic()
+        _spin(1)
+    assert watchdog.fired and watchdog.unresponsive
+    assert len(reports) == 1 and reports[0][0] < ended
+    assert "restart the kernel" in reports[0][1] and "time limit of 0.2 s" in reports[0][1]
+
+
+def test_leaving_twice_is_harmless():
+    previous = signal.getsignal(signal.SIGINT)
+    watchdog = Watchdog(5)
+    with watchdog:
+        pass
+    watchdog.close()
+    assert signal.getsignal(signal.SIGINT) is previous

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
+from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.shell_hooks import recorded_shell_output
@@ -22,7 +25,9 @@ class LiveShellExecutor:
     """Runs code with `shell.run_cell(code, store_history=False)`: the output shows in the calling cell,
     variables land in the user's namespace, and the returned ExecutionResult records all of it.
 
-    `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread.
+    `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread,
+    even when the code ignores SIGINT; code it cannot stop (blocked in C) is reported in the cell
+    while it blocks, with what to do (restart the kernel).
     `session_dir` and `artifacts_dir` are left out of the working-directory scan.
     """
 
@@ -72,17 +77,23 @@ class LiveShellExecutor:
         hidden = self._hidden_names()
         before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes)
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
-        watchdog = Watchdog(limit)
+        watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr))
         cell: Any = None
         interrupted_outside_code = False
         started = time.perf_counter()
-        with exit_refused(self.shell), recorded_shell_output(self.shell, recorder):
+        with (
+            exit_refused(self.shell),
+            recorded_shell_output(self.shell, recorder),
+            interrupts_end_in_user_code(self.shell),
+        ):
             try:
                 with watchdog:
                     cell = self.shell.run_cell(code, store_history=False)
             except KeyboardInterrupt:
                 # Landed in IPython's machinery rather than in the code: still this run's interrupt.
                 interrupted_outside_code = True
+            finally:
+                watchdog.close()  # a no-op, unless a late interrupt of its own cut leaving short
         duration = time.perf_counter() - started
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
@@ -116,6 +127,16 @@ class LiveShellExecutor:
         if cell is not None:
             exc = cell.error_before_exec or cell.error_in_exec
         shown = _matching_traceback(recorder, exc)
+        if watchdog.handler_restored:
+            notes.append(
+                "The code replaced the SIGINT handler the time limit and the Interrupt button rely on; "
+                "twnb put it back."
+            )
+        if watchdog.unresponsive:
+            notes.append(
+                "The code did not respond to the interrupt at its time limit (a call blocked in C, or "
+                "code that ignores interrupts): it ran on until that call returned."
+            )
         if watchdog.fired:
             return "timeout", ExecutionError(
                 "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
@@ -135,6 +156,17 @@ class LiveShellExecutor:
             notes.append("The code ran, but displaying its output raised an exception.")
             return "error", ExecutionError(ename, evalue, traceback_text(stb))
         return "success", None
+
+
+def _telling(stream: Any) -> Callable[[str], None]:
+    """Where the watchdog's thread says the code cannot be stopped: the cell's own stderr (the main
+    thread is stuck in the code, so nothing else can show it)."""
+
+    def tell(text: str) -> None:
+        stream.write(f"\ntwnb: {text}\n")
+        stream.flush()
+
+    return tell
 
 
 def _signatures_or_note(namespace: dict[str, Any], hidden: set[str], notes: list[str]) -> Any:

@@ -1,44 +1,87 @@
-"""A time limit for code running on a thread we cannot otherwise stop: a watchdog that interrupts it.
+"""A time limit that holds, for code running on a thread we cannot otherwise stop.
 
 On the main thread the interrupt is a real SIGINT (`signal.pthread_kill`), exactly what the notebook's
 Interrupt button sends, so the code sees `KeyboardInterrupt`. `fired` tells a timeout apart from the
-user's own Ctrl-C. POSIX only; a blocking C call (a long `time.sleep` is fine, some C extensions are
-not) only sees the interrupt once it returns to Python.
+user's own Ctrl-C. POSIX only.
+
+Code cannot switch it off. While the code runs, the watchdog's thread checks every tick that SIGINT
+still goes to the watchdog's handler; code that replaced it (`signal.signal(SIGINT, SIG_IGN)`, maybe
+through a module verification never saw) gets it back within a tick: the thread asks the main thread
+to re-install it (`Py_AddPendingCall`, since only the main thread may set handlers), so the user's
+Interrupt button works again as well. Past the limit, if the code is still running after
+`escalate_every_s`, the watchdog raises `TimeLimitExceeded` in the code's thread directly
+(`PyThreadState_SetAsyncExc`), which needs no handler and which a careless `except KeyboardInterrupt`
+does not swallow, and repeats that while the code runs. Leaving the watchdog turns it back into the
+`KeyboardInterrupt` callers expect.
+
+A call blocked in C sees none of this until it returns (a long `time.sleep` is woken by SIGINT, but not
+once the code ignored SIGINT). When the code is still running `unresponsive_after_s` past the limit,
+the watchdog says so once through `on_unresponsive` (the executor tells the user in the cell: restart
+the kernel to stop it now) and keeps trying.
 
 The race at the limit: the code may end just as the watchdog sends its signal. Python runs a signal's
 handler only at its next check, so the signal can arrive after the code is done. While the watchdog is
 entered, SIGINT goes to its own handler, which knows whether the code has ended; on leaving, the
 watchdog waits until its signal has been handled (dropped, if it came late) before restoring the
-previous handler, so no interrupt of its own is left to hit whatever runs next.
+previous handler, so no interrupt of its own is left to hit whatever runs next. Leaving (`close`) is
+idempotent and survives a late interrupt of its own, so a caller may call it again from a `finally`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import signal
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType, TracebackType
 
 # How long leaving waits for a sent signal to be handled; it normally takes microseconds. Only a
 # signal mask set by the code (SIGINT blocked) could make it wait this long.
 _DELIVERY_WAIT_S = 0.5
+# How often the thread checks the handler while the code runs (a user's Interrupt sent in the tick
+# after the code replaced the handler is lost; the next one works).
+_TICK_S = 0.05
+
+
+class TimeLimitExceeded(BaseException):
+    """Raised in code that went on running after the interrupt at its time limit. Not a
+    KeyboardInterrupt, so `except KeyboardInterrupt: pass` in a loop cannot keep the code going."""
 
 
 class Watchdog:
-    """Interrupts the thread that entered it once `timeout` seconds have passed (None: never)."""
+    """Interrupts the thread that entered it once `timeout` seconds have passed (None: never), and
+    keeps SIGINT with its handler meanwhile."""
 
-    def __init__(self, timeout: float | None) -> None:
+    def __init__(
+        self,
+        timeout: float | None,
+        *,
+        on_unresponsive: Callable[[str], None] | None = None,
+        escalate_every_s: float = 0.5,
+        unresponsive_after_s: float = 3.0,
+    ) -> None:
         self.timeout = timeout
+        self.on_unresponsive = on_unresponsive
+        self.escalate_every_s = escalate_every_s
+        self.unresponsive_after_s = unresponsive_after_s
         self.fired = False
+        self.escalations = 0  # KeyboardInterrupts raised directly after the first interrupt was ignored
+        self.handler_restored = 0  # times the code had replaced the SIGINT handler
+        self.unresponsive = False  # still running `unresponsive_after_s` past the limit
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self._target_ident = 0
         self._on_main = False
         self._saved_handler: object = None
+        self._handler = self._on_sigint  # one bound method: compared by identity every tick
         self._finished = False  # the guarded code has ended: a signal arriving now is late
-        self._delivered = False  # the watchdog's own signal has reached the handler
+        self._closed = False
+        self._reinstall_queued = False
+        self._sent = 0  # SIGINTs sent while the handler was ours
+        self._handled = 0  # ... and how many of them reached it
 
     def __enter__(self) -> Watchdog:
         self._target_ident = threading.get_ident()
@@ -46,73 +89,187 @@ class Watchdog:
         if self._on_main:
             # A frontend may have left SIGINT ignored or handled elsewhere (ipykernel swaps handlers
             # between requests); while the code runs, SIGINT must raise KeyboardInterrupt.
-            self._saved_handler = signal.signal(signal.SIGINT, self._on_sigint)
-        if self.timeout is not None:
+            self._saved_handler = signal.signal(signal.SIGINT, self._handler)
+            _GUARDS.append(self)
+        if self.timeout is not None or self._on_main:
             self._thread = threading.Thread(target=self._watch, name="twnb-watchdog", daemon=True)
             try:
                 self._thread.start()
             except BaseException:
                 # A very short limit can fire while the thread is still starting: leave as if the
                 # block had run (the handler restored), then let the interrupt tell the caller.
-                self.__exit__(None, None, None)
+                self.close()
                 raise
         return self
 
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+        if exc_type is TimeLimitExceeded:
+            raise KeyboardInterrupt from None  # what callers of a time limit catch
+
+    # -- the main thread -----------------------------------------------------------------------------
+
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
-        if self.fired and not self._delivered:
-            self._delivered = True  # this one is the watchdog's
+        ours = self.fired and self._handled < self._sent
+        if ours:
+            self._handled += 1
             if self._finished or (frame is not None and frame.f_code in _LEAVING_CODES):
                 return  # it came after the code had ended: there is nothing left to stop
         raise KeyboardInterrupt
 
-    def _watch(self) -> None:
-        assert self.timeout is not None
-        if self._done.wait(self.timeout):
+    def close(self) -> None:
+        """Disarm and restore the previous SIGINT handler. After this returns no interrupt from this
+        watchdog can arrive any more. Idempotent."""
+        if self._closed:
             return
-        with self._lock:
-            if self._done.is_set():
-                return
-            self.fired = True
-            if self._on_main:
-                signal.pthread_kill(self._target_ident, signal.SIGINT)
-            else:
-                # Off the main thread no signal reaches the code; raise asynchronously in that thread.
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(self._target_ident), ctypes.py_object(KeyboardInterrupt)
-                )
+        try:
+            for _ in range(3):
+                try:
+                    self._disarm()
+                    break
+                except KeyboardInterrupt:
+                    # Ours, landing late (a raised one cut the disarming short: do it again), or the
+                    # user's own Ctrl-C: not ours to swallow.
+                    if not self.fired:
+                        raise
+        finally:
+            self._restore()
 
     def stop(self) -> None:
-        """Disarm. After this returns no interrupt from this watchdog can arrive any more."""
+        """Disarm without restoring the handler (kept for callers that only want the timer off)."""
+        self._disarm()
+
+    def _disarm(self) -> None:
         self._finished = True
         with self._lock:
             self._done.set()
         if not self.fired:
             return
-        if self._on_main:
+        if self._on_main and signal.getsignal(signal.SIGINT) is self._handler:
             deadline = time.monotonic() + _DELIVERY_WAIT_S
-            while not self._delivered and time.monotonic() < deadline:
+            while self._handled < self._sent and time.monotonic() < deadline:
                 time.sleep(0.001)  # a check point: the pending signal is handled (and dropped) here
-        else:
-            # A pending asynchronous exception is cancelled by setting NULL (CPython's documented way).
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._target_ident), None)
+        # A pending asynchronous exception is cancelled by setting NULL (CPython's documented way).
+        _set_async_exc(self._target_ident, None)
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            self.stop()
-        except KeyboardInterrupt:
-            if not self.fired:  # the user's own Ctrl-C: not ours to swallow
-                raise
-        finally:
-            if self._on_main:
-                # None: the previous handler was not set from Python; Python's default is the nearest.
-                previous = self._saved_handler
-                if previous is None:
-                    previous = signal.default_int_handler
-                signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]
+    def _restore(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._on_main:
+            if self in _GUARDS:
+                _GUARDS.remove(self)
+            # None: the previous handler was not set from Python; Python's default is the nearest.
+            previous = self._saved_handler
+            if previous is None:
+                previous = signal.default_int_handler
+            signal.signal(signal.SIGINT, previous)  # type: ignore[arg-type]
 
+    def _reinstall_on_main(self) -> None:
+        """Run on the main thread (a pending call): give SIGINT back to this watchdog's handler."""
+        if not (self._finished or self._closed) and signal.getsignal(signal.SIGINT) is not self._handler:
+            signal.signal(signal.SIGINT, self._handler)
+            self.handler_restored += 1
+        # Last: while this is set the thread raises nothing in the main thread, whose pending call
+        # (Python code) would otherwise catch it.
+        self._reinstall_queued = False
+
+    # -- the watchdog's thread -------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        started = time.monotonic()
+        deadline = None if self.timeout is None else started + self.timeout
+        next_push = 0.0
+        while True:
+            now = time.monotonic()
+            wait = _TICK_S if deadline is None or self.fired else min(_TICK_S, max(0.0, deadline - now))
+            if self._done.wait(wait):
+                return
+            if self._on_main and not self.fired and signal.getsignal(signal.SIGINT) is not self._handler:
+                self._queue_reinstall()  # for the limit and the user's Interrupt button alike
+            now = time.monotonic()
+            if deadline is None or now < deadline:
+                continue
+            report = None
+            with self._lock:
+                if self._done.is_set():
+                    return
+                if not self.fired:
+                    self.fired = True
+                    self._interrupt()
+                    next_push = now + self.escalate_every_s
+                elif now >= next_push and not self._reinstall_queued:
+                    # The first interrupt was ignored (SIGINT ignored, caught and dropped, or a
+                    # blocking call): raise in the thread itself, which needs no handler. (Not
+                    # while a re-install is queued: that Python code would catch it.)
+                    self.escalations += 1
+                    _set_async_exc(self._target_ident, TimeLimitExceeded)
+                    next_push = now + self.escalate_every_s
+                if not self.unresponsive and now >= deadline + self.unresponsive_after_s:
+                    self.unresponsive = True
+                    report = _unresponsive_text(now - started, self.timeout)
+            if report is not None and self.on_unresponsive is not None:
+                with contextlib.suppress(Exception):  # telling is a courtesy; the watchdog goes on
+                    self.on_unresponsive(report)
+
+    def _interrupt(self) -> None:
+        if not self._on_main:
+            # Off the main thread no signal reaches the code; raise asynchronously in that thread.
+            _set_async_exc(self._target_ident, KeyboardInterrupt)
+            return
+        if signal.getsignal(signal.SIGINT) is self._handler:
+            self._sent += 1
+        elif not self._reinstall_queued:
+            # Ignored now: raise in the thread at once rather than wait for the escalation.
+            _set_async_exc(self._target_ident, KeyboardInterrupt)
+        signal.pthread_kill(self._target_ident, signal.SIGINT)
+
+    def _queue_reinstall(self) -> None:
+        if not self._reinstall_queued:
+            self._reinstall_queued = True
+            if ctypes.pythonapi.Py_AddPendingCall(_reinstall_pending_call, None) != 0:
+                self._reinstall_queued = False  # the queue is full: next tick
+
+
+def _unresponsive_text(elapsed: float, timeout: float | None) -> str:
+    return (
+        f"The code has run {elapsed:.0f} s, past its time limit of {timeout:g} s, and does not respond to "
+        "interrupts (it is blocked in a call that does not return to Python, or ignores them). It stops "
+        "when that call returns; to stop it now, restart the kernel (its variables are lost)."
+    )
+
+
+def _set_async_exc(thread_ident: int, exc: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_ident), None if exc is None else ctypes.py_object(exc)
+    )
+
+
+# Watchdogs entered on the main thread, innermost last: the pending call re-installs the innermost's.
+_GUARDS: list[Watchdog] = []
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+def _reinstall_pending_call(_arg: int | None) -> int:
+    with contextlib.suppress(Exception):  # a C callback must not raise
+        if _GUARDS and threading.current_thread() is threading.main_thread():
+            _GUARDS[-1]._reinstall_on_main()
+    return 0
+
+
+ctypes.pythonapi.Py_AddPendingCall.argtypes = [type(_reinstall_pending_call), ctypes.c_void_p]
+ctypes.pythonapi.Py_AddPendingCall.restype = ctypes.c_int
 
 # Python runs a pending handler at a function's first instruction too: a signal handled there means
 # the code has already ended (`fired` still says the limit was reached).
-_LEAVING_CODES = frozenset({Watchdog.__exit__.__code__, Watchdog.stop.__code__})
+_LEAVING_CODES = frozenset(
+    {
+        Watchdog.__exit__.__code__,
+        Watchdog.close.__code__,
+        Watchdog.stop.__code__,
+        Watchdog._disarm.__code__,
+        Watchdog._restore.__code__,
+    }
+)

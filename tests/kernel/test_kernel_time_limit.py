@@ -1,0 +1,71 @@
+"""The time limit holds in a real kernel: code that ignores SIGINT is stopped, the user's Interrupt
+still works, code that cannot be stopped is reported while it blocks, and tracebacks end at the code."""
+
+from __future__ import annotations
+
+import threading
+
+from twnb.kernel.ansi import strip_ansi
+
+IGNORE_SIGINT = "import os\nos.sys.modules['signal'].signal(2, 1)\n"  # SIG_IGN, past verification
+
+
+def _shown_text(live_kernel, msg_type: str) -> str:
+    parts = []
+    for kind, content in live_kernel.shown:
+        if kind == msg_type:
+            parts.append(content.get("text", "") + "\n".join(content.get("traceback", [])))
+    return strip_ansi("\n".join(parts))
+
+
+def test_a_loop_that_ignores_sigint_stops_at_the_time_limit(live_kernel):
+    result = live_kernel.run_case(IGNORE_SIGINT + "while True:\n    pass", timeout=1.0)
+    assert result["status"] == "timeout"
+    assert 1.0 <= result["duration_s"] < 5
+    assert any("SIGINT handler" in note for note in result["notes"])
+    assert live_kernel.answers()
+
+
+def test_the_users_interrupt_still_ends_a_loop_that_ignores_sigint(live_kernel):
+    timer = threading.Timer(2.0, live_kernel.km.interrupt_kernel)  # the notebook's Interrupt button
+    timer.start()
+    result = live_kernel.run_case(IGNORE_SIGINT + "while True:\n    pass", timeout=30)
+    timer.join()
+    assert result["status"] == "interrupted"
+    assert result["duration_s"] < 10
+    assert live_kernel.answers()
+
+
+def test_the_traceback_of_a_timed_out_sleep_ends_in_the_code_with_no_twnb_frame(live_kernel):
+    result = live_kernel.run_case("import time\ntime.sleep(20)", timeout=1.0)
+    assert result["status"] == "timeout"
+    recorded = result["error"]["traceback"]
+    assert "time.sleep(20)" in recorded and "KeyboardInterrupt" in recorded
+    assert "twnb" not in recorded
+    errors = [o for o in result["outputs"] if o["output_type"] == "error"]
+    assert errors and all("twnb" not in "\n".join(o["traceback"]) for o in errors)
+    shown = _shown_text(live_kernel, "error")
+    assert "time.sleep(20)" in shown and "twnb" not in shown
+
+
+def test_the_traceback_of_a_users_interrupt_has_no_twnb_frame(live_kernel):
+    timer = threading.Timer(1.5, live_kernel.km.interrupt_kernel)
+    timer.start()
+    result = live_kernel.run_case("import time\ntime.sleep(20)", timeout=30)
+    timer.join()
+    assert result["status"] == "interrupted"
+    assert "time.sleep(20)" in result["error"]["traceback"]
+    assert "twnb" not in result["error"]["traceback"]
+
+
+def test_code_that_cannot_be_stopped_is_reported_in_the_cell_and_the_result(live_kernel):
+    # SIGINT ignored and blocked in C: nothing reaches the code until the sleep returns.
+    result = live_kernel.run_case(
+        IGNORE_SIGINT + "import time\ntime.sleep(6)\nwhile True:\n    pass", timeout=1.0
+    )
+    assert result["status"] == "timeout"
+    assert 6 <= result["duration_s"] < 12
+    stderr_shown = _shown_text(live_kernel, "stream")
+    assert "does not respond to interrupts" in stderr_shown and "restart the kernel" in stderr_shown
+    assert any("did not respond to the interrupt" in note for note in result["notes"])
+    assert live_kernel.answers()

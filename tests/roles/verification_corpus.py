@@ -69,6 +69,7 @@ CORPUS: list[tuple[str, bool, str]] = [
     # -- the notebook's shell ----------------------------------------------------------------------------
     ("get_ipython().system('id')", REFUSE, "get_ipython().system"),
     ("get_ipython().getoutput('id')", REFUSE, "get_ipython().getoutput"),
+    ("get_ipython().system(' ')", REFUSE, "a blank shell command"),
     ("get_ipython().run_line_magic('sx', 'id')", REFUSE, "run_line_magic sx"),
     ("get_ipython().run_cell_magic('bash', '', 'id')", REFUSE, "run_cell_magic bash"),
     ("ip = get_ipython()\nip.system('id')", REFUSE, "the shell bound to a name"),

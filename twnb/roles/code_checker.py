@@ -440,8 +440,9 @@ class CodeChecker(ast.NodeVisitor):
         ]
         if method in {"system", "getoutput"}:
             if not self.config.allow_shell:
-                command = args[0] if args else ""
-                installs = bool(command) and command.split()[0] in {"pip", "pip3", "conda"}
+                command = (args[0] if args else None) or ""
+                words = command.split()
+                installs = bool(words) and words[0] in {"pip", "pip3", "conda"}
                 what = "Installing packages (!pip)" if installs else "A shell escape (!cmd)"
                 self.refuse(
                     node,

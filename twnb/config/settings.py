@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.config.table import DEFAULT_API_KEY_ENV, PLACEHOLDER_API_KEY, SETTINGS, Setting
 
@@ -48,13 +48,21 @@ class SettingsError(ValueError):
 class _SettingsMethods:
     """What every Settings object can do besides holding one attribute per row of the table."""
 
+    if TYPE_CHECKING:  # for type checkers: one attribute per row, made at runtime by make_dataclass
+
+        def __init__(self, **values: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
+
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
     @property
     def is_azure(self) -> bool:
-        return bool(self.azure_endpoint)  # type: ignore[attr-defined]
+        return bool(self.azure_endpoint)
 
     @property
     def has_real_api_key(self) -> bool:
-        key = self.api_key  # type: ignore[attr-defined]
+        key = self.api_key
         return bool(key) and key != PLACEHOLDER_API_KEY
 
     def model_for(self, role: str) -> str:
@@ -63,13 +71,13 @@ class _SettingsMethods:
         return (getattr(self, per_role) if per_role else None) or self.require_model()
 
     def require_model(self, workdir: Path | None = None) -> str:
-        model: str | None = self.model  # type: ignore[attr-defined]
+        model: str | None = self.model
         if not model:
             raise SettingsError(_no_model_message(workdir))
         return model
 
     def require_api_key(self, workdir: Path | None = None) -> str:
-        key: str | None = self.api_key  # type: ignore[attr-defined]
+        key: str | None = self.api_key
         if not key:
             raise SettingsError(_no_key_message(self, workdir))
         return key
@@ -97,12 +105,15 @@ _PYTHON_TYPES: dict[str, Any] = {
     "modules": "tuple[str, ...]",
 }
 
-Settings = make_dataclass(
-    "Settings",
-    [_field(row) for row in SETTINGS],
-    bases=(_SettingsMethods,),
-    namespace={"__module__": __name__},
-)
+if TYPE_CHECKING:
+    Settings = _SettingsMethods
+else:
+    Settings = make_dataclass(
+        "Settings",
+        [_field(row) for row in SETTINGS],
+        bases=(_SettingsMethods,),
+        namespace={"__module__": __name__},
+    )
 Settings.__doc__ = """The resolved settings, one attribute per row of the settings table: plain data, no I/O.
 Build it with :func:`twnb.config.resolution.resolve_settings`; ``Settings(model=...)`` gives the
 defaults for everything else. The API key is left out of ``repr``, equality and ``to_dict``."""
@@ -145,7 +156,7 @@ class SettingRow:
 class ResolvedSettings:
     """Settings plus, per setting, where its value came from."""
 
-    settings: Any  # a Settings
+    settings: Settings
     sources: dict[str, Source]
     workdir: Path
     # Values of secret-looking names in .env: they are not in os.environ, but the redactor must know them.
@@ -198,7 +209,7 @@ def _no_model_message(workdir: Path | None) -> str:
     )
 
 
-def _no_key_message(settings: Any, workdir: Path | None) -> str:
+def _no_key_message(settings: _SettingsMethods, workdir: Path | None) -> str:
     folder = str(workdir) if workdir is not None else "the notebook's folder"
     if settings.api_key_env != DEFAULT_API_KEY_ENV:
         return (

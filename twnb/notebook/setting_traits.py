@@ -8,37 +8,33 @@ the row's help. Each defaults to None, meaning "not set here", so the environmen
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from traitlets import Bool, Float, Int, List, TraitType, Unicode
 
-from twnb.config.table import SETTINGS, Setting
+from twnb.config.table import SETTINGS
 
 __all__ = ["setting_traits"]
 
 
-def _text(row: Setting, help: str) -> TraitType:
-    return Unicode(None, allow_none=True, help=help)
+Trait = TraitType[Any, Any]
 
-
-def _modules(row: Setting, help: str) -> TraitType:
-    return List(Unicode(), default_value=None, allow_none=True, help=help)
-
-
-_TRAIT_FOR_KIND: dict[str, Callable[[Setting, str], TraitType]] = {
-    "text": _text,
-    "url": _text,
-    "bool": lambda row, help: Bool(None, allow_none=True, help=help),
-    "count": lambda row, help: Int(None, allow_none=True, help=help),
-    "seconds": lambda row, help: Float(None, allow_none=True, help=help),
-    "modules": _modules,
+# Each kind of setting as a trait that is None ("not set here") until configured.
+_TRAIT_FOR_KIND: dict[str, Callable[[str], Trait]] = {
+    "text": lambda help: Unicode(None, allow_none=True, help=help),
+    "url": lambda help: Unicode(None, allow_none=True, help=help),
+    "bool": lambda help: Bool(None, allow_none=True, help=help),
+    "count": lambda help: Int(None, allow_none=True, help=help),
+    "seconds": lambda help: Float(None, allow_none=True, help=help),
+    "modules": lambda help: List(Unicode(), default_value=None, allow_none=True, help=help),
 }
 
 
-def setting_traits() -> dict[str, TraitType]:
+def setting_traits() -> dict[str, Trait]:
     """One configurable trait per traitlet row, by setting name."""
-    traits = {}
+    traits: dict[str, Trait] = {}
     for row in SETTINGS:
         if row.traitlet:
             help = f"{row.help} Default: {row.describe_default()}."
-            traits[row.name] = _TRAIT_FOR_KIND[row.kind](row, help).tag(config=True)
+            traits[row.name] = _TRAIT_FOR_KIND[row.kind](help).tag(config=True)
     return traits

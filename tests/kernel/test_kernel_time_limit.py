@@ -68,3 +68,9 @@ def test_code_that_cannot_be_stopped_is_reported_in_the_cell_and_the_result(live
     assert "does not respond to interrupts" in stderr_shown and "restart the kernel" in stderr_shown
     assert any("did not respond to the interrupt" in note for note in result["notes"])
     assert live_kernel.answers()
+
+
+def test_ordinary_code_leaves_no_note_about_the_time_limit(live_kernel):
+    result = live_kernel.run_case("import time\ntime.sleep(0.3)\ntotal = sum(range(10))", timeout=5)
+    assert result["status"] == "success"
+    assert not any("SIGINT" in note or "interrupt" in note for note in result["notes"])

@@ -7,9 +7,12 @@ small and shared, so a step may take long, but it never waits a guessed time.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from frontend_server import JupyterServer
     from playwright.sync_api import Locator, Page
 
 # Timeouts in milliseconds: a Round with a plot on a loaded 2-core machine takes tens of seconds.
@@ -23,6 +26,8 @@ JS_KERNEL_IDLE = (
 JS_NO_KERNEL = "() => !window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 WIDGET_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]'
+ROUND_MIME = "application/vnd.twnb.round+json"  # the Round's data in the saved output (contract 6)
+ENDED = ("finished", "failed", "interrupted")
 # A code cell's prompt once it has run: "[3]:" (not "[ ]:" before, "[*]:" while it runs).
 RAN_PROMPT = re.compile(r"\[\d+\]:")
 
@@ -97,3 +102,44 @@ def add_cell_below_and_run(page: Page, last_cell: Locator, source: str) -> Locat
     page.keyboard.type(source)
     page.keyboard.press("Shift+Enter")
     return new_cell
+
+
+def wait_until(predicate: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Poll `predicate` until it holds; fails saying `what` did not happen."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout_s:.0f} s"
+        time.sleep(0.2)  # polling a condition, not waiting a guessed time
+
+
+def saved_round_states(server: JupyterServer, name: str) -> list[str]:
+    """The states of the Rounds in the notebook as saved on disk (contract 6's payload)."""
+    states = []
+    for cell in server.saved_notebook(name)["cells"]:
+        for output in cell.get("outputs", []):
+            payload = output.get("data", {}).get(ROUND_MIME)
+            if payload:
+                states.append(payload.get("state", ""))
+    return states
+
+
+def run_save_and_shut_down(page: Page, server: JupyterServer, name: str, rounds: int) -> None:
+    """Open the notebook, Run > Run All Cells, wait for the Rounds to end, Ctrl+S, then Kernel > Shut
+    Down Kernel: what a person does before closing a finished analysis."""
+    open_notebook(page, server.notebook_url(name))
+    run_all_cells(page)
+    wait_until_ran(round_cells(page).nth(rounds - 1))
+    save(page)
+    wait_until(
+        lambda: len([s for s in saved_round_states(server, name) if s in ENDED]) == rounds,
+        ROUND_TIMEOUT_MS / 1000,
+        f"Ctrl+S saving {rounds} ended Rounds in {name}",
+    )
+    shut_down_kernel(page)
+
+
+def reopen_in_lab(page: Page, name: str) -> None:
+    """File > Close Tab, then a double click on the notebook in the file browser."""
+    menu(page, "File", "Close Tab")
+    page.locator(".jp-DirListing-item", has_text=name).dblclick()
+    page.locator(".jp-NotebookPanel:visible .jp-Notebook").wait_for()

@@ -1,0 +1,29 @@
+"""A finished analysis survives Ctrl+S, shutting the kernel down and reopening, in Notebook 7."""
+
+from __future__ import annotations
+
+import pytest
+from notebook_page import open_notebook, run_save_and_shut_down
+from reopen_checks import ROUNDS, expect_no_red_output
+from round_scripts import analysis_notebook, analysis_script
+from screenshot_files import screenshot_path
+
+NAME = "analysis.ipynb"
+
+
+@pytest.fixture(scope="module")
+def reopened(notebook7, browser_context, module_llm):
+    """The analysis run in Notebook 7, saved, its kernel shut down, and the notebook opened again."""
+    module_llm.load(analysis_script())
+    notebook7.write_notebook(NAME, analysis_notebook())
+    page = browser_context.new_page()
+    run_save_and_shut_down(page, notebook7.server, NAME, rounds=len(ROUNDS))
+    page.close()  # Notebook 7 shows one notebook per browser tab: close it, open it again
+    page = browser_context.new_page()
+    open_notebook(page, notebook7.server.notebook_url(NAME))
+    page.screenshot(path=str(screenshot_path("notebook7-reopened")))
+    return page
+
+
+def test_no_red_output_in_round_cells_after_reopen_in_notebook7(reopened):
+    expect_no_red_output(reopened)

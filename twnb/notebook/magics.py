@@ -21,7 +21,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from twnb.notebook.setting_traits import setting_traits
 
 SUBCOMMANDS = {
-    "save": "save PATH            write the conversation as TaskWeaver YAML",
+    "save": "save PATH            write the conversation as TaskWeaver YAML (during a Round: as it stands)",
     "load": "load PATH | --latest read a saved conversation (YAML) or the newest autosave",
     "reset": "reset                start a new, empty conversation",
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
@@ -47,6 +47,25 @@ Settings (highest first): flags > %config TaskWeaverMagics.* > environment > .en
 ~/.config/twnb/config.yaml. Put the API key in the environment or in .env (OPENAI_API_KEY), never in
 the notebook. See `%config TaskWeaverMagics` and `%taskweaver config`."""
 )
+
+
+# What changes the conversation or the settings a running Round relies on: refused until it ends (run
+# from generated code, or a cell queued behind the Round). save, show, history, config only read.
+CHANGES_THE_CONVERSATION = ("reset", "load", "export")
+
+
+class RoundRunning(RuntimeError):
+    """A command that would change what the running Round relies on; the text says what to do."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+def round_running_message(what: str) -> str:
+    return (
+        f"A Round is running: {what} would change what it relies on, so nothing was done. "
+        "Run it in a cell of its own after the Round ends."
+    )
 
 
 class RoundFailedError(RuntimeError):
@@ -81,6 +100,16 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
         self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
         self.last_display: Any = None  # the last Round's RoundDisplay (its view counts updates)
+
+    def update_config(self, config: Any) -> None:
+        """`%config TaskWeaverMagics.x = ...` lands here: refused while a Round runs, as the Round
+        reads its settings once and memory, autosave and display would follow different ones.
+        (Overridden here rather than validated per traitlet, so every setting is covered however the
+        traitlets are declared.) `%config` prints the refusal as one line; nothing is changed."""
+        notebook = getattr(self, "notebook", None)
+        if notebook is not None and notebook.round_running and config.get(type(self).__name__):
+            raise RoundRunning(round_running_message("%config TaskWeaverMagics"))
+        super().update_config(config)
 
     def traitlet_values(self) -> dict[str, Any]:
         """The settings set here (`%config`, ipython_config.py); None means "not set here"."""
@@ -117,6 +146,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     # --- one Round -----------------------------------------------------------------------------
 
     def _round(self, query: str, args: Any) -> None:
+        if self.notebook.round_running:
+            return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
         if args.step:
             self._say(
                 "Step mode (--step) is not available in this version; nothing was run. "
@@ -161,7 +192,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
         try:
             display.start()
-            round = session.run_round(query, observer=display.observer)
+            with self.notebook.running_round():
+                round = session.run_round(query, observer=display.observer)
         except KeyboardInterrupt:
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
             stopped = "Interrupted before the Round started; nothing was run or recorded."
@@ -223,6 +255,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
             return None
         handler = getattr(self, f"_cmd_{name}", None)
+        if handler is not None and name in CHANGES_THE_CONVERSATION and self.notebook.round_running:
+            self._say(round_running_message(f"%taskweaver {name}"), error=True)
+            return None
         if handler is None:
             self._say(
                 f"Unknown subcommand {name!r}. Subcommands: {', '.join(SUBCOMMANDS)}. "

@@ -9,8 +9,9 @@ conversation, so the notebook keeps one conversation whatever the model.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,17 @@ class NotebookSession:
         self.session: Any = None
         self._session_key: tuple[Any, ...] | None = None
         self._memory: Memory | None = None  # used until a Session exists; made on first use
+        self.round_running = False  # one Round at a time: see running_round
+
+    @contextlib.contextmanager
+    def running_round(self) -> Iterator[None]:
+        """While a Round runs, commands that would change its conversation or settings are refused
+        (the magics check `round_running`), so memory, autosave and display never disagree."""
+        self.round_running = True
+        try:
+            yield
+        finally:
+            self.round_running = False
 
     # --- settings and the session ----------------------------------------------------------------
 

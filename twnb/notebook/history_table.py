@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.session.round_bundle import escape_markdown_inline, plain_text, shorten, state_label
+from twnb.session.round_bundle import autosave_note, escape_markdown_inline, plain_text, shorten, state_label
 
 # A new kernel starts with an empty conversation even when the notebook shows earlier Rounds: say so,
 # and how to get them back, rather than "nothing here".
@@ -30,7 +30,8 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
             (
                 str(number),
                 round.id,
-                state_label(round.state, extra.get("failure_reason")),
+                state_label(round.state, extra.get("failure_reason"))
+                + (", not autosaved" if autosave_note({"extra": extra}) else ""),
                 str(len(round.post_list)),
                 f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",
                 f"{tokens:,}" if tokens else "-",

@@ -28,6 +28,7 @@ from twnb.session.round_bundle import (
     HIDDEN_TYPES,
     PREVIEW_CAP_BYTES,
     artifact_url,
+    autosave_note,
     clean_text,
     clip_middle,
     display_path,
@@ -214,6 +215,11 @@ class RoundView:
         self.state = state_label(round.state, reason)
         if round.state == "failed":
             self.failure.value = failure_html(reason or "the Round failed")
+        unsaved = autosave_note({"extra": round.extra})
+        if unsaved:  # the Round went on: said once, where the Round is, not only in a log
+            self.failure.value = ("" if round.state != "failed" else self.failure.value) + failure_html(
+                unsaved, "Not autosaved"
+            )
         duration = ((round.extra or {}).get("timing") or {}).get("duration_s")
         if isinstance(duration, (int, float)):
             self._duration = float(duration)  # what the summary says, not this view's own clock
@@ -529,10 +535,10 @@ def plan_html(plan: dict[str, Any] | None) -> str:
     return "<div><b>Plan</b>" + "".join(items) + "</div>"
 
 
-def failure_html(reason: str) -> str:
+def failure_html(reason: str, label: str = "Round failed") -> str:
     return (
         f'<div style="color:#cf222e;border-left:3px solid #cf222e;padding-left:6px">'
-        f"<b>Round failed:</b> {html.escape(clean_text(reason))}</div>"
+        f"<b>{html.escape(label)}:</b> {html.escape(clean_text(reason))}</div>"
     )
 
 

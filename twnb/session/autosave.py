@@ -17,6 +17,9 @@ from twnb.memory import Conversation, Round, load_yaml_file, save_yaml_file
 from twnb.memory.reading import Location
 
 AUTOSAVE_KEY = "twnb_autosave"
+# The Round.extra key of the one note a failed autosave leaves in the Round (shown with it, and in
+# `%taskweaver history`): the Round goes on, so the failure must be seen where the Round is.
+AUTOSAVE_FAILED = "autosave_failed"
 
 
 def round_file_data(

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import PromptUtil
+from twnb.session.autosave import AUTOSAVE_FAILED
 
 MIME_TYPE = "application/vnd.twnb.round+json"
 SCHEMA_VERSION = 1
@@ -409,6 +410,9 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
     failure = (payload.get("extra") or {}).get("failure_reason")
     if failure:
         lines += [f"**Round failed:** {inline(clean_text(failure))}", ""]
+    unsaved = autosave_note(payload)
+    if unsaved:
+        lines += [f"**Not autosaved:** {inline(clean_text(unsaved))}", ""]
     for preview in twnb.get("previews") or []:
         # A link, not the image bytes: they are in the previews and, for displayed figures, in the cell.
         path = str(preview.get("path", ""))
@@ -508,10 +512,18 @@ def round_text(payload: Mapping[str, Any]) -> str:
     failure = (payload.get("extra") or {}).get("failure_reason")
     if failure:
         lines.append(f"Round failed: {plain_text(failure)}")
+    unsaved = autosave_note(payload)
+    if unsaved:
+        lines.append(f"Not autosaved: {plain_text(unsaved)}")
     summary = summary_line(payload)
     if summary:
         lines.append(summary)
     return "\n".join(lines)
+
+
+def autosave_note(payload: Mapping[str, Any]) -> str:
+    """The note a Round keeps when its autosave failed (see twnb.session.autosave), else ''."""
+    return str((payload.get("extra") or {}).get(AUTOSAVE_FAILED) or "")
 
 
 def incomplete_reason(post: Mapping[str, Any]) -> str | None:

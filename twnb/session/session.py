@@ -46,7 +46,7 @@ from twnb.memory import (
 from twnb.memory.logs import get_logger
 from twnb.roles.llm_turn import add_usage, now_iso
 from twnb.roles.role import RoleFailure, unfinished_post
-from twnb.session.autosave import save_round
+from twnb.session.autosave import AUTOSAVE_FAILED, save_round
 from twnb.session.code_request import CodeRequest
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
 
@@ -54,7 +54,6 @@ logger = get_logger(__name__)
 
 INTERRUPTED = "Interrupted; every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
-AUTOSAVE_FAILED = "autosave_failed"  # the Round.extra key of the one note a failed autosave leaves
 
 
 class RoundLimitReached(Exception):

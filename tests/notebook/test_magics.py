@@ -129,6 +129,7 @@ def test_no_traitlet_can_hold_a_key(shell):
         "max_retries",
         "timeout",
         "max_posts",
+        "max_reply_chars",
         "record",
         "replay",
         "examples_dir",

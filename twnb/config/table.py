@@ -188,6 +188,14 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
     ),
     Setting(
+        "max_reply_chars",
+        "count",
+        200_000,
+        "Characters one LLM reply may have; a longer one is stopped there and fails the Round.",
+        yaml_key="session.max_reply_chars",
+        minimum=1_000,
+    ),
+    Setting(
         "record",
         "bool",
         False,

@@ -51,6 +51,7 @@ class CodeInterpreter(Role):
         response_format: ResponseFormatChoice = None,
         result_chars: int = RESULT_CHARS,
         workdir: str | os.PathLike[str] | None = None,
+        max_reply_chars: int | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
         links in execution results are relative to `workdir` (the code's working directory): that is
@@ -73,7 +74,7 @@ class CodeInterpreter(Role):
         self.workdir = workdir
         fmt = role_response_format(response_format, self.prompt.response_schema, "code_interpreter_reply")
         required = ("reply_type", "reply_content")
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, required)
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, required, max_reply_chars)
         # post id -> revisions already made for its task (set by generate, read by record_execution)
         self._revisions: dict[str, int] = {}
 

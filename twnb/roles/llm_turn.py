@@ -14,6 +14,10 @@ Usage (`post.extra["usage"]`): tokens, calls and LLM wall time summed over the t
 model, `estimated` when the server sent no counts, and `time_to_first_token_s` of the attempt the post
 came from (the last one; None if no text arrived).
 
+A reply longer than `max_reply_chars` is stopped there (the stream is closed, not read to its end) and
+raises `ReplyTooLong`, which fails the Round with that reason: a model that rambles megabytes once would
+do it again, and storing and showing all of it helps no one. Its post keeps the text up to the limit.
+
 Every other LLM error (after the SDK's own HTTP retries), the last dropped stream and Ctrl-C go up to
 the session, which fails the Round with its posts kept. What had arrived is not thrown away: the error
 carries an *unfinished* Post (`unfinished_post(error)`, see role.py) built from the text received so
@@ -31,7 +35,7 @@ from typing import Any
 from twnb.llm.messages import Msg, to_openai_messages
 from twnb.memory import NullObserver, Observer, Post, PostRetry, PostStarted, StatusChanged, UsageReported
 from twnb.roles.errors import TranslationError
-from twnb.roles.role import keep_unfinished
+from twnb.roles.role import RoleFailure, keep_unfinished
 from twnb.roles.translator import REASONING_CAP  # one cap for every source of a reply's thinking
 
 
@@ -58,6 +62,18 @@ class ReplyUnreadable(Exception):
         post.id = post_id
         post.extra["dropped_attempts"] = list(self.attempts)
         return post
+
+
+class ReplyTooLong(RoleFailure):
+    """A reply passed `max_reply_chars`; the text says which role, the limit and what to do."""
+
+    def __init__(self, role: str, limit: int) -> None:
+        super().__init__(
+            f"The {role}'s reply passed {limit:,} characters (max_reply_chars) and was stopped there; "
+            "its first part is kept in the post. Ask for a shorter answer (a summary, not the data), "
+            "or raise max_reply_chars."
+        )
+        self.limit = limit
 
 
 @dataclass
@@ -119,6 +135,7 @@ class LLMTurn:
     attempts: int = 3
     response_format: dict[str, Any] | None = None
     required_keys: tuple[str, ...] = ()
+    max_reply_chars: int | None = None  # None: no limit
 
     def run(
         self,
@@ -147,7 +164,7 @@ class LLMTurn:
                     request, model=self.model, role=self.role, response_format=self.response_format
                 )
                 post = self.translator.raw_text_to_post(
-                    _chunks(stream),
+                    _chunks(stream, self.role, self.max_reply_chars),
                     self.role,
                     observer,
                     post_id=post_id,
@@ -176,6 +193,8 @@ class LLMTurn:
                 # had arrived is kept for the session.
                 self._count(stream, usage_total)
                 raw = attempt_text(error, stream)
+                if isinstance(error, ReplyTooLong):
+                    raw = raw[: error.limit]  # what came past the limit is not kept either
                 timing = _timing(started_at, started)
                 self._keep_partial(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
                 raise
@@ -212,8 +231,11 @@ class LLMTurn:
         except Exception:  # a translator bug must not hide the real error
             post = Post.create("", self.role, send_to)
         post.id = post_id
-        reason = "interrupted" if isinstance(error, KeyboardInterrupt) else f"{type(error).__name__}"
-        post.extra["incomplete"] = f"The reply stopped before it was complete: {reason}."
+        if isinstance(error, ReplyTooLong):
+            post.extra["incomplete"] = str(error)
+        else:
+            reason = "interrupted" if isinstance(error, KeyboardInterrupt) else type(error).__name__
+            post.extra["incomplete"] = f"The reply stopped before it was complete: {reason}."
         post.extra["raw_text"] = raw
         if dropped:
             post.extra["dropped_attempts"] = list(dropped)
@@ -263,5 +285,13 @@ def _timing(started_at: str, started: float) -> dict[str, Any]:
     }
 
 
-def _chunks(stream: Any) -> Iterator[str]:
-    yield from stream
+def _chunks(stream: Any, role: str, limit: int | None) -> Iterator[str]:
+    """The stream's pieces, until they pass `limit` characters: then the stream is closed (the rest
+    is never read, so a runaway reply costs no more time or memory) and ReplyTooLong raised."""
+    received = 0
+    for piece in stream:
+        received += len(piece)
+        if limit is not None and received > limit:
+            stream.close()
+            raise ReplyTooLong(role, limit)
+        yield piece

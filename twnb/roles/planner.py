@@ -84,10 +84,12 @@ class Planner(Role):
         max_self_corrections: int = 3,
         attempts: int = 3,
         response_format: ResponseFormatChoice = None,
+        max_reply_chars: int | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them.
-        `response_format`: "json_schema" (the Planner's own schema, strict), "json_object", a dict
-        sent as is, or None (see response_schema.py)."""
+        `max_reply_chars` stops a longer reply (see LLMTurn). `response_format`: "json_schema" (the
+        Planner's own schema, strict), "json_object", a dict sent as is, or None (see
+        response_schema.py)."""
         self.templates = prompts or load_prompts("planner")
         super().__init__(intro=self.templates.text("intro"))
         self.workers = list(workers)
@@ -100,7 +102,7 @@ class Planner(Role):
         self.round_views = RoleRoundViews(self.alias)
         self.max_self_corrections = max_self_corrections
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt)
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars)
 
     def compose(self, memory: Memory) -> list[Msg]:
         """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""

@@ -73,6 +73,7 @@ def build_session(
         response_format="json_schema",
         workdir=getattr(executor, "workdir", None),
         example_dirs=_role_folder(examples, "code_interpreter"),
+        max_reply_chars=int(plain.max_reply_chars),
     )
     planner = Planner(
         client,
@@ -82,6 +83,7 @@ def build_session(
         namespace_summary=namespace_summary,
         response_format="json_schema",
         example_dirs=_role_folder(examples, "planner"),
+        max_reply_chars=int(plain.max_reply_chars),
     )
     return Session(
         planner=planner,

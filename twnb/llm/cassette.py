@@ -31,7 +31,6 @@ the call and the first message that differs; running out of replies raises :clas
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
@@ -167,7 +166,7 @@ class CassetteEntry:
 
 def load_cassette(path: str | Path) -> list[CassetteEntry]:
     """The entries of a cassette file, in recording order."""
-    import yaml
+    from twnb.memory import load_yaml_documents
 
     path = Path(path)
     try:
@@ -178,9 +177,10 @@ def load_cassette(path: str | Path) -> list[CassetteEntry]:
             "or point the replay at the .cassette.yaml saved beside the conversation."
         ) from None
     try:
-        documents = [d for d in yaml.load_all(text, Loader=_loader()) if d is not None]
-    except yaml.YAMLError as exc:
-        raise CassetteError(f"{path} is not a readable cassette: {exc}") from None
+        # The same reader as conversations: no aliases, bounded depth, escaped lone surrogates.
+        documents = [d for d in load_yaml_documents(text, source=str(path)) if d is not None]
+    except ValueError as exc:
+        raise CassetteError(f"not a readable cassette: {exc}") from None
     if not documents or not isinstance(documents[0], dict) or "twnb_cassette" not in documents[0]:
         raise CassetteError(f"{path} is not a twnb cassette (its first document has no 'twnb_cassette').")
     version = documents[0]["twnb_cassette"]
@@ -284,15 +284,15 @@ class RecordingClient:
                 self._file_lock.release()
 
     def _append(self, entry: CassetteEntry) -> None:
-        import yaml
+        from twnb.memory import dump_yaml  # the one YAML writer: lone surrogates, U+2028 and the like
 
         new = not self.path.exists() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as f:
             if new:
-                yaml.dump({"twnb_cassette": CASSETTE_VERSION}, f, Dumper=_dumper(), sort_keys=False)
+                f.write(dump_yaml({"twnb_cassette": CASSETTE_VERSION}))
             f.write("---\n")
-            yaml.dump(entry.to_dict(), f, Dumper=_dumper(), sort_keys=False, allow_unicode=True)
+            f.write(dump_yaml(entry.to_dict()))
 
 
 class _Call:
@@ -543,25 +543,3 @@ def _first_difference(recorded: list[dict[str, Any]], now: list[dict[str, Any]])
 def _text_of(message: dict[str, Any]) -> str:
     content = message.get("content")
     return content if isinstance(content, str) else json.dumps(content, sort_keys=True, ensure_ascii=False)
-
-
-@functools.cache
-def _dumper() -> Any:
-    import yaml
-
-    class CassetteDumper(yaml.SafeDumper):
-        pass
-
-    def str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-        # Multi-line prompts and replies as literal blocks: a cassette is meant to be read and diffed.
-        style = "|" if "\n" in data else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-    CassetteDumper.add_representer(str, str_presenter)
-    return CassetteDumper
-
-
-def _loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -34,7 +34,14 @@ from twnb.memory.prompt_util import PromptUtil
 from twnb.memory.reading import ConversationFormatError, Location
 from twnb.memory.round import Round, RoundState
 from twnb.memory.shared_memory_entry import SharedMemoryEntry, SharedMemoryEntryScope, SharedMemoryEntryType
-from twnb.memory.yaml_io import dump_yaml, load_yaml_file, load_yaml_text, save_yaml_file, write_text_atomic
+from twnb.memory.yaml_io import (
+    dump_yaml,
+    load_yaml_documents,
+    load_yaml_file,
+    load_yaml_text,
+    save_yaml_file,
+    write_text_atomic,
+)
 
 __all__ = [
     "DEPRECATED_TYPES",
@@ -76,6 +83,7 @@ __all__ = [
     "derive_plan",
     "dump_yaml",
     "load_conversation",
+    "load_yaml_documents",
     "load_yaml_file",
     "load_yaml_text",
     "save_conversation",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -252,12 +252,22 @@ def _dump(data: Any, dumper: type) -> str:
 def load_yaml_text(text: str, source: str = "<string>") -> Any:
     """Parse YAML text with the safe loader and the refusals above; a ConversationFormatError (a
     ValueError) names `source` and the line for anything it will not read."""
+    return _parse(text, source, lambda loader: yaml.load(text, Loader=loader))
+
+
+def load_yaml_documents(text: str, source: str = "<string>") -> list[Any]:
+    """Every document of a multi-document YAML text (`---` between them), read as `load_yaml_text`
+    reads one."""
+    return _parse(text, source, lambda loader: list(yaml.load_all(text, Loader=loader)))
+
+
+def _parse(text: str, source: str, load: Callable[[type], Any]) -> Any:
     where = Location(file=source)
     if len(text) > MAX_FILE_BYTES:
         raise where.error(_too_big(len(text), "characters"))
     try:
         try:
-            return yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+            return load(_Loader)  # _Loader is a safe loader
         except _Refused:
             raise
         except yaml.YAMLError:
@@ -267,7 +277,7 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
             # libyaml refuses, such as an escaped lone surrogate (see _PyDumper) or nesting past its
             # own limit, which the event check refuses before the recursive composer sees it.
             _check_events(text)
-            return yaml.load(text, Loader=_PyLoader)
+            return load(_PyLoader)
     except _Refused as refused:
         raise where.error(str(refused)) from None
     except yaml.YAMLError as error:

@@ -89,3 +89,15 @@ def test_a_saved_file_with_a_bad_autosave_index_names_the_file(tmp_path):
     (tmp_path / "r.yaml").write_text("rounds: []\ntwnb_autosave: {session_id: s, index: two}\n")
     with pytest.raises(ValueError, match=r"r\.yaml: key 'twnb_autosave' must be a mapping .* got \{"):
         load_conversation_file(tmp_path / "r.yaml")
+
+
+def test_an_unexpected_error_in_a_magic_is_one_line_not_a_traceback(shell, clean_env, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef0123")
+    (clean_env / "not-a-folder").write_text("a file where the session folder should be")
+    shell.run_line_magic("config", "TaskWeaverMagics.model = 'm'")
+    shell.run_line_magic("config", "TaskWeaverMagics.record = True")
+    shell.run_line_magic("config", "TaskWeaverMagics.session_dir = 'not-a-folder'")
+    shell.run_cell_magic("taskweaver", "", "What is 1 + 1?")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("twnb could not do that: NotADirectoryError: ") and "not-a-folder" in err

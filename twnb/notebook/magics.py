@@ -129,6 +129,21 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @_help_doc
     def taskweaver(self, line: str = "", cell: str | None = None) -> Any:
         args = parse_argstring(self.taskweaver, line)
+        try:
+            return self._dispatch(args, cell)
+        except (RoundFailedError, RoundRunning):
+            raise  # --strict: one line by design
+        except Exception as error:
+            # Expected failures are said where they happen; anything else still gets one line, not a
+            # traceback in the user's notebook (the traceback goes to twnb's debug log).
+            from twnb.llm.redaction import Redactor
+            from twnb.memory.logs import get_logger
+
+            get_logger(__name__).debug("a taskweaver magic failed", exc_info=True)
+            text = Redactor().redact(_one_line(error))
+            return self._fail(f"twnb could not do that: {type(error).__name__}: {text}", args.strict)
+
+    def _dispatch(self, args: Any, cell: str | None) -> Any:
         if cell is not None:
             if args.subcommand:
                 self._say(

@@ -136,11 +136,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except Exception as error:
             # Expected failures are said where they happen; anything else still gets one line, not a
             # traceback in the user's notebook (the traceback goes to twnb's debug log).
-            from twnb.llm.redaction import Redactor
             from twnb.memory.logs import get_logger
+            from twnb.session.factory import redactor_for
 
             get_logger(__name__).debug("a taskweaver magic failed", exc_info=True)
-            text = Redactor().redact(_one_line(error))
+            text = redactor_for(self._settings_or_none()).redact(_one_line(error))
             return self._fail(f"twnb could not do that: {type(error).__name__}: {text}", args.strict)
 
     def _dispatch(self, args: Any, cell: str | None) -> Any:

@@ -19,7 +19,6 @@ MEDDLING = """\
 ip = get_ipython()
 ip.run_line_magic('taskweaver', 'reset')
 ip.run_line_magic('taskweaver', 'load other.yaml')
-ip.run_line_magic('taskweaver', 'export out.ipynb')
 ip.run_line_magic('config', "TaskWeaverMagics.model = 'other-model'")
 ip.run_cell_magic('taskweaver', '', 'a nested request')
 answer = 6 * 7
@@ -74,17 +73,17 @@ def test_commands_from_generated_code_during_a_round_are_refused_and_the_round_i
     assert len(report["posts"]) == 4
     assert report["autosaved_posts"] == report["posts"] and report["autosaved_state"] == "finished"
     assert report["model"] is None
-    for what in ("%taskweaver reset", "%taskweaver load", "%taskweaver export", "another %%taskweaver Round"):
+    for what in ("%taskweaver reset", "%taskweaver load", "another %%taskweaver Round"):
         assert f"A Round is running: {what} would change what it relies on" in report["stderr"]
     assert "A Round is running: %config TaskWeaverMagics would change" in report["stderr"]
-    assert "Traceback" not in report["stderr"] and report["stderr"].count("\n") == 5
+    assert "Traceback" not in report["stderr"] and report["stderr"].count("\n") == 4
     (output,) = outputs_with(nb, MIME_TYPE)
     assert [p["id"] for p in output["data"][MIME_TYPE]["post_list"]] == report["posts"]
     # Only the Round's own requests reached the model: the nested one never ran.
     assert len(fake_llm.chat_requests()) == 3
 
 
-@pytest.mark.parametrize("command", ["reset", "load x.yaml", "export x.ipynb"])
+@pytest.mark.parametrize("command", ["reset", "load x.yaml"])
 def test_a_command_that_changes_the_conversation_is_refused_while_a_round_runs(shell, capsys, command):
     notebook = magics(shell).notebook
     before = notebook.conversation

@@ -51,7 +51,7 @@ the notebook. See `%config TaskWeaverMagics` and `%taskweaver config`."""
 
 # What changes the conversation or the settings a running Round relies on: refused until it ends (run
 # from generated code, or a cell queued behind the Round). save, show, history, config only read.
-CHANGES_THE_CONVERSATION = ("reset", "load", "export")
+CHANGES_THE_CONVERSATION = ("reset", "load")
 
 
 class RoundRunning(RuntimeError):

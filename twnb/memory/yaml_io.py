@@ -62,9 +62,11 @@ def _check_nodes(root: yaml.Node) -> None:
     """Refuse aliases, non-scalar or empty keys and nesting beyond MAX_DEPTH, before any value is built.
 
     An alias makes the composer hand out the node it refers to again, so a node met twice is one. The
-    walk uses its own stack: it must not recurse on the very files it is there to refuse."""
+    walk uses its own stack: it must not recurse on the very files it is there to refuse. (Every load
+    pays for it: it looks at collections only, scalars are most of a conversation.)"""
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    scalar, mapping, null = yaml.ScalarNode, yaml.MappingNode, f"{_TAG}null"
     while stack:
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
@@ -72,22 +74,22 @@ def _check_nodes(root: yaml.Node) -> None:
                 f"{_at(node.start_mark)}: nested deeper than {MAX_DEPTH} levels (MAX_DEPTH); a "
                 "conversation needs about a dozen: this file is broken or hostile"
             )
-        if isinstance(node, yaml.MappingNode):
-            children = []
-            for key, value in node.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag == f"{_TAG}null":
+        if type(node) is scalar:
+            continue
+        is_mapping = type(node) is mapping
+        # Reversed: the last pushed is walked first, so the walk meets values in the file's order.
+        for item in reversed(node.value):
+            if is_mapping:
+                key, child = item
+                if type(key) is not scalar or key.tag == null:
                     raise _Refused(
                         f"{_at(key.start_mark)}: a mapping key must be text or a number, not "
-                        f"{'nothing' if isinstance(key, yaml.ScalarNode) else 'a list or mapping'}"
+                        f"{'nothing' if type(key) is scalar else 'a list or mapping'}"
                     )
-                children.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            children = node.value
-        else:
-            continue
-        for child in children:
-            if isinstance(child, yaml.ScalarNode):
-                continue  # an alias of a scalar repeats one value: harmless, and common text is short
+            else:
+                child = item
+            if type(child) is scalar:
+                continue  # an alias of a scalar repeats one value: harmless
             if id(child) in seen:
                 raise _Refused(
                     f"{_at(node.start_mark)}: a YAML alias (*name) repeats the value anchored at "
@@ -95,8 +97,7 @@ def _check_nodes(root: yaml.Node) -> None:
                     "expand to billions of values): write the value out"
                 )
             seen.add(id(child))
-        # Last pushed is walked first: reversed, the walk meets the file's values in its own order.
-        stack.extend((c, depth + 1) for c in reversed(children) if not isinstance(c, yaml.ScalarNode))
+            stack.append((child, depth + 1))
 
 
 def _check_events(text: str) -> None:
@@ -180,14 +181,6 @@ def find_non_plain(data: Any, path: str = "") -> str | None:
     return _find_non_plain(data, path, 1, {})
 
 
-def count_values(data: Any) -> int:
-    """How many values writing `data` produces, a container shared N times counted N times (YAML
-    without aliases writes each copy), up to MAX_VALUES + 1. `data` must be plain (find_non_plain)."""
-    sizes: dict[int, int] = {}
-    _find_non_plain(data, "", 1, sizes)
-    return _size(data, sizes)
-
-
 def _size(data: Any, sizes: dict[int, int]) -> int:
     return sizes.get(id(data), 1) if isinstance(data, dict | list) else 1
 
@@ -224,13 +217,14 @@ def _find_non_plain(data: Any, path: str, depth: int, sizes: dict[int, int]) -> 
 
 def dump_yaml(data: Any) -> str:
     """`data` as YAML text; a ValueError names the first value that is not plain data."""
-    bad = find_non_plain(data)
+    sizes: dict[int, int] = {}  # one walk finds both what is not plain and how much would be written
+    bad = _find_non_plain(data, "", 1, sizes)
     if bad is not None:
         raise ValueError(
             f"cannot write YAML: {bad} is not plain data (dict, list, str, number, bool or None); "
             "convert it before saving"
         )
-    if count_values(data) > MAX_VALUES:
+    if _size(data, sizes) > MAX_VALUES:
         raise ValueError(
             f"cannot write YAML: the data holds more than {MAX_VALUES:,} values (MAX_VALUES) once the "
             "values it shares are written out, each copy in full; it repeats the same data over and over"

@@ -224,7 +224,7 @@ SETTINGS: tuple[Setting, ...] = (
         "allow_modules",
         "modules",
         (),
-        "Modules generated code may import besides the data-analysis allow-list, e.g. ['polars'].",
+        "Modules generated code may import besides the data-analysis allow-list, e.g. ['geopandas'].",
         env=("TWNB_ALLOW_MODULES",),
         yaml_key="code_interpreter.allow_modules",
     ),

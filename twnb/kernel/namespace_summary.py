@@ -1,9 +1,10 @@
 """The user's variables described for a prompt: what data is there, never what is secret.
 
 Each object is described from cheap metadata (shape, columns, dtypes) under a time budget; a lazy
-frame (Dask, Spark, a polars LazyFrame, ...) is described by its type only, because touching it could
-start a computation. Private names, modules, imported callables and IPython's own names are left out;
-a name that sounds secret or a value shaped like a key shows as "[hidden]".
+frame (Dask, Spark, a Polars LazyFrame, DuckDB, Ibis) by the schema its library keeps beside the query
+(lazy_frames.py), or by its type alone when the library is not one twnb knows, because touching
+anything else could start a computation. Private names, modules, imported callables and IPython's own
+names are left out; a name that sounds secret or a value shaped like a key shows as "[hidden]".
 """
 
 from __future__ import annotations
@@ -12,21 +13,19 @@ import inspect
 import reprlib
 import time
 import types
+from collections.abc import Callable
 from typing import Any
 
+from twnb.kernel.data_libraries import data_libraries_text
+from twnb.kernel.lazy_frames import LAZY_NOTE, columns_text, describe_by_schema, top_module
 from twnb.kernel.secret_screen import HIDDEN, SecretScreen, looks_secret_name
 from twnb.kernel.variables import IPYTHON_NAMES
 from twnb.kernel.watchdog import Watchdog
 
-LAZY_MODULES = ("dask", "pyspark", "ibis", "vaex", "ray", "modin", "duckdb", "sqlalchemy")
+LAZY_MODULES = ("dask", "pyspark", "ibis", "vaex", "ray", "modin", "duckdb", "_duckdb", "sqlalchemy")
 FRAME_MODULES = ("pandas", "polars", "cudf", "pyarrow", "geopandas")
 ARRAY_MODULES = ("numpy", "torch", "tensorflow", "jax", "jaxlib", "cupy", "xarray", "scipy")
-MAX_COLUMNS = 30
 _HEADER = "Variables in the kernel:"
-
-
-class _TimedOut(Exception):
-    pass
 
 
 def _short_repr() -> reprlib.Repr:
@@ -38,10 +37,6 @@ def _short_repr() -> reprlib.Repr:
     return short
 
 
-def _top_module(value: Any) -> str:
-    return (getattr(type(value), "__module__", "") or "").split(".")[0]
-
-
 def _qualified_type(value: Any) -> str:
     cls = type(value)
     module = getattr(cls, "__module__", "") or ""
@@ -49,11 +44,11 @@ def _qualified_type(value: Any) -> str:
 
 
 def _is_lazy(value: Any) -> bool:
-    return _top_module(value) in LAZY_MODULES or "Lazy" in type(value).__name__
+    return top_module(value) in LAZY_MODULES or "Lazy" in type(value).__name__
 
 
 def _is_frame(value: Any) -> bool:
-    return _top_module(value) in FRAME_MODULES and hasattr(value, "columns") and hasattr(value, "dtypes")
+    return top_module(value) in FRAME_MODULES and hasattr(value, "columns") and hasattr(value, "dtypes")
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
@@ -66,25 +61,23 @@ def _shape(value: Any) -> tuple[int, ...] | None:
 def _describe_frame(name: str, value: Any, screen: SecretScreen) -> str:
     shape = _shape(value)
     columns = list(value.columns)
-    dtypes = [str(t) for t in list(value.dtypes)]
-    shown = []
-    for column, dtype in zip(columns[:MAX_COLUMNS], dtypes[:MAX_COLUMNS], strict=False):
-        label = HIDDEN if screen.looks_secret_value(str(column)) else str(column)
-        shown.append(f"{label} ({dtype})")
-    more = f", ... and {len(columns) - MAX_COLUMNS} more" if len(columns) > MAX_COLUMNS else ""
     size = f"shape {shape}" if shape else f"{len(columns)} columns"
-    return f"- {name}: {type(value).__name__}, {size}; columns: {', '.join(shown)}{more}"
+    pairs = zip(columns, list(value.dtypes), strict=False)
+    return f"- {name}: {type(value).__name__}, {size}; columns: {columns_text(pairs, screen)}"
 
 
 def _describe(name: str, value: Any, short: reprlib.Repr, screen: SecretScreen) -> str | None:
     """One line about `value`, or None when it is not the user's data (a module, an imported callable)."""
     if isinstance(value, types.ModuleType):
         return None
+    by_schema = describe_by_schema(value, screen)
+    if by_schema is not None:
+        return f"- {name}: {by_schema}"
     if _is_lazy(value):
-        return f"- {name}: {_qualified_type(value)} (lazy: not computed, described by type only)"
+        return f"- {name}: {_qualified_type(value)} ({LAZY_NOTE}, described by type only)"
     if _is_frame(value):
         return _describe_frame(name, value, screen)
-    top = _top_module(value)
+    top = top_module(value)
     if top in FRAME_MODULES + ARRAY_MODULES and _shape(value) is not None:
         dtype = getattr(value, "dtype", None)
         series_name = getattr(value, "name", None) if top in FRAME_MODULES else None
@@ -123,22 +116,42 @@ def _looks_secret(value: Any, text: str, screen: SecretScreen) -> bool:
     return False
 
 
+class _TimedOut(Exception):
+    """The watchdog stopped a description at its time budget."""
+
+
 def _describe_within(
     name: str, value: Any, short: reprlib.Repr, budget_s: float, screen: SecretScreen
 ) -> str | None:
     try:
         if type(value) in (int, float, bool, str, type(None)):
             return _describe(name, value, short, screen)  # cheap and cannot hang: no watchdog thread
-        watchdog = Watchdog(budget_s)
-        try:
-            with watchdog:
-                return _describe(name, value, short, screen)
-        except KeyboardInterrupt:
-            if not watchdog.fired:
-                raise
-            return f"- {name}: {_fallback_type(value)} (not described: took longer than {budget_s:g} s)"
+        return _within(budget_s, lambda: _describe(name, value, short, screen))
+    except _TimedOut:
+        return f"- {name}: {_fallback_type(value)} (not described: took longer than {budget_s:g} s)"
     except Exception as exc:  # a broken __repr__ or property must not break the prompt
         return f"- {name}: {_fallback_type(value)} (not described: {type(exc).__name__})"
+
+
+def _within(budget_s: float, work: Callable[[], str | None]) -> str | None:
+    """`work()`, stopped after `budget_s` (_TimedOut then); the user's own Ctrl-C still interrupts."""
+    watchdog = Watchdog(budget_s)
+    try:
+        with watchdog:
+            return work()
+    except KeyboardInterrupt:
+        if not watchdog.fired:
+            raise
+        raise _TimedOut from None
+
+
+def _libraries_within(budget_s: float) -> str:
+    try:
+        return _within(budget_s, data_libraries_text) or ""
+    except _TimedOut:  # an unreachable scheduler, say
+        return f"(The data libraries were not listed: that took longer than {budget_s:g} s.)"
+    except Exception as exc:  # a half-broken install: say so, briefly
+        return f"(The data libraries could not be listed: {type(exc).__name__}.)"
 
 
 def _fallback_type(value: Any) -> str:
@@ -155,13 +168,17 @@ def summarize_namespace(
     per_object_budget_s: float = 0.2,
     total_budget_s: float = 2.0,
     hidden_names: Any = (),
+    describe_libraries: bool = True,
 ) -> str:
-    """Text describing the user's variables, at most `max_chars` long ("" when there are none)."""
+    """Text describing the user's variables, at most `max_chars` long ("" when there are none), then
+    the libraries for big data this kernel has once the user imported one (data_libraries.py)."""
     skipped = set(IPYTHON_NAMES) | set(hidden_names)
     short = _short_repr()
     screen = SecretScreen.from_environment()  # once per call: reading os.environ per variable was the cost
+    libraries = _libraries_within(per_object_budget_s) if describe_libraries else ""
+    libraries = screen.redact(libraries)[: max_chars // 4]
     lines: list[str] = []
-    used = len(_HEADER) + 1
+    used = len(_HEADER) + 1 + (len(libraries) + 2 if libraries else 0)
     left_out = 0
     deadline = time.monotonic() + total_budget_s
     names = [n for n in list(namespace) if not n.startswith("_") and n not in skipped]
@@ -191,6 +208,7 @@ def summarize_namespace(
     lines.reverse()
     if cut is not None:
         lines.insert(0, cut)
-    if not lines:
-        return ""
-    return "\n".join([_HEADER, *lines])[:max_chars]
+    parts = ["\n".join([_HEADER, *lines])] if lines else []
+    if libraries:
+        parts.append(libraries)
+    return "\n\n".join(parts)[:max_chars]

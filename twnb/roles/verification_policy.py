@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from twnb.kernel.data_libraries import BIG_DATA_LIBRARIES
+
 # Modules suited to data analysis. A dotted import is judged by its top-level package.
 DEFAULT_ALLOWED_MODULES: frozenset[str] = frozenset(
     {
@@ -78,7 +80,7 @@ DEFAULT_ALLOWED_MODULES: frozenset[str] = frozenset(
         "PIL",
         "IPython",
     }
-)
+) | frozenset(BIG_DATA_LIBRARIES)  # Dask, Polars, DuckDB, Spark, ...: the prompt says which are installed
 
 # Refused even when `allowed_modules` is None (any module allowed).
 DEFAULT_BLOCKED_MODULES: frozenset[str] = frozenset(

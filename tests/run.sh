@@ -10,15 +10,21 @@ if [ -z "${VIRTUAL_ENV:-}" ]; then
   . .venv/bin/activate
 fi
 
-# The browser tests drive Debian's Chromium (never a browser Playwright downloads); install it if missing.
-if [ ! -x /usr/bin/chromium ]; then
+# System packages some tests need, installed through apt when missing (one `apt-get update`):
+# the browser tests drive Debian's Chromium (never a browser Playwright downloads), and the Spark tests
+# need Java.
+apt_packages=()
+[ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+command -v java >/dev/null || apt_packages+=(openjdk-17-jre-headless)
+if [ "${#apt_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
   elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
   else
-    echo "tests/run.sh: /usr/bin/chromium is missing and this user cannot apt-get install it:" \
-      "the browser tests will be skipped (they fail under CI=true)." >&2
+    echo "tests/run.sh: ${apt_packages[*]} missing and this user cannot apt-get install them:" \
+      "the browser tests (chromium) and the Spark tests (Java) will be skipped" \
+      "(the browser tests fail under CI=true)." >&2
   fi
 fi
 

@@ -1,8 +1,12 @@
 """Running code in a separate kernel over jupyter_client (the CLI, replays, tests), same ExecutionResult.
 
-Only messages answering this request are collected (iopub `parent_header.msg_id`), until the kernel
-reports idle. A time limit interrupts the kernel; a kernel that ignores the interrupt, or dies (say
-`os._exit(1)`), is restarted, and the result says so: every variable in it is gone.
+The kernel is this interpreter's, any kernelspec by name (remote-kernel providers such as Enterprise
+Gateway appear as kernelspecs), or a running kernel attached by its connection file, which twnb never
+shuts down or restarts. Only messages answering this request are collected (iopub
+`parent_header.msg_id`), until the kernel reports idle. A time limit interrupts the kernel; a kernel
+twnb started that ignores the interrupt, or dies (say `os._exit(1)`), is restarted, and the result says
+so: every variable in it is gone. When the kernel's filesystem is not ours (kernel_files.py), the files
+its code writes are found by a scan in the kernel and brought back through it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from types import TracebackType
 from typing import Any
 
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
+from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
+from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
@@ -58,6 +63,9 @@ class KernelExecutor:
 
     `kernel_name` None (the default) starts this interpreter's ipykernel, whatever kernel is
     registered as `python3` (see `twnb.kernel.this_python`); a name goes through Jupyter's kernelspecs.
+    `connection_file` attaches to a running kernel instead (`shutdown()` then only disconnects).
+    `shares_filesystem` None asks the kernel (a marker file); True or False says so (a test treats a
+    local kernel as remote with False). After `start()`, `place` says where the kernel runs.
     """
 
     def __init__(
@@ -76,9 +84,14 @@ class KernelExecutor:
         stream_head_chars: int = STREAM_HEAD_CHARS,
         stream_tail_chars: int = STREAM_TAIL_CHARS,
         max_listed_files: int = 200,
+        connection_file: str | os.PathLike[str] | None = None,
+        shares_filesystem: bool | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.kernel_name = kernel_name
+        self.connection_file = Path(connection_file) if connection_file is not None else None
+        self.shares_filesystem = shares_filesystem
+        self.place: KernelPlace | None = None
         default_artifacts = self.workdir / ".twnb" / "artifacts"
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir is not None else default_artifacts
         self.session_dir = Path(session_dir) if session_dir is not None else None
@@ -93,20 +106,80 @@ class KernelExecutor:
         self.max_listed_files = max_listed_files
         self._km: Any = None
         self._kc: Any = None
+        self._remote_scan = False
 
     # -- lifecycle
     @property
+    def owns_kernel(self) -> bool:
+        """False for a kernel attached by its connection file: never restarted or shut down here."""
+        return self.connection_file is None
+
+    @property
     def is_running(self) -> bool:
-        return self._km is not None and self._km.is_alive()
+        return self._kc is not None and self._alive()
+
+    def _alive(self) -> bool:
+        return bool(self._km.is_alive()) if self._km is not None else bool(self._kc.is_alive())
 
     def start(self) -> None:
+        if not self.workdir.is_dir():
+            raise KernelStartError(f"The working directory {self.workdir} does not exist; create it first.")
+        if self.connection_file is not None:
+            self._attach(self.connection_file)
+        else:
+            self._start_kernel()
+        prelude = _PRELUDE.replace("@SOURCE@", repr(namespace_signatures_source())).replace(
+            "@NAMES@", repr(sorted(IPYTHON_NAMES))
+        )
+        reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
+        if reply.get("status") != "ok":
+            self.track_variables = False  # an odd kernel: run code, just without the variable delta
+        self._locate()
+
+    def _locate(self) -> None:
+        """Where the kernel runs; when its files are not ours, the scan moves into the kernel."""
+        try:
+            place = probe_place(self._expression, self.workdir)
+        except (RuntimeError, ValueError, SyntaxError, OSError):
+            place = KernelPlace("", "", self.shares_filesystem is not False)
+        if self.shares_filesystem is not None:
+            place = KernelPlace(place.hostname, place.cwd, self.shares_filesystem)
+        self.place = place
+        self._remote_scan = False
+        if not place.shares_filesystem:
+            reply = self._execute_quietly(remote_scan_source(), timeout=self.startup_timeout)
+            self._remote_scan = reply.get("status") == "ok"
+
+    def _attach(self, connection_file: Path) -> None:
+        from jupyter_client.blocking.client import BlockingKernelClient
+
+        if not connection_file.is_file():
+            raise KernelStartError(
+                f"No connection file at {connection_file}; `jupyter --runtime-dir` holds running kernels' "
+                "files (kernel-*.json)."
+            )
+        kc = BlockingKernelClient()
+        try:
+            kc.load_connection_file(str(connection_file))
+        except (ValueError, KeyError) as exc:
+            raise KernelStartError(f"{connection_file} is not a kernel connection file: {exc}") from exc
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=self.startup_timeout)
+        except RuntimeError as exc:
+            kc.stop_channels()
+            raise KernelStartError(
+                f"The kernel of {connection_file} did not answer within {self.startup_timeout:g} s ({exc}); "
+                "is it still running?"
+            ) from exc
+        self._kc = kc
+
+    def _start_kernel(self) -> None:
         from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
 
         from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
-        if not self.workdir.is_dir():
-            raise KernelStartError(f"The working directory {self.workdir} does not exist; create it first.")
         if self.kernel_name is None:
             km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
         else:
@@ -131,14 +204,9 @@ class KernelExecutor:
                 f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
             ) from exc
         self._km, self._kc = km, kc
-        prelude = _PRELUDE.replace("@SOURCE@", repr(namespace_signatures_source())).replace(
-            "@NAMES@", repr(sorted(IPYTHON_NAMES))
-        )
-        reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
-        if reply.get("status") != "ok":
-            self.track_variables = False  # an odd kernel: run code, just without the variable delta
 
     def shutdown(self) -> None:
+        """Stop the kernel twnb started; from an attached kernel, only disconnect."""
         kc, km, self._kc, self._km = self._kc, self._km, None, None
         if kc is not None:
             kc.stop_channels()
@@ -154,7 +222,7 @@ class KernelExecutor:
         self.start()
 
     def __enter__(self) -> KernelExecutor:
-        if self._km is None:
+        if self._kc is None:
             self.start()
         return self
 
@@ -175,7 +243,7 @@ class KernelExecutor:
             try:
                 msg = self._kc.get_shell_msg(timeout=_POLL_S)
             except queue.Empty:
-                if not self._km.is_alive():
+                if not self._alive():
                     return {"status": "dead"}
                 continue
             if msg["parent_header"].get("msg_id") == msg_id:
@@ -200,7 +268,7 @@ class KernelExecutor:
 
     def namespace_summary(self, **options: Any) -> str:
         """The kernel's variables described for a prompt (needs twnb importable in the kernel; else "")."""
-        if self._km is None:
+        if self._kc is None:
             self.start()
         expression = (
             "__import__('twnb.kernel.namespace_summary', fromlist=['_']).summarize_namespace("
@@ -218,9 +286,14 @@ class KernelExecutor:
     ) -> ExecutionResult:
         notes: list[str] = []
         restarted = False
-        if self._km is None:
+        if self._kc is None:
             self.start()
-        elif not self._km.is_alive():
+        elif not self._alive() and not self.owns_kernel:
+            raise KernelStartError(
+                f"The kernel of {self.connection_file} has stopped; twnb did not start it and does not "
+                "restart it: start it again and attach to its new connection file."
+            )
+        elif not self._alive():
             # Ended since the last run (killed, out of memory): run the code in a fresh kernel rather
             # than report it as having killed one.
             exit_code = self._exit_code()
@@ -233,7 +306,13 @@ class KernelExecutor:
         execution_id = execution_id or new_execution_id()
         limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
-        before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
+        scan_root = Path(self.place.cwd) if self.place is not None and self.place.cwd else self.workdir
+        before_files = None
+        if self.place is not None and not self.place.shares_filesystem:
+            if self._remote_scan:
+                self._execute_quietly("__twnb_scan_before()")
+        else:
+            before_files = scan_directory(scan_root, skip=skip, limits=self.scan_limits)
         before_vars = self._signatures()
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
 
@@ -245,7 +324,14 @@ class KernelExecutor:
         duration = time.perf_counter() - started
 
         died_now = ending in ("died", "stuck")
-        if died_now:
+        if died_now and not self.owns_kernel:
+            notes.append(
+                "The kernel stopped while running the code; twnb did not start it, so it is not restarted: "
+                "start it again and attach to its new connection file." if ending == "died" else
+                f"The kernel did not answer the interrupt within {self.interrupt_grace_s:g} s; twnb did not "
+                "start it, so it is left running: interrupt or restart it from its notebook."
+            )
+        elif died_now:
             exit_code = self._exit_code()
             if ending == "died":
                 notes.append(
@@ -261,7 +347,12 @@ class KernelExecutor:
             restarted = True
         status, error = self._outcome(ending, recorder, limit, notes)
 
-        changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
+        if before_files is not None:
+            changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
+        elif died_now:
+            changes = FileChanges(notes=["The files the code wrote in the kernel could not be listed."])
+        else:
+            changes = self._remote_changes()
         after_vars = None if died_now else self._signatures()
         if died_now and before_vars is not None:
             variables = variable_delta(before_vars, {})
@@ -287,6 +378,33 @@ class KernelExecutor:
         result.kernel_restarted = restarted
         return result
 
+    def _remote_changes(self) -> FileChanges:
+        """Files written in a kernel elsewhere: small ones copied into `workdir` at the same relative
+        path (a link to them works here), the rest named with the host and path where they are."""
+        assert self.place is not None
+        if not self._remote_scan:
+            return FileChanges(notes=[
+                "The kernel's files are not on this machine and could not be scanned there: files the "
+                "code wrote are not listed."
+            ])
+        try:
+            found = json.loads(self._expression("__twnb_scan_changes()"))
+        except (TypeError, ValueError, SyntaxError):
+            return FileChanges(notes=["The files the code wrote in the kernel could not be listed."])
+        listed = [(str(p), int(n)) for p, n in found["created"] + found["modified"]]
+        back = bring_back(self._expression, self.place, listed, self.workdir)
+        created = {str(p) for p, _ in found["created"]}
+        changes = FileChanges(notes=[*found["notes"], *back.notes])
+        for path, copy in back.copies.items():
+            (changes.created if path in created else changes.modified).append(Path(copy))
+        return changes
+
+    def _interrupt(self) -> None:
+        if self._km is not None:
+            self._km.interrupt_kernel()
+        else:  # an attached kernel: ask it over the control channel, as its manager would
+            self._kc.control_channel.send(self._kc.session.msg("interrupt_request", content={}))
+
     def _collect(self, msg_id: str, recorder: OutputRecorder, limit: float | None) -> str:
         """Record iopub messages for `msg_id` until idle: "idle", "timeout", "died" or "stuck"."""
         deadline = None if limit is None else time.monotonic() + limit
@@ -294,14 +412,14 @@ class KernelExecutor:
         while True:
             now = time.monotonic()
             if deadline is not None and interrupted_at is None and now > deadline:
-                self._km.interrupt_kernel()
+                self._interrupt()
                 interrupted_at = now
             if interrupted_at is not None and now > interrupted_at + self.interrupt_grace_s:
                 return "stuck"
             try:
                 msg = self._kc.get_iopub_msg(timeout=_POLL_S)
             except queue.Empty:
-                if not self._km.is_alive():
+                if not self._alive():
                     return "died"
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:
@@ -325,6 +443,8 @@ class KernelExecutor:
                 recorder.clear(bool(content.get("wait", False)))
 
     def _exit_code(self) -> Any:
+        if self._km is None:
+            return None
         try:
             provisioner = self._km.provisioner
             return provisioner.process.poll() if provisioner is not None and provisioner.process else None
@@ -337,8 +457,9 @@ class KernelExecutor:
         last = recorder.tracebacks[-1] if recorder.tracebacks else None
         shown = traceback_text(last[2]) if last else ""
         if ending == "died":
+            then = "it was restarted" if self.owns_kernel else "twnb did not start it and does not restart it"
             return "kernel_died", ExecutionError(
-                "KernelDied", "The kernel process ended while running the code; it was restarted.", shown
+                "KernelDied", f"The kernel process ended while running the code; {then}.", shown
             )
         if ending in ("timeout", "stuck"):
             return "timeout", ExecutionError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from twnb.llm.redaction import Redactor
+from twnb.config.redaction import Redactor
 
 REPEATS = 9
 SIZES = (40_000, 400_000, 4_000_000)

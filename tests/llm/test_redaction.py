@@ -18,7 +18,7 @@ def test_a_configured_secret_is_replaced_wherever_it_appears():
     assert r.redact(f"key={CANARY}; again {CANARY}.") == f"key={REDACTED}; again {REDACTED}."
 
 
-@pytest.mark.parametrize("name", ["MY_API_KEY", "GITHUB_TOKEN", "client_secret", "DB_PASSWORD", "keyring"])
+@pytest.mark.parametrize("name", ["MY_API_KEY", "GITHUB_TOKEN", "client_secret", "DB_PASSWORD", "apiKey"])
 def test_environment_values_with_secret_names_are_replaced(name):
     r = Redactor(environ={name: CANARY})
     assert r.redact(f"env says {CANARY}") == f"env says {REDACTED}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from twnb.kernel.data_libraries import data_libraries_text
 from twnb.kernel.lazy_frames import LAZY_NOTE, columns_text, describe_by_schema, top_module
-from twnb.kernel.secret_screen import HIDDEN, SecretScreen, looks_secret_name
+from twnb.kernel.secret_screen import HIDDEN, SecretScreen, looks_secret_name, mentions_secret_name
 from twnb.kernel.variables import IPYTHON_NAMES
 from twnb.kernel.watchdog import Watchdog
 
@@ -108,7 +108,7 @@ def _describe(name: str, value: Any, short: reprlib.Repr, screen: SecretScreen) 
 def _looks_secret(value: Any, text: str, screen: SecretScreen) -> bool:
     """A value is hidden when its shown text looks like a key, or mentions a secret-sounding name
     (`{'password': 'hunter2'}`: the value beside such a name is the secret, whatever its shape)."""
-    if screen.looks_secret_value(text) or looks_secret_name(text):
+    if screen.looks_secret_value(text) or mentions_secret_name(text):
         return True
     if isinstance(value, str) and len(value) > len(text):
         # The repr was cut in the middle; a key straddling the cut must not show by halves.

@@ -1,34 +1,32 @@
 """Recognising what looks secret, so the kernel layer never hands it to a prompt.
 
 Generated code runs in the process that holds the user's API keys. Names and values are screened by
-shape; this guards against accidents, not against code written to exfiltrate.
+the rules of `twnb.config.secret_rules` (the same the redactor uses); this guards against accidents,
+not against code written to exfiltrate.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-_SECRET_NAME = re.compile(r"key|token|secret|passw(or)?d|credential", re.IGNORECASE)
-# Key-shaped strings: vendor prefixes, JWTs, long hex or base64 runs.
-_SECRET_VALUE = re.compile(
-    r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"
-    r"|(?:ghp|gho|ghu|ghs|github_pat|xox[abpr]|hf)_[A-Za-z0-9_]{10,}"
-    r"|AKIA[0-9A-Z]{16}"
-    r"|AIza[0-9A-Za-z_\-]{20,}"
-    r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"
-    r"|\b[0-9a-fA-F]{32,}\b"
-    # A long run of letters and digits mixing all three kinds; identifiers with underscores do not match.
-    r"|\b(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{32,}\b"
+from twnb.config.secret_rules import (
+    has_secret_shape,
+    is_secret_name,
+    mentions_secret_name,
+    redact_shapes,
+    secret_environment_values,
 )
-_ENV_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
 HIDDEN = "[hidden]"
+
+__all__ = ["HIDDEN", "SecretScreen", "looks_secret_name", "mentions_secret_name", "redact_secrets"]
 
 
 def looks_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
+    """True for a variable name whose value is a secret (`api_key`, `dbPassword`, `GITHUB_TOKEN`)."""
+    return is_secret_name(name)
 
 
 @dataclass(frozen=True)
@@ -45,20 +43,19 @@ class SecretScreen:
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> SecretScreen:
         # Values of variables such as OPENAI_API_KEY: a user variable holding one must not leak by value.
-        source = os.environ if environ is None else environ
-        values = {v for k, v in source.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8}
+        values = secret_environment_values(os.environ if environ is None else environ)
         return cls(tuple(sorted(values, key=len, reverse=True)))  # longest first: no partial replace
 
     def looks_secret_value(self, text: str) -> bool:
-        return bool(_SECRET_VALUE.search(text)) or any(v in text for v in self.environment_values)
+        return has_secret_shape(text) or any(v in text for v in self.environment_values)
 
     def redact(self, text: str) -> str:
-        """`text` with environment secrets and key-shaped strings replaced by "[hidden]"."""
+        """`text` with environment secrets and secret-shaped strings replaced by "[hidden]"."""
         for value in self.environment_values:
             text = text.replace(value, HIDDEN)
-        return _SECRET_VALUE.sub(HIDDEN, text)
+        return redact_shapes(text, HIDDEN)
 
 
 def redact_secrets(text: str) -> str:
-    """`text` with environment secrets and key-shaped strings replaced by "[hidden]"."""
+    """`text` with environment secrets and secret-shaped strings replaced by "[hidden]"."""
     return SecretScreen.from_environment().redact(text)

@@ -48,8 +48,8 @@ _EXPORTS = {
     "CassetteDriftWarning": "twnb.llm.cassette",
     "CassetteExhausted": "twnb.llm.cassette",
     "cassette_path_for": "twnb.llm.cassette",
-    "Redactor": "twnb.llm.redaction",
-    "RedactingFilter": "twnb.llm.redaction",
+    "Redactor": "twnb.config.redaction",
+    "RedactingFilter": "twnb.config.redaction",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -44,9 +44,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.config.redaction import Redactor
 from twnb.llm import errors as llm_errors
 from twnb.llm.errors import LLMError
-from twnb.llm.redaction import Redactor
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.llm.usage import messages_text
 

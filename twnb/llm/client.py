@@ -19,7 +19,7 @@ from twnb.llm.usage import messages_text
 from twnb.memory.logs import get_logger
 
 if TYPE_CHECKING:
-    from twnb.llm.redaction import Redactor
+    from twnb.config.redaction import Redactor
 
 _log = get_logger(__name__)
 

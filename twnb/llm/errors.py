@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from twnb.llm.redaction import MIN_KEY_LENGTH, REDACTED
+from twnb.config.secret_rules import MIN_KEY_LENGTH, REDACTED
 
 
 class LLMError(Exception):

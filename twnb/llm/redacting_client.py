@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.llm.redaction import Redactor
+from twnb.config.redaction import Redactor
 
 __all__ = ["RedactingClient"]
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from twnb.config.redaction import Redactor
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.client import make_client
 from twnb.llm.redacting_client import RedactingClient
-from twnb.llm.redaction import Redactor
 from twnb.llm.response_format import ResponseFormatFallback
 
 __all__ = ["session_chat_client"]

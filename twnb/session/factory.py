@@ -117,7 +117,7 @@ def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Pa
 def redactor_for(settings: Any) -> Any:
     """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
     Without settings (None: they failed to resolve) the environment and the key shapes still count."""
-    from twnb.llm.redaction import Redactor
+    from twnb.config.redaction import Redactor
 
     return Redactor.from_settings(settings) if settings is not None else Redactor()
 

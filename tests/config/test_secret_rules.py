@@ -1,0 +1,116 @@
+"""The one set of secret rules: each shape it must catch, and the near-misses it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from twnb.config.redaction import Redactor
+from twnb.config.secret_rules import (
+    REDACTED,
+    has_secret_shape,
+    is_secret_name,
+    mentions_secret_name,
+    redact_shapes,
+)
+from twnb.kernel.secret_screen import SecretScreen
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Jq0vPm\nq8L2hX9Zk1Y\n-----END RSA PRIVATE KEY-----"
+)
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "OPENAI_API_KEY",
+        "apiKey",
+        "DB_CREDENTIALS",
+        "DB_CREDENTIAL",
+        "GITHUB_TOKEN",
+        "client-secret",
+        "dbPassword",
+        "MYSQL_PASSWD",
+        "X_AUTH",
+        "HTTPAuthHeader",
+        "SERVICE_APIKEY",
+    ],
+)
+def test_names_with_a_credential_part_are_secret(name):
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["AUTHOR", "MAX_TOKENS", "MONKEY", "keyring", "HOME", "PASSWORDLESS", "TOKENIZER_PATH", "authority"],
+)
+def test_names_whose_parts_are_not_credentials_are_not_secret(name):
+    assert not is_secret_name(name)
+
+
+def test_a_secret_name_inside_a_repr_is_noticed():
+    assert mentions_secret_name("{'user': 'ann', 'password': 'hunter2'}")
+
+
+def test_an_author_inside_a_repr_is_not_a_secret_name():
+    assert not mentions_secret_name("{'author': 'ann', 'title': 'Notes'}")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("url postgresql://user:pw@host/db", f"url postgresql://user:{REDACTED}@host/db"),
+        ("'postgres://u:Pw-9x!@db.example.com:5432/x'", f"'postgres://u:{REDACTED}@db.example.com:5432/x'"),
+        ("redis://:s3cr3t@cache:6379/0", f"redis://:{REDACTED}@cache:6379/0"),
+        (f"key:\n{PEM}\nend", f"key:\n{REDACTED}\nend"),
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA (cut", REDACTED),
+        (f"token={JWT};", f"token={REDACTED};"),
+        ("sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz_0123", REDACTED),
+        ("0123456789abcdef0123456789abcdef", REDACTED),
+        ("AKIAIOSFODNN7EXAMPLE", REDACTED),
+        ("ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", REDACTED),
+        ("Authorization: Bearer abc.def-ghi_jkl", f"Authorization: Bearer {REDACTED}"),
+    ],
+)
+def test_each_secret_shape_is_replaced(text, expected):
+    assert redact_shapes(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://user@example.com/db",  # user info without a password
+        "https://example.com:8443/path",  # a port is not a password
+        "http://host:8080/a@b",  # "@" after the path
+        "build0123456789abcdef0123456789abcdefx",  # 32 hex digits inside a word
+        "0123456789abcdef0123456789abcde",  # 31 hex digits
+        "sha256 " + "0123456789abcdef" * 4,  # a 64-digit digest
+        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",  # public, not a private key
+        "eyJhbGciOiJIUzI1NiJ9 alone",  # a base64 header is not a token
+        "flask-abcdefghijklmnopqrstuvwxyz",
+        "The Bearer of bad news",
+    ],
+)
+def test_near_misses_are_left_alone(text):
+    assert redact_shapes(text) == text
+
+
+def test_the_kernel_screen_and_the_redactor_agree_on_a_url_password():
+    text = "conn = 'postgres://u:Pw0rd@host/db'"
+    assert SecretScreen(()).looks_secret_value(text)
+    assert "Pw0rd" not in Redactor(environ={}).redact(text)
+
+
+def test_the_kernel_screen_and_the_redactor_agree_on_credential_named_environment_values():
+    environ = {"DB_CREDENTIAL": "cred-value-1234", "AUTHOR": "Ada Lovelace"}
+    screen = SecretScreen.from_environment(environ)
+    assert screen.redact("cred-value-1234 by Ada Lovelace") == "[hidden] by Ada Lovelace"
+    redacted = Redactor(environ=environ).redact("cred-value-1234 by Ada Lovelace")
+    assert redacted == f"{REDACTED} by Ada Lovelace"
+
+
+def test_has_secret_shape_is_false_for_ordinary_text():
+    assert not has_secret_shape("df.groupby('region').amount.sum() at https://example.com/x")

@@ -1,0 +1,133 @@
+"""The Redactor: one pass that replaces secrets with ``[redacted]`` in everything twnb records or sends.
+
+Generated code runs in the process that holds the API key, so ``print(os.environ)`` would carry it into
+the next prompt, the saved YAML, a cassette, the notebook or a log. A session builds one Redactor and
+every such text goes through it, by the rules of `twnb.config.secret_rules`: the configured API key's
+value (from 4 characters up), other values it is told about (``.env`` secrets), the values of
+secret-named environment variables, URL passwords, PEM private keys and key-shaped strings.
+
+The environment is read on every call (it is a live mapping: the user may set a token mid-session).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from twnb.config.secret_rules import (
+    MIN_KEY_LENGTH,
+    MIN_SECRET_LENGTH,
+    REDACTED,
+    is_credential_field,
+    redact_shapes,
+    secret_environment_values,
+)
+from twnb.memory.logs import ScrubbingFilter
+
+__all__ = ["RedactingFilter", "Redactor"]
+
+
+class Redactor:
+    """Replaces secrets in text and in nested data with ``[redacted]``.
+
+    ``secrets`` are values always redacted (``.env`` secrets), from 8 characters up; ``api_key`` (the
+    configured key) from 4; ``environ`` (default ``os.environ``, read live) supplies the values of
+    secret-named variables.
+    """
+
+    def __init__(
+        self,
+        secrets: Iterable[str | None] = (),
+        *,
+        api_key: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        key_shapes: bool = True,
+    ) -> None:
+        self._api_key = api_key if api_key and len(api_key) >= MIN_KEY_LENGTH else None
+        fixed = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
+        self._secrets = frozenset(fixed | {self._api_key} if self._api_key else fixed)
+        self._environ = os.environ if environ is None else environ
+        self._key_shapes = key_shapes
+        self._cache_key: frozenset[str] | None = None
+        self._cache_pattern: re.Pattern[str] | None = None
+
+    @classmethod
+    def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
+        """A redactor for :class:`twnb.config.settings.ResolvedSettings` (or plain ``Settings``)."""
+        settings = getattr(resolved, "settings", resolved)
+        api_key = settings.api_key if settings.has_real_api_key else None
+        return cls(getattr(resolved, "dotenv_secrets", ()), api_key=api_key, environ=environ)
+
+    def with_secrets(self, *secrets: str | None) -> Redactor:
+        """A redactor that also knows these values (8 characters or more)."""
+        known = [*self._secrets, *secrets]
+        return Redactor(known, api_key=self._api_key, environ=self._environ, key_shapes=self._key_shapes)
+
+    def secret_values(self) -> frozenset[str]:
+        """The literal values redacted right now (the fixed ones plus the environment's)."""
+        return frozenset(self._secrets | secret_environment_values(self._environ))
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret replaced by ``[redacted]``."""
+        if not text:
+            return text
+        return self._redact(text, self._literal_pattern())
+
+    def redact_data(self, obj: Any) -> Any:
+        """A copy of ``obj`` (dicts, lists, tuples, strings) with every string redacted; the values of
+        credential fields (``Authorization``, ``api-key``, ``*_token``, ...) are replaced whole."""
+        # The environment is read once per call, not once per string.
+        return self._walk(obj, self._literal_pattern())
+
+    def _walk(self, obj: Any, pattern: re.Pattern[str] | None) -> Any:
+        if isinstance(obj, str):
+            return self._redact(obj, pattern) if obj else obj
+        if isinstance(obj, Mapping):
+            out = {}
+            for key, value in obj.items():
+                new_key = self._redact(key, pattern) if isinstance(key, str) and key else key
+                if isinstance(key, str) and is_credential_field(key) and isinstance(value, str) and value:
+                    out[new_key] = REDACTED
+                else:
+                    out[new_key] = self._walk(value, pattern)
+            return out
+        if isinstance(obj, list):
+            return [self._walk(v, pattern) for v in obj]
+        if isinstance(obj, tuple):
+            return tuple(self._walk(v, pattern) for v in obj)
+        return obj
+
+    def _redact(self, text: str, pattern: re.Pattern[str] | None) -> str:
+        if pattern is not None:
+            text = pattern.sub(REDACTED, text)
+        if self._key_shapes:
+            text = redact_shapes(text)
+        return text
+
+    def redact_exception(self, exc: BaseException) -> str:
+        """The exception's text, redacted: for messages shown to the user or saved in a Round."""
+        return self.redact(f"{type(exc).__name__}: {exc}")
+
+    def _literal_pattern(self) -> re.Pattern[str] | None:
+        secrets = self.secret_values()
+        if secrets != self._cache_key:
+            # Longest first, so a secret that contains another is replaced whole.
+            ordered = sorted(secrets, key=len, reverse=True)
+            self._cache_pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+            self._cache_key = secrets
+        return self._cache_pattern
+
+
+class RedactingFilter(ScrubbingFilter):
+    """A logging filter that redacts the message, its arguments and any traceback of each record.
+
+    For the user's own handlers (``handler.addFilter(...)``): a filter on a logger does not see
+    records that propagate from its children. twnb's own loggers are scrubbed already, by the
+    session's redactor (`twnb.memory.logs`).
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__(redactor.redact)
+        self.redactor = redactor

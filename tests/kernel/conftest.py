@@ -66,14 +66,26 @@ class LiveKernel:
         return ast.literal_eval(value["data"]["text/plain"])
 
     def run_case(
-        self, code: str, *, timeout: float | None = None, session_dir: str = ".twnb", **executor_options: Any
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        session_dir: str = ".twnb",
+        redact_secrets: tuple[str, ...] | None = None,
+        **executor_options: Any,
     ) -> dict[str, Any]:
+        """`redact_secrets`: give the executor a Redactor's `redact` that knows these values."""
+        redact = ""
+        if redact_secrets is not None:
+            redact = f"redact=__Redactor({list(redact_secrets)!r}, environ={{}}).redact, "
         setup = (
             "import json as __json, os as __os\n"
             "from twnb.kernel import LiveShellExecutor as __LSE, ScanLimits\n"
+            "from twnb.config.redaction import Redactor as __Redactor\n"
             "__case_executor = __LSE(get_ipython(), __os.getcwd(),"
             " __os.path.join(__os.getcwd(), 'artifacts'),"
             f" session_dir=__os.path.join(__os.getcwd(), {session_dir!r}), "
+            + redact
             + ", ".join(f"{k}={v!r}" for k, v in executor_options.items())
             + ")\n"
             f"__case_json = __json.dumps(__case_executor.run({code!r}, timeout={timeout!r}).to_dict())\n"

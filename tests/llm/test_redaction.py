@@ -65,6 +65,19 @@ def test_the_environment_is_read_live():
     assert r.redact(CANARY) == REDACTED
 
 
+def test_a_changed_environment_value_is_redacted_once_the_cached_read_is_older_than_its_ttl():
+    import time
+
+    from twnb.config.redaction import ENVIRONMENT_TTL_S
+
+    environ = {"LATE_TOKEN": "first-value-123"}
+    r = Redactor(environ=environ)
+    assert r.redact("first-value-123") == REDACTED
+    environ["LATE_TOKEN"] = "other-value-456"  # same number of variables: seen after the TTL
+    time.sleep(ENVIRONMENT_TTL_S + 0.05)
+    assert r.redact("other-value-456") == REDACTED
+
+
 def test_a_secret_containing_another_is_replaced_whole():
     r = Redactor(["abcdefgh", "abcdefgh-longer-one"], environ={}, key_shapes=False)
     assert r.redact("x abcdefgh-longer-one y") == f"x {REDACTED} y"

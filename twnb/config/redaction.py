@@ -6,13 +6,16 @@ every such text goes through it, by the rules of `twnb.config.secret_rules`: the
 value (from 4 characters up), other values it is told about (``.env`` secrets), the values of
 secret-named environment variables, URL passwords, PEM private keys and key-shaped strings.
 
-The environment is read on every call (it is a live mapping: the user may set a token mid-session).
+The environment is a live mapping (the user, or generated code, may set a token mid-session), but
+reading all of `os.environ` costs tens of microseconds, too much for every line a loop prints: it is
+read again when its size changes, and otherwise at most every `ENVIRONMENT_TTL_S`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,7 +29,9 @@ from twnb.config.secret_rules import (
 )
 from twnb.memory.logs import ScrubbingFilter
 
-__all__ = ["RedactingFilter", "Redactor"]
+__all__ = ["ENVIRONMENT_TTL_S", "RedactingFilter", "Redactor"]
+
+ENVIRONMENT_TTL_S = 0.25
 
 
 class Redactor:
@@ -52,6 +57,8 @@ class Redactor:
         self._key_shapes = key_shapes
         self._cache_key: frozenset[str] | None = None
         self._cache_pattern: re.Pattern[str] | None = None
+        self._environment_read: tuple[int, float, frozenset[str]] | None = None  # (size, when, values)
+        self._cache_environment: frozenset[str] | None = None
 
     @classmethod
     def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
@@ -67,7 +74,14 @@ class Redactor:
 
     def secret_values(self) -> frozenset[str]:
         """The literal values redacted right now (the fixed ones plus the environment's)."""
-        return frozenset(self._secrets | secret_environment_values(self._environ))
+        return self._secrets | self._environment_values()
+
+    def _environment_values(self) -> frozenset[str]:
+        size, now, last = len(self._environ), time.monotonic(), self._environment_read
+        if last is None or last[0] != size or now - last[1] > ENVIRONMENT_TTL_S:
+            last = (size, now, frozenset(secret_environment_values(self._environ)))
+            self._environment_read = last
+        return last[2]
 
     def redact(self, text: str) -> str:
         """``text`` with every secret replaced by ``[redacted]``."""
@@ -111,12 +125,16 @@ class Redactor:
         return self.redact(f"{type(exc).__name__}: {exc}")
 
     def _literal_pattern(self) -> re.Pattern[str] | None:
-        secrets = self.secret_values()
+        environment = self._environment_values()
+        if environment is self._cache_environment:  # the common case: nothing was read again
+            return self._cache_pattern
+        secrets = self._secrets | environment
         if secrets != self._cache_key:
             # Longest first, so a secret that contains another is replaced whole.
             ordered = sorted(secrets, key=len, reverse=True)
             self._cache_pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
             self._cache_key = secrets
+        self._cache_environment = environment
         return self._cache_pattern
 
 

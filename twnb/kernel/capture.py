@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from twnb.kernel.bounded_text import BoundedText, omission_note
+from twnb.kernel.output_redaction import HeldText, Redact
 
 STREAM_HEAD_CHARS = 200_000
 STREAM_TAIL_CHARS = 50_000
@@ -40,6 +41,10 @@ class OutputRecorder:
             yield
         finally:
             self._quiet -= 1
+
+    @property
+    def is_quiet(self) -> bool:
+        return self._quiet > 0
 
     def _append(self, output: dict[str, Any]) -> None:
         if self._clear_pending:
@@ -124,18 +129,43 @@ class OutputRecorder:
 
 
 class StreamTee:
-    """Stands in for sys.stdout/sys.stderr: writes go on to the original (still shown) and to the recorder."""
+    """Stands in for sys.stdout/sys.stderr: writes go on to the original (still shown) and to the recorder.
 
-    def __init__(self, original: TextIO, name: str, recorder: OutputRecorder) -> None:
+    With `redact`, text is held back until it can be redacted whole (see `HeldText`) and both the
+    original and the recorder get the redacted text; call `drain()` before another output is shown (to
+    keep the order) and at the end.
+    """
+
+    def __init__(
+        self, original: TextIO, name: str, recorder: OutputRecorder, redact: Redact | None = None
+    ) -> None:
         self._original = original
         self._name = name
         self._recorder = recorder
+        self._held = HeldText(redact) if redact is not None else None
 
     def write(self, text: str) -> int:
-        written = self._original.write(text)
-        if isinstance(text, str):
+        if self._held is None or not isinstance(text, str):
+            written = self._original.write(text)
+            if isinstance(text, str):
+                self._recorder.stream(self._name, text)
+            return written if isinstance(written, int) else len(text)
+        if self._recorder.is_quiet:  # the shell printing a display it was given, already redacted
+            self.drain()
+            self._original.write(text)
+        else:
+            self._emit(self._held.feed(text))
+        return len(text)
+
+    def _emit(self, text: str) -> None:
+        if text:
+            self._original.write(text)
             self._recorder.stream(self._name, text)
-        return written if isinstance(written, int) else len(text)
+
+    def drain(self) -> None:
+        """Let out (redacted) whatever text is still held back."""
+        if self._held is not None:
+            self._emit(self._held.drain())
 
     def writelines(self, lines: Any) -> None:
         for line in lines:

@@ -24,6 +24,7 @@ from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputReco
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.outcome import build_result, traceback_text
+from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
 
@@ -66,6 +67,8 @@ class KernelExecutor:
     `connection_file` attaches to a running kernel instead (`shutdown()` then only disconnects).
     `shares_filesystem` None asks the kernel (a marker file); True or False says so (a test treats a
     local kernel as remote with False). After `start()`, `place` says where the kernel runs.
+    `redact` (the session's redactor's `redact`) is applied to every output the kernel sends back
+    (streams, display and result text, errors) before it is recorded.
     """
 
     def __init__(
@@ -86,8 +89,10 @@ class KernelExecutor:
         max_listed_files: int = 200,
         connection_file: str | os.PathLike[str] | None = None,
         shares_filesystem: bool | None = None,
+        redact: Redact | None = None,
     ) -> None:
         self.workdir = Path(workdir)
+        self.redact = redact
         self.kernel_name = kernel_name
         self.connection_file = Path(connection_file) if connection_file is not None else None
         self.shares_filesystem = shares_filesystem
@@ -374,6 +379,7 @@ class KernelExecutor:
             duration_s=duration,
             notes=notes,
             max_listed_files=self.max_listed_files,
+            redact=self.redact,
         )
         result.kernel_restarted = restarted
         return result
@@ -407,6 +413,13 @@ class KernelExecutor:
 
     def _collect(self, msg_id: str, recorder: OutputRecorder, limit: float | None) -> str:
         """Record iopub messages for `msg_id` until idle: "idle", "timeout", "died" or "stuck"."""
+        relay = _Relay(recorder, self.redact)
+        try:
+            return self._relay(msg_id, relay, limit)
+        finally:
+            relay.drain()
+
+    def _relay(self, msg_id: str, relay: _Relay, limit: float | None) -> str:
         deadline = None if limit is None else time.monotonic() + limit
         interrupted_at: float | None = None
         while True:
@@ -427,20 +440,7 @@ class KernelExecutor:
             kind, content = msg["header"]["msg_type"], msg["content"]
             if kind == "status" and content.get("execution_state") == "idle":
                 return "timeout" if interrupted_at is not None else "idle"
-            if kind == "stream":
-                recorder.stream(content.get("name", "stdout"), content.get("text", ""))
-            elif kind in ("display_data", "update_display_data"):
-                display_id = (content.get("transient") or {}).get("display_id")
-                recorder.display(content.get("data", {}), content.get("metadata"), display_id,
-                                 kind == "update_display_data")
-            elif kind == "execute_result":
-                recorder.execute_result(content.get("data", {}), content.get("metadata"))
-            elif kind == "error":
-                recorder.error(
-                    content.get("ename", ""), content.get("evalue", ""), content.get("traceback", [])
-                )
-            elif kind == "clear_output":
-                recorder.clear(bool(content.get("wait", False)))
+            relay.message(kind, content)
 
     def _exit_code(self) -> Any:
         if self._km is None:
@@ -473,3 +473,44 @@ class KernelExecutor:
         if ename == "SystemExit":
             notes.append("The code called sys.exit(); it stopped there and the kernel keeps running.")
         return "error", ExecutionError(ename, evalue, shown)
+
+
+class _Relay:
+    """Records one run's iopub messages, redacted when `redact` is given: stream text is held back until
+    it can be redacted whole (the kernel batches it by time, so a key may span two messages)."""
+
+    def __init__(self, recorder: OutputRecorder, redact: Redact | None) -> None:
+        self.recorder = recorder
+        self.redact = redact
+        self.held: dict[str, HeldText] = {}
+
+    def drain(self) -> None:
+        for name, held in self.held.items():
+            self.recorder.stream(name, held.drain())
+
+    def message(self, kind: str, content: dict[str, Any]) -> None:
+        recorder, redact = self.recorder, self.redact
+        if kind == "stream":
+            name, text = content.get("name", "stdout"), content.get("text", "")
+            if redact is not None:
+                held = self.held.setdefault(name, HeldText(redact))
+                text = held.feed(text)
+            recorder.stream(name, text)
+            return
+        self.drain()  # held stream text came first
+        if kind in ("display_data", "update_display_data", "execute_result"):
+            data = content.get("data", {})
+            data = redact_bundle(data, redact) if redact is not None else data
+            if kind == "execute_result":
+                recorder.execute_result(data, content.get("metadata"))
+            else:
+                display_id = (content.get("transient") or {}).get("display_id")
+                recorder.display(data, content.get("metadata"), display_id, kind == "update_display_data")
+        elif kind == "error":
+            ename, evalue = content.get("ename", ""), content.get("evalue", "")
+            stb = list(content.get("traceback", []))
+            if redact is not None:
+                evalue, stb = redact(evalue), [redact(line) for line in stb]
+            recorder.error(ename, evalue, stb)
+        elif kind == "clear_output":
+            recorder.clear(bool(content.get("wait", False)))

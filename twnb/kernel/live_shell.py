@@ -15,6 +15,7 @@ from twnb.kernel.exit_guard import ExitRefused, exit_refused
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
 from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
 from twnb.kernel.outcome import build_result, traceback_text
+from twnb.kernel.output_redaction import Redact
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.shell_hooks import recorded_shell_output
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
@@ -29,6 +30,8 @@ class LiveShellExecutor:
     even when the code ignores SIGINT; code it cannot stop (blocked in C) is reported in the cell
     while it blocks, with what to do (restart the kernel).
     `session_dir` and `artifacts_dir` are left out of the working-directory scan.
+    `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
+    is shown in the notebook or recorded; the user's own cells are not touched.
     """
 
     def __init__(
@@ -43,8 +46,10 @@ class LiveShellExecutor:
         stream_head_chars: int = STREAM_HEAD_CHARS,
         stream_tail_chars: int = STREAM_TAIL_CHARS,
         max_listed_files: int = 200,
+        redact: Redact | None = None,
     ) -> None:
         self.shell = shell
+        self.redact = redact
         self.workdir = Path(workdir)
         self.artifacts_dir = Path(artifacts_dir)
         self.session_dir = Path(session_dir) if session_dir is not None else None
@@ -83,7 +88,7 @@ class LiveShellExecutor:
         started = time.perf_counter()
         with (
             exit_refused(self.shell),
-            recorded_shell_output(self.shell, recorder),
+            recorded_shell_output(self.shell, recorder, self.redact),
             interrupts_end_in_user_code(self.shell),
         ):
             try:
@@ -112,6 +117,7 @@ class LiveShellExecutor:
             duration_s=duration,
             notes=notes,
             max_listed_files=self.max_listed_files,
+            redact=self.redact,
         )
 
     @staticmethod

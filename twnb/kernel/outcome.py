@@ -9,6 +9,7 @@ from twnb.kernel.ansi import strip_ansi
 from twnb.kernel.capture import OutputRecorder
 from twnb.kernel.file_scan import FileChanges
 from twnb.kernel.image_artifacts import save_display_image
+from twnb.kernel.output_redaction import Redact, redact_error
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
 
 DISPLAY_TEXT_CHARS = 2000  # enough for a displayed DataFrame's text form
@@ -62,7 +63,12 @@ def build_result(
     duration_s: float,
     notes: list[str],
     max_listed_files: int,
+    redact: Redact | None = None,
 ) -> ExecutionResult:
+    """The record of one run. `redact` (the session's) is applied to the error, which may quote the
+    exception's message; the recorder's outputs were redacted as they came."""
+    if redact is not None:
+        error = redact_error(error, redact)
     displays, image_paths, image_notes = save_images(recorder, artifacts_dir, execution_id)
     created = [str(p) for p in file_changes.created]
     modified = [str(p) for p in file_changes.modified]

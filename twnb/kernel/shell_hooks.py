@@ -8,6 +8,8 @@ recorder is quiet while the shell's own method runs.
 A traceback is recorded only, never shown: the code that raised is an attempt the Round reports (and
 usually revises). Shown, it would leave a red `error` output in the user's cell under a Round that
 finished; the Round keeps it (the execution_result's outputs) and shows it inside its own display.
+With `redact`, every output (stream text, display and result text, tracebacks) is redacted before
+it is shown or recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from twnb.kernel.capture import OutputRecorder, StreamTee
+from twnb.kernel.output_redaction import Redact, redact_bundle
 
 
 @contextlib.contextmanager
@@ -35,7 +38,9 @@ def _patched(obj: Any, name: str, replacement: Any) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None]:
+def recorded_shell_output(
+    shell: Any, recorder: OutputRecorder, redact: Redact | None = None
+) -> Iterator[None]:
     display_pub = shell.display_pub
     displayhook = shell.displayhook
     original_publish = display_pub.publish
@@ -43,8 +48,23 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
     original_write_format_data = displayhook.write_format_data
     original_write_output_prompt = displayhook.write_output_prompt
     original_finish_displayhook = displayhook.finish_displayhook
+    saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    tees = [
+        StreamTee(saved_stdout, "stdout", recorder, redact),
+        StreamTee(saved_stderr, "stderr", recorder, redact),
+    ]
+
+    def drain() -> None:
+        for tee in tees:
+            tee.drain()
+
+    def shown(data: dict[str, Any]) -> dict[str, Any]:
+        """`data` as it may be shown: held stream text goes first (the order stays), then redacted."""
+        drain()
+        return redact_bundle(data, redact) if redact is not None else data
 
     def publish(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        data = shown(data)
         metadata = kwargs.get("metadata", args[0] if args else None)
         transient = kwargs.get("transient") or {}
         recorder.display(data, metadata, transient.get("display_id"), bool(kwargs.get("update", False)))
@@ -57,6 +77,7 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
             return original_clear(*args, **kwargs)
 
     def write_format_data(format_dict: dict[str, Any], md_dict: dict[str, Any] | None = None) -> Any:
+        format_dict = shown(format_dict)
         recorder.execute_result(format_dict, md_dict)
         with recorder.quiet():
             return original_write_format_data(format_dict, md_dict)
@@ -70,9 +91,12 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
             return original_finish_displayhook()
 
     def showtraceback(etype: type[BaseException], evalue: BaseException, stb: list[str]) -> None:
-        recorder.error(getattr(etype, "__name__", str(etype)), str(evalue), stb)
+        drain()
+        text = str(evalue)
+        if redact is not None:
+            text, stb = redact(text), [redact(line) for line in stb]
+        recorder.error(getattr(etype, "__name__", str(etype)), text, stb)
 
-    saved_stdout, saved_stderr = sys.stdout, sys.stderr
     # ipykernel marks the *calling* cell failed when a traceback was shown by the display hook
     # (`_last_traceback_during_displayhook`); the code's failure is ours to report, not the cell's.
     # No traceback is shown now, but IPython may still note one on its way (a failing repr).
@@ -88,11 +112,12 @@ def recorded_shell_output(shell: Any, recorder: OutputRecorder) -> Iterator[None
         stack.enter_context(_patched(displayhook, "write_output_prompt", write_output_prompt))
         stack.enter_context(_patched(displayhook, "finish_displayhook", finish_displayhook))
         stack.enter_context(_patched(shell, "_showtraceback", showtraceback))
-        sys.stdout = StreamTee(saved_stdout, "stdout", recorder)  # type: ignore[assignment]
-        sys.stderr = StreamTee(saved_stderr, "stderr", recorder)  # type: ignore[assignment]
+        sys.stdout, sys.stderr = tees  # type: ignore[assignment]
         try:
             yield
         finally:
+            drain()
             sys.stdout, sys.stderr = saved_stdout, saved_stderr
             for name, value in saved_traceback_state.items():
                 setattr(shell, name, value)
+

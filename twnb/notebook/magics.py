@@ -193,13 +193,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         from twnb.notebook.interrupt_guard import interrupts_held
         from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
 
-        redactor = self.notebook.redactor(resolved)
+        # The session's Rounds are redacted when recorded (its one Redactor): the display shows them as is.
         display = RoundDisplay(
             query,
             session_id=self.notebook.session_id,
             widgets=has_widget_frontend(self.shell),
             base_dir=self.notebook.workdir,
-            redact=redactor.redact_data,
         )
         self.last_display = display
         rounds_before = len(self.notebook.conversation.rounds)
@@ -221,7 +220,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 self._say("Ctrl-C came while the Round's final output was written; it was written first.")
         if round.state != "finished" and args.strict:
             reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
-            raise RoundFailedError(redactor.redact(reason))
+            raise RoundFailedError(reason)
         return None
 
     def _final_round(self, round: Any, query: str, rounds_before: int, reason: str) -> Any:

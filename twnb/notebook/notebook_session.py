@@ -59,8 +59,7 @@ class NotebookSession:
             return self.session
         memory = self.memory
         session = self._build(resolved)
-        session.memory = memory
-        session.session_id = memory.session_id
+        session.adopt(memory)
         self.session, self._session_key = session, key
         return session
 

@@ -45,7 +45,7 @@ class RoundDisplay:
         self.session_id = session_id
         self.widgets = widgets
         self.base_dir = base_dir
-        self._redact = redact or (lambda data: data)
+        self._redact = redact
         self._handle: Any = None
         self.heartbeat: Any = None
         self.attempt_line: Any = None
@@ -95,10 +95,13 @@ class RoundDisplay:
             self.attempt_line.finish(round)
 
     def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
-        # Redact the Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
+        # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
+        # Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
         from twnb.memory import Round
 
-        clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
+        clean = round
+        if self._redact is not None:
+            clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
         bundle = round_bundle(
             clean, session_id=self.session_id, plan=plan, previews=previews, base_dir=self.base_dir
         )

@@ -23,14 +23,21 @@ AUTOSAVE_FAILED = "autosave_failed"
 
 
 def round_file_data(
-    round: Round, *, conversation_id: str, session_id: str, index: int, redact: Callable[[Any], Any]
+    round: Round,
+    *,
+    conversation_id: str,
+    session_id: str,
+    index: int,
+    redact: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
+    """The autosave file's data for `round`; `redact` as for `save_round`."""
+    data = round.to_dict()
     return {
         "id": conversation_id,
         "plugins": [],
         "roles": sorted({name for p in round.post_list for name in (p.send_from, p.send_to)}),
         "enabled": True,
-        "rounds": [redact(round.to_dict())],
+        "rounds": [redact(data) if redact is not None else data],
         AUTOSAVE_KEY: {"session_id": session_id, "index": index},
     }
 
@@ -49,9 +56,10 @@ def save_round(
     conversation_id: str,
     session_id: str,
     index: int,
-    redact: Callable[[Any], Any],
+    redact: Callable[[Any], Any] | None = None,
 ) -> Path:
-    """Write one Round's autosave file into `folder` (raises OSError when the disk refuses)."""
+    """Write one Round's autosave file into `folder` (raises OSError when the disk refuses); `redact`
+    for a Round that is not redacted yet (a Session's are, post by post, when committed)."""
     data = round_file_data(
         round, conversation_id=conversation_id, session_id=session_id, index=index, redact=redact
     )

@@ -1,7 +1,8 @@
 """Loading and saving conversation files: the one way, for a Session and for a notebook without one.
 
-Saving writes the conversation redacted, with artifact paths inside the file's folder made relative to
-it (so the folder can be moved), and copies the recording cassette beside it (`x.cassette.yaml`).
+Saving writes the conversation redacted (a Session's is already, post by post), with artifact paths
+inside the file's folder made relative to it (so the folder can be moved), and copies the recording
+cassette beside it (`x.cassette.yaml`).
 Loading reads a conversation YAML, an autosave folder or one autosaved Round file (then the whole
 autosaved conversation), resolves relative artifact paths against the file's folder (in memory they are
 absolute, as the kernel reports them), and checks that what it read can be saved again. A caller
@@ -26,13 +27,15 @@ def save_conversation_file(
     conversation: Conversation,
     path: str | Path,
     *,
-    redact: Callable[[Any], Any],
+    redact: Callable[[Any], Any] | None = None,
     cassette: Path | None = None,
 ) -> Path:
-    """Write `conversation` to `path` as TaskWeaver YAML (atomically: a failure leaves the old file)."""
+    """Write `conversation` to `path` as TaskWeaver YAML (atomically: a failure leaves the old file).
+    `redact` for a conversation that is not redacted yet (a Session's posts are, when committed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_yaml_file(path, redact(conversation_dict(conversation, relative_to=path.parent)))
+    data = conversation_dict(conversation, relative_to=path.parent)
+    save_yaml_file(path, redact(data) if redact is not None else data)
     if cassette is not None and Path(cassette).is_file():
         from twnb.llm.cassette import cassette_path_for
 

@@ -104,14 +104,16 @@ def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Pa
     session here, so it never builds an executor or a client itself."""
     from twnb.kernel import LiveShellExecutor
 
+    redactor = redactor_for(resolved)
     executor = LiveShellExecutor(
         shell,
         workdir,
         session_dir / "artifacts",
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
+        redact=redactor.redact,  # the code's outputs, before the notebook shows them
     )
-    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor_for(resolved))
+    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
 
 
 def redactor_for(settings: Any) -> Any:

@@ -6,8 +6,9 @@ step mode drives the same generator from clicks. One loop, two drivers.
 
 A Round never raises for an expected failure: an LLM error, a role that gives up, the post limit, or
 Ctrl-C end it `failed` with `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is
-always the last event. Every post is redacted when committed, so secrets reach neither later prompts,
-nor the autosave, nor the saved YAML.
+always the last event. Every post is redacted once, when committed (and a loaded conversation once,
+when loaded or taken over), by the session's one Redactor; the autosave, the saved YAML and the Round
+display then write data that is already redacted, so secrets reach none of them.
 
 Nothing that arrived is dropped on failure: a reply cut off by an LLM error or Ctrl-C is committed as
 it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a
@@ -229,7 +230,6 @@ class Session:
                 conversation_id=self.memory.conversation.id,
                 session_id=self.session_id,
                 index=index,
-                redact=self._redact,
             )
         except OSError as error:  # a full disk must not lose the Round in memory, nor stop it
             if AUTOSAVE_FAILED in round.extra:
@@ -270,20 +270,33 @@ class Session:
     # -- the conversation ------------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """The whole conversation as TaskWeaver YAML, redacted (see conversation_store); the cassette,
-        when recording, is copied beside it (`x.cassette.yaml`)."""
-        return save_conversation_file(
-            self.memory.conversation, path, redact=self._redact, cassette=self.cassette_path
-        )
+        """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
+        when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
+        return save_conversation_file(self.memory.conversation, path, cassette=self.cassette_path)
 
     def load(self, path: str | Path) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
-        or any autosaved Round file (see conversation_store). A file that fails changes nothing."""
-        conversation = load_conversation_file(path)
+        or any autosaved Round file (see conversation_store), redacted once here as committed posts
+        are. A file that fails changes nothing."""
+        conversation = self._redacted_conversation(load_conversation_file(path))
         self.memory.conversation = conversation
         self.plan = None
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
             self._autosave(round, index)
+        return conversation
+
+    def adopt(self, memory: Memory) -> None:
+        """Carry on `memory`'s conversation (made before this session existed, say loaded from a file):
+        it is redacted once here, as committed posts are."""
+        memory.conversation = self._redacted_conversation(memory.conversation)
+        self.memory = memory
+        self.session_id = memory.session_id
+
+    def _redacted_conversation(self, conversation: Conversation) -> Conversation:
+        if self.redactor is None:
+            return conversation
+        rounds = [Round.from_dict(self._redact(r.to_dict()), keep_ids=True) for r in conversation.rounds]
+        conversation.rounds = rounds
         return conversation
 
     def reset(self) -> None:

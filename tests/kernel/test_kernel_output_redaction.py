@@ -1,0 +1,156 @@
+"""Generated code's outputs are redacted before the notebook shows them, in both executors.
+
+The live shell is tested in a real ipykernel (what the calling cell is sent is what the notebook saves),
+the separate-kernel executor on its own kernel; `HeldText`, which holds stream text back until a secret
+split across writes can be recognised, on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from twnb.config.redaction import Redactor
+from twnb.kernel import KernelExecutor
+from twnb.kernel.output_redaction import HOLD_LIMIT, HOLD_TAIL, HeldText
+
+SECRET = "canary-output-secret-4711"
+SHAPED = "ghp_CanaryGitHub0123456789abcdefghijKLMNOP"
+PEM = "-----BEGIN PRIVATE KEY-----\nMIIEcanaryPemBody0123\n-----END PRIVATE KEY-----"
+REDACT = Redactor([SECRET], environ={}).redact
+
+LEAKY = f"""
+import sys
+from IPython.display import HTML, display
+sys.stdout.write({SECRET[:9]!r}); sys.stdout.flush(); sys.stdout.write({SECRET[9:] + chr(10)!r})
+print({SHAPED!r}, file=sys.stderr)
+print({PEM!r})
+display(HTML("<b>{SECRET}</b>"))
+display({{"application/json": {{"token": "{SHAPED}"}}}}, raw=True)
+class Framed:
+    def _repr_html_(self):
+        return "<td>{SECRET}</td>"
+    def __repr__(self):
+        return "0  {SHAPED}"
+Framed()
+"""
+RAISING = f"raise ValueError('cannot log in with {SECRET}')"
+
+
+def _leaked(text: str) -> list[str]:
+    return [s for s in (SECRET, SHAPED, "MIIEcanaryPemBody0123") if s in text]
+
+
+def _shown(shown: list) -> str:
+    """What the calling cell was sent, without the echo of its source (which holds the secrets)."""
+    return repr([(kind, content) for kind, content in shown if kind != "execute_input"])
+
+
+def _outputs(record: dict) -> str:
+    """The record without the code that was run (which holds the secrets as literals)."""
+    return repr({k: v for k, v in record.items() if k != "code"})
+
+
+# -- HeldText: secrets split across writes -------------------------------------------------------
+
+
+def _fed(pieces: list[str]) -> str:
+    held = HeldText(REDACT)
+    return "".join(held.feed(piece) for piece in pieces) + held.drain()
+
+
+def test_a_secret_written_in_two_pieces_is_redacted():
+    assert _fed([f"key {SECRET[:6]}", f"{SECRET[6:]} done\n"]) == "key [redacted] done\n"
+
+
+def test_held_text_is_let_out_at_each_line_end():
+    held = HeldText(REDACT)
+    assert held.feed("one\ntw") == "one\n"
+    assert held.feed("o\rthr") == "two\r"
+
+
+def test_what_is_held_at_the_end_is_let_out_by_drain():
+    held = HeldText(REDACT)
+    assert held.feed(f"no newline {SECRET}") == ""
+    assert held.drain() == "no newline [redacted]"
+
+
+def test_a_pem_block_written_line_by_line_is_redacted_whole():
+    assert "MIIE" not in _fed([line + "\n" for line in PEM.splitlines()])
+
+
+def test_a_line_longer_than_the_hold_limit_is_let_out_all_but_a_bounded_tail():
+    held = HeldText(REDACT)
+    text = "word " * (HOLD_LIMIT // 5 + 100)
+    out = held.feed(text)
+    assert len(text) - HOLD_TAIL - len("word ") <= len(out) <= len(text) - HOLD_TAIL
+    assert out + held.drain() == text
+
+
+# -- the live shell, in a real kernel ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def live_run(live_kernel):
+    record = live_kernel.run_case(LEAKY, redact_secrets=(SECRET,))
+    return record, list(live_kernel.shown)
+
+
+def test_the_live_shell_shows_no_secret_in_the_calling_cell(live_run):
+    _record, shown = live_run
+    assert any(kind == "stream" for kind, _ in shown)
+    assert _leaked(_shown(shown)) == []
+
+
+def test_the_live_shell_records_no_secret(live_run):
+    record, _shown = live_run
+    assert "[redacted]" in record["stdout"]
+    assert _leaked(_outputs(record)) == []
+
+
+def test_the_live_shell_keeps_the_order_of_streams_and_displays(live_run):
+    record, _shown = live_run
+    kinds = [o["output_type"] for o in record["outputs"]]
+    assert kinds[:2] == ["stream", "stream"] and kinds[-1] == "execute_result"
+
+
+def test_the_live_shell_redacts_a_raised_exception(live_kernel):
+    record = live_kernel.run_case(RAISING, redact_secrets=(SECRET,))
+    assert record["error"]["ename"] == "ValueError"
+    assert _leaked(_outputs(record) + _shown(live_kernel.shown)) == []
+
+
+def test_the_live_shell_without_redact_leaves_outputs_as_they_are(live_kernel):
+    record = live_kernel.run_case(f"print({SECRET!r})")
+    assert record["stdout"] == SECRET + "\n"
+
+
+def test_the_users_own_cells_are_not_redacted(live_kernel):
+    live_kernel.run_case("1", redact_secrets=(SECRET,))
+    live_kernel.execute(f"print({SECRET!r})")
+    assert ("stream", {"name": "stdout", "text": SECRET + "\n"}) in live_kernel.shown
+
+
+# -- a separate kernel ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kernel_executor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelExecutor]:
+    workdir: Path = tmp_path_factory.mktemp("redacted-kernel")
+    with KernelExecutor(workdir, redact=REDACT) as executor:
+        yield executor
+
+
+def test_the_kernel_executor_records_no_secret_from_streams_displays_and_results(kernel_executor):
+    result = kernel_executor.run(LEAKY)
+    assert result.status == "success"
+    assert "[redacted]" in result.stdout
+    assert _leaked(_outputs(result.to_dict())) == []
+
+
+def test_the_kernel_executor_redacts_a_raised_exception(kernel_executor):
+    result = kernel_executor.run(RAISING)
+    assert result.error is not None and result.error.ename == "ValueError"
+    assert _leaked(_outputs(result.to_dict())) == []

@@ -306,3 +306,16 @@ def test_a_column_changing_dtype_in_place_is_a_changed_variable():
     changes = variable_delta(before, namespace_signatures(namespace))
     assert [(c.name, c.kind, c.shape) for c in changes] == [("frame", "changed", [2, 2])]
     assert "float64(1)" in (changes[0].dtype or "")
+
+
+def test_the_summary_hides_a_connection_url_with_a_password():
+    summary = summarize_namespace({"conn": "postgres://u:Pw0rd-77@host/db"})
+    assert "conn" in summary
+    assert "Pw0rd-77" not in summary
+
+
+def test_the_summary_hides_a_value_of_a_credential_named_environment_variable(monkeypatch):
+    monkeypatch.setenv("DB_CREDENTIAL", "credential-value-99")
+    summary = summarize_namespace({"copied": "credential-value-99"})
+    assert "copied" in summary
+    assert "credential-value-99" not in summary

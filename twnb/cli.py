@@ -28,6 +28,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="use your configured model instead of the scripted replies (never switched on by a key alone)",
     )
     demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
+    where = demo.add_mutually_exclusive_group()
+    where.add_argument(
+        "--kernel", metavar="NAME", help="run in this kernelspec's kernel (`jupyter kernelspec list`); "
+        "default: a kernel of this Python"
+    )
+    where.add_argument(
+        "--existing", metavar="CONNECTION_FILE", help="run in a running kernel, attached by its connection "
+        "file (kernel-*.json in `jupyter --runtime-dir`); it is left running"
+    )
     demo.add_argument(
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
@@ -49,7 +58,10 @@ def run_demo_command(args: argparse.Namespace) -> int:
     from twnb.demo.runner import DemoError, run_demo
 
     try:
-        result = run_demo(args.out, live=args.live, timeout=args.timeout)
+        result = run_demo(
+            args.out, live=args.live, timeout=args.timeout, kernel_name=args.kernel,
+            connection_file=args.existing,
+        )
     except DemoError as error:
         print(f"twnb demo failed: {error}", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ from typing import Any
 
 import nbformat
 
+from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.quickstart import (
     CASSETTE,
     CONVERSATION_FILE,
@@ -24,7 +25,6 @@ from twnb.demo.quickstart import (
     DEMO_MODEL,
     build_quickstart_notebook,
 )
-from twnb.kernel.this_python import this_python_kernel_manager
 from twnb.session.round_bundle import MIME_TYPE, state_label
 
 NOTEBOOK_FILE = "quickstart.ipynb"
@@ -45,6 +45,8 @@ class DemoResult:
     artifacts: list[Path] = field(default_factory=list)
     # "Round 2 failed: <its failure reason>" for each Round that did not finish, in order
     failures: list[str] = field(default_factory=list)
+    # where a kernel elsewhere ran, and its files that stayed there
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -59,13 +61,21 @@ def run_demo(
     timeout: int = 600,
     progress: Callable[[str], None] = print,
     notebook: nbformat.NotebookNode | None = None,
+    kernel_name: str | None = None,
+    connection_file: str | os.PathLike[str] | None = None,
+    shares_filesystem: bool | None = None,
 ) -> DemoResult:
     """Run the quickstart into `out_dir`; raises DemoError with a clear message when it cannot.
 
     `timeout` is each cell's limit in whole seconds. `record` (live only) records the LLM calls to a
     cassette beside the conversation: that is how the bundled cassette is made from the scripted
     replies (tests/demo/record_quickstart_cassette.py). `notebook` runs another notebook the same way
-    (default: the quickstart)."""
+    (default: the quickstart).
+
+    `kernel_name` runs it in that kernelspec's kernel, `connection_file` in a running kernel (left
+    running, its folder and environment given back); both are prepared through the kernel and, when
+    their files are not on this machine, the conversation and small artifacts come back through it
+    (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -77,6 +87,12 @@ def run_demo(
         env["TWNB_RECORD"] = "1"
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(DATASET, out / DATASET.name)
+    attached = Path(connection_file).resolve() if connection_file is not None else None
+    try:
+        kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached)
+    except DemoKernelError as error:
+        raise DemoError(str(error)) from error
+    prepare = kernel_name is not None or attached is not None
     progress(
         f"twnb demo: {'live, with your configured model' if live else 'offline, replaying scripted replies'}"
         f" -> {out}"
@@ -102,11 +118,18 @@ def run_demo(
         note = f"Round {states[0]}" if states else "done"
         progress(f"      {note} ({seconds:.1f} s)")
 
+    def on_notebook_start(**_: Any) -> None:
+        if prepare:
+            kernel.prepare(out, environ_for_kernel(env, _KERNEL_SETTINGS), shares_filesystem)
+            if kernel.place is not None and not kernel.place.shares_filesystem:
+                progress(f"      the kernel runs elsewhere: {kernel.place.where(kernel.folder)}")
+
     client = NotebookClient(
         nb,
-        km=this_python_kernel_manager(),
+        km=kernel.km,
         timeout=timeout,
         resources={"metadata": {"path": str(out)}},
+        on_notebook_start=on_notebook_start,
         on_cell_start=on_cell_start,
         on_cell_executed=on_cell_executed,
     )
@@ -123,10 +146,17 @@ def run_demo(
             ) from error
         except CellExecutionError as error:
             raise DemoError(f"A cell of the demo notebook failed; see {notebook_path}.\n{error}") from error
+        except DemoKernelError as error:
+            raise DemoError(str(error)) from error
         except RuntimeError as error:  # e.g. the kernel died or never started
             raise DemoError(f"The demo's kernel failed: {error}. Its log: {kernel_log}") from error
         finally:
             nbformat.write(nb, notebook_path)
+            try:
+                if kernel.prepared:
+                    kernel.bring_back(out, CONVERSATION_FILE)
+            finally:
+                kernel.release()
 
     conversation_path = out / CONVERSATION_FILE
     result = DemoResult(
@@ -136,9 +166,17 @@ def run_demo(
         round_states=_round_states(nb.cells),
         failures=_round_failures(nb.cells),
         artifacts=_artifacts(conversation_path),
+        notes=kernel.notes,
     )
     _report(result, progress)
     return result
+
+
+# The demo's settings, handed to a kernel that was not started with the demo's environment.
+_KERNEL_SETTINGS = (
+    "TWNB_SESSION_DIR", "TWNB_REPLAY", "TWNB_RECORD", "TWNB_MODEL", "TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL",
+    "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "OPENAI_API_VERSION",
+)
 
 
 def kernel_environment(live: bool) -> dict[str, str]:
@@ -237,3 +275,5 @@ def _report(result: DemoResult, progress: Callable[[str], None]) -> None:
     progress(f"Conversation:  {conversation}")
     for artifact in result.artifacts:
         progress(f"Artifact:      {artifact}")
+    for note in result.notes:
+        progress(f"Note:          {note}")

@@ -11,7 +11,6 @@ its code writes are found by a scan in the kernel and brought back through it.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import queue
@@ -25,10 +24,9 @@ from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, 
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle
+from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
-
-_POLL_S = 0.1
 
 # Runs once in each new kernel: defines the variable-signature helper under a private name and makes
 # exit()/quit() raise instead of ending the kernel (which belongs to twnb, not to the code).
@@ -240,27 +238,11 @@ class KernelExecutor:
     def _execute_quietly(
         self, code: str, *, user_expressions: dict[str, str] | None = None, timeout: float = 30.0
     ) -> dict[str, Any]:
-        msg_id = self._kc.execute(
-            code, silent=True, store_history=False, user_expressions=user_expressions or {}, allow_stdin=False
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                msg = self._kc.get_shell_msg(timeout=_POLL_S)
-            except queue.Empty:
-                if not self._alive():
-                    return {"status": "dead"}
-                continue
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return dict(msg["content"])
-        return {"status": "timeout"}
+        return execute_quietly(self._kc, code, alive=self._alive, user_expressions=user_expressions,
+                               timeout=timeout)
 
     def _expression(self, expression: str, timeout: float = 30.0) -> Any:
-        reply = self._execute_quietly("", user_expressions={"value": expression}, timeout=timeout)
-        value = (reply.get("user_expressions") or {}).get("value") or {}
-        if value.get("status") != "ok":
-            return None
-        return ast.literal_eval(value["data"]["text/plain"])
+        return evaluate(self._kc, expression, alive=self._alive, timeout=timeout)
 
     def _signatures(self) -> dict[str, Signature] | None:
         if not self.track_variables:
@@ -430,7 +412,7 @@ class KernelExecutor:
             if interrupted_at is not None and now > interrupted_at + self.interrupt_grace_s:
                 return "stuck"
             try:
-                msg = self._kc.get_iopub_msg(timeout=_POLL_S)
+                msg = self._kc.get_iopub_msg(timeout=POLL_S)
             except queue.Empty:
                 if not self._alive():
                     return "died"

@@ -69,6 +69,13 @@ ROWS = [
     ("planner_model", "p", {"TWNB_PLANNER_MODEL": "p"}, "planner:\n  model: p\n", "p"),
     ("code_model", "c", {"TWNB_CODE_MODEL": "c"}, "code_interpreter:\n  model: c\n", "c"),
     ("session_dir", "runs", {"TWNB_SESSION_DIR": "runs"}, "session:\n  dir: runs\n", "runs"),
+    (
+        "artifacts_dir",
+        "figures",
+        {"TWNB_ARTIFACTS_DIR": "figures"},
+        "session:\n  artifacts_dir: figures\n",
+        "figures",
+    ),
     ("record", True, {"TWNB_RECORD": "yes"}, "session:\n  record: true\n", True),
     ("replay", "c.yaml", {"TWNB_REPLAY": "c.yaml"}, "llm:\n  replay: c.yaml\n", "c.yaml"),
     ("examples_dir", "ex", {"TWNB_EXAMPLES_DIR": "ex"}, "session:\n  examples_dir: ex\n", "ex"),
@@ -416,3 +423,16 @@ def test_recording_and_replaying_at_once_is_a_clear_error(dirs):
 def test_allow_modules_refuses_what_is_not_a_module_name(dirs):
     with pytest.raises(SettingsError, match=r"allow_modules from TWNB_ALLOW_MODULES .* module names"):
         resolve(dirs, environ={"TWNB_ALLOW_MODULES": "polars; rm -rf /"})
+
+
+def test_artifacts_go_to_a_visible_folder_by_default(dirs):
+    assert resolve(dirs).settings.artifacts_dir == "twnb-artifacts"
+
+
+@pytest.mark.parametrize("value", [".twnb/artifacts", "out/.figures", "~/.cache/twnb"])
+def test_a_hidden_artifacts_folder_is_refused_with_the_reason(dirs, value):
+    with pytest.raises(SettingsError) as info:
+        resolve(dirs, environ={"TWNB_ARTIFACTS_DIR": value})
+    message = str(info.value)
+    assert "TWNB_ARTIFACTS_DIR" in message and "hidden folder" in message
+    assert "Jupyter does not serve hidden folders" in message and "\n" not in message

@@ -16,6 +16,7 @@ from twnb.kernel import (
 )
 from twnb.kernel.bounded_text import BoundedText, head_and_tail
 from twnb.kernel.file_scan import ScanLimits, compare_snapshots, scan_directory
+from twnb.kernel.image_artifacts import save_display_image
 from twnb.kernel.secret_screen import looks_secret_name, redact_secrets
 from twnb.kernel.variables import namespace_signatures, variable_delta
 
@@ -39,6 +40,12 @@ def test_scan_skips_hidden_session_and_artifact_folders(tmp_path: Path):
         (tmp_path / rel).write_text("x")
     snapshot = scan_directory(tmp_path, skip=(tmp_path / "session", tmp_path / "arts"))
     assert set(snapshot.files) == {"kept/d"}
+
+
+def test_a_taken_image_name_gets_the_next_number(tmp_path: Path):
+    png = {"image/png": "iVBORw0KGgo="}
+    names = [save_display_image(png, tmp_path, "round-2-plot").name for _ in range(3)]
+    assert names == ["round-2-plot.png", "round-2-plot-2.png", "round-2-plot-3.png"]
 
 
 def test_scan_respects_depth_limit(tmp_path: Path):

@@ -125,6 +125,7 @@ def test_no_traitlet_can_hold_a_key(shell):
         "planner_model",
         "code_model",
         "session_dir",
+        "artifacts_dir",
         "verify",
         "max_retries",
         "timeout",

@@ -191,7 +191,7 @@ def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake
     (preview,) = output["data"][MIME_TYPE]["twnb"]["previews"]
     assert preview["output"]["index"] == 0
     assert len(preview["data"]) < len(png)  # a thumbnail beside the full image, not a copy
-    assert re.search(r"!\[.*\]\(\.twnb/artifacts/[^)]+\.png\)", output["data"]["text/markdown"])
+    assert re.search(r"!\[.*\]\(twnb-artifacts/round-1-plot\.png\)", output["data"]["text/markdown"])
 
 
 def _widget_states(nb) -> list[dict]:
@@ -208,7 +208,7 @@ def test_saved_notebook_holds_no_absolute_path_of_its_folder(fake_llm, folder):
     nb, _ = run_notebook(folder, [*ASK, "%taskweaver show last"], llm_env(fake_llm, folder))
     coder = outputs_with(nb, MIME_TYPE)[0]["data"][MIME_TYPE]["post_list"][2]
     (artifacts,) = [a["content"] for a in coder["attachment_list"] if a["type"] == "artifact_paths"]
-    assert "fig.png" in artifacts and any(path.startswith(".twnb/artifacts/") for path in artifacts)
+    assert "fig.png" in artifacts and "twnb-artifacts/round-1-what-6-times-7.png" in artifacts
     saved = html.unescape((folder / "run.ipynb").read_text())  # Markdown writes `_` as `&#95;`
     assert str(folder.resolve()) not in saved and str(folder) not in saved
 

@@ -201,11 +201,26 @@ def _validate(settings: Settings, sources: dict[str, Source]) -> None:
     def where(name: str) -> str:
         return sources.get(name, Source(DEFAULT)).describe()
 
+    hidden = _hidden_part(settings.artifacts_dir)
+    if hidden is not None:
+        raise SettingsError(
+            f"artifacts_dir {settings.artifacts_dir!r} (from {where('artifacts_dir')}) is inside the hidden "
+            f"folder {hidden!r}: Jupyter does not serve hidden folders, so links to the files would not "
+            "open. Choose a visible folder, e.g. twnb-artifacts."
+        )
     if settings.record and settings.replay:
         raise SettingsError(
             f"record (from {where('record')}) and replay (from {where('replay')}) exclude each other: "
             "a session either records a cassette or replays one. Unset one of them."
         )
+
+
+def _hidden_part(path: str) -> str | None:
+    """The first hidden folder name in `path` (".twnb"), or None; "." and ".." are not hidden."""
+    for part in Path(path).expanduser().parts:
+        if part.startswith(".") and part not in (".", ".."):
+            return part
+    return None
 
 
 def _find_api_key(

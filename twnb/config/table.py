@@ -153,9 +153,18 @@ SETTINGS: tuple[Setting, ...] = (
         "session_dir",
         "text",
         ".twnb",
-        "Folder for autosaves and artifacts, relative to the notebook.",
+        "Folder for autosaves and cassettes, relative to the notebook.",
         env=("TWNB_SESSION_DIR",),
         yaml_key="session.dir",
+    ),
+    Setting(
+        "artifacts_dir",
+        "text",
+        "twnb-artifacts",
+        "Folder, relative to the notebook, for the files twnb saves for you (the figures the code "
+        "displayed, named after the Round); never a hidden folder, which Jupyter does not serve.",
+        env=("TWNB_ARTIFACTS_DIR",),
+        yaml_key="session.artifacts_dir",
     ),
     Setting(
         "verify",

@@ -29,7 +29,7 @@ from twnb.session.round_bundle import MIME_TYPE, state_label
 
 NOTEBOOK_FILE = "quickstart.ipynb"
 KERNEL_LOG = "kernel.log"
-SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's artifacts are easy to find
+SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's autosaves are easy to find
 
 
 class DemoError(RuntimeError):

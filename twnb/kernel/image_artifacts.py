@@ -18,7 +18,8 @@ _IMAGE_TYPES = {
 
 
 def save_display_image(data: dict[str, Any], artifacts_dir: Path, stem: str) -> Path | None:
-    """Write the display's image to `artifacts_dir/stem.ext`; None when it holds no image.
+    """Write the display's image to `artifacts_dir/stem.ext`, or `stem-2.ext`, `stem-3.ext`, ... when
+    that name is taken (never over an earlier file); None when the display holds no image.
 
     Raises ValueError when the image data is not valid base64 (a broken display must be reported, not
     saved as a corrupt file).
@@ -39,7 +40,17 @@ def save_display_image(data: dict[str, Any], artifacts_dir: Path, stem: str) -> 
         else:
             content = payload.encode("utf-8") if isinstance(payload, str) else payload
         artifacts_dir.mkdir(parents=True, exist_ok=True)
-        path = artifacts_dir / f"{stem}{suffix}"
-        path.write_bytes(content)
-        return path
+        return _write_new(artifacts_dir, stem, suffix, content)
     return None
+
+
+def _write_new(folder: Path, stem: str, suffix: str, content: bytes) -> Path:
+    number = 1
+    while True:
+        path = folder / (f"{stem}{suffix}" if number == 1 else f"{stem}-{number}{suffix}")
+        try:
+            with path.open("xb") as file:  # exclusive: a name taken meanwhile is never overwritten
+                file.write(content)
+            return path
+        except FileExistsError:
+            number += 1

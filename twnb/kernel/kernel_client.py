@@ -95,7 +95,7 @@ class KernelExecutor:
         self.connection_file = Path(connection_file) if connection_file is not None else None
         self.shares_filesystem = shares_filesystem
         self.place: KernelPlace | None = None
-        default_artifacts = self.workdir / ".twnb" / "artifacts"
+        default_artifacts = self.workdir / "twnb-artifacts"
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir is not None else default_artifacts
         self.session_dir = Path(session_dir) if session_dir is not None else None
         self.startup_timeout = startup_timeout
@@ -269,7 +269,12 @@ class KernelExecutor:
 
     # -- running code
     def run(
-        self, code: str, *, timeout: float | None = None, execution_id: str | None = None
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        execution_id: str | None = None,
+        artifact_name: str | None = None,
     ) -> ExecutionResult:
         notes: list[str] = []
         restarted = False
@@ -362,6 +367,7 @@ class KernelExecutor:
             notes=notes,
             max_listed_files=self.max_listed_files,
             redact=self.redact,
+            artifact_name=artifact_name,
         )
         result.kernel_restarted = restarted
         return result

@@ -29,7 +29,8 @@ class LiveShellExecutor:
     `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread,
     even when the code ignores SIGINT; code it cannot stop (blocked in C) is reported in the cell
     while it blocks, with what to do (restart the kernel).
-    `session_dir` and `artifacts_dir` are left out of the working-directory scan.
+    `session_dir` and `artifacts_dir` are left out of the working-directory scan. Images the code
+    displays are saved in `artifacts_dir`, named after `run(..., artifact_name=...)` when given.
     `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
     is shown in the notebook or recorded; the user's own cells are not touched.
     """
@@ -72,7 +73,12 @@ class LiveShellExecutor:
         return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
 
     def run(
-        self, code: str, *, timeout: float | None = None, execution_id: str | None = None
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,
+        execution_id: str | None = None,
+        artifact_name: str | None = None,
     ) -> ExecutionResult:
         execution_id = execution_id or new_execution_id()
         limit = timeout if timeout is not None else self.default_timeout
@@ -118,6 +124,7 @@ class LiveShellExecutor:
             notes=notes,
             max_listed_files=self.max_listed_files,
             redact=self.redact,
+            artifact_name=artifact_name,
         )
 
     @staticmethod

@@ -21,10 +21,13 @@ def traceback_text(stb: list[str]) -> str:
     return "\n".join(line for line in lines if line.strip("-") or not line).strip("\n")
 
 
-def save_images(recorder: OutputRecorder, artifacts_dir: Path, execution_id: str) -> tuple[
-    list[dict[str, Any]], list[str], list[str]
-]:
-    """Save display (and result) images; return display summaries, saved paths and notes."""
+def save_images(
+    recorder: OutputRecorder, artifacts_dir: Path, execution_id: str, artifact_name: str | None = None
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Save display (and result) images; return display summaries, saved paths and notes.
+
+    Files are named `artifact_name.png` (then `-2`, `-3`, ...) when the caller gave a readable name,
+    else after the execution id and the display's number."""
     summaries: list[dict[str, Any]] = []
     paths: list[str] = []
     notes: list[str] = []
@@ -34,7 +37,8 @@ def save_images(recorder: OutputRecorder, artifacts_dir: Path, execution_id: str
     for index, data in enumerate(bundles, start=1):
         saved: str | None = None
         try:
-            path = save_display_image(data, artifacts_dir, f"{execution_id}-display-{index}")
+            stem = artifact_name or f"{execution_id}-display-{index}"
+            path = save_display_image(data, artifacts_dir, stem)
             if path is not None:
                 saved = str(path)
                 paths.append(saved)
@@ -64,12 +68,14 @@ def build_result(
     notes: list[str],
     max_listed_files: int,
     redact: Redact | None = None,
+    artifact_name: str | None = None,
 ) -> ExecutionResult:
     """The record of one run. `redact` (the session's) is applied to the error, which may quote the
-    exception's message; the recorder's outputs were redacted as they came."""
+    exception's message; the recorder's outputs were redacted as they came. Saved images are named
+    after `artifact_name` when given (see `save_images`)."""
     if redact is not None:
         error = redact_error(error, redact)
-    displays, image_paths, image_notes = save_images(recorder, artifacts_dir, execution_id)
+    displays, image_paths, image_notes = save_images(recorder, artifacts_dir, execution_id, artifact_name)
     created = [str(p) for p in file_changes.created]
     modified = [str(p) for p in file_changes.modified]
     all_notes = [*notes, *image_notes, *file_changes.notes]

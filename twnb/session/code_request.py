@@ -8,8 +8,10 @@ from dataclasses import dataclass
 @dataclass
 class CodeRequest:
     """Run `code` (the reply of the CodeInterpreter post `post_id`) within `timeout` seconds (None: no
-    limit) and send the kernel's `ExecutionResult` back into the driver."""
+    limit) and send the kernel's `ExecutionResult` back into the driver. Files saved for the user (the
+    figures the code displays) are named after `artifact_name` (`round-2-revenue-by-month`)."""
 
     post_id: str
     code: str
     timeout: float | None
+    artifact_name: str | None = None

@@ -100,15 +100,17 @@ def build_session(
 
 def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Path) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
-    in `workdir`, keeping autosaves and artifacts under `session_dir`. The notebook layer asks for its
-    session here, so it never builds an executor or a client itself."""
+    in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
+    visible `artifacts_dir` (relative to `workdir`). The notebook layer asks for its session here, so
+    it never builds an executor or a client itself."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
+    artifacts = Path(resolved.settings.artifacts_dir).expanduser()
     executor = LiveShellExecutor(
         shell,
         workdir,
-        session_dir / "artifacts",
+        artifacts if artifacts.is_absolute() else workdir / artifacts,
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
         redact=redactor.redact,  # the code's outputs, before the notebook shows them

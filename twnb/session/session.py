@@ -47,6 +47,7 @@ from twnb.memory import (
 from twnb.memory.logs import get_logger
 from twnb.roles.llm_turn import add_usage, now_iso
 from twnb.roles.role import RoleFailure, unfinished_post
+from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import AUTOSAVE_FAILED, save_round
 from twnb.session.code_request import CodeRequest
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
@@ -89,6 +90,7 @@ class Session:
         self.cassette_path = cassette_path
         self.plan: Any = None
         self._run_takes_id = _accepts(getattr(executor, "run", None), "execution_id")
+        self._run_takes_name = _accepts(getattr(executor, "run", None), "artifact_name")
 
     # -- where things go ---------------------------------------------------------------------------
 
@@ -198,7 +200,7 @@ class Session:
                 # finds it there and keeps it.
                 waiting.append(post)
                 try:
-                    result = yield CodeRequest(post.id, code, self.timeout)
+                    result = yield CodeRequest(post.id, code, self.timeout, self._artifact_name(round))
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
                     self.code_interpreter.record_no_result(post, _no_result(error), watcher)
                     raise
@@ -209,6 +211,13 @@ class Session:
             f"A post was addressed to {recipient!r}, which is not a role of this session "
             f"({self.planner.alias}, {self.code_interpreter.alias} or User)."
         )
+
+    def _artifact_name(self, round: Round) -> str:
+        number = next(
+            (i for i, r in enumerate(self.memory.conversation.rounds, start=1) if r is round),
+            len(self.memory.conversation.rounds),
+        )
+        return artifact_stem(number, round.user_query)
 
     def _commit(self, round: Round, index: int, post: Post, watcher: Observer) -> None:
         if self.redactor is not None:
@@ -263,9 +272,12 @@ class Session:
                 to_throw = error
 
     def _execute(self, request: CodeRequest) -> Any:
+        options: dict[str, Any] = {}
         if self._run_takes_id:
-            return self.executor.run(request.code, timeout=request.timeout, execution_id=request.post_id)
-        return self.executor.run(request.code, timeout=request.timeout)
+            options["execution_id"] = request.post_id
+        if self._run_takes_name:
+            options["artifact_name"] = request.artifact_name
+        return self.executor.run(request.code, timeout=request.timeout, **options)
 
     # -- the conversation ------------------------------------------------------------------------------
 

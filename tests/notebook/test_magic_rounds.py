@@ -88,7 +88,7 @@ def test_interrupted_round_says_interrupted(llm_shell, fake_llm, capsys):
     out = capsys.readouterr().out
     assert result.success
     assert "[interrupted]" in out
-    assert "Interrupted; every post made so far is kept." in out
+    assert "[twnb] Interrupted; every post made so far is kept." in out
     assert "by the user" not in out and "Ctrl-C" not in out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from twnb.session.round_bundle import plain_text, shorten
+from twnb.session.round_bundle import plain_text, shorten, state_label
 
 _PREVIEW = 160
 
@@ -33,7 +33,9 @@ class TextProgress:
         elif name == "PostRetry":
             self._print(f"[twnb] retrying ({plain_text(event.reason)})")
         elif name == "RoundFailed":
-            self._print(f"[twnb] Round failed: {plain_text(event.reason)}")
+            reason = plain_text(event.reason)
+            interrupted = state_label("failed", reason) == "interrupted"
+            self._print(f"[twnb] {reason}" if interrupted else f"[twnb] Round failed: {reason}")
 
     def _print(self, line: str) -> None:
         print(line, file=self._stream or sys.stdout, flush=True)

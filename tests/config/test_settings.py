@@ -436,3 +436,10 @@ def test_a_hidden_artifacts_folder_is_refused_with_the_reason(dirs, value):
     message = str(info.value)
     assert "TWNB_ARTIFACTS_DIR" in message and "hidden folder" in message
     assert "Jupyter does not serve hidden folders" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("value", [".", "./"])
+def test_the_notebooks_own_folder_is_refused_as_the_artifacts_folder(dirs, value):
+    with pytest.raises(SettingsError, match="is the notebook's folder itself") as info:
+        resolve(dirs, environ={"TWNB_ARTIFACTS_DIR": value})
+    assert "TWNB_ARTIFACTS_DIR" in str(info.value)

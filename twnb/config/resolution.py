@@ -201,6 +201,12 @@ def _validate(settings: Settings, sources: dict[str, Source]) -> None:
     def where(name: str) -> str:
         return sources.get(name, Source(DEFAULT)).describe()
 
+    if Path(settings.artifacts_dir).expanduser() == Path("."):
+        raise SettingsError(
+            f"artifacts_dir (from {where('artifacts_dir')}) is the notebook's folder itself: the files "
+            "twnb saves need a folder of their own (the scan for files the code wrote skips it). "
+            "Choose a sub-folder, e.g. twnb-artifacts."
+        )
     hidden = _hidden_part(settings.artifacts_dir)
     if hidden is not None:
         raise SettingsError(

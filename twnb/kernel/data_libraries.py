@@ -3,7 +3,8 @@
 A model that does not know polars is installed writes pandas; one that does not know a Dask cluster is
 connected computes on one core. The text is read from the kernel itself: `sys.modules` for what is
 imported (and, from an imported `distributed`, the connected Client's workers), the import system's
-finders for what is installed. Nothing is imported to find out.
+finders for what is installed. Nothing is imported to find out. Versions are left out: the text must
+not change with every upgrade (a recorded conversation replays only while its prompts stay the same).
 
 The text appears only once the user has imported one of them (pyarrow aside: pandas imports it by
 itself), so a pandas notebook's prompts stay as they were.
@@ -11,7 +12,6 @@ itself), so a pandas notebook's prompts stay as they were.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import sys
 from typing import Any
@@ -22,19 +22,7 @@ BIG_DATA_LIBRARIES: tuple[str, ...] = (
 )
 # Imported without the user asking (pandas imports pyarrow): never a reason to show the text.
 _IMPORTED_BY_OTHERS = frozenset({"pyarrow"})
-_DISTRIBUTIONS = {"ibis": "ibis-framework"}  # import name -> distribution name, where they differ
 _HEADER = "Libraries for data bigger than memory in this kernel (verification allows them):"
-
-
-def _version(module_name: str) -> str:
-    module = sys.modules.get(module_name)
-    version = getattr(module, "__version__", None) if module is not None else None
-    if isinstance(version, str):
-        return version
-    try:
-        return importlib.metadata.version(_DISTRIBUTIONS.get(module_name, module_name))
-    except importlib.metadata.PackageNotFoundError:
-        return ""
 
 
 def _installed(module_name: str) -> bool:
@@ -56,10 +44,14 @@ def _dask_client() -> str:
         client = distributed.default_client()
     except ValueError:  # what it raises when no Client was made (or all are closed)
         return none
+    return (f"Dask: a distributed Client is connected ({client_resources(client)}); "
+            ".compute() and .persist() run on that cluster.")
+
+
+def client_resources(client: Any) -> str:
+    """'2 workers, 4 threads' for a connected Dask Client."""
     info = client.scheduler_info(n_workers=0)  # cluster totals only: cheap on a thousand workers
-    workers, threads = info.get("n_workers"), info.get("total_threads")
-    return (f"Dask: a distributed Client is connected ({_count(workers, 'worker')}, "
-            f"{_count(threads, 'thread')}); .compute() and .persist() run on that cluster.")
+    return f"{_count(info.get('n_workers'), 'worker')}, {_count(info.get('total_threads'), 'thread')}"
 
 
 def _count(number: Any, noun: str) -> str:
@@ -77,9 +69,7 @@ def data_libraries_text() -> str:
         if not _installed(module_name):
             missing.append(module_name)
             continue
-        version = _version(module_name)
-        label = f"{module_name} {version}".strip()
-        present.append(label + (" (imported)" if module_name in imported else ""))
+        present.append(module_name + (" (imported)" if module_name in imported else ""))
     lines = [_HEADER, "- installed: " + ", ".join(present)]
     if missing:
         lines.append("- not installed: " + ", ".join(missing))

@@ -5,7 +5,8 @@ and its repr all run that query, which may take hours or fill the memory the use
 to escape. What the model needs to write code is the schema, and every one of these libraries keeps
 the schema beside the query: Dask's `_meta` (an empty pandas frame), Polars' `collect_schema()`,
 Spark's `schema` (resolved by the analyser, never `count()`), DuckDB's `columns`/`types`, Ibis'
-`schema()`. xarray Datasets are described the same way (dims, variables, chunks), never by values.
+`schema()`. xarray Datasets are described the same way (dims, variables, chunks), never by values,
+and a Dask Client or cluster by its workers.
 
 The type is recognised by its module and name, so describing never imports a library the user has
 not imported. Everything here runs under the namespace summary's per-object time budget.
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from twnb.kernel.data_libraries import client_resources
 from twnb.kernel.secret_screen import HIDDEN, SecretScreen
 
 MAX_COLUMNS = 30
@@ -111,8 +113,19 @@ def _xarray(value: Any, screen: SecretScreen) -> str | None:
     return text
 
 
+def _distributed(value: Any, screen: SecretScreen) -> str | None:
+    """A Dask Client or cluster by what it runs on: its repr carries addresses that change every run."""
+    kind = type(value).__name__
+    if kind == "Client":
+        return f"distributed.Client (connected: {client_resources(value)})"
+    if kind.endswith("Cluster") and isinstance(getattr(value, "workers", None), dict):
+        return f"distributed.{kind} ({len(value.workers)} workers)"
+    return None
+
+
 _DESCRIBERS = {
     "dask": _dask,
+    "distributed": _distributed,
     "polars": _polars,
     "pyspark": _spark,
     "duckdb": _duckdb,

@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="use your configured model instead of the scripted replies (never switched on by a key alone)",
     )
     demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
+    demo.add_argument(
+        "--notebook", default="quickstart", choices=("quickstart", "bigger-than-memory"),
+        help="which analysis: the coffee-sales quickstart (default), or Dask over 16 million Parquet rows",
+    )
     where = demo.add_mutually_exclusive_group()
     where.add_argument(
         "--kernel", metavar="NAME", help="run in this kernelspec's kernel (`jupyter kernelspec list`); "
@@ -55,12 +59,12 @@ def _seconds(text: str) -> int:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    from twnb.demo.runner import DemoError, run_demo
+    from twnb.demo.runner import DEMO_NOTEBOOKS, DemoError, run_demo
 
     try:
         result = run_demo(
             args.out, live=args.live, timeout=args.timeout, kernel_name=args.kernel,
-            connection_file=args.existing,
+            connection_file=args.existing, demo=DEMO_NOTEBOOKS[args.notebook],
         )
     except DemoError as error:
         print(f"twnb demo failed: {error}", file=sys.stderr)

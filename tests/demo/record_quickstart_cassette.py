@@ -1,6 +1,7 @@
-"""Re-record twnb/demo/quickstart.cassette.yaml from the hand-written scripted replies.
+"""Re-record twnb/demo/quickstart.cassette.yaml (or another demo notebook's) from the hand-written
+scripted replies.
 
-    python tests/demo/record_quickstart_cassette.py
+    python tests/demo/record_quickstart_cassette.py [bigger-than-memory]
 
 Serves twnb/demo/scripted_replies.yaml from the loopback fake LLM server, runs the quickstart live
 against it with recording on, and copies the cassette the session wrote into the package. Run it
@@ -22,27 +23,28 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fakellm.server import FakeLLMServer
-from twnb.demo.quickstart import CASSETTE, CONVERSATION_FILE, DEMO_MODEL, SCRIPTED_REPLIES
-from twnb.demo.runner import run_demo
+from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
+from twnb.demo.runner import DEMO_NOTEBOOKS, run_demo
 
 
-def fake_server_script() -> dict[str, list[str]]:
-    replies = yaml.safe_load(SCRIPTED_REPLIES.read_text(encoding="utf-8"))
+def fake_server_script(demo: DemoNotebook) -> dict[str, list[str]]:
+    replies = yaml.safe_load(demo.scripted_replies.read_text(encoding="utf-8"))
     return {
         role: [json.dumps({"response": r}, ensure_ascii=False) for r in items]
         for role, items in replies.items()
     }
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    demo = DEMO_NOTEBOOKS[argv[0] if argv else "quickstart"]
     with (
-        FakeLLMServer(fake_server_script(), models=(DEMO_MODEL,)) as server,
+        FakeLLMServer(fake_server_script(demo), models=(DEMO_MODEL,)) as server,
         tempfile.TemporaryDirectory() as tmp,
     ):
         os.environ.update(
             {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "recording-key", "TWNB_MODEL": DEMO_MODEL}
         )
-        result = run_demo(Path(tmp) / "demo", live=True, record=True)
+        result = run_demo(Path(tmp) / "demo", live=True, record=True, demo=demo)
         if not result.ok:
             print("not every Round finished: " + "; ".join(result.failures), file=sys.stderr)
             return 1
@@ -51,10 +53,10 @@ def main() -> int:
             print(f"scripted replies left unused: {left}", file=sys.stderr)
             return 1
         recorded = result.conversation.with_suffix(".cassette.yaml")
-        shutil.copyfile(recorded, CASSETTE)
-    print(f"wrote {CASSETTE} (from {CONVERSATION_FILE})")
+        shutil.copyfile(recorded, demo.cassette)
+    print(f"wrote {demo.cassette} (from {demo.conversation_file})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -4,8 +4,8 @@ by its connection file, which is never shut down and is given back its working f
 Every kernel but this interpreter's is prepared through the kernel itself, since a kernelspec may start
 it elsewhere (Enterprise Gateway, a cluster), where neither our folder nor our environment reaches: its
 working folder is the output folder when it reads a marker file we wrote there (kernel_files.py), else
-a folder of the same name in its own working directory, into which its own twnb copies the dataset;
-the offline settings are set in its `os.environ`, with the cassette twnb bundles there. Afterwards,
+a folder of the same name in its own working directory, into which its own twnb copies the notebook's
+files; the offline settings are set in its `os.environ`, with the cassette twnb bundles there. Afterwards,
 from a kernel elsewhere, the conversation and its small artifacts are copied back through the kernel.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twnb.demo.demo_notebook import DemoNotebook
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
 from twnb.kernel.quiet_requests import evaluate, execute_quietly
 from twnb.kernel.this_python import this_python_kernel_manager
@@ -23,23 +24,25 @@ from twnb.kernel.this_python import this_python_kernel_manager
 BUNDLED_CASSETTE = "@bundled"  # TWNB_REPLAY value the kernel replaces with its own twnb's cassette
 
 _SETUP = """
-def __twnb_demo_setup(folder, environ):
+def __twnb_demo_setup(folder, environ, assets, cassette):
     import os, shutil
-    import twnb.demo.quickstart as quickstart
+    import twnb.demo
+    bundled = os.path.dirname(twnb.demo.__file__)
     previous = (os.getcwd(), {name: os.environ.get(name) for name in environ})
     os.makedirs(folder, exist_ok=True)
     os.chdir(folder)
-    if not os.path.exists(quickstart.DATASET.name):
-        shutil.copyfile(quickstart.DATASET, quickstart.DATASET.name)
+    for asset in assets:
+        if not os.path.exists(asset):
+            shutil.copyfile(os.path.join(bundled, asset), asset)
     for name, value in environ.items():
         if value == @BUNDLED@:
-            value = str(quickstart.CASSETTE)
+            value = os.path.join(bundled, cassette)
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
     get_ipython().user_ns_hidden["__twnb_demo_previous"] = previous
-__twnb_demo_setup(@FOLDER@, @ENVIRON@)
+__twnb_demo_setup(@FOLDER@, @ENVIRON@, @ASSETS@, @CASSETTE@)
 del __twnb_demo_setup
 """
 
@@ -121,7 +124,9 @@ class DemoKernel:
     def _evaluate(self, expression: str) -> Any:
         return evaluate(self._client(), expression, alive=self._alive, timeout=120)
 
-    def prepare(self, out: Path, environ: dict[str, str | None], shares_filesystem: bool | None) -> None:
+    def prepare(
+        self, out: Path, environ: dict[str, str | None], demo: DemoNotebook, shares_filesystem: bool | None
+    ) -> None:
         """Move the kernel into the demo's folder and give it the demo's settings (see the module)."""
         place = probe_place(self._evaluate, out)
         if shares_filesystem is not None:
@@ -129,7 +134,9 @@ class DemoKernel:
         self.place = place
         self.folder = str(out) if place.shares_filesystem else os.path.join(place.cwd, out.name)
         code = (_SETUP.replace("@FOLDER@", repr(self.folder)).replace("@ENVIRON@", repr(environ))
-                .replace("@BUNDLED@", repr(BUNDLED_CASSETTE)))
+                .replace("@BUNDLED@", repr(BUNDLED_CASSETTE))
+                .replace("@ASSETS@", repr([asset.name for asset in demo.assets]))
+                .replace("@CASSETTE@", repr(demo.cassette.name)))
         reply = execute_quietly(self._client(), code, alive=self._alive, timeout=120)
         if reply.get("status") != "ok":
             raise DemoKernelError(

@@ -6,15 +6,14 @@ from one source; `notebooks/quickstart.ipynb` is this notebook after a demo run.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 
-ASSETS = Path(__file__).parent
+from twnb.demo.demo_notebook import ASSETS, DemoNotebook, round_notebook
+from twnb.demo.demo_notebook import DEMO_MODEL as DEMO_MODEL  # the scripted replies' model name
+
 DATASET = ASSETS / "coffee_sales.csv"
 CASSETTE = ASSETS / "quickstart.cassette.yaml"
 SCRIPTED_REPLIES = ASSETS / "scripted_replies.yaml"
-DEMO_MODEL = "twnb-scripted-demo"
 CONVERSATION_FILE = "quickstart-conversation.yaml"
 
 REQUESTS = (
@@ -60,15 +59,16 @@ TaskWeaver-compatible YAML, and `%taskweaver history` lists the Rounds:
 def build_quickstart_notebook() -> nbformat.NotebookNode:
     """The quickstart notebook, unexecuted."""
     new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    cells = [new_md(_INTRO), new_code("%load_ext twnb"), new_md(_SETUP_NOTE), new_code(_USER_CELL)]
-    for request in REQUESTS:
-        cells.append(new_code(f"%%taskweaver\n{request}"))
-    cells += [
-        new_md(_OUTRO),
-        new_code(f"%taskweaver save {CONVERSATION_FILE}"),
-        new_code("%taskweaver history"),
-    ]
-    nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
+    opening = [new_md(_INTRO), new_code("%load_ext twnb"), new_md(_SETUP_NOTE), new_code(_USER_CELL)]
+    return round_notebook(opening, REQUESTS, _OUTRO, CONVERSATION_FILE)
+
+
+QUICKSTART = DemoNotebook(
+    name="quickstart",
+    notebook_file="quickstart.ipynb",
+    build=build_quickstart_notebook,
+    cassette=CASSETTE,
+    scripted_replies=SCRIPTED_REPLIES,
+    conversation_file=CONVERSATION_FILE,
+    assets=(DATASET,),
+)

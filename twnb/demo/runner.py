@@ -17,17 +17,13 @@ from typing import Any
 
 import nbformat
 
+from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
-from twnb.demo.quickstart import (
-    CASSETTE,
-    CONVERSATION_FILE,
-    DATASET,
-    DEMO_MODEL,
-    build_quickstart_notebook,
-)
+from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
+from twnb.demo.quickstart import QUICKSTART
 from twnb.session.round_bundle import MIME_TYPE, state_label
 
-NOTEBOOK_FILE = "quickstart.ipynb"
+DEMO_NOTEBOOKS = {demo.name: demo for demo in (QUICKSTART, BIGGER_THAN_MEMORY)}
 KERNEL_LOG = "kernel.log"
 SESSION_DIR = "session"  # visible, unlike the default .twnb, so the demo's autosaves are easy to find
 
@@ -64,13 +60,14 @@ def run_demo(
     kernel_name: str | None = None,
     connection_file: str | os.PathLike[str] | None = None,
     shares_filesystem: bool | None = None,
+    demo: DemoNotebook = QUICKSTART,
 ) -> DemoResult:
-    """Run the quickstart into `out_dir`; raises DemoError with a clear message when it cannot.
+    """Run the quickstart (or `demo`) into `out_dir`; raises DemoError with a clear message when it cannot.
 
     `timeout` is each cell's limit in whole seconds. `record` (live only) records the LLM calls to a
     cassette beside the conversation: that is how the bundled cassette is made from the scripted
-    replies (tests/demo/record_quickstart_cassette.py). `notebook` runs another notebook the same way
-    (default: the quickstart).
+    replies (tests/demo/record_quickstart_cassette.py). `notebook` runs another notebook in its place
+    (default: the one `demo` builds).
 
     `kernel_name` runs it in that kernelspec's kernel, `connection_file` in a running kernel (left
     running, its folder and environment given back); both are prepared through the kernel and, when
@@ -82,11 +79,12 @@ def run_demo(
     out = Path(out_dir).resolve()
     if record and not live:
         raise DemoError("Recording needs --live: offline, the demo replays the bundled cassette.")
-    env = kernel_environment(live)
+    env = kernel_environment(live, demo.cassette)
     if record:
         env["TWNB_RECORD"] = "1"
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(DATASET, out / DATASET.name)
+    for asset in demo.assets:
+        shutil.copyfile(asset, out / asset.name)
     attached = Path(connection_file).resolve() if connection_file is not None else None
     try:
         kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached)
@@ -98,7 +96,7 @@ def run_demo(
         f" -> {out}"
     )
 
-    nb = notebook if notebook is not None else build_quickstart_notebook()
+    nb = notebook if notebook is not None else demo.build()
     code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     started: dict[int, float] = {}
 
@@ -120,7 +118,7 @@ def run_demo(
 
     def on_notebook_start(**_: Any) -> None:
         if prepare:
-            kernel.prepare(out, environ_for_kernel(env, _KERNEL_SETTINGS), shares_filesystem)
+            kernel.prepare(out, environ_for_kernel(env, _KERNEL_SETTINGS), demo, shares_filesystem)
             if kernel.place is not None and not kernel.place.shares_filesystem:
                 progress(f"      the kernel runs elsewhere: {kernel.place.where(kernel.folder)}")
 
@@ -133,7 +131,7 @@ def run_demo(
         on_cell_start=on_cell_start,
         on_cell_executed=on_cell_executed,
     )
-    notebook_path = out / NOTEBOOK_FILE
+    notebook_path = out / demo.notebook_file
     kernel_log = out / KERNEL_LOG
     # The kernel's own stderr (start-up notices, a crash) goes to a file, not over the progress lines.
     with kernel_log.open("w", encoding="utf-8") as log:
@@ -154,11 +152,11 @@ def run_demo(
             nbformat.write(nb, notebook_path)
             try:
                 if kernel.prepared:
-                    kernel.bring_back(out, CONVERSATION_FILE)
+                    kernel.bring_back(out, demo.conversation_file)
             finally:
                 kernel.release()
 
-    conversation_path = out / CONVERSATION_FILE
+    conversation_path = out / demo.conversation_file
     result = DemoResult(
         out_dir=out,
         notebook=notebook_path,
@@ -179,7 +177,7 @@ _KERNEL_SETTINGS = (
 )
 
 
-def kernel_environment(live: bool) -> dict[str, str]:
+def kernel_environment(live: bool, cassette: Path = QUICKSTART.cassette) -> dict[str, str]:
     """The demo kernel's environment. Offline: the bundled cassette and its scripted model, whatever
     the user exported (a key or base URL is never used). Live: the user's settings, checked first."""
     env = dict(os.environ)
@@ -189,7 +187,7 @@ def kernel_environment(live: bool) -> dict[str, str]:
     if live:
         _check_live_settings(env)
     else:
-        env["TWNB_REPLAY"] = str(CASSETTE)
+        env["TWNB_REPLAY"] = str(cassette)
         env["TWNB_MODEL"] = DEMO_MODEL
         for name in ("TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL"):
             env.pop(name, None)

@@ -51,10 +51,11 @@ def _dask_client() -> str:
 def client_resources(client: Any) -> str:
     """'2 workers, 4 threads' for a connected Dask Client."""
     info = client.scheduler_info(n_workers=0)  # cluster totals only: cheap on a thousand workers
-    return f"{_count(info.get('n_workers'), 'worker')}, {_count(info.get('total_threads'), 'thread')}"
+    return f"{count(info.get('n_workers'), 'worker')}, {count(info.get('total_threads'), 'thread')}"
 
 
-def _count(number: Any, noun: str) -> str:
+def count(number: Any, noun: str) -> str:
+    """`1 worker`, `2 workers`."""
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 

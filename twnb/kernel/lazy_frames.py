@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from twnb.kernel.data_libraries import client_resources
+from twnb.kernel.data_libraries import client_resources, count
 from twnb.kernel.secret_screen import HIDDEN, SecretScreen
 
 MAX_COLUMNS = 30
@@ -53,18 +53,19 @@ def _dask(value: Any, screen: SecretScreen) -> str | None:
     meta = getattr(value, "_meta", None)  # the empty pandas object every Dask collection carries
     if kind == "DataFrame" and meta is not None:
         index = meta.index.name
-        parts = [f"{value.npartitions} partitions"]
+        parts = [count(value.npartitions, "partition")]
         if index is not None:
             parts.append(f"index {_clip(str(index))!r}")
         columns = columns_text(zip(meta.columns, meta.dtypes, strict=False), screen)
         return f"dask.DataFrame ({LAZY_NOTE}), {', '.join(parts)}; columns: {columns}"
     if kind in ("Series", "Index") and meta is not None:
         named = f" named {_clip(str(meta.name))!r}" if meta.name is not None else ""
-        return f"dask.{kind}{named} ({LAZY_NOTE}), dtype {meta.dtype}, {value.npartitions} partitions"
+        partitions = count(value.npartitions, "partition")
+        return f"dask.{kind}{named} ({LAZY_NOTE}), dtype {meta.dtype}, {partitions}"
     if kind == "Array":
         # Shape and chunks are known without computing (nan where a size depends on the data).
         return (f"dask.Array ({LAZY_NOTE}), shape {value.shape}, dtype {value.dtype}, "
-                f"chunk size {value.chunksize}, {value.npartitions} chunks")
+                f"chunk size {value.chunksize}, {count(value.npartitions, 'chunk')}")
     return None
 
 

@@ -1,9 +1,11 @@
-"""The `twnb` command line: `twnb demo` runs the quickstart analysis headless."""
+"""The `twnb` command line: `twnb demo` runs the quickstart analysis headless; `twnb export` turns a
+conversation into a notebook (and re-runs it) or a notebook back into a conversation."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from twnb._version import __version__
 
@@ -44,7 +46,55 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
+    add_export_parser(commands)
     return parser
+
+
+def add_export_parser(commands: Any) -> None:
+    export = commands.add_parser(
+        "export",
+        help="a conversation as a notebook (optionally re-run and checked), or a notebook as a conversation",
+        description=(
+            "CONV.yaml -o OUT.ipynb writes the conversation as a notebook: per Round a "
+            "`%%taskweaver show` cell with the Round, its request, plan and messages as Markdown, and the "
+            "code that ran with its recorded outputs; artifacts are copied beside it. NOTEBOOK.ipynb -o "
+            "CONV.yaml reads the conversation back from an exported notebook, or from the Round outputs "
+            "of any notebook in which Rounds ran. Nothing is executed unless --execute is given."
+        ),
+        epilog=(
+            "Exit status: 0 done (with --check: every cell reproduced); 1 the re-run diverged (--check) "
+            "or its kernel died; 2 bad input (missing or unreadable file, no twnb conversation, bad "
+            "options); 130 interrupted."
+        ),
+    )
+    export.add_argument(
+        "source", metavar="SOURCE", help="a conversation (YAML or autosave folder) or a notebook"
+    )
+    export.add_argument("-o", "--out", required=True, metavar="OUT", help="the .ipynb (or .yaml) to write")
+    export.add_argument("--execute", action="store_true", help="re-run the code cells in a fresh kernel")
+    export.add_argument(
+        "--check", action="store_true", help="re-run (implies --execute); exit 1 when any cell differs"
+    )
+    export.add_argument(
+        "--no-failed", dest="no_failed", action="store_true", help="leave failed attempts out"
+    )
+    export.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=600,
+        metavar="S",
+        help="seconds one cell may take when re-run (600)",
+    )
+    export.add_argument(
+        "--cwd", metavar="DIR", help="folder the kernel runs in (default: the conversation file's folder)"
+    )
+    export.add_argument(
+        "--strict-images",
+        dest="strict_images",
+        action="store_true",
+        help="images must be identical to count as reproduced (default: same dimensions)",
+    )
+    export.add_argument("--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's)")
 
 
 def _seconds(text: str) -> int:
@@ -83,11 +133,45 @@ def run_demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export_command(args: argparse.Namespace) -> int:
+    """`twnb export`: the direction follows SOURCE (a .ipynb is read back into a conversation)."""
+    from twnb.replay.command import ExportRequest, run_export
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    request = ExportRequest(
+        source=args.source,
+        out=args.out,
+        execute=args.execute or args.check,
+        include_failed=not args.no_failed,
+        timeout=args.timeout,
+        cwd=args.cwd,
+        strict_images=args.strict_images,
+        kernel_name=args.kernel,
+    )
+    try:
+        outcome = run_export(request, progress=say)
+    except KeyboardInterrupt:
+        say("twnb export interrupted; nothing more was written.")
+        return 130
+    if outcome.error is not None:
+        say(f"twnb export: {outcome.error}")
+        return 2
+    for line in outcome.lines:
+        print(line)
+    if outcome.rerun is not None and (outcome.rerun.stopped or (args.check and not outcome.rerun.ok)):
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
         return run_demo_command(args)
+    if args.command == "export":
+        return run_export_command(args)
     parser.print_help()
     return 0
 

@@ -22,10 +22,12 @@ from twnb.notebook.setting_traits import setting_traits
 
 SUBCOMMANDS = {
     "save": "save PATH            write the conversation as TaskWeaver YAML (during a Round: as it stands)",
-    "load": "load PATH | --latest read a saved conversation (YAML) or the newest autosave",
+    "load": "load PATH | --latest read a saved conversation (YAML or notebook) or the newest autosave;\n"
+    "                         --rerun runs its recorded code here to rebuild the variables it made",
     "reset": "reset                start a new, empty conversation",
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
     "history": "history              the Rounds of this conversation as a table",
+    "export": "export PATH.ipynb    write the conversation as a notebook (Rounds, code, recorded outputs)",
     "config": "config               effective settings and where each came from (keys are never shown)",
     "help": "help                 this help",
 }
@@ -49,9 +51,10 @@ the notebook. See `%config TaskWeaverMagics` and `%taskweaver config`."""
 )
 
 
-# What changes the conversation or the settings a running Round relies on: refused until it ends (run
-# from generated code, or a cell queued behind the Round). save, show, history, config only read.
-CHANGES_THE_CONVERSATION = ("reset", "load")
+# What changes the conversation or the settings a running Round relies on, or would copy its artifacts
+# and write it as a notebook half-made (export): refused until the Round ends (run from generated code,
+# or a cell queued behind the Round). save, show, history, config only read.
+CHANGES_THE_CONVERSATION = ("reset", "load", "export")
 
 
 class RoundRunning(RuntimeError):
@@ -123,6 +126,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
     @argument("--latest", action="store_true", help="with `load`: the newest autosave")
+    @argument("--rerun", action="store_true", help="with `load`: run the recorded code to rebuild variables")
     @argument("subcommand", nargs="*", help="line form: " + ", ".join(SUBCOMMANDS))
     @no_var_expand
     @line_cell_magic
@@ -263,8 +267,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             )
             if given
         ]
-        if cell_flags or (args.latest and name != "load"):
-            flags = ", ".join(cell_flags or ["--latest"])
+        load_flags = [flag for flag, given in (("--latest", args.latest), ("--rerun", args.rerun)) if given]
+        if cell_flags or (load_flags and name != "load"):
+            flags = ", ".join(cell_flags or load_flags)
             where = "%%taskweaver cells" if cell_flags else "%taskweaver load"
             self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
             return None
@@ -313,12 +318,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         elif len(rest) == 1 and not args.latest:
             path = self._path(rest[0])
         else:
-            self._say("Usage: %taskweaver load PATH (a .yaml file), or %taskweaver load --latest", error=True)
-            return
-        if path.suffix.lower() == ".ipynb":
             self._say(
-                "A notebook cannot be loaded; load the conversation YAML instead "
-                "(%taskweaver save wrote it, autosaves are in the session folder).",
+                "Usage: %taskweaver load PATH (a .yaml file or a notebook), or %taskweaver load --latest",
                 error=True,
             )
             return
@@ -336,13 +337,45 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
         rounds = len(conversation.rounds)
         self._say(f"Loaded {rounds} Round{'s' if rounds != 1 else ''} from {path}")
+        if args.rerun:
+            from twnb.notebook.rerun_recorded import rerun_recorded_code
+
+            summary = rerun_recorded_code(self.shell, conversation)
+            self._say(
+                f"Re-ran the recorded code of {summary.ran} cell{'s' if summary.ran != 1 else ''} here."
+            )
+            for failure in summary.failed:
+                self._say(f"  raised now: {failure}", error=True)
         missing = missing_variables(conversation, self.shell.user_ns)
         if missing:
-            self._say(
-                "Variables the conversation made that this kernel lacks: "
-                + ", ".join(missing)
-                + " (re-run the Rounds' code, or ask for them again)."
+            how = (
+                "ask for them again"
+                if args.rerun
+                else f"%taskweaver load {rest[0] if rest else '--latest'} --rerun runs the recorded code here"
             )
+            self._say(
+                "Variables the conversation made that this kernel lacks: " + ", ".join(missing) + f" ({how})."
+            )
+
+    def _cmd_export(self, rest: list[str], args: Any) -> None:
+        if len(rest) != 1 or not rest[0].lower().endswith(".ipynb"):
+            self._say("Usage: %taskweaver export PATH.ipynb", error=True)
+            return
+        rounds = len(self.notebook.conversation.rounds)
+        if not rounds:
+            self._say("There are no Rounds to export yet; nothing was written.", error=True)
+            return
+        try:
+            result = self.notebook.export(self._path(rest[0]), self._settings_or_none())
+        except OSError as error:
+            self._say(f"Could not export to {rest[0]}: {error.strerror or error}", error=True)
+            return
+        except ValueError as error:
+            self._say(f"Could not export to {rest[0]}: {_one_line(error)}", error=True)
+            return
+        self._say(f"Exported {rounds} Round{'s' if rounds != 1 else ''} to {result.path} (nothing was run).")
+        for missing in result.missing_artifacts:
+            self._say(f"Artifact not found (its link is left as it was): {missing}", error=True)
 
     def _cmd_reset(self, rest: list[str], args: Any) -> None:
         session_id = self.notebook.reset()
@@ -356,6 +389,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             from twnb.notebook.history_table import NO_ROUNDS
 
             self._say(NO_ROUNDS)
+            self._offer_notebook()
             return
         round = self.notebook.find_round(rest[0])
         if round is None:
@@ -381,6 +415,16 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         from twnb.notebook.history_table import history_bundle
 
         display(history_bundle(self.notebook.conversation), raw=True)
+        if not self.notebook.conversation.rounds:
+            self._offer_notebook()
+
+    def _offer_notebook(self) -> None:
+        """A fresh kernel: offer the Rounds its notebook holds (Jupyter names it in JPY_SESSION_NAME)."""
+        from twnb.notebook.notebook_offer import notebook_offer
+
+        offer = notebook_offer(self.notebook.workdir)
+        if offer:
+            self._say(offer)
 
     def _cmd_config(self, rest: list[str], args: Any) -> None:
         try:

@@ -101,13 +101,22 @@ class NotebookSession:
     def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
         not one exists yet; a bad file raises ValueError and changes nothing. `resolved` (the
-        settings) says where a session-less notebook autosaves the loaded Rounds."""
-        if self.session is not None:
-            return self.session.load(path)
-        from twnb.session.autosave import save_round
-        from twnb.session.conversation_store import load_conversation_file
+        settings) says where a session-less notebook autosaves the loaded Rounds. A notebook (.ipynb)
+        is read from its twnb metadata, or from its Round outputs."""
+        if Path(path).suffix.lower() == ".ipynb":
+            from twnb.replay.notebook_import import read_notebook
 
-        conversation = load_conversation_file(path)
+            conversation = read_notebook(path).conversation
+        elif self.session is not None:
+            return self.session.load(path)
+        else:
+            from twnb.session.conversation_store import load_conversation_file
+
+            conversation = load_conversation_file(path)
+        if self.session is not None:
+            return self.session.replace_conversation(conversation)
+        from twnb.session.autosave import save_round
+
         self.memory.conversation = conversation
         if resolved is not None:  # so the autosave is complete, as a Session's is after a load
             folder = self.session_dir(resolved) / self.session_id / "rounds"
@@ -135,6 +144,19 @@ class NotebookSession:
 
         return save_conversation_file(self.conversation, path, redact=self.redactor(resolved).redact_data)
 
+    def export(self, path: str | os.PathLike[str], resolved: Any = None) -> Any:
+        """The conversation as a notebook (redacted, artifacts copied beside it); nothing is run."""
+        from twnb.replay.export import export_notebook
+
+        return export_notebook(
+            self.conversation,
+            path,
+            source_dir=self.workdir,
+            session_id=self.session_id,
+            redact=self.redactor(resolved).redact_data,
+            artifacts_folder=artifacts_folder(resolved),
+        )
+
     def reset(self) -> str:
         """A new, empty conversation with a new session id; returns the id."""
         if self.session is not None:
@@ -159,6 +181,13 @@ class NotebookSession:
         folder = self.session_dir(resolved)
         candidates = [p for p in folder.glob("*/rounds/*.yaml") if p.is_file()] if folder.is_dir() else []
         return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def artifacts_folder(resolved: Any) -> str:
+    """The visible folder beside an exported notebook for the files it links to."""
+    from twnb.replay.artifacts import visible_folder
+
+    return visible_folder(getattr(getattr(resolved, "settings", None), "artifacts_dir", None))
 
 
 def _new_memory() -> Memory:

@@ -1,1 +1,18 @@
-"""replay layer: conversation <-> notebook, re-execution in a fresh kernel (docs/architecture.md)."""
+"""replay layer: a conversation as a notebook and back, and re-running a notebook's code in a fresh kernel.
+
+- `export_notebook(conversation, path, ...)`: an nbformat v4 notebook (a `%taskweaver show ROUND_ID`
+  cell per Round with the Round's static bundle, Markdown for requests, plans and messages, a code cell
+  per piece of code that ran with its recorded outputs, the whole conversation in
+  `metadata.twnb.conversation`), artifacts copied into a visible folder beside it.
+- `read_notebook(path)`: the conversation back, ids kept, from that metadata, or from the Round outputs
+  (`application/vnd.twnb.round+json`) of any notebook in which Rounds ran.
+- `rerun_notebook(...)`: the code cells again in a fresh kernel, outputs compared with the recorded ones.
+
+See docs/architecture.md, contracts 7 and 8.
+"""
+
+from twnb.replay.errors import ReplayError
+from twnb.replay.export import ExportResult, export_notebook
+from twnb.replay.notebook_import import ImportedNotebook, read_notebook
+
+__all__ = ["ExportResult", "ImportedNotebook", "ReplayError", "export_notebook", "read_notebook"]

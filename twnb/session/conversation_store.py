@@ -50,16 +50,16 @@ def load_conversation_file(path: str | Path) -> Conversation:
     if not path.exists():
         raise FileNotFoundError(f"No such file: {path}")
     if path.is_dir():
-        return _checked(load_autosaved_conversation(path), path)
+        return checked_conversation(load_autosaved_conversation(path), path)
     data = load_yaml_file(path)
     if isinstance(data, dict) and AUTOSAVE_KEY in data:
-        return _checked(load_autosaved_conversation(path), path)
+        return checked_conversation(load_autosaved_conversation(path), path)
     conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
-    _absolute_artifact_paths(conversation, path.parent)
-    return _checked(conversation, path)
+    absolute_artifact_paths(conversation, path.parent)
+    return checked_conversation(conversation, path)
 
 
-def _checked(conversation: Conversation, path: Path) -> Conversation:
+def checked_conversation(conversation: Conversation, path: Path) -> Conversation:
     """Refuse now what the next save would: after the conversation replaced the caller's, it is too late."""
     data = conversation_dict(conversation)  # raises, located, for an attachment no one could load
     bad = find_non_plain(data)
@@ -68,7 +68,7 @@ def _checked(conversation: Conversation, path: Path) -> Conversation:
     return conversation
 
 
-def _absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:
+def absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:
     for round in conversation.rounds:
         for post in round.post_list:
             for attachment in post.attachment_list:

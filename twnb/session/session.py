@@ -288,9 +288,13 @@ class Session:
 
     def load(self, path: str | Path) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
-        or any autosaved Round file (see conversation_store), redacted once here as committed posts
-        are. A file that fails changes nothing."""
-        conversation = self._redacted_conversation(load_conversation_file(path))
+        or any autosaved Round file (see conversation_store). A file that fails changes nothing."""
+        return self.replace_conversation(load_conversation_file(path))
+
+    def replace_conversation(self, conversation: Conversation) -> Conversation:
+        """Carry on `conversation` (read already, from a file or a notebook), ids kept, redacted once
+        here as committed posts are."""
+        conversation = self._redacted_conversation(conversation)
         self.memory.conversation = conversation
         self.plan = None
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete

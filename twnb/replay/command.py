@@ -1,0 +1,183 @@
+"""What `twnb export` does, without the argument parsing: conversation -> notebook (re-run on
+request) or notebook -> conversation. Bad input comes back as one line in `ExportOutcome.error`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twnb.replay.artifacts import visible_folder
+from twnb.replay.errors import ReplayError
+from twnb.replay.rerun import CellOutcome, RerunReport
+
+_YAML = (".yaml", ".yml")
+
+
+@dataclass
+class ExportRequest:
+    source: str
+    out: str
+    execute: bool = False
+    include_failed: bool = True
+    timeout: int = 600
+    cwd: str | None = None
+    strict_images: bool = False
+    kernel_name: str | None = None
+
+
+@dataclass
+class ExportOutcome:
+    path: Path | None = None
+    lines: list[str] = field(default_factory=list)  # what to tell the user when it worked
+    error: str | None = None  # one line when it did not; nothing was written then
+    rerun: RerunReport | None = None
+
+
+def run_export(request: ExportRequest, progress: Callable[[str], None] = print) -> ExportOutcome:
+    source, out = Path(request.source).expanduser(), Path(request.out).expanduser()
+    if not source.exists():
+        return ExportOutcome(
+            error=f"no such file: {source} (give a conversation YAML, an autosave folder or a notebook)"
+        )
+    try:
+        if source.suffix.lower() == ".ipynb":
+            return _notebook_to_conversation(request, source, out)
+        return _conversation_to_notebook(request, source, out, progress)
+    except FileNotFoundError as error:
+        return ExportOutcome(error=_one_line(error))
+    except ValueError as error:  # ReplayError, a conversation file's located errors, SettingsError
+        text = _one_line(error)
+        return ExportOutcome(error=text if text.startswith(str(source)) else f"{source}: {text}")
+    except OSError as error:
+        return ExportOutcome(error=f"could not write {out}: {error.strerror or error}")
+
+
+def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:
+    from twnb.replay.notebook_import import read_notebook
+    from twnb.session.conversation_store import save_conversation_file
+
+    if out.suffix.lower() not in _YAML:
+        raise ReplayError(
+            f"a notebook is read back into a conversation: -o must name a .yaml file, got {out}"
+        )
+    if request.execute:
+        raise ReplayError("--execute and --check re-run a conversation: give CONV.yaml -o OUT.ipynb instead")
+    imported = read_notebook(source)
+    redactor = _redactor()
+    save_conversation_file(imported.conversation, out, redact=redactor.redact_data)
+    rounds = len(imported.conversation.rounds)
+    where = "metadata" if imported.source == "metadata" else "Round outputs"
+    return ExportOutcome(
+        path=out, lines=[f"Wrote {rounds} Round{_s(rounds)} to {out} (from the notebook's {where})."]
+    )
+
+
+def _conversation_to_notebook(
+    request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
+) -> ExportOutcome:
+    from twnb.replay.export import build_notebook, write_notebook
+    from twnb.replay.rerun import rerun_notebook
+    from twnb.session.conversation_store import load_conversation_file
+
+    if out.suffix.lower() != ".ipynb":
+        raise ReplayError(
+            f"a conversation is written as a notebook: -o must name a .ipynb file, got {out} "
+            "(to read a notebook back, give the notebook as SOURCE)"
+        )
+    source_dir = source if source.is_dir() else source.parent
+    cwd = Path(request.cwd).expanduser() if request.cwd else source_dir
+    if request.execute and not cwd.is_dir():
+        raise ReplayError(f"--cwd {cwd} is not a folder; give the folder the code should run in")
+    conversation = load_conversation_file(source)
+    redactor, folder = _redactor(), _artifacts_folder()
+    result = build_notebook(
+        conversation,
+        out,
+        source_dir=source_dir,
+        include_failed=request.include_failed,
+        redact=redactor.redact_data,
+        artifacts_folder=folder,
+    )
+    outcome = ExportOutcome(path=out)
+    if request.execute:
+        progress(
+            f"Re-running {len(result.pieces)} code cell{_s(len(result.pieces))} in a fresh kernel in {cwd}"
+        )
+        report = rerun_notebook(
+            result.notebook,
+            result.pieces,
+            cwd=cwd,
+            timeout=request.timeout,
+            strict_images=request.strict_images,
+            kernel_name=request.kernel_name,
+            progress=lambda done, total, cell: progress(_progress_line(done, total, cell)),
+        )
+        result.notebook.metadata["twnb"]["rerun"] = redactor.redact_data(report.to_dict())
+        outcome.rerun = report
+    write_notebook(result.notebook, out)
+    cells = len(result.pieces)
+    outcome.lines.append(
+        f"Wrote {out}: {result.rounds} Round{_s(result.rounds)}, {cells} code cell{_s(cells)}."
+    )
+    if result.copied_artifacts:
+        outcome.lines.append(
+            f"Copied {len(result.copied_artifacts)} artifact{_s(len(result.copied_artifacts))} "
+            f"into {out.parent / folder}."
+        )
+    outcome.lines += [
+        f"Artifact not found (its link is left as it was): {p}" for p in result.missing_artifacts
+    ]
+    if result.cut_outputs:
+        outcome.lines.append(
+            f"{len(result.cut_outputs)} large output{_s(len(result.cut_outputs))} cut in the "
+            f"notebook; the full text is in {out.parent / folder}."
+        )
+    if outcome.rerun is not None:
+        outcome.lines += _rerun_lines(outcome.rerun, out)
+    return outcome
+
+
+def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
+    lines = [report.summary() + "."]
+    lines += [
+        f"  differs: cell {c.index} (Round {c.round_number}): {c.comparison.reason}" for c in report.differing
+    ]
+    if report.stopped:
+        lines.append(f"The re-run stopped: {report.stopped}; the notebook so far is in {out}.")
+    return lines
+
+
+def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
+    verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
+    return f"[{done}/{total}] Round {cell.round_number}, cell {cell.index}: {verdict}"
+
+
+def _settings() -> Any:
+    """The settings of the current folder, or None when they do not resolve (export needs no model)."""
+    from twnb.config.resolution import resolve_settings
+
+    try:
+        return resolve_settings(workdir=Path.cwd())
+    except ValueError:
+        return None
+
+
+def _redactor() -> Any:
+    from twnb.session.factory import redactor_for
+
+    return redactor_for(_settings())
+
+
+def _artifacts_folder() -> str:
+    resolved = _settings()
+    return visible_folder(getattr(getattr(resolved, "settings", None), "artifacts_dir", None))
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())

@@ -1,0 +1,159 @@
+"""Is a re-run cell's output the recorded one? Compared after removing what changes from run to run.
+
+Normalised away: terminal colour codes, whitespace runs, memory addresses (`0x7f3a...`), the way a
+stream was split into messages. Images compare by their dimensions (a plot re-drawn by another
+matplotlib differs in bytes, not in meaning) unless `strict_images`, then by their bytes. TaskWeaver's
+own files recorded only result prose ("The execution ... succeeded. The result is: 42"): a re-run
+reproduces it when its new text is contained in that prose.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from twnb.kernel.ansi import strip_ansi
+from twnb.replay.large_outputs import text_of
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
+_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
+
+
+@dataclass
+class Comparison:
+    reproduced: bool
+    reason: str = ""  # what differs, in a few words, when not reproduced
+
+
+def normalise(text: str) -> str:
+    return " ".join(_ADDRESS.sub("0x…", strip_ansi(text)).split())
+
+
+def compare_outputs(
+    recorded: list[Mapping[str, Any]],
+    new: list[Mapping[str, Any]],
+    *,
+    prose: bool = False,
+    strict_images: bool = False,
+) -> Comparison:
+    """`prose`: `recorded` holds TaskWeaver's result text only (one stream output)."""
+    if prose:
+        return _compare_prose(recorded, new)
+    old_items, new_items = _items(recorded, strict_images), _items(new, strict_images)
+    if old_items == new_items:
+        return Comparison(True)
+    for index in range(max(len(old_items), len(new_items))):
+        old = old_items[index] if index < len(old_items) else None
+        now = new_items[index] if index < len(new_items) else None
+        if old != now:
+            return Comparison(False, _difference(old, now))
+    return Comparison(False, "the outputs differ")  # unreachable: the lists differ somewhere
+
+
+def _compare_prose(recorded: list[Mapping[str, Any]], new: list[Mapping[str, Any]]) -> Comparison:
+    old_text = normalise(" ".join(_texts(recorded)))
+    old_failed = any(o.get("name") == "stderr" for o in recorded if o.get("output_type") == "stream")
+    new_failed = any(o.get("output_type") == "error" for o in new)
+    if old_failed != new_failed:
+        return Comparison(False, "it raised now" if new_failed else "it raised when recorded, not now")
+    if new_failed:  # a traceback's text differs in paths and frames: the exception's type decides
+        ename = next(str(o.get("ename", "")) for o in new if o.get("output_type") == "error")
+        return Comparison(ename in old_text, "" if ename in old_text else f"now raises {ename}")
+    new_text = normalise(" ".join(_texts(new)))
+    if new_text in old_text:
+        return Comparison(True)
+    return Comparison(False, f"new output {_short(new_text)!r} is not in the recorded result")
+
+
+def _items(outputs: Iterable[Mapping[str, Any]], strict_images: bool) -> list[tuple[str, Any]]:
+    """What must match, in order: results, displays and errors; streams as one text per stream (how
+    a print is split into messages varies between runs)."""
+    streams: dict[str, list[str]] = {}
+    items: list[tuple[str, Any]] = []
+    for output in outputs:
+        kind = output.get("output_type")
+        if kind == "stream":
+            streams.setdefault(str(output.get("name", "stdout")), []).append(text_of(output.get("text", "")))
+        elif kind in ("display_data", "execute_result"):
+            items.append(_display_item(output.get("data") or {}, output.get("metadata") or {}, strict_images))
+        elif kind == "error":
+            items.append(("error", f"{output.get('ename', '')}: {normalise(str(output.get('evalue', '')))}"))
+    stream_items = [(name, normalise("".join(parts))) for name, parts in sorted(streams.items())]
+    return [(name, text) for name, text in stream_items if text] + items
+
+
+def _display_item(data: Mapping[str, Any], metadata: Mapping[str, Any], strict: bool) -> tuple[str, Any]:
+    for mime in _IMAGES:
+        if mime in data:
+            raw = text_of(data[mime])
+            if strict:
+                return ("image", hashlib.sha256(raw.encode()).hexdigest())
+            return ("image", _dimensions(mime, raw, metadata.get(mime)))
+    if "text/plain" in data:
+        return ("text", normalise(text_of(data["text/plain"])))
+    return ("data", sorted(data))
+
+
+def _dimensions(mime: str, raw: str, metadata: Any) -> Any:
+    """(width, height) of an image; for a format read here without a library, the MIME type only."""
+    if isinstance(metadata, Mapping) and "width" in metadata and "height" in metadata:
+        return (metadata["width"], metadata["height"])
+    if mime == "image/svg+xml":
+        found = [re.search(rf'\b{side}="([\d.]+)', raw) for side in ("width", "height")]
+        return tuple(m.group(1) for m in found) if all(found) else mime
+    try:
+        data = base64.b64decode(raw)
+    except ValueError:
+        return mime
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return struct.unpack("<HH", data[6:10])
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_size(data) or mime
+    return mime
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            return None
+        marker, length = data[index + 1], struct.unpack(">H", data[index + 2 : index + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
+            return (width, height)
+        index += 2 + length
+    return None
+
+
+def _texts(outputs: Iterable[Mapping[str, Any]]) -> Iterable[str]:
+    for output in outputs:
+        kind = output.get("output_type")
+        if kind == "stream":
+            yield text_of(output.get("text", ""))
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data") or {}
+            if not any(mime in data for mime in _IMAGES):  # a figure's repr is not in result prose
+                yield text_of(data.get("text/plain", ""))
+        elif kind == "error":
+            yield f"{output.get('ename', '')}: {output.get('evalue', '')}"
+
+
+def _difference(old: tuple[str, Any] | None, now: tuple[str, Any] | None) -> str:
+    if old is None:
+        return f"new {now[0] if now else 'output'}: {_short(str(now[1]) if now else '')!r}"
+    if now is None:
+        return f"recorded {old[0]} missing now: {_short(str(old[1]))!r}"
+    if old[0] != now[0]:
+        return f"recorded {old[0]}, now {now[0]}"
+    return f"{old[0]} differs: recorded {_short(str(old[1]))!r}, now {_short(str(now[1]))!r}"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

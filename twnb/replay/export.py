@@ -1,0 +1,101 @@
+"""Conversation -> notebook file (contract 8): cells, artifacts beside it, metadata, validated.
+
+The conversation is redacted first (by the caller's redactor, the one its session uses), so nothing
+in the notebook, its metadata or the Round bundles carries a secret the conversation held.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.v4 import new_notebook
+
+from twnb.memory import Conversation, conversation_dict, write_text_atomic
+from twnb.replay.artifacts import DEFAULT_FOLDER, copy_artifacts
+from twnb.replay.errors import ReplayError
+from twnb.replay.large_outputs import output_keeper
+from twnb.replay.notebook_cells import CodePiece, round_cells, title_cell
+
+NOTEBOOK_SCHEMA_VERSION = 1
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+@dataclass
+class ExportResult:
+    path: Path
+    notebook: Any
+    rounds: int
+    pieces: dict[int, CodePiece] = field(default_factory=dict)  # cell index -> the code it ran
+    copied_artifacts: list[Path] = field(default_factory=list)
+    missing_artifacts: list[str] = field(default_factory=list)
+    cut_outputs: list[str] = field(default_factory=list)
+
+
+def build_notebook(
+    conversation: Conversation,
+    path: str | os.PathLike[str],
+    *,
+    source_dir: str | os.PathLike[str],
+    session_id: str | None = None,
+    include_failed: bool = True,
+    redact: Callable[[Any], Any] | None = None,
+    artifacts_folder: str = DEFAULT_FOLDER,
+) -> ExportResult:
+    """The notebook for `conversation`, to be written at `path` (artifacts are copied and large outputs
+    kept beside it now; the notebook itself is written by `write_notebook`). Relative artifact paths
+    are read from `source_dir` (the conversation file's folder)."""
+    path = Path(path)
+    out_dir = path.parent.resolve()
+    data = conversation.to_dict()
+    conversation = Conversation.from_dict(redact(data) if redact else data, keep_ids=True)
+    session_id = session_id or conversation.id
+    copies = copy_artifacts(
+        conversation, source_dir=Path(source_dir), out_dir=out_dir, folder=artifacts_folder
+    )
+    nb = new_notebook()
+    nb.cells.append(title_cell(conversation, session_id))
+    result = ExportResult(path=path, notebook=nb, rounds=len(conversation.rounds))
+    for number, round in enumerate(conversation.rounds, start=1):
+        keep = output_keeper(out_dir, artifacts_folder, f"{path.stem}-round-{number}")
+        cells = round_cells(
+            round, number, session_id=session_id, out_dir=out_dir, include_failed=include_failed, keep=keep
+        )
+        offset = len(nb.cells)
+        result.pieces.update({offset + index: piece for index, piece in cells.pieces.items()})
+        result.cut_outputs += cells.cut_files
+        nb.cells.extend(cells.cells)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["twnb"] = {
+        "schema_version": NOTEBOOK_SCHEMA_VERSION,
+        "session_id": session_id,
+        "conversation": conversation_dict(conversation, relative_to=out_dir),
+    }
+    result.copied_artifacts = copies.copied
+    result.missing_artifacts = copies.missing
+    return result
+
+
+def write_notebook(nb: Any, path: str | os.PathLike[str]) -> Path:
+    """Validate, then write atomically (a failed write leaves an older file as it was). Never signed:
+    an exported notebook holds text from a model and is opened untrusted."""
+    path = Path(path)
+    nbformat.validate(nb)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, nbformat.writes(nb))
+    except OSError as error:
+        raise ReplayError(f"Could not write {path}: {error.strerror or error}") from error
+    return path
+
+
+def export_notebook(conversation: Conversation, path: str | os.PathLike[str], **options: Any) -> ExportResult:
+    """`build_notebook` and `write_notebook` in one call (options as for `build_notebook`)."""
+    result = build_notebook(conversation, path, **options)
+    write_notebook(result.notebook, result.path)
+    return result

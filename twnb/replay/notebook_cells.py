@@ -1,0 +1,309 @@
+"""The cells of an exported notebook: a title, then per Round its `show` cell, Markdown and code.
+
+Everything the LLM wrote (messages, thoughts, text replies) and the request are escaped before they
+become Markdown: a notebook is a document other people open, and the text must not turn into HTML,
+images that load from elsewhere, or links with a scheme. Code cells hold the code that ran with the
+outputs recorded when it ran (nbformat output dicts the executor captured; TaskWeaver's own files,
+which have none, get the recorded result text). Each cell says what it is in `metadata.twnb`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+
+from twnb.memory import PromptUtil
+from twnb.replay.large_outputs import cut_large_outputs, text_of
+from twnb.replay.renderer import (
+    artifact_previews,
+    escape_markdown,
+    plan_from_round,
+    plan_to_dict,
+    round_bundle,
+)
+
+SHOW_COMMAND = "%taskweaver show"
+FAILED_TAG = "twnb-failed-attempt"
+_RAN = {"SUCCESS", "FAILURE"}  # TaskWeaver's execution_status when the code ran (NONE: it did not)
+
+
+@dataclass
+class CodePiece:
+    """One piece of code the CodeInterpreter ran, with what it printed then."""
+
+    round_id: str
+    post_id: str
+    code: str
+    outputs: list[dict[str, Any]]
+    recorded: str  # "outputs": nbformat outputs were captured; "text": only TaskWeaver's result text
+    failed: bool
+
+
+@dataclass
+class RoundCells:
+    cells: list[Any] = field(default_factory=list)
+    # cell position in `cells` -> the piece it runs (re-execution compares with `piece.outputs`)
+    pieces: dict[int, CodePiece] = field(default_factory=dict)
+    cut_files: list[str] = field(default_factory=list)
+
+
+def title_cell(conversation: Any, session_id: str) -> Any:
+    rounds = conversation.rounds
+    started = next((_timing(r).get("started_at") for r in rounds if _timing(r).get("started_at")), None)
+    models = sorted({m for r in rounds for m in _models(r)})
+    facts = [f"session `{_inline(session_id)}`", f"{len(rounds)} Round{'s' if len(rounds) != 1 else ''}"]
+    if started:
+        facts.append(f"started {_inline(str(started))}")
+    if models:
+        facts.append("model " + ", ".join(f"`{_inline(m)}`" for m in models))
+    text = "\n".join(
+        [
+            "# twnb conversation",
+            "",
+            " · ".join(facts),
+            "",
+            "Each Round starts with a `%taskweaver show ROUND_ID` cell holding the Round as it ended, then "
+            "the request, the plan and the messages, and the code that ran with the outputs it had then. "
+            "`%taskweaver load` with this notebook's name resumes the conversation in a kernel.",
+        ]
+    )
+    return new_markdown_cell(text, metadata={"twnb": {"cell": "title"}})
+
+
+def round_cells(
+    round: Any,
+    number: int,
+    *,
+    session_id: str,
+    out_dir: Path,
+    include_failed: bool,
+    keep: Callable[[str, str], str],
+) -> RoundCells:
+    """The cells of one Round (its artifact paths already point at the copies beside the notebook)."""
+    result = RoundCells()
+    result.cells.append(show_cell(round, session_id=session_id, out_dir=out_dir))
+    lines = _round_heading(round, number)
+    for post in round.post_list:
+        if post.send_from == "User":
+            continue  # the request: already the heading
+        piece = code_piece(round.id, post)
+        if piece is not None and piece.failed and not include_failed:
+            continue
+        lines += ["", f"**{_inline(post.send_from)} → {_inline(post.send_to)}**"]
+        thought = _text(post, "thought")
+        if thought:
+            lines += [
+                "",
+                "*" + _markdown(thought) + "*" if "\n" not in thought.strip() else _markdown(thought),
+            ]
+        if piece is not None:
+            if piece.failed:
+                lines += [
+                    "",
+                    "This attempt failed; it is kept for the record (the next attempt revised it)."
+                    if post.send_to == post.send_from
+                    else "This attempt failed.",
+                ]
+            result.cells.append(new_markdown_cell("\n".join(lines), metadata={"twnb": {"cell": "text"}}))
+            cell = _code_cell(piece, keep, result.cut_files)
+            result.pieces[len(result.cells)] = piece
+            result.cells.append(cell)
+            lines = []
+        else:
+            lines += _not_run(post)
+        if post.message and post.message.strip() and post.message != _shown_reply(post):
+            lines += ["", _markdown(post.message, links=post.send_to == "User")]
+    if lines:
+        result.cells.append(
+            new_markdown_cell("\n".join(lines).strip("\n"), metadata={"twnb": {"cell": "text"}})
+        )
+    return result
+
+
+def show_cell(round: Any, *, session_id: str, out_dir: Path) -> Any:
+    """`%taskweaver show ROUND_ID` with the Round's static bundle as its output (what the cell showed
+    when the Round ended: it reads in every viewer without a kernel)."""
+    bundle = round_bundle(
+        round,
+        session_id=session_id,
+        plan=plan_from_round(round),
+        previews=artifact_previews(round, out_dir),
+        base_dir=out_dir,
+    )
+    output = new_output("display_data", data=bundle, metadata={})
+    return new_code_cell(
+        f"{SHOW_COMMAND} {round.id}",
+        outputs=[output],
+        metadata={"twnb": {"cell": "show", "round_id": round.id}},
+    )
+
+
+def code_piece(round_id: str, post: Any) -> CodePiece | None:
+    """The code `post` ran, or None (no code, a text reply, code that was refused or never ran)."""
+    if _text(post, "reply_type") != "python":
+        return None
+    status = (_text(post, "execution_status") or "").upper()
+    code = _text(post, "reply_content")
+    if status not in _RAN or code is None:
+        return None
+    result = _attachment(post, "execution_result")
+    extra = result.extra if result is not None and isinstance(result.extra, Mapping) else {}
+    recorded = extra.get("outputs")
+    if isinstance(recorded, list):
+        outputs = [o for o in (clean_output(raw) for raw in recorded) if o is not None]
+        kind = "outputs"
+    else:
+        text = PromptUtil.remove_all_delimiters(str(result.content)) if result is not None else ""
+        outputs = [new_output("stream", name="stdout" if status == "SUCCESS" else "stderr", text=text)]
+        kind = "text"
+    return CodePiece(round_id, post.id, code, outputs, kind, failed=status == "FAILURE")
+
+
+def clean_output(raw: Any) -> Any:
+    """A recorded output as a valid nbformat v4 output, or None when it is not one (a conversation
+    file is input: a hand-edited or foreign file must not make the notebook invalid)."""
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("output_type")
+    if kind == "stream":
+        name = raw.get("name") if raw.get("name") in ("stdout", "stderr") else "stdout"
+        return new_output("stream", name=name, text=text_of(raw.get("text", "")))
+    if kind in ("display_data", "execute_result"):
+        data = raw.get("data")
+        if not isinstance(data, Mapping):
+            return None
+        clean = {str(k): _mime_value(k, v) for k, v in data.items()}
+        metadata = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
+        output = new_output(kind, data=clean, metadata=copy.deepcopy(dict(metadata)))
+        if kind == "execute_result":
+            output["execution_count"] = None
+        return output
+    if kind == "error":
+        traceback = raw.get("traceback")
+        lines = [str(x) for x in traceback] if isinstance(traceback, list) else [str(traceback or "")]
+        return new_output(
+            "error", ename=str(raw.get("ename", "")), evalue=str(raw.get("evalue", "")), traceback=lines
+        )
+    return None
+
+
+def _mime_value(mime: str, value: Any) -> Any:
+    if isinstance(value, (dict, list)) and mime.endswith("json"):
+        return copy.deepcopy(value)
+    return text_of(value)
+
+
+def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: list[str]) -> Any:
+    outputs = copy.deepcopy(piece.outputs)
+    cuts = cut_large_outputs(outputs, keep=keep)
+    cut_files += [c["file"] for c in cuts]
+    meta: dict[str, Any] = {
+        "cell": "code",
+        "round_id": piece.round_id,
+        "post_id": piece.post_id,
+        "recorded": piece.recorded,
+    }
+    if piece.failed:
+        meta["failed"] = True
+    if cuts:
+        meta["cut_outputs"] = cuts
+    metadata: dict[str, Any] = {"twnb": meta}
+    if piece.failed:  # nbclient and papermill carry on past a cell tagged raises-exception
+        metadata["tags"] = [FAILED_TAG, "raises-exception"]
+    return new_code_cell(piece.code, outputs=outputs, metadata=metadata)
+
+
+def _round_heading(round: Any, number: int) -> list[str]:
+    query = PromptUtil.remove_all_delimiters(round.user_query or "").strip()
+    first, _, rest = query.partition("\n")
+    lines = [f"## Round {number}: {_markdown(first)}"]
+    if rest.strip():
+        lines += [""] + ["> " + line for line in _markdown(rest.strip()).split("\n")]
+    facts = [round.state]
+    duration = _timing(round).get("duration_s")
+    if isinstance(duration, (int, float)):
+        facts.append(f"{duration:.1f} s")
+    tokens = (
+        (round.extra or {}).get("usage", {}).get("total_tokens") if isinstance(round.extra, Mapping) else None
+    )
+    if isinstance(tokens, int):
+        facts.append(f"{tokens:,} tokens")
+    reason = (round.extra or {}).get("failure_reason") if isinstance(round.extra, Mapping) else None
+    lines += ["", "*" + " · ".join(facts) + "*"]
+    if reason:
+        lines += ["", "Ended: " + _markdown(str(reason))]
+    plan = plan_to_dict(plan_from_round(round))
+    if plan and plan.get("subtasks"):
+        lines += ["", "**Plan**", ""]
+        for step in plan["subtasks"]:
+            mark = "x" if step.get("state") == "done" else " "
+            note = "" if step.get("state") in ("done", "todo") else f" *({_inline(str(step.get('state')))})*"
+            lines.append(f"- [{mark}] {_markdown(str(step.get('name', '')))}{note}")
+    return lines
+
+
+def _not_run(post: Any) -> list[str]:
+    """A CodeInterpreter reply that ran nothing: a text reply, or code that was refused."""
+    kind = _text(post, "reply_type")
+    content = _text(post, "reply_content")
+    if not content:
+        return []
+    if kind == "python":
+        why = _text(post, "code_error") or _text(post, "execution_result") or "it was not run"
+        return [
+            "",
+            "Code that was not run (" + _markdown(why.strip().split("\n")[0]) + "):",
+            "",
+            _fenced(content),
+        ]
+    return ["", _markdown(content)]
+
+
+def _shown_reply(post: Any) -> str | None:
+    """A text reply already shown as Markdown (TaskWeaver repeats it as the post's message)."""
+    return _text(post, "reply_content") if _text(post, "reply_type") == "text" else None
+
+
+def _fenced(code: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}python\n{code}\n{marks}"
+
+
+def _markdown(text: str, *, links: bool = False) -> str:
+    return escape_markdown(PromptUtil.remove_all_delimiters(text), links=links)
+
+
+def _inline(text: str) -> str:
+    return escape_markdown(" ".join(str(text).split())).replace("`", "&#96;").replace("*", "&#42;")
+
+
+def _text(post: Any, kind: str) -> str | None:
+    attachment = _attachment(post, kind)
+    if attachment is None:
+        return None
+    return attachment.content if isinstance(attachment.content, str) else str(attachment.content)
+
+
+def _attachment(post: Any, kind: str) -> Any:
+    return next((a for a in post.attachment_list if a.type.value == kind), None)
+
+
+def _timing(round: Any) -> Mapping[str, Any]:
+    timing = (round.extra or {}).get("timing") if isinstance(round.extra, Mapping) else None
+    return timing if isinstance(timing, Mapping) else {}
+
+
+def _models(round: Any) -> list[str]:
+    found = []
+    for post in round.post_list:
+        usage = (post.extra or {}).get("usage") if isinstance(post.extra, Mapping) else None
+        if isinstance(usage, Mapping) and isinstance(usage.get("model"), str):
+            found.append(usage["model"])
+    return found

@@ -1,0 +1,175 @@
+"""Re-running an exported notebook's code cells in a fresh kernel and comparing with what was recorded.
+
+Only the cells that hold code the CodeInterpreter ran are executed, in order; the `%taskweaver show`
+cells keep the Round as it was recorded. The kernel is this interpreter's ipykernel (another kernel by
+name on request), started in the conversation's folder so relative paths in the code still resolve.
+A kernel that dies ends the re-run: the cells run so far keep their new outputs, the rest their
+recorded ones, and the report says where it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twnb.replay.compare import Comparison, compare_outputs
+from twnb.replay.notebook_cells import CodePiece
+
+
+@dataclass
+class CellOutcome:
+    index: int  # the cell's position in the notebook
+    round_number: int
+    piece: CodePiece
+    comparison: Comparison
+
+
+@dataclass
+class RerunReport:
+    cells: list[CellOutcome] = field(default_factory=list)
+    total: int = 0
+    stopped: str | None = None  # why the re-run ended early (the kernel died, could not start)
+
+    @property
+    def reproduced(self) -> int:
+        return sum(1 for cell in self.cells if cell.comparison.reproduced)
+
+    @property
+    def differing(self) -> list[CellOutcome]:
+        return [cell for cell in self.cells if not cell.comparison.reproduced]
+
+    @property
+    def ok(self) -> bool:
+        return self.stopped is None and self.reproduced == self.total
+
+    def summary(self) -> str:
+        return f"{self.reproduced} of {self.total} cells reproduced"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reproduced": self.reproduced,
+            "cells": self.total,
+            "differing": [
+                {"cell": c.index, "round": c.round_number, "why": c.comparison.reason} for c in self.differing
+            ],
+            "stopped": self.stopped,
+        }
+
+
+Progress = Callable[[int, int, CellOutcome], None]
+
+
+def rerun_notebook(
+    nb: Any,
+    pieces: dict[int, CodePiece],
+    *,
+    cwd: str | os.PathLike[str],
+    timeout: int = 600,
+    strict_images: bool = False,
+    kernel_name: str | None = None,
+    progress: Progress | None = None,
+) -> RerunReport:
+    """Execute the cells `pieces` names (their outputs are replaced by the new ones, each cell's
+    `metadata.twnb.rerun` says whether it reproduced) and report."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    from twnb.kernel.this_python import this_python_kernel_manager
+
+    report = RerunReport(total=len(pieces))
+    rounds = _round_numbers(nb)
+    options: dict[str, Any] = (
+        {"kernel_name": kernel_name} if kernel_name else {"km": this_python_kernel_manager()}
+    )
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        allow_errors=True,
+        interrupt_on_timeout=True,
+        resources={"metadata": {"path": str(Path(cwd))}},
+        **options,
+    )
+    # The kernel's own stderr (start-up notices, a crash message) is kept off the progress lines; its
+    # last line explains a death.
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        try:
+            with client.setup_kernel(stderr=log):
+                _run_cells(client, nb, pieces, report, rounds, timeout, strict_images, progress)
+        except DeadKernelError:
+            report.stopped = report.stopped or "the kernel died"
+        except RuntimeError as error:  # the kernel did not start or not answer in time
+            if report.stopped is None:
+                report.stopped = f"the kernel could not be used: {' '.join(str(error).split())}"
+        last = _last_line(log)
+    if report.stopped and last:
+        report.stopped += f" (the kernel's last words: {last})"
+    return report
+
+
+def _run_cells(
+    client: Any,
+    nb: Any,
+    pieces: dict[int, CodePiece],
+    report: RerunReport,
+    rounds: dict[int, int],
+    timeout: int,
+    strict_images: bool,
+    progress: Progress | None,
+) -> None:
+    from nbclient.exceptions import DeadKernelError
+
+    for done, (index, piece) in enumerate(sorted(pieces.items()), start=1):
+        cell = nb.cells[index]
+        started = time.monotonic()
+        try:
+            client.execute_cell(cell, index)
+        except DeadKernelError:
+            report.stopped = (
+                f"the kernel died while running cell {index} (Round {rounds.get(index, '?')}); "
+                "the cells after it were not run"
+            )
+            comparison = Comparison(False, "the kernel died while it ran")
+        else:
+            if time.monotonic() - started >= timeout:
+                comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
+            else:
+                comparison = compare_outputs(
+                    piece.outputs, cell.outputs, prose=piece.recorded == "text", strict_images=strict_images
+                )
+        _mark(cell, comparison)
+        outcome = CellOutcome(index, rounds.get(index, 0), piece, comparison)
+        report.cells.append(outcome)
+        if progress is not None:
+            progress(done, report.total, outcome)
+        if report.stopped:
+            return
+
+
+def _last_line(log: Any) -> str:
+    log.seek(0)
+    lines = [line.strip() for line in log.read()[-4000:].splitlines() if line.strip()]
+    lines = [line for line in lines if "without encryption" not in line]
+    return lines[-1][:200] if lines else ""
+
+
+def _mark(cell: Any, comparison: Comparison) -> None:
+    meta = cell.metadata.setdefault("twnb", {})
+    meta["rerun"] = {
+        "reproduced": comparison.reproduced,
+        **({"why": comparison.reason} if comparison.reason else {}),
+    }
+
+
+def _round_numbers(nb: Any) -> dict[int, int]:
+    """Cell position -> the number of the Round it belongs to (counting `show` cells)."""
+    numbers, current = {}, 0
+    for index, cell in enumerate(nb.cells):
+        if (cell.metadata.get("twnb") or {}).get("cell") == "show":
+            current += 1
+        numbers[index] = current
+    return numbers

@@ -11,7 +11,7 @@ import pytest
 from conftest import DATA, TASKWEAVER_FILES
 from nb_rounds import HOSTILE, analysis_round
 
-from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
+from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round, conversation_dict
 from twnb.replay import export_notebook, read_notebook
 from twnb.replay.renderer import MIME_TYPE
 from twnb.session.conversation_store import load_conversation_file
@@ -39,7 +39,8 @@ def test_a_taskweaver_file_comes_back_from_its_notebook_identical_ids_included(t
     conversation = load_conversation_file(path)
     result = export_notebook(conversation, tmp_path / "out.ipynb", source_dir=DATA)
     _written(result)
-    assert read_notebook(result.path).conversation.to_dict() == conversation.to_dict()
+    back = read_notebook(result.path).conversation
+    assert conversation_dict(back, relative_to=tmp_path) == conversation_dict(conversation, relative_to=DATA)
 
 
 def test_each_round_starts_with_a_show_cell_whose_output_is_the_rounds_static_bundle(tmp_path):
@@ -119,7 +120,8 @@ def test_failed_attempts_are_shown_marked_and_left_out_with_no_failed(tmp_path):
         export_notebook(conversation, tmp_path / "b.ipynb", source_dir=DATA, include_failed=False)
     )
     assert [c.source for c in _cells(lean, "code")] == [ok.source]
-    assert read_notebook(tmp_path / "b.ipynb").conversation.to_dict() == conversation.to_dict()
+    back = read_notebook(tmp_path / "b.ipynb").conversation
+    assert conversation_dict(back, relative_to=tmp_path) == conversation_dict(conversation, relative_to=DATA)
 
 
 def test_text_replies_are_markdown_not_code(tmp_path):

@@ -70,7 +70,8 @@ def _place(
     if not source.is_file():
         if path not in copies.missing:
             copies.missing.append(path)
-        return path
+        # Named as the conversation file named it (relative to its folder), not by this machine's path.
+        return _relative_to(source, source_dir) or path
     source = source.resolve()
     inside = _visible_inside(source, out_dir.resolve())
     if inside:
@@ -83,6 +84,13 @@ def _place(
         copies.copied.append(target)
     copies.moved[path] = target
     return target
+
+
+def _relative_to(path: Path, folder: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def _visible_inside(path: Path, folder: Path) -> bool:

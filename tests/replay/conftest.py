@@ -22,9 +22,6 @@ from session_script import code_reply, planner_reply  # noqa: E402
 # The session fixtures, by name, so a test here asks for them as a tests/session test does.
 from tests_session_fixtures import make_session, recorder, shell, workdir  # noqa: E402, F401
 
-DATA = TESTS / "data"
-TASKWEAVER_FILES = sorted(DATA.glob("*.yaml"))
-
 
 def two_steps(first: str, second: str, final: str = "Done.") -> dict:
     """A Round in which the CodeInterpreter runs `first`, is sent on to run `second`, then answers."""

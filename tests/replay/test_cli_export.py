@@ -9,7 +9,7 @@ import sys
 
 import nbformat
 import pytest
-from conftest import DATA
+from replay_data import DATA
 
 from twnb.cli import main
 from twnb.memory import Conversation

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbformat.v4 import new_notebook
 
 from twnb.memory import Conversation, conversation_dict, write_text_atomic
+from twnb.memory.gc_pause import gc_paused
 from twnb.replay.artifacts import DEFAULT_FOLDER, copy_artifacts
 from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
@@ -57,7 +57,7 @@ def build_notebook(
     copies = copy_artifacts(
         conversation, source_dir=Path(source_dir), out_dir=out_dir, folder=artifacts_folder
     )
-    nb = new_notebook()
+    nb = nbformat.from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
     nb.cells.append(title_cell(conversation, session_id))
     result = ExportResult(path=path, notebook=nb, rounds=len(conversation.rounds))
     for number, round in enumerate(conversation.rounds, start=1):
@@ -96,6 +96,9 @@ def write_notebook(nb: Any, path: str | os.PathLike[str]) -> Path:
 
 def export_notebook(conversation: Conversation, path: str | os.PathLike[str], **options: Any) -> ExportResult:
     """`build_notebook` and `write_notebook` in one call (options as for `build_notebook`)."""
-    result = build_notebook(conversation, path, **options)
-    write_notebook(result.notebook, result.path)
+    # Tens of thousands of cycle-free nodes: a full collection meanwhile walks the growing heap and
+    # makes a long conversation's export grow faster than its size (as loading it would).
+    with gc_paused():
+        result = build_notebook(conversation, path, **options)
+        write_notebook(result.notebook, result.path)
     return result

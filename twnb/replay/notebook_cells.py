@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
-
 from twnb.memory import PromptUtil
 from twnb.replay.large_outputs import cut_large_outputs, text_of
+from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cell, stream
 from twnb.replay.renderer import (
     artifact_previews,
     escape_markdown,
@@ -73,7 +72,7 @@ def title_cell(conversation: Any, session_id: str) -> Any:
             "`%taskweaver load` with this notebook's name resumes the conversation in a kernel.",
         ]
     )
-    return new_markdown_cell(text, metadata={"twnb": {"cell": "title"}})
+    return markdown_cell(text, metadata={"twnb": {"cell": "title"}})
 
 
 def round_cells(
@@ -110,7 +109,7 @@ def round_cells(
                     if post.send_to == post.send_from
                     else "This attempt failed.",
                 ]
-            result.cells.append(new_markdown_cell("\n".join(lines), metadata={"twnb": {"cell": "text"}}))
+            result.cells.append(markdown_cell("\n".join(lines), metadata={"twnb": {"cell": "text"}}))
             cell = _code_cell(piece, keep, result.cut_files)
             result.pieces[len(result.cells)] = piece
             result.cells.append(cell)
@@ -120,9 +119,7 @@ def round_cells(
         if post.message and post.message.strip() and post.message != _shown_reply(post):
             lines += ["", _markdown(post.message, links=post.send_to == "User")]
     if lines:
-        result.cells.append(
-            new_markdown_cell("\n".join(lines).strip("\n"), metadata={"twnb": {"cell": "text"}})
-        )
+        result.cells.append(markdown_cell("\n".join(lines).strip("\n"), metadata={"twnb": {"cell": "text"}}))
     return result
 
 
@@ -136,12 +133,8 @@ def show_cell(round: Any, *, session_id: str, out_dir: Path) -> Any:
         previews=artifact_previews(round, out_dir),
         base_dir=out_dir,
     )
-    output = new_output("display_data", data=bundle, metadata={})
-    return new_code_cell(
-        f"{SHOW_COMMAND} {round.id}",
-        outputs=[output],
-        metadata={"twnb": {"cell": "show", "round_id": round.id}},
-    )
+    output = data_output("display_data", bundle, {})
+    return code_cell(f"{SHOW_COMMAND} {round.id}", [output], {"twnb": {"cell": "show", "round_id": round.id}})
 
 
 def code_piece(round_id: str, post: Any) -> CodePiece | None:
@@ -160,7 +153,7 @@ def code_piece(round_id: str, post: Any) -> CodePiece | None:
         kind = "outputs"
     else:
         text = PromptUtil.remove_all_delimiters(str(result.content)) if result is not None else ""
-        outputs = [new_output("stream", name="stdout" if status == "SUCCESS" else "stderr", text=text)]
+        outputs = [stream("stdout" if status == "SUCCESS" else "stderr", text)]
         kind = "text"
     return CodePiece(round_id, post.id, code, outputs, kind, failed=status == "FAILURE")
 
@@ -173,23 +166,18 @@ def clean_output(raw: Any) -> Any:
     kind = raw.get("output_type")
     if kind == "stream":
         name = raw.get("name") if raw.get("name") in ("stdout", "stderr") else "stdout"
-        return new_output("stream", name=name, text=text_of(raw.get("text", "")))
+        return stream(name, text_of(raw.get("text", "")))
     if kind in ("display_data", "execute_result"):
         data = raw.get("data")
         if not isinstance(data, Mapping):
             return None
         clean = {str(k): _mime_value(k, v) for k, v in data.items()}
         metadata = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
-        output = new_output(kind, data=clean, metadata=copy.deepcopy(dict(metadata)))
-        if kind == "execute_result":
-            output["execution_count"] = None
-        return output
+        return data_output(kind, clean, copy.deepcopy(dict(metadata)))
     if kind == "error":
         traceback = raw.get("traceback")
         lines = [str(x) for x in traceback] if isinstance(traceback, list) else [str(traceback or "")]
-        return new_output(
-            "error", ename=str(raw.get("ename", "")), evalue=str(raw.get("evalue", "")), traceback=lines
-        )
+        return error_output(str(raw.get("ename", "")), str(raw.get("evalue", "")), lines)
     return None
 
 
@@ -216,7 +204,7 @@ def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: lis
     metadata: dict[str, Any] = {"twnb": meta}
     if piece.failed:  # nbclient and papermill carry on past a cell tagged raises-exception
         metadata["tags"] = [FAILED_TAG, "raises-exception"]
-    return new_code_cell(piece.code, outputs=outputs, metadata=metadata)
+    return code_cell(piece.code, outputs, metadata)
 
 
 def _round_heading(round: Any, number: int) -> list[str]:

@@ -1,0 +1,120 @@
+"""Conversation -> notebook export time against conversation size, beside nbformat alone.
+
+    python bench/bench_export.py [--repeat 3]
+
+Conversations of 50 and 500 Rounds (User -> Planner -> CodeInterpreter with code that printed 1 KB and
+returned a value, both kept as nbformat outputs -> Planner -> User, a plan in every Planner post) are
+exported with `twnb.replay.export_notebook` (redaction pass, the `show` cell's four-view bundle per
+Round, Markdown and code cells, metadata, validation, atomic write). Figures: best wall ms of N runs,
+ms per Round, the 500/50 time ratio (~10 = linear), and the time nbformat alone takes to validate and
+write the very notebook the export produced (the floor any exporter pays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SIZES = (50, 500)
+
+
+def conversation(rounds: int):
+    from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
+
+    plan = "1. load the data\n2. compute the figure\n3. report it"
+    conv = Conversation.init()
+    for index in range(rounds):
+        query = f"Compute figure {index} of the sales data"
+        round = Round.create(query)
+        round.add_post(Post.create(query, "User", "Planner"))
+        planner = Post.create(f"Compute figure {index}.", "Planner", "CodeInterpreter")
+        for kind, content in [
+            ("init_plan", plan),
+            ("plan", plan),
+            ("current_plan_step", "2. compute the figure"),
+        ]:
+            planner.add_attachment(Attachment.create(AttachmentType(kind), content))
+        round.add_post(planner)
+        coder = Post.create("The code ran successfully.", "CodeInterpreter", "Planner")
+        code = f"total_{index} = sum(range({index}))\nprint('row ' * 250)\ntotal_{index}"
+        outputs = [
+            {"output_type": "stream", "name": "stdout", "text": "row " * 250 + "\n"},
+            {"output_type": "execute_result", "data": {"text/plain": str(sum(range(index)))}, "metadata": {}},
+        ]
+        for kind, content in [
+            ("thought", "Sum the range."),
+            ("reply_type", "python"),
+            ("reply_content", code),
+            ("verification", "CORRECT"),
+            ("code_error", "No error is found."),
+            ("execution_status", "SUCCESS"),
+        ]:
+            coder.add_attachment(Attachment.create(AttachmentType(kind), content))
+        coder.add_attachment(
+            Attachment.create(AttachmentType.execution_result, "row " * 250, extra={"outputs": outputs})
+        )
+        round.add_post(coder)
+        answer = Post.create(f"Figure {index} is {sum(range(index))}.", "Planner", "User")
+        answer.add_attachment(Attachment.create(AttachmentType.plan, plan))
+        answer.add_attachment(Attachment.create(AttachmentType.stop, "Completed"))
+        round.add_post(answer)
+        round.change_round_state("finished")
+        conv.add_round(round)
+    return conv
+
+
+def best_ms(action, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - started) * 1000)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    import nbformat
+
+    from twnb.replay import export_notebook
+    from twnb.session.factory import redactor_for
+
+    redact = redactor_for(None).redact_data
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for size in SIZES:
+            conv = conversation(size)
+            path = Path(folder) / f"export-{size}.ipynb"
+            exported = export_notebook(
+                conv, path, source_dir=folder, redact=redact
+            )  # warm-up, and the notebook
+            export_ms = best_ms(
+                lambda c=conv, p=path: export_notebook(c, p, source_dir=folder, redact=redact), args.repeat
+            )
+
+            def nbformat_alone(nb=exported.notebook, p=Path(folder) / f"plain-{size}.ipynb"):
+                nbformat.validate(nb)
+                nbformat.write(nb, p)
+
+            plain_ms = best_ms(nbformat_alone, args.repeat)
+            results[size] = export_ms
+            kb = path.stat().st_size / 1024
+            print(
+                f"{size:4d} Rounds: export {export_ms:8.1f} ms ({export_ms / size:.2f} ms/Round), "
+                f"nbformat alone {plain_ms:8.1f} ms (export/nbformat {export_ms / plain_ms:.1f}x), "
+                f"notebook {kb:,.0f} KB, {len(exported.notebook.cells)} cells"
+            )
+    print(f"growth 500/50: {results[500] / results[50]:.1f} (~10 = linear)")
+
+
+if __name__ == "__main__":
+    main()

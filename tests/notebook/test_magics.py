@@ -71,7 +71,7 @@ def test_question_mark_shows_real_help(shell, capsys):
 def test_help_subcommand_lists_every_subcommand(shell, capsys):
     shell.run_line_magic("taskweaver", "help")
     out = capsys.readouterr().out
-    for name in ("save", "load", "reset", "show", "history", "config", "help"):
+    for name in ("save", "load", "reset", "show", "history", "export", "config", "help"):
         assert f"    {name}" in out
 
 
@@ -79,7 +79,7 @@ def test_help_subcommand_lists_every_subcommand(shell, capsys):
 def test_help_offers_only_what_exists(shell, capsys, ask):
     shell.run_cell(ask)
     out = capsys.readouterr().out
-    for absent in ("--step", "export", "trace", "not yet", "issue"):
+    for absent in ("--step", "trace", "not yet", "issue"):
         assert absent not in out.lower()
 
 
@@ -180,11 +180,6 @@ def test_step_mode_says_it_is_not_available_and_runs_nothing(shell, capsys):
 def test_empty_cell_asks_for_a_request(shell, capsys):
     shell.run_cell_magic("taskweaver", "", "  \n")
     assert "write the request" in capsys.readouterr().err
-
-
-def test_export_is_an_unknown_subcommand(shell, capsys):
-    shell.run_line_magic("taskweaver", "export out.ipynb")
-    assert "Unknown subcommand 'export'" in capsys.readouterr().err
 
 
 def test_save_and_load_round_trip_without_a_session(shell, clean_env, capsys):
@@ -343,10 +338,12 @@ def test_save_without_a_path_gives_usage(shell, capsys):
     assert "Usage: %taskweaver save PATH" in capsys.readouterr().err
 
 
-def test_load_of_a_notebook_asks_for_the_conversation_yaml(shell, clean_env, capsys):
+def test_load_of_a_file_named_ipynb_that_is_no_notebook_says_so_in_one_line(shell, clean_env, capsys):
     (clean_env / "old.ipynb").write_text("{}")
     shell.run_line_magic("taskweaver", "load old.ipynb")
-    assert "A notebook cannot be loaded; load the conversation YAML instead" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "Could not load old.ipynb: not a notebook: no list of cells at its top level; nothing was changed.\n"
+    )
 
 
 def test_load_with_a_path_and_latest_gives_usage(shell, capsys):

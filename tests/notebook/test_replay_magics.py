@@ -101,7 +101,7 @@ def test_a_corrupt_notebook_is_refused_in_one_line(shell, clean_env, capsys):
     (clean_env / "cut.ipynb").write_text('{"cells": [')
     shell.run_line_magic("taskweaver", "load cut.ipynb")
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "is not a notebook: invalid JSON at line 1" in err
+    assert err.count("\n") == 1 and "cut.ipynb: not a notebook: invalid JSON at line 1" in err
 
 
 @pytest.mark.parametrize("command", ["show 1", "history"])
@@ -133,3 +133,16 @@ def test_a_notebook_in_which_rounds_ran_loads_from_its_round_outputs(shell, clea
     shell.run_line_magic("taskweaver", "reset")
     shell.run_line_magic("taskweaver", "load own.ipynb")
     assert [r.id for r in magics(shell).notebook.conversation.rounds] == [exported.rounds[0].id]
+
+
+def test_show_of_a_round_this_session_lacks_offers_the_kernels_notebook(
+    shell, clean_env, capsys, monkeypatch, exported
+):
+    shell.run_line_magic("taskweaver", "reset")
+    shell.run_line_magic("taskweaver", "load in.yaml")  # another copy: same Round, but ask for one it lacks
+    monkeypatch.setenv("JPY_SESSION_NAME", "analysis.ipynb")
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", "show round-not-here")
+    captured = capsys.readouterr()
+    assert "No Round 'round-not-here' in this conversation" in captured.err
+    assert "%taskweaver load analysis.ipynb brings them back" in captured.out

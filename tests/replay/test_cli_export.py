@@ -55,7 +55,7 @@ def test_no_failed_leaves_the_failed_attempt_out(tmp_path):
         (["missing.yaml", "-o", "out.ipynb"], "twnb export: no such file: missing.yaml"),
         (["bad.yaml", "-o", "out.ipynb"], "bad.yaml: "),
         (["plain.ipynb", "-o", "conv.yaml"], "holds no twnb conversation"),
-        (["cut.ipynb", "-o", "conv.yaml"], "is not a notebook: invalid JSON at line 1"),
+        (["cut.ipynb", "-o", "conv.yaml"], "cut.ipynb: not a notebook: invalid JSON at line 1"),
         (["good.yaml", "-o", "out.txt"], "-o must name a .ipynb file"),
         (["plain.ipynb", "-o", "out.ipynb"], "-o must name a .yaml file"),
     ],

@@ -395,6 +395,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if round is None:
             known = ", ".join(r.id for r in self.notebook.conversation.rounds[-5:]) or "none"
             self._say(f"No Round {rest[0]!r} in this conversation (latest: {known}).", error=True)
+            self._offer_notebook()
             return
         from IPython.display import display
 

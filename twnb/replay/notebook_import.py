@@ -45,8 +45,8 @@ def read_notebook(path: str | os.PathLike[str]) -> ImportedNotebook:
         payloads = list(_round_payloads(nb))
         if not payloads:
             raise ReplayError(
-                f"{path} holds no twnb conversation (no metadata.twnb and no Round outputs): export one "
-                "with `twnb export CONV.yaml -o NOTEBOOK.ipynb`, or load the conversation YAML instead."
+                f"{path}: holds no twnb conversation (no metadata.twnb and no Round outputs): export one "
+                "with `twnb export CONV.yaml -o NOTEBOOK.ipynb`, or load the conversation YAML instead"
             )
         rounds: dict[str, dict[str, Any]] = {}
         for payload in payloads:
@@ -65,22 +65,20 @@ def _load_json(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise FileNotFoundError(f"No such file: {path}")
     if path.is_dir():
-        raise ReplayError(f"{path} is a folder, not a notebook (.ipynb).")
+        raise ReplayError(f"{path}: a folder, not a notebook (.ipynb)")
     if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-        raise ReplayError(
-            f"{path} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB; it is not read as a notebook."
-        )
+        raise ReplayError(f"{path}: larger than {MAX_NOTEBOOK_BYTES // 2**20} MB; not read as a notebook")
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as error:
-        raise ReplayError(f"{path} is not a notebook: it is not UTF-8 text ({error.reason}).") from error
+        raise ReplayError(f"{path}: not a notebook: it is not UTF-8 text ({error.reason})") from error
     except json.JSONDecodeError as error:
         raise ReplayError(
-            f"{path} is not a notebook: invalid JSON at line {error.lineno}, column {error.colno} "
-            f"({error.msg}); was it saved completely?"
+            f"{path}: not a notebook: invalid JSON at line {error.lineno}, column {error.colno} "
+            f"({error.msg}); it may not have been saved completely"
         ) from error
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise ReplayError(f"{path} is not a notebook: no list of cells at its top level.")
+        raise ReplayError(f"{path}: not a notebook: no list of cells at its top level")
     return nb
 
 

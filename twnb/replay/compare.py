@@ -13,7 +13,7 @@ import base64
 import hashlib
 import re
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +35,8 @@ def normalise(text: str) -> str:
 
 
 def compare_outputs(
-    recorded: list[Mapping[str, Any]],
-    new: list[Mapping[str, Any]],
+    recorded: Sequence[Mapping[str, Any]],
+    new: Sequence[Mapping[str, Any]],
     *,
     prose: bool = False,
     strict_images: bool = False,
@@ -55,7 +55,7 @@ def compare_outputs(
     return Comparison(False, "the outputs differ")  # unreachable: the lists differ somewhere
 
 
-def _compare_prose(recorded: list[Mapping[str, Any]], new: list[Mapping[str, Any]]) -> Comparison:
+def _compare_prose(recorded: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) -> Comparison:
     old_text = normalise(" ".join(_texts(recorded)))
     old_failed = any(o.get("name") == "stderr" for o in recorded if o.get("output_type") == "stream")
     new_failed = any(o.get("output_type") == "error" for o in new)
@@ -104,8 +104,8 @@ def _dimensions(mime: str, raw: str, metadata: Any) -> Any:
     if isinstance(metadata, Mapping) and "width" in metadata and "height" in metadata:
         return (metadata["width"], metadata["height"])
     if mime == "image/svg+xml":
-        found = [re.search(rf'\b{side}="([\d.]+)', raw) for side in ("width", "height")]
-        return tuple(m.group(1) for m in found) if all(found) else mime
+        width, height = (re.search(rf'\b{side}="([\d.]+)', raw) for side in ("width", "height"))
+        return (width.group(1), height.group(1)) if width and height else mime
     try:
         data = base64.b64decode(raw)
     except ValueError:

@@ -38,7 +38,7 @@ def stream(name: str, text: str) -> Any:
 
 def data_output(kind: str, data: dict[str, Any], metadata: dict[str, Any]) -> Any:
     """A `display_data` or `execute_result` (never numbered: recorded outputs belong to no run here)."""
-    output = {"output_type": kind, "data": data, "metadata": metadata}
+    output: dict[str, Any] = {"output_type": kind, "data": data, "metadata": metadata}
     if kind == "execute_result":
         output["execution_count"] = None
     return from_dict(output)

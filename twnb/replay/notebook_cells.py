@@ -165,15 +165,17 @@ def clean_output(raw: Any) -> Any:
         return None
     kind = raw.get("output_type")
     if kind == "stream":
-        name = raw.get("name") if raw.get("name") in ("stdout", "stderr") else "stdout"
+        name = "stderr" if raw.get("name") == "stderr" else "stdout"
         return stream(name, text_of(raw.get("text", "")))
     if kind in ("display_data", "execute_result"):
         data = raw.get("data")
         if not isinstance(data, Mapping):
             return None
         clean = {str(k): _mime_value(k, v) for k, v in data.items()}
-        metadata = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
-        return data_output(kind, clean, copy.deepcopy(dict(metadata)))
+        metadata = raw.get("metadata")
+        return data_output(
+            kind, clean, copy.deepcopy(dict(metadata)) if isinstance(metadata, Mapping) else {}
+        )
     if kind == "error":
         traceback = raw.get("traceback")
         lines = [str(x) for x in traceback] if isinstance(traceback, list) else [str(traceback or "")]

@@ -1,0 +1,120 @@
+"""An exported conversation opened in JupyterLab reads as a document: each Round's saved output, the
+request and plan as Markdown, the code with its recorded output, model text as text, the copied
+artifact loading from the visible folder beside the notebook, and no widget or red output."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+from notebook_page import ERROR_OUTPUT, UI_TIMEOUT_MS, WIDGET_OUTPUT, code_cells, open_notebook, outputs
+from playwright.sync_api import expect
+from screenshot_files import screenshot_path
+
+from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
+from twnb.replay import export_notebook
+
+NAME = "exported.ipynb"
+HOSTILE = "<img src=x onerror=\"document.title='pwned'\">"
+# A 2x2 red PNG: a real image the browser can decode.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
+
+
+def _conversation(source) -> Conversation:
+    round = Round.create("Plot the squares of 1 to 5")
+    round.add_post(Post.create("Plot the squares of 1 to 5", "User", "Planner"))
+    planner = Post.create("Plot the squares.", "Planner", "CodeInterpreter")
+    for kind, text in [
+        ("init_plan", "1. plot the squares\n2. report"),
+        ("plan", "1. plot the squares\n2. report"),
+        ("current_plan_step", "1. plot the squares"),
+    ]:
+        planner.add_attachment(Attachment.create(AttachmentType(kind), text))
+    round.add_post(planner)
+    coder = Post.create("The code ran successfully.", "CodeInterpreter", "Planner")
+    for kind, text in [
+        ("reply_type", "python"),
+        ("reply_content", "squares = [x * x for x in range(1, 6)]\nsum(squares)"),
+        ("execution_status", "SUCCESS"),
+    ]:
+        coder.add_attachment(Attachment.create(AttachmentType(kind), text))
+    coder.add_attachment(
+        Attachment.create(
+            AttachmentType.execution_result,
+            "55",
+            extra={
+                "outputs": [
+                    {
+                        "output_type": "execute_result",
+                        "data": {"text/plain": "55"},
+                        "metadata": {},
+                        "execution_count": 1,
+                    }
+                ]
+            },
+        )
+    )
+    (source / ".twnb").mkdir()
+    (source / ".twnb" / "squares.png").write_bytes(PNG)
+    coder.add_attachment(
+        Attachment.create(AttachmentType.artifact_paths, [str(source / ".twnb" / "squares.png")])
+    )
+    round.add_post(coder)
+    answer = Post.create(f"The sum of the squares is 55. {HOSTILE}", "Planner", "User")
+    answer.add_attachment(Attachment.create(AttachmentType.plan, "1. plot the squares\n2. report"))
+    answer.add_attachment(Attachment.create(AttachmentType.current_plan_step, "2. report"))
+    answer.add_attachment(Attachment.create(AttachmentType.stop, "Completed"))
+    round.add_post(answer)
+    round.change_round_state("finished")
+    conversation = Conversation.init()
+    conversation.add_round(round)
+    return conversation
+
+
+@pytest.fixture(scope="module")
+def page(lab, browser_context, tmp_path_factory):
+    source = tmp_path_factory.mktemp("conversation")
+    export_notebook(_conversation(source), lab.root / NAME, source_dir=source)
+    page = browser_context.new_page()
+    open_notebook(page, lab.server.notebook_url(NAME))
+    page.screenshot(path=str(screenshot_path("lab-exported")), full_page=True)
+    return page
+
+
+def test_the_show_cell_displays_the_round_as_it_ended(page):
+    show = code_cells(page).filter(has_text="%taskweaver show")
+    expect(show).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    shown = outputs(show)
+    expect(shown).to_contain_text("Plot the squares of 1 to 5")
+    expect(shown).to_contain_text(re.compile(r"\bfinished\b"))
+
+
+def test_the_request_and_plan_render_as_markdown(page):
+    heading = page.locator(".jp-MarkdownCell h2", has_text="Round 1: Plot the squares of 1 to 5")
+    expect(heading).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    expect(page.locator(".jp-MarkdownCell li", has_text="plot the squares").first).to_be_visible()
+
+
+def test_the_code_cell_shows_its_recorded_output(page):
+    cell = code_cells(page).filter(has_text="squares = [x * x", has_not_text="%taskweaver show")
+    expect(outputs(cell)).to_contain_text("55")
+
+
+def test_model_text_stays_text(page):
+    expect(page.locator(".jp-MarkdownCell").filter(has_text="onerror=")).not_to_have_count(0)
+    expect(page.locator("img[onerror]")).to_have_count(0)
+    assert page.title() != "pwned"
+
+
+def test_the_copied_artifact_loads_from_the_visible_folder(page, lab):
+    assert (lab.root / "twnb-artifacts" / "squares.png").read_bytes() == PNG
+    response = page.request.get(lab.server.url("files/twnb-artifacts/squares.png"))
+    assert response.ok
+
+
+def test_no_widget_and_no_red_output(page):
+    expect(page.locator(WIDGET_OUTPUT)).to_have_count(0)
+    expect(page.locator(ERROR_OUTPUT)).to_have_count(0)

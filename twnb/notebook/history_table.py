@@ -11,7 +11,8 @@ from twnb.session.round_bundle import autosave_note, escape_markdown_inline, pla
 NO_ROUNDS = (
     "No Rounds in this kernel's session (a new kernel starts with an empty conversation, even when "
     "Rounds show above). %taskweaver load --latest brings back the newest autosave, "
-    "%taskweaver load PATH.yaml a saved conversation; a %%taskweaver cell starts a new Round."
+    "%taskweaver load PATH a saved conversation (YAML, or a notebook the Rounds ran in or were exported to); "
+    "a %%taskweaver cell starts a new Round."
 )
 
 _COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")

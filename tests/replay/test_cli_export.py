@@ -111,8 +111,8 @@ def test_check_exits_1_when_a_cell_diverges_and_lists_it(tmp_path):
     )
     assert done.returncode == 1, done.stderr
     assert "1 of 2 cells reproduced." in done.stdout
-    assert "differs: cell 5 (Round 1): new output '55' is not in the recorded result" in done.stdout
-    assert "[2/2] Round 1, cell 5: differs" in done.stderr
+    assert "differs: cell 7 (Round 1): new output '55' is not in the recorded result" in done.stdout
+    assert "[2/2] Round 1, cell 7: differs" in done.stderr
     saved = json.loads((tmp_path / "out.ipynb").read_text())
     assert saved["metadata"]["twnb"]["rerun"]["reproduced"] == 1
     nbformat.validate(nbformat.reads(json.dumps(saved), as_version=4))
@@ -137,6 +137,6 @@ def test_a_kernel_that_dies_exits_1_and_the_notebook_so_far_is_saved(tmp_path, c
     (tmp_path / "conv.yaml").write_text(yaml.safe_dump(data))
     assert main(["export", str(tmp_path / "conv.yaml"), "-o", str(tmp_path / "out.ipynb"), "--execute"]) == 1
     out = capsys.readouterr().out
-    assert "The re-run stopped: the kernel died while running cell 3 (Round 1)" in out
+    assert "The re-run stopped: the kernel died while running cell 5 (Round 1)" in out
     nb = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert nb.metadata["twnb"]["rerun"]["stopped"].startswith("the kernel died")

@@ -46,7 +46,7 @@ def test_a_taskweaver_file_comes_back_from_its_notebook_identical_ids_included(t
 def test_each_round_starts_with_a_show_cell_whose_output_is_the_rounds_static_bundle(tmp_path):
     round = analysis_round()
     nb = _written(export_notebook(_conversation(round), tmp_path / "a.ipynb", source_dir=tmp_path))
-    show = nb.cells[1]
+    show = nb.cells[2]
     assert show.cell_type == "code" and show.source == f"%taskweaver show {round.id}"
     (output,) = show.outputs
     assert {MIME_TYPE, "text/markdown", "text/plain"} <= set(output.data)
@@ -56,7 +56,7 @@ def test_each_round_starts_with_a_show_cell_whose_output_is_the_rounds_static_bu
 
 def test_the_round_markdown_holds_the_request_and_the_plan_as_a_checklist(tmp_path):
     nb = _written(export_notebook(_conversation(analysis_round()), tmp_path / "a.ipynb", source_dir=tmp_path))
-    text = nb.cells[2].source
+    text = nb.cells[3].source
     assert text.startswith("## Round 1: What is the mean of &#91;1, 2, 3&#93;?")
     assert "- [x] compute the mean" in text and "- [" in text.split("compute the mean")[1]
 
@@ -160,8 +160,8 @@ def test_artifacts_are_copied_into_a_visible_folder_and_linked_relative_to_the_n
     assert (tmp_path / "out" / "twnb-artifacts" / "plot.png").read_bytes().startswith(b"\x89PNG")
     saved = nb.metadata["twnb"]["conversation"]["rounds"][0]["post_list"][2]["attachment_list"][-1]
     assert saved["content"] == ["twnb-artifacts/plot.png"]
-    assert "twnb-artifacts/plot.png" in nb.cells[1].outputs[0].data["text/markdown"]
-    assert ".twnb/" not in json.dumps(nb.cells[1].outputs[0].data)
+    assert "twnb-artifacts/plot.png" in nb.cells[2].outputs[0].data["text/markdown"]
+    assert ".twnb/" not in json.dumps(nb.cells[2].outputs[0].data)
 
 
 def test_a_missing_artifact_is_named_and_the_export_goes_on(tmp_path):

@@ -56,3 +56,30 @@ def test_a_fresh_kernel_offers_and_loads_the_notebooks_rounds(ran, tmp_path):
     assert "Loaded 1 Round from run.ipynb" in cell_text(loaded)
     (shown,) = [o for o in loaded.outputs if o.get("output_type") == "display_data"]
     assert shown["data"]["application/vnd.twnb.round+json"]["id"] == autosaved.rounds[0].id
+
+
+def test_run_by_hand_in_a_fresh_kernel_a_show_cell_says_how_to_load_the_conversation(tmp_path, monkeypatch):
+    import nbformat
+    from nb_rounds import analysis_round
+    from nbclient import NotebookClient
+
+    from twnb.kernel.this_python import this_python_kernel_manager
+    from twnb.replay import export_notebook
+
+    conversation = Conversation.init()
+    conversation.add_round(analysis_round())
+    export_notebook(conversation, tmp_path / "analysis.ipynb", source_dir=tmp_path)
+    nb = nbformat.read(tmp_path / "analysis.ipynb", as_version=4)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "analysis.ipynb"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    setup, show = nb.cells[1], nb.cells[2]
+    client = NotebookClient(
+        nb, km=this_python_kernel_manager(), timeout=60, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    with client.setup_kernel():
+        client.execute_cell(setup, 1)
+        client.execute_cell(show, 2)
+    said = "".join(o.get("text", "") for o in show.outputs)
+    assert "No Rounds in this kernel's session" in said
+    assert "%taskweaver load analysis.ipynb brings them back (nothing is re-run)" in said

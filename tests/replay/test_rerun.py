@@ -70,9 +70,9 @@ def test_a_rerun_reproduces_matching_cells_and_lists_the_one_that_diverged(tmp_p
 
 def test_a_rerun_keeps_the_show_cells_as_recorded(tmp_path):
     built = build_notebook(_conversation(analysis_round()), tmp_path / "a.ipynb", source_dir=tmp_path)
-    show = dict(built.notebook.cells[1])
+    show = dict(built.notebook.cells[2])
     rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
-    assert dict(built.notebook.cells[1]) == show and built.notebook.cells[1].execution_count is None
+    assert dict(built.notebook.cells[2]) == show and built.notebook.cells[2].execution_count is None
 
 
 def test_the_kernel_runs_in_the_given_folder(tmp_path):
@@ -92,7 +92,7 @@ def test_a_kernel_that_dies_stops_the_rerun_and_says_where(tmp_path):
     )
     built = build_notebook(conversation, tmp_path / "a.ipynb", source_dir=tmp_path)
     report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
-    assert report.stopped.startswith("the kernel died while running cell 3 (Round 1)")
+    assert report.stopped.startswith("the kernel died while running cell 5 (Round 1)")
     assert [c.round_number for c in report.cells] == [1] and report.total == 2
 
 

@@ -142,7 +142,8 @@ def _conversation_to_notebook(
 def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
     lines = [report.summary() + "."]
     lines += [
-        f"  differs: cell {c.index} (Round {c.round_number}): {c.comparison.reason}" for c in report.differing
+        f"  differs: cell {c.index + 1} (Round {c.round_number}): {c.comparison.reason}"
+        for c in report.differing
     ]
     if report.stopped:
         lines.append(f"The re-run stopped: {report.stopped}; the notebook so far is in {out}.")
@@ -151,7 +152,7 @@ def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
 
 def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
     verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
-    return f"[{done}/{total}] Round {cell.round_number}, cell {cell.index}: {verdict}"
+    return f"[{done}/{total}] Round {cell.round_number}, cell {cell.index + 1}: {verdict}"
 
 
 def _settings() -> Any:

@@ -19,7 +19,7 @@ from twnb.memory.gc_pause import gc_paused
 from twnb.replay.artifacts import DEFAULT_FOLDER, copy_artifacts
 from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
-from twnb.replay.notebook_cells import CodePiece, round_cells, title_cell
+from twnb.replay.notebook_cells import CodePiece, round_cells, setup_cell, title_cell
 
 NOTEBOOK_SCHEMA_VERSION = 1
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -59,6 +59,7 @@ def build_notebook(
     )
     nb = nbformat.from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
     nb.cells.append(title_cell(conversation, session_id))
+    nb.cells.append(setup_cell(path.name))
     result = ExportResult(path=path, notebook=nb, rounds=len(conversation.rounds))
     for number, round in enumerate(conversation.rounds, start=1):
         keep = output_keeper(out_dir, artifacts_folder, f"{path.stem}-round-{number}")

@@ -75,6 +75,14 @@ def title_cell(conversation: Any, session_id: str) -> Any:
     return markdown_cell(text, metadata={"twnb": {"cell": "title"}})
 
 
+def setup_cell(notebook_name: str) -> Any:
+    """`%load_ext twnb`, so the `show` cells run by hand say what they can (the Round when this
+    kernel's session holds it, else how to load it); the load itself is the reader's choice."""
+    resume = f"# %taskweaver load {notebook_name}  resumes this conversation (nothing is re-run)"
+    source = f"%load_ext twnb\n{resume}"
+    return code_cell(source, [], {"twnb": {"cell": "setup"}})
+
+
 def round_cells(
     round: Any,
     number: int,

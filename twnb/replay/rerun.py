@@ -23,7 +23,7 @@ from twnb.replay.notebook_cells import CodePiece
 
 @dataclass
 class CellOutcome:
-    index: int  # the cell's position in the notebook
+    index: int  # the cell's position in the notebook (0-based; people count from 1)
     round_number: int
     piece: CodePiece
     comparison: Comparison
@@ -55,7 +55,8 @@ class RerunReport:
             "reproduced": self.reproduced,
             "cells": self.total,
             "differing": [
-                {"cell": c.index, "round": c.round_number, "why": c.comparison.reason} for c in self.differing
+                {"cell": c.index + 1, "round": c.round_number, "why": c.comparison.reason}
+                for c in self.differing
             ],
             "stopped": self.stopped,
         }
@@ -130,7 +131,7 @@ def _run_cells(
             client.execute_cell(cell, index)
         except DeadKernelError:
             report.stopped = (
-                f"the kernel died while running cell {index} (Round {rounds.get(index, '?')}); "
+                f"the kernel died while running cell {index + 1} (Round {rounds.get(index, '?')}); "
                 "the cells after it were not run"
             )
             comparison = Comparison(False, "the kernel died while it ran")

@@ -12,7 +12,7 @@ from twnb.llm.errors import LLMServerError, LLMStreamDropped
 from twnb.llm.messages import Msg, TextBlock, ThinkingBlock
 from twnb.roles.errors import TranslationError
 from twnb.roles.llm_turn import REASONING_CAP, LLMTurn, ReplyUnreadable, attempt_text, combine_reasoning
-from twnb.roles.role import unfinished_post
+from twnb.roles.role import ReplyCutShort
 from twnb.roles.translator import PostTranslator
 
 MESSAGES = [Msg("system", "system", "You are the Planner."), Msg("User", "user", "hi")]
@@ -122,10 +122,11 @@ def test_a_dropped_attempt_keeps_its_partial_text_then_the_retry_is_committed(tu
 
 def test_the_last_dropped_attempt_raises_carrying_what_arrived(turn, fake_llm):
     fake_llm.load({"Planner": [{"content": REPLY, "drop_after_chars": 70, "times": 2}]})
-    with pytest.raises(LLMStreamDropped) as error:
+    with pytest.raises(ReplyCutShort) as error:
         run(turn)
-    partial = unfinished_post(error.value)
-    assert partial is not None and partial.id == "post-1"
+    assert isinstance(error.value.error, LLMStreamDropped)
+    partial = error.value.post
+    assert partial.id == "post-1"
     assert partial.send_to == "User" and partial.message == "Hello there, how can I he"
     assert partial.extra["raw_text"] == REPLY[:70]
     assert "LLMStreamDropped" in partial.extra["incomplete"]
@@ -133,6 +134,5 @@ def test_the_last_dropped_attempt_raises_carrying_what_arrived(turn, fake_llm):
 
 def test_an_error_before_any_text_carries_no_post(turn, fake_llm):
     fake_llm.load({"Planner": [{"content": REPLY, "fault": "http_500", "times": 5}]})
-    with pytest.raises(LLMServerError) as error:
+    with pytest.raises(LLMServerError):
         run(turn)
-    assert unfinished_post(error.value) is None

@@ -11,6 +11,7 @@ Importing this package is cheap: jupyter_client, IPython, pandas are imported wh
 """
 
 from twnb.kernel.execution_text import execution_text_for_llm
+from twnb.kernel.executor import Executor
 from twnb.kernel.exit_guard import ExitRefused
 from twnb.kernel.file_scan import ScanLimits
 from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
@@ -20,7 +21,6 @@ from twnb.kernel.result import (
     ExecutionError,
     ExecutionResult,
     ExecutionStatus,
-    Executor,
     VariableChange,
     new_execution_id,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.
 ExecutionStatus = Literal["success", "error", "timeout", "interrupted", "kernel_died"]
@@ -112,9 +112,3 @@ def new_execution_id() -> str:
     """A readable, sortable id; it names the files an execution saves (`<id>-display-1.png`)."""
     return f"exec-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
-
-@runtime_checkable
-class Executor(Protocol):
-    """Anything that runs Python code and reports what happened (the live shell or a separate kernel)."""
-
-    def run(self, code: str, *, timeout: float | None = None) -> ExecutionResult: ...

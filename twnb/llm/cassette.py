@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.config.redaction import Redactor
 from twnb.llm import errors as llm_errors
+from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.errors import LLMError
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.llm.usage import messages_text
@@ -208,7 +209,7 @@ class RecordingClient:
     and fails where the recording failed.
     """
 
-    def __init__(self, inner: Any, path: str | Path, *, redactor: Redactor | None = None) -> None:
+    def __init__(self, inner: ChatClient, path: str | Path, *, redactor: Redactor | None = None) -> None:
         self.inner = inner
         self.path = Path(path)
         self.redactor = redactor if redactor is not None else Redactor()
@@ -302,7 +303,7 @@ class _Call:
     holding the stream itself alive.
     """
 
-    def __init__(self, owner: RecordingClient, inner: Any, entry: CassetteEntry) -> None:
+    def __init__(self, owner: RecordingClient, inner: ReplyStream, entry: CassetteEntry) -> None:
         self.owner = owner
         self.inner = inner
         self.entry = entry
@@ -314,9 +315,9 @@ class _Call:
             return
         self.done = True
         entry = self._received()
-        entry.finish_reason = getattr(self.inner, "finish_reason", None)
-        usage = getattr(self.inner, "usage", None)
-        entry.usage = usage.to_dict() if hasattr(usage, "to_dict") else usage
+        entry.finish_reason = self.inner.finish_reason
+        usage = self.inner.usage
+        entry.usage = usage.to_dict() if usage is not None else None
         self.owner._write(entry)
 
     def failed(self, exc: BaseException) -> None:
@@ -352,7 +353,7 @@ class _Call:
 
     def _reasoning(self) -> str:
         try:
-            return str(getattr(self.inner, "reasoning", "") or "")
+            return self.inner.reasoning or ""
         except Exception:  # a broken inner stream must not cost the recording
             return ""
 

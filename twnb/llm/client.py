@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
@@ -24,19 +24,6 @@ if TYPE_CHECKING:
 _log = get_logger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-
-
-class ChatClient(Protocol):
-    """What roles depend on: `OpenAIChatClient`, and the cassette replay client."""
-
-    def stream(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        model: str,
-        role: str = "",
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatStream: ...
 
 
 def _prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

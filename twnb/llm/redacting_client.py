@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from twnb.config.redaction import Redactor
+from twnb.llm.chat_client import ChatClient, ReplyStream
 
 __all__ = ["RedactingClient"]
 
@@ -18,7 +19,7 @@ __all__ = ["RedactingClient"]
 class RedactingClient:
     """Passes each call to ``inner`` with its messages (and response_format) redacted."""
 
-    def __init__(self, inner: Any, redactor: Redactor) -> None:
+    def __init__(self, inner: ChatClient, redactor: Redactor) -> None:
         self.inner = inner
         self.redactor = redactor
 
@@ -29,7 +30,7 @@ class RedactingClient:
         model: str,
         role: str = "",
         response_format: dict[str, Any] | None = None,
-    ) -> Any:
+    ) -> ReplyStream:
         return self.inner.stream(
             self.redactor.redact_data(messages),
             model=model,

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.llm.chat_client import ChatClient
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.memory.logs import get_logger
 
@@ -128,7 +129,7 @@ class ResponseFormatFallback:
     are caught before any text reached the caller, so the retry is invisible apart from the log line.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: ChatClient) -> None:
         self.inner = inner
         self._accepts: dict[str, str] = {}  # model -> the strictest kind still sent
         self._lock = threading.Lock()

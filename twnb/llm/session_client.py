@@ -19,6 +19,7 @@ from typing import Any
 from twnb.config.redaction import Redactor
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.llm.cassette import RecordingClient, ReplayClient
+from twnb.llm.chat_client import ChatClient
 from twnb.llm.client import make_client
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.response_format import ResponseFormatFallback
@@ -30,11 +31,11 @@ def session_chat_client(
     resolved: ResolvedSettings | Settings,
     *,
     redactor: Redactor | None = None,
-    inner: Any = None,
+    inner: ChatClient | None = None,
     record_to: str | Path | None = None,
     replay_from: str | Path | None = None,
     **client_options: Any,
-) -> Any:
+) -> ChatClient:
     """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
 
     ``inner`` is the client to wrap instead of the live one the settings describe (tests and benches
@@ -55,7 +56,9 @@ def session_chat_client(
     redactor = redactor if redactor is not None else Redactor.from_settings(resolved)
     if replay_from is not None:
         return ReplayClient(replay_from, redactor=redactor)
-    client: Any = inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)
+    client: ChatClient = (
+        inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)
+    )
     client = ResponseFormatFallback(RedactingClient(client, redactor))
     if record_to is not None:
         client = RecordingClient(client, record_to, redactor=redactor)

@@ -24,6 +24,18 @@ from twnb.memory.events import (
     StatusChanged,
     UsageReported,
 )
+from twnb.memory.extras import (
+    EXECUTION_RECORD_KEYS,
+    POST_EXTRA_KEYS,
+    ROUND_EXTRA_KEYS,
+    DroppedAttempt,
+    ExecutionRecord,
+    PostExtra,
+    RoundExtra,
+    TimingRecord,
+    UsageRecord,
+    add_usage,
+)
 from twnb.memory.ids import create_id
 from twnb.memory.memory import Memory
 from twnb.memory.plan import Plan, SubTask, TaskState
@@ -45,12 +57,17 @@ from twnb.memory.yaml_io import (
 
 __all__ = [
     "DEPRECATED_TYPES",
+    "EXECUTION_RECORD_KEYS",
+    "POST_EXTRA_KEYS",
+    "ROUND_EXTRA_KEYS",
     "Attachment",
     "AttachmentDelta",
     "AttachmentType",
     "Conversation",
     "ConversationFormatError",
+    "DroppedAttempt",
     "Event",
+    "ExecutionRecord",
     "Location",
     "Memory",
     "MessageDelta",
@@ -62,12 +79,14 @@ __all__ = [
     "PluginEntry",
     "Post",
     "PostCommitted",
+    "PostExtra",
     "PostRetry",
     "PostStarted",
     "PromptUtil",
     "RoleName",
     "Round",
     "RoundEnded",
+    "RoundExtra",
     "RoundFailed",
     "RoundStarted",
     "RoundState",
@@ -77,7 +96,10 @@ __all__ = [
     "StatusChanged",
     "SubTask",
     "TaskState",
+    "TimingRecord",
+    "UsageRecord",
     "UsageReported",
+    "add_usage",
     "conversation_dict",
     "create_id",
     "derive_plan",

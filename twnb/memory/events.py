@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from twnb.memory.attachment import AttachmentType
+from twnb.memory.extras import UsageRecord
 from twnb.memory.logs import get_logger
 from twnb.memory.plan import Plan
 from twnb.memory.post import Post
@@ -110,7 +111,7 @@ class StatusChanged:
 @dataclass(frozen=True)
 class UsageReported:
     post_id: str
-    usage: dict[str, Any]
+    usage: UsageRecord
 
 
 @dataclass(frozen=True)

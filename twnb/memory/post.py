@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from twnb.memory.attachment import Attachment, AttachmentType
+from twnb.memory.extras import PostExtra
 from twnb.memory.ids import POST_PREFIX, create_id, loaded_id
 from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
 
@@ -17,15 +18,15 @@ RoleName = str
 @dataclass
 class Post:
     """`extra` is twnb's addition: a dict written last and only when non-empty (TaskWeaver's reader
-    ignores it). Documented keys: `usage`, `timing`, `failure_reason`, `reasoning`, `ledger`,
-    `edited_from`."""
+    ignores it). Its keys (`twnb.memory.extras.PostExtra`): `usage`, `timing`, `reasoning`,
+    `dropped_attempts`, `incomplete`, `raw_text`, `unknown_keys`, `edited_from`."""
 
     id: str
     send_from: RoleName
     send_to: RoleName
     message: str
     attachment_list: list[Attachment]
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: PostExtra = field(default_factory=lambda: PostExtra())
 
     @staticmethod
     def create(
@@ -85,7 +86,7 @@ class Post:
             attachment_list=[
                 Attachment._load(item, where.at_attachment(index)) for index, item in enumerate(attachments)
             ],
-            extra=copy.deepcopy(dict_value(content.get("extra"), "extra", where)),
+            extra=cast(PostExtra, copy.deepcopy(dict_value(content.get("extra"), "extra", where))),
         )
 
     def add_attachment(self, attachment: Attachment) -> None:

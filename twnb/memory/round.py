@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
+from twnb.memory.extras import RoundExtra
 from twnb.memory.ids import ROUND_PREFIX, create_id, loaded_id
 from twnb.memory.post import Post
 from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
@@ -17,13 +18,14 @@ ROUND_STATES: tuple[str, ...] = get_args(RoundState)
 
 @dataclass
 class Round:
-    """`extra` is twnb's addition (written last, only when non-empty); see `Post`."""
+    """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
+    (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`."""
 
     id: str
     user_query: str
     state: RoundState
     post_list: list[Post]
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: RoundExtra = field(default_factory=lambda: RoundExtra())
 
     @staticmethod
     def create(
@@ -89,7 +91,7 @@ class Round:
                 Post._load(item, keep_ids=keep_ids, where=where.at_post(index))
                 for index, item in enumerate(posts)
             ],
-            extra=copy.deepcopy(dict_value(content.get("extra"), "extra", where)),
+            extra=cast(RoundExtra, copy.deepcopy(dict_value(content.get("extra"), "extra", where))),
         )
 
     def add_post(self, post: Post) -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
-    from twnb.memory import Conversation, Memory
+    from twnb.memory import Conversation, Memory, Plan, Round
+    from twnb.session import Session
 
 
 class NotebookSession:
@@ -25,7 +26,7 @@ class NotebookSession:
     def __init__(self, shell: Any, workdir: str | os.PathLike[str]) -> None:
         self.shell = shell
         self.workdir = Path(workdir)
-        self.session: Any = None
+        self.session: Session | None = None
         self._session_key: tuple[Any, ...] | None = None
         self._memory: Memory | None = None  # used until a Session exists; made on first use
         self.round_running = False  # one Round at a time: see running_round
@@ -51,7 +52,7 @@ class NotebookSession:
         path = Path(resolved.settings.session_dir).expanduser()
         return path if path.is_absolute() else self.workdir / path
 
-    def session_for(self, resolved: Any) -> Any:
+    def session_for(self, resolved: Any) -> Session:
         """The Session for these settings (raises SettingsError with a clear message when unusable)."""
         resolved.require_model()
         key = tuple(sorted(resolved.settings.to_dict().items()))
@@ -63,7 +64,7 @@ class NotebookSession:
         self.session, self._session_key = session, key
         return session
 
-    def _build(self, resolved: Any) -> Any:
+    def _build(self, resolved: Any) -> Session:
         from twnb.session.factory import build_live_session
 
         return build_live_session(resolved, self.shell, self.workdir, self.session_dir(resolved))
@@ -95,8 +96,8 @@ class NotebookSession:
         return self.memory.session_id
 
     @property
-    def plan(self) -> Any:
-        return getattr(self.session, "plan", None) if self.session is not None else None
+    def plan(self) -> Plan | None:
+        return self.session.plan if self.session is not None else None
 
     def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
@@ -165,7 +166,7 @@ class NotebookSession:
             self._memory = _new_memory()
         return self.session_id
 
-    def find_round(self, ref: str) -> Any:
+    def find_round(self, ref: str) -> Round | None:
         """A Round by id, by its 1-based number, or `last`; None when there is no such Round."""
         rounds = self.conversation.rounds
         if ref == "last":

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
+from twnb.kernel.execution_text import execution_text_for_llm
+from twnb.kernel.result import ExecutionResult
+from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
-from twnb.memory import AttachmentType, Conversation, Memory, MessageDelta, Observer, Post
+from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
+from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
 
 RESULT_CHARS = 4000  # the bounded execution text a prompt gets per run
@@ -36,9 +39,9 @@ class CodeInterpreter(Role):
 
     def __init__(
         self,
-        client: Any,
+        client: ChatClient,
         model: str,
-        translator: Any,
+        translator: PostTranslator,
         *,
         prompts: PromptTemplates | None = None,
         examples: Sequence[Conversation] | None = None,
@@ -157,10 +160,8 @@ class CodeInterpreter(Role):
             return None
         return first_text(post, AttachmentType.reply_content)
 
-    def record_execution(self, post: Post, result: Any, observer: Observer | None = None) -> Post:
+    def record_execution(self, post: Post, result: ExecutionResult, observer: Observer | None = None) -> Post:
         """Add what the run produced (a kernel ExecutionResult) and route the post."""
-        from twnb.kernel import execution_text_for_llm
-
         revisions = self._revisions.pop(post.id, 0)
         text = execution_text_for_llm(result, max_chars=self.result_chars, relative_to=self.workdir)
         error = f"{result.error.ename}: {result.error.evalue}" if result.error is not None else None
@@ -170,15 +171,15 @@ class CodeInterpreter(Role):
             AttachmentType.execution_result,
             text,
             observer,
-            extra={
-                "execution_id": result.execution_id,
-                "status": result.status,
-                "error": error,
-                "variables": [v.to_dict() for v in result.variables],
-                "outputs": list(result.outputs),
-                "duration_s": round(result.duration_s, 3),
-                "notes": list(result.notes),
-            },
+            extra=ExecutionRecord(
+                execution_id=result.execution_id,
+                status=result.status,
+                error=error,
+                variables=[v.to_dict() for v in result.variables],
+                outputs=list(result.outputs),
+                duration_s=round(result.duration_s, 3),
+                notes=list(result.notes),
+            ),
         )
         attach(post, AttachmentType.artifact_paths, [str(p) for p in result.artifacts], observer)
         timing = post.extra.setdefault("timing", {})
@@ -200,21 +201,6 @@ class CodeInterpreter(Role):
         attach(post, AttachmentType.execution_result, text, observer)
         post.send_to = "Planner"
         self._set_message(post, text, observer)
-        return post
-
-    def reply(
-        self, memory: Memory, observer: Observer | None = None, executor: Any = None, **kwargs: Any
-    ) -> Post:
-        """TaskWeaver's one-call turn: generate, run on `executor`, record. The session does not use it
-        (its driver yields the code instead), but scripts may."""
-        post = self.generate(memory, observer)
-        code = self.code_to_run(post)
-        if code is not None:
-            if executor is None:
-                raise ValueError(
-                    "this reply has code to run: pass executor=..., or use generate/record_execution"
-                )
-            self.record_execution(post, executor.run(code), observer)
         return post
 
     # -- pieces ------------------------------------------------------------------------------------
@@ -256,7 +242,7 @@ class CodeInterpreter(Role):
             observer.on_event(MessageDelta(post.id, message, True))
 
     @staticmethod
-    def _outcome_message(result: Any, error: str | None) -> str:
+    def _outcome_message(result: ExecutionResult, error: str | None) -> str:
         if result.success:
             parts = ["The code ran successfully."]
             made = [

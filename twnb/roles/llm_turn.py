@@ -19,31 +19,45 @@ raises `ReplyTooLong`, which fails the Round with that reason: a model that ramb
 do it again, and storing and showing all of it helps no one. Its post keeps the text up to the limit.
 
 Every other LLM error (after the SDK's own HTTP retries), the last dropped stream and Ctrl-C go up to
-the session, which fails the Round with its posts kept. What had arrived is not thrown away: the error
-carries an *unfinished* Post (`unfinished_post(error)`, see role.py) built from the text received so
-far, marked `extra["incomplete"]` (why) with that text in `extra["raw_text"]`, for the session to keep.
+the session, which fails the Round with its posts kept. What had arrived is not thrown away: when any
+text arrived, the error comes wrapped in a `ReplyCutShort` (role.py) whose `post` is built from it,
+marked `extra["incomplete"]` (why) with that text in `extra["raw_text"]`, for the session to keep.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.messages import Msg, to_openai_messages
-from twnb.memory import NullObserver, Observer, Post, PostRetry, PostStarted, StatusChanged, UsageReported
+from twnb.llm.usage import Usage
+from twnb.memory import (
+    DroppedAttempt,
+    NullObserver,
+    Observer,
+    Post,
+    PostRetry,
+    PostStarted,
+    StatusChanged,
+    TimingRecord,
+    UsageRecord,
+    UsageReported,
+    add_usage,
+)
 from twnb.roles.errors import TranslationError
-from twnb.roles.role import RoleFailure, keep_unfinished
-from twnb.roles.translator import REASONING_CAP  # one cap for every source of a reply's thinking
+from twnb.roles.role import ReplyCutShort, RoleFailure
+from twnb.roles.translator import REASONING_CAP, PostTranslator  # one cap for every thinking source
 
 
 class ReplyUnreadable(Exception):
     """Every attempt gave a reply the translator could not read. `attempts` holds each one's `reason`
     and `raw_text`, oldest first; the last attempt's `TranslationError` is the `__cause__`."""
 
-    def __init__(self, message: str, attempts: list[dict[str, str]]) -> None:
+    def __init__(self, message: str, attempts: list[DroppedAttempt]) -> None:
         super().__init__(message)
         self.attempts = attempts
 
@@ -80,28 +94,11 @@ class ReplyTooLong(RoleFailure):
 class TurnResult:
     post: Post
     raw_text: str
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: UsageRecord = field(default_factory=lambda: UsageRecord())
 
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """Token counts and LLM wall time summed (`calls` counted); the model keeps the latest value.
-
-    Time to first token is a figure of one call, not a sum: it is not carried (LLMTurn sets it per
-    post), so a Round's usage has the total LLM time and each post its own first-token time."""
-    for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
-        total[key] = int(total.get(key) or 0) + int(usage.get(key) or 0)
-    total["calls"] = int(total.get("calls") or 0) + int(usage.get("calls") or 1)
-    wall = float(total.get("wall_time_s") or 0.0) + float(usage.get("wall_time_s") or 0.0)
-    total["wall_time_s"] = round(wall, 3)
-    if usage.get("estimated"):
-        total["estimated"] = True
-    if usage.get("model"):
-        total["model"] = usage["model"]
-    return total
 
 
 def combine_reasoning(*parts: str, cap: int = REASONING_CAP) -> str:
@@ -113,7 +110,7 @@ def combine_reasoning(*parts: str, cap: int = REASONING_CAP) -> str:
     return text[:cap] + f"\n[... {len(text) - cap} more characters of reasoning not kept]"
 
 
-def attempt_text(error: BaseException, stream: Any) -> str:
+def attempt_text(error: BaseException, stream: ReplyStream | None) -> str:
     """The raw text one failed attempt received: each error class names it its own way."""
     if isinstance(error, TranslationError):
         return error.raw_text
@@ -121,17 +118,17 @@ def attempt_text(error: BaseException, stream: Any) -> str:
 
     if isinstance(error, LLMStreamDropped):
         return error.partial_text
-    return str(getattr(stream, "raw_text", "") or "") if stream is not None else ""
+    return stream.raw_text if stream is not None else ""
 
 
 @dataclass
 class LLMTurn:
     """Calls `client.stream` for one role and translates the reply (see the module docstring)."""
 
-    client: Any
+    client: ChatClient
     model: str
     role: str
-    translator: Any
+    translator: PostTranslator
     attempts: int = 3
     response_format: dict[str, Any] | None = None
     required_keys: tuple[str, ...] = ()
@@ -144,21 +141,18 @@ class LLMTurn:
         post_id: str,
         send_to: str,
         observer: Observer | None = None,
-        on_attempt_start: Callable[[], None] | None = None,
     ) -> TurnResult:
         from twnb.llm.errors import LLMStreamDropped
 
         request = _openai_request(messages)
         observer = observer or NullObserver()
-        dropped: list[dict[str, str]] = []
-        usage_total: dict[str, Any] = {}
+        dropped: list[DroppedAttempt] = []
+        usage_total = UsageRecord()
         started_at, started = now_iso(), time.perf_counter()
         observer.on_event(PostStarted(post_id=post_id, send_from=self.role, send_to=send_to))
         for attempt in range(1, self.attempts + 1):
-            if on_attempt_start is not None:
-                on_attempt_start()
             observer.on_event(StatusChanged(f"{self.role}: calling the LLM"))
-            stream: Any = None
+            stream: ReplyStream | None = None
             try:
                 stream = self.client.stream(
                     request, model=self.model, role=self.role, response_format=self.response_format
@@ -178,7 +172,11 @@ class LLMTurn:
                 if attempt == self.attempts:
                     if isinstance(error, LLMStreamDropped):
                         timing = _timing(started_at, started)
-                        self._keep_partial(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
+                        cut = self._cut_short(
+                            error, raw, stream, post_id, send_to, dropped, usage_total, timing
+                        )
+                        if cut is not None:
+                            raise cut from error
                         raise
                     dropped.append({"reason": reason, "raw_text": raw})
                     raise ReplyUnreadable(
@@ -196,7 +194,9 @@ class LLMTurn:
                 if isinstance(error, ReplyTooLong):
                     raw = raw[: error.limit]  # what came past the limit is not kept either
                 timing = _timing(started_at, started)
-                self._keep_partial(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
+                cut = self._cut_short(error, raw, stream, post_id, send_to, dropped, usage_total, timing)
+                if cut is not None:
+                    raise cut from error
                 raise
             self._count(stream, usage_total)
             post.id = post_id
@@ -205,25 +205,25 @@ class LLMTurn:
             self._add_reasoning(post, stream)
             if usage_total:
                 post.extra["usage"] = usage_total
-                observer.on_event(UsageReported(post_id=post_id, usage=dict(usage_total)))
+                observer.on_event(UsageReported(post_id=post_id, usage=usage_total.copy()))
             post.extra["timing"] = _timing(started_at, started)
-            return TurnResult(post=post, raw_text=getattr(stream, "raw_text", "") or "", usage=usage_total)
+            return TurnResult(post=post, raw_text=stream.raw_text, usage=usage_total)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def _keep_partial(
+    def _cut_short(
         self,
         error: BaseException,
         raw: str,
-        stream: Any,
+        stream: ReplyStream | None,
         post_id: str,
         send_to: str,
-        dropped: list[dict[str, str]],
-        usage: dict[str, Any],
-        timing: dict[str, Any],
-    ) -> None:
-        """Attach to `error` the Post made of what this turn received, if anything arrived."""
+        dropped: list[DroppedAttempt],
+        usage: UsageRecord,
+        timing: TimingRecord,
+    ) -> ReplyCutShort | None:
+        """`error` with the Post made of what this turn received, if anything arrived."""
         if not raw.strip() and not dropped:
-            return
+            return None
         try:
             post = self.translator.raw_text_to_post([raw], self.role, None, post_id=post_id, send_to=send_to)
         except TranslationError as unreadable:  # the usual case: the reply was cut off
@@ -241,14 +241,14 @@ class LLMTurn:
             post.extra["dropped_attempts"] = list(dropped)
         self._add_reasoning(post, stream)
         if usage:
-            post.extra["usage"] = dict(usage)
+            post.extra["usage"] = usage.copy()
         post.extra["timing"] = timing
-        keep_unfinished(error, post)
+        return ReplyCutShort(error, post)
 
     @staticmethod
-    def _add_reasoning(post: Post, stream: Any) -> None:
+    def _add_reasoning(post: Post, stream: ReplyStream | None) -> None:
         """The server's reasoning (streamed apart) and the reply's own think block, both kept."""
-        served = str(getattr(stream, "reasoning", "") or "") if stream is not None else ""
+        served = stream.reasoning if stream is not None else ""
         reasoning = combine_reasoning(served, str(post.extra.get("reasoning") or ""))
         if reasoning:
             post.extra["reasoning"] = reasoning
@@ -256,14 +256,13 @@ class LLMTurn:
             post.extra.pop("reasoning", None)
 
     @staticmethod
-    def _count(stream: Any, total: dict[str, Any]) -> None:
-        usage = getattr(stream, "usage", None) if stream is not None else None
+    def _count(stream: ReplyStream | None, total: UsageRecord) -> None:
+        usage = stream.usage if stream is not None else None
         if usage is None:
             return
-        data = usage.to_dict() if hasattr(usage, "to_dict") else dict(usage)
-        add_usage(total, data)
-        first = data.get("time_to_first_token_s")
-        total["time_to_first_token_s"] = round(float(first), 3) if first is not None else None
+        add_usage(total, _record(usage))
+        first = usage.time_to_first_token_s
+        total["time_to_first_token_s"] = round(first, 3) if first is not None else None
 
 
 def _openai_request(messages: Sequence[Msg]) -> list[dict[str, Any]]:
@@ -277,7 +276,19 @@ def _openai_request(messages: Sequence[Msg]) -> list[dict[str, Any]]:
     return to_openai_messages(messages)
 
 
-def _timing(started_at: str, started: float) -> dict[str, Any]:
+def _record(usage: Usage) -> UsageRecord:
+    """One call's usage as the record a Post keeps."""
+    return UsageRecord(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        cached_tokens=usage.cached_tokens,
+        wall_time_s=usage.wall_time_s,
+        estimated=usage.estimated,
+        model=usage.model,
+    )
+
+
+def _timing(started_at: str, started: float) -> TimingRecord:
     return {
         "started_at": started_at,
         "ended_at": now_iso(),
@@ -285,7 +296,7 @@ def _timing(started_at: str, started: float) -> dict[str, Any]:
     }
 
 
-def _chunks(stream: Any, role: str, limit: int | None) -> Iterator[str]:
+def _chunks(stream: ReplyStream, role: str, limit: int | None) -> Iterator[str]:
     """The stream's pieces, until they pass `limit` characters: then the stream is closed (the rest
     is never read, so a runaway reply costs no more time or memory) and ReplyTooLong raised."""
     received = 0

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
+from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
@@ -21,6 +21,7 @@ from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_exampl
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleFailure, RoleRoundViews, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy
+from twnb.roles.translator import PostTranslator
 
 REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
 # TaskWeaver's `stop` values: why the Planner stops (InProcess while work remains).
@@ -71,9 +72,9 @@ class Planner(Role):
 
     def __init__(
         self,
-        client: Any,
+        client: ChatClient,
         model: str,
-        translator: Any,
+        translator: PostTranslator,
         *,
         workers: Sequence[Worker],
         prompts: PromptTemplates | None = None,
@@ -110,7 +111,7 @@ class Planner(Role):
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 
-    def reply(self, memory: Memory, observer: Observer | None = None, **kwargs: Any) -> Post:
+    def reply(self, memory: Memory, observer: Observer | None = None) -> Post:
         corrections = sum(
             1 for p in current_round_posts(memory) if p.send_from == self.alias and p.send_to == self.alias
         )
@@ -139,7 +140,7 @@ class Planner(Role):
             )
         revised = Post.create(f"The reply could not be used: {what}.", self.alias, self.alias)
         revised.id = post.id
-        revised.extra = dict(post.extra)
+        revised.extra = post.extra.copy()
         attach(revised, AttachmentType.invalid_response, raw_text, observer)
         attach(
             revised,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from typing import Any
 
@@ -14,21 +13,16 @@ class RoleFailure(Exception):
     the Round with this message as the reason, every post kept."""
 
 
-_UNFINISHED = "twnb_unfinished_post"
+class ReplyCutShort(BaseException):
+    """A reply stopped by `error` (an LLM error, Ctrl-C, ...) after part of it arrived: `post` is that
+    part, for the session to keep in the failed Round; the session decides from `error`.
 
+    A BaseException, as the Ctrl-C it may stand for: no `except Exception` on the way swallows it."""
 
-def keep_unfinished(error: BaseException, post: Post) -> None:
-    """Let `error` carry the post a role was making when it struck (a reply cut off, code whose result
-    never came back), so the session keeps it in the failed Round instead of losing it."""
-    # An exception type that takes no attributes loses the post, never the error.
-    with contextlib.suppress(AttributeError):
-        setattr(error, _UNFINISHED, post)
-
-
-def unfinished_post(error: BaseException) -> Post | None:
-    """The post `error` carries (see `keep_unfinished`), or None."""
-    post = getattr(error, _UNFINISHED, None)
-    return post if isinstance(post, Post) else None
+    def __init__(self, error: BaseException, post: Post) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+        self.post = post
 
 
 class Role:
@@ -40,21 +34,6 @@ class Role:
     def __init__(self, *, alias: str | None = None, intro: str = "") -> None:
         self.alias = alias or self.name
         self.intro = intro
-
-    def get_intro(self) -> str:
-        return self.intro
-
-    def get_alias(self) -> str:
-        return self.alias
-
-    def set_alias(self, alias: str) -> None:
-        self.alias = alias
-
-    def reply(self, memory: Memory, **kwargs: Any) -> Post:
-        raise NotImplementedError(f"{type(self).__name__}.reply")
-
-    def close(self) -> None:
-        """Release what the role holds (nothing by default)."""
 
 
 def attach(

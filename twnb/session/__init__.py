@@ -1,38 +1,19 @@
-"""session layer: the Round driver, autosave, limits, cancellation.
+"""session layer: the Round driver, autosave, limits, cancellation, and the factory that builds a
+session from settings. See docs/architecture.md, "A Round's data flow". `__all__` is the layer's
+public API."""
 
-See docs/architecture.md, "A Round's data flow".
+from twnb.session.autosave import is_autosave_file, load_autosaved_conversation
+from twnb.session.code_request import CodeRequest
+from twnb.session.factory import build_live_session, build_session, redactor_for
+from twnb.session.session import RoundLimitReached, Session
 
-Names are exported lazily so that `import twnb.session.round_bundle` (the notebook's MIME bundle) does
-not pull in the roles and the LLM client.
-"""
-
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "CodeRequest": "twnb.session.code_request",
-    "Session": "twnb.session.session",
-    "RoundLimitReached": "twnb.session.session",
-    "build_session": "twnb.session.factory",
-    "build_live_session": "twnb.session.factory",
-    "redactor_for": "twnb.session.factory",
-    "load_autosaved_conversation": "twnb.session.autosave",
-    "is_autosave_file": "twnb.session.autosave",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'twnb.session' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__all__ = [
+    "CodeRequest",
+    "RoundLimitReached",
+    "Session",
+    "build_live_session",
+    "build_session",
+    "is_autosave_file",
+    "load_autosaved_conversation",
+    "redactor_for",
+]

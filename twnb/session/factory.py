@@ -10,21 +10,27 @@ server works.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from twnb.kernel.executor import Executor
+from twnb.llm.chat_client import ChatClient
 from twnb.memory import Memory, create_id
 from twnb.memory.logs import set_log_scrubber
 from twnb.session.session import Session
 
+if TYPE_CHECKING:
+    from twnb.llm.redaction import Redactor
+    from twnb.roles.verification import VerificationConfig
+
 
 def build_session(
     settings: Any,
-    executor: Any,
+    executor: Executor,
     *,
-    client: Any = None,
+    client: ChatClient | None = None,
     session_dir: Path | None = None,
     record: bool | None = None,
-    redactor: Any = None,
+    redactor: Redactor | None = None,
 ) -> Session:
     """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
     `executor`.
@@ -60,7 +66,7 @@ def build_session(
         replay_from=_replay_path(settings) if client is None else None,
     )
 
-    namespace_summary = getattr(executor, "namespace_summary", None)
+    namespace_summary = executor.namespace_summary
     examples = _examples_folder(settings)
     translator = PostTranslator()
     code_interpreter = CodeInterpreter(
@@ -71,7 +77,7 @@ def build_session(
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
         response_format="json_schema",
-        workdir=getattr(executor, "workdir", None),
+        workdir=executor.workdir,
         example_dirs=_role_folder(examples, "code_interpreter"),
         max_reply_chars=int(plain.max_reply_chars),
     )
@@ -118,7 +124,7 @@ def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Pa
     return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
 
 
-def redactor_for(settings: Any) -> Any:
+def redactor_for(settings: Any) -> Redactor:
     """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
     Without settings (None: they failed to resolve) the environment and the key shapes still count."""
     from twnb.config.redaction import Redactor
@@ -126,7 +132,7 @@ def redactor_for(settings: Any) -> Any:
     return Redactor.from_settings(settings) if settings is not None else Redactor()
 
 
-def _verification(plain: Any) -> Any:
+def _verification(plain: Any) -> VerificationConfig:
     from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, VerificationConfig
 
     extra = frozenset(getattr(plain, "allow_modules", ()) or ())

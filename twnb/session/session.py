@@ -13,26 +13,28 @@ display then write data that is already redacted, so secrets reach none of them.
 Nothing that arrived is dropped on failure: a reply cut off by an LLM error or Ctrl-C is committed as
 it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a
 code post whose result never came back (Ctrl-C, `close()` or an executor error while the driver waited)
-is committed with an `execution_result` saying so. Other Post.extra keys: `usage`, `timing`,
-`reasoning`, `dropped_attempts`. Round.extra: `usage` (tokens, calls and LLM wall time summed over its
-posts; time to first token stays on each post), `timing`, `failure_reason`, and `autosave_failed`
-(the one note, with the reason, when autosaving the Round failed: the Round itself goes on).
+is committed with an `execution_result` saying so. The session writes Round.extra's `usage` (summed
+over its posts; time to first token stays on each post), `timing`, `failure_reason`, and
+`autosave_failed` (the one note, with the reason, when autosaving the Round failed: the Round itself
+goes on); twnb.memory.extras lists every key.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from twnb.kernel.executor import Executor
+from twnb.kernel.result import ExecutionResult
 from twnb.memory import (
     Conversation,
     Memory,
     NullObserver,
     Observer,
     ObserverGroup,
+    Plan,
     PlanUpdated,
     Post,
     PostCommitted,
@@ -41,16 +43,22 @@ from twnb.memory import (
     RoundFailed,
     RoundStarted,
     StatusChanged,
+    add_usage,
     create_id,
     derive_plan,
 )
 from twnb.memory.logs import get_logger
-from twnb.roles.llm_turn import add_usage, now_iso
-from twnb.roles.role import RoleFailure, unfinished_post
+from twnb.roles.code_interpreter import CodeInterpreter
+from twnb.roles.llm_turn import now_iso
+from twnb.roles.planner import Planner
+from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import AUTOSAVE_FAILED, save_round
 from twnb.session.code_request import CodeRequest
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
+
+if TYPE_CHECKING:
+    from twnb.llm.redaction import Redactor
 
 logger = get_logger(__name__)
 
@@ -66,12 +74,12 @@ class Session:
     def __init__(
         self,
         *,
-        planner: Any,
-        code_interpreter: Any,
-        executor: Any,
+        planner: Planner,
+        code_interpreter: CodeInterpreter,
+        executor: Executor,
         session_dir: Path,
         memory: Memory | None = None,
-        redactor: Any = None,
+        redactor: Redactor | None = None,
         max_posts: int = 20,
         timeout: float | None = 600.0,
         autosave: bool = True,
@@ -88,9 +96,7 @@ class Session:
         self.timeout = timeout
         self.autosave = autosave
         self.cassette_path = cassette_path
-        self.plan: Any = None
-        self._run_takes_id = _accepts(getattr(executor, "run", None), "execution_id")
-        self._run_takes_name = _accepts(getattr(executor, "run", None), "artifact_name")
+        self.plan: Plan | None = None
 
     # -- where things go ---------------------------------------------------------------------------
 
@@ -109,7 +115,7 @@ class Session:
 
     def round_driver(
         self, query: str, observer: Observer | None = None
-    ) -> Generator[CodeRequest, Any, Round]:
+    ) -> Generator[CodeRequest, ExecutionResult, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back."""
         watcher = ObserverGroup([observer or NullObserver()])
         current = self.memory.create_round(self._redact_text(query))
@@ -130,17 +136,23 @@ class Session:
                         f"The Round used its {self.max_posts} internal posts (max_posts) without an answer "
                         "for the User; raise session.max_posts or split the request."
                     )
-                post = yield from self._next_post(current, post.send_to, watcher, waiting)
+                post, result = yield from self._next_post(current, post.send_to, watcher, waiting)
                 internal += 1
                 self._commit(current, index, post, watcher)
-                if _interrupted(post):
+                if result is not None and result.status == "interrupted":
                     raise KeyboardInterrupt
             current.change_round_state("finished")
-        except BaseException as error:
+        except BaseException as raised:
+            # A reply cut short comes with what arrived of it; the Round ends on the error inside.
+            error = raised.error if isinstance(raised, ReplyCutShort) else raised
+            unfinished = raised.post if isinstance(raised, ReplyCutShort) else None
             failure = self._failure_reason(error)
-            self._keep(current, index, unfinished_post(error) or (waiting[-1] if waiting else None), watcher)
+            self._keep(current, index, unfinished or (waiting[-1] if waiting else None), watcher)
             if not isinstance(error, Exception | KeyboardInterrupt | GeneratorExit):
-                raise  # SystemExit and the like: the Round is failed and saved, the exit goes on
+                # SystemExit and the like: the Round is failed and saved, the exit goes on
+                if error is raised:
+                    raise
+                raise error from None
         finally:
             if failure is not None:
                 current.change_round_state("failed")
@@ -183,13 +195,14 @@ class Session:
 
     def _next_post(
         self, round: Round, recipient: str, watcher: Observer, waiting: list[Post]
-    ) -> Generator[CodeRequest, Any, Post]:
+    ) -> Generator[CodeRequest, ExecutionResult, tuple[Post, ExecutionResult | None]]:
+        """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
             if post.send_to != self.planner.alias:  # a self-correction changes no plan
                 self.plan = derive_plan(self.plan, post, user_query=round.user_query)
                 watcher.on_event(PlanUpdated(self.plan))
-            return post
+            return post, None
         if recipient == self.code_interpreter.alias:
             post = self.code_interpreter.generate(self.memory, watcher)
             code = self.code_interpreter.code_to_run(post)
@@ -206,7 +219,8 @@ class Session:
                     raise
                 self.code_interpreter.record_execution(post, result, watcher)
                 waiting.remove(post)
-            return post
+                return post, result
+            return post, None
         raise RoleFailure(
             f"A post was addressed to {recipient!r}, which is not a role of this session "
             f"({self.planner.alias}, {self.code_interpreter.alias} or User)."
@@ -225,7 +239,7 @@ class Session:
         round.add_post(post)
         usage = post.extra.get("usage")
         if usage:
-            round.extra["usage"] = add_usage(dict(round.extra.get("usage") or {}), usage)
+            round.extra["usage"] = add_usage(round.extra.get("usage", {}).copy(), usage)
         self._autosave(round, index, watcher)  # before the event: a watcher may read the file
         watcher.on_event(PostCommitted(post))
 
@@ -258,26 +272,29 @@ class Session:
         """One Round, its code run on the executor. Never raises for an expected failure: check
         `round.state` and `round.extra["failure_reason"]`."""
         driver = self.round_driver(query, observer)
-        to_send: Any = None
+        to_send: ExecutionResult | None = None
         to_throw: BaseException | None = None
         while True:
             try:
-                request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
+                if to_throw is not None:
+                    request = driver.throw(to_throw)
+                elif to_send is not None:
+                    request = driver.send(to_send)
+                else:
+                    request = next(driver)
             except StopIteration as stop:
-                return stop.value
+                round: Round = stop.value
+                return round
             to_send, to_throw = None, None
             try:
-                to_send = self._execute(request)
+                to_send = self.executor.run(
+                    request.code,
+                    timeout=request.timeout,
+                    execution_id=request.post_id,
+                    artifact_name=request.artifact_name,
+                )
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
-
-    def _execute(self, request: CodeRequest) -> Any:
-        options: dict[str, Any] = {}
-        if self._run_takes_id:
-            options["execution_id"] = request.post_id
-        if self._run_takes_name:
-            options["artifact_name"] = request.artifact_name
-        return self.executor.run(request.code, timeout=request.timeout, **options)
 
     # -- the conversation ------------------------------------------------------------------------------
 
@@ -331,17 +348,3 @@ def _no_result(error: BaseException) -> tuple[str, str]:
     return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."
 
 
-def _interrupted(post: Post) -> bool:
-    for attachment in post.attachment_list:
-        if attachment.type.value == "execution_result" and isinstance(attachment.extra, dict):
-            return attachment.extra.get("status") == "interrupted"
-    return False
-
-
-def _accepts(function: Any, name: str) -> bool:
-    if function is None:
-        return False
-    try:
-        return name in inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False

@@ -1,0 +1,117 @@
+"""What twnb keeps in `extra`: `Post.extra`, `Round.extra`, and the `execution_result` attachment's.
+
+TaskWeaver's reader ignores `extra`, so twnb's own data lives there. Each key is listed here once, with
+its type; the `*_KEYS` tuples name them in the order they are documented. Saved YAML is plain data:
+these are the shapes it is read back as, not wrapper classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypedDict
+
+
+class UsageRecord(TypedDict, total=False):
+    """Tokens, calls and LLM wall time, summed over a Post's attempts or a Round's Posts. `model` is the
+    latest one used; `estimated` is set when a server sent no counts (about four characters a token);
+    `time_to_first_token_s` is a Post's own (None when no text arrived), never summed into a Round's."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    calls: int
+    wall_time_s: float
+    estimated: bool
+    model: str
+    time_to_first_token_s: float | None
+
+
+class TimingRecord(TypedDict, total=False):
+    """UTC ISO 8601 start and end, and the duration in seconds; a code Post adds `execution_s`, the
+    time its code ran."""
+
+    started_at: str
+    ended_at: str
+    duration_s: float
+    execution_s: float
+
+
+class DroppedAttempt(TypedDict):
+    """One LLM attempt that was not used (the stream dropped, or the reply could not be read)."""
+
+    reason: str
+    raw_text: str
+
+
+class PostExtra(TypedDict, total=False):
+    """`Post.extra`.
+
+    - `usage`, `timing`: of the LLM call(s) that made the Post (`timing.execution_s`: its code's run).
+    - `reasoning`: the model's thinking, capped; never sent back in a prompt.
+    - `dropped_attempts`: attempts that were not used, oldest first.
+    - `incomplete`: why a reply cut off (an LLM error, Ctrl-C) stopped before it was complete;
+      `raw_text` then holds what arrived.
+    - `unknown_keys`: reply keys that are no attachment type, with their text.
+    - `edited_from`: the code a person replaced before it ran (reserved for step mode).
+    """
+
+    usage: UsageRecord
+    timing: TimingRecord
+    reasoning: str
+    dropped_attempts: list[DroppedAttempt]
+    incomplete: str
+    raw_text: str
+    unknown_keys: dict[str, str]
+    edited_from: str
+
+
+class RoundExtra(TypedDict, total=False):
+    """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
+    it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
+    autosaving the Round failed), and `ledger` (reserved: what the Round's code changed)."""
+
+    usage: UsageRecord
+    timing: TimingRecord
+    failure_reason: str
+    autosave_failed: str
+    ledger: dict[str, Any]
+
+
+class ExecutionRecord(TypedDict):
+    """The `execution_result` attachment's `extra`: what the kernel reported, beside the bounded text
+    the LLM sees. `outputs` are nbformat v4 output dicts (for replay); `variables` the names the code
+    created, rebound, changed or deleted (`VariableChange.to_dict()`)."""
+
+    execution_id: str
+    status: str
+    error: str | None
+    variables: list[dict[str, Any]]
+    outputs: list[dict[str, Any]]
+    duration_s: float
+    notes: list[str]
+
+
+POST_EXTRA_KEYS: Final = tuple(PostExtra.__annotations__)
+ROUND_EXTRA_KEYS: Final = tuple(RoundExtra.__annotations__)
+EXECUTION_RECORD_KEYS: Final = tuple(ExecutionRecord.__annotations__)
+USAGE_KEYS: Final = tuple(UsageRecord.__annotations__)
+
+
+def add_usage(total: UsageRecord, usage: UsageRecord) -> UsageRecord:
+    """`usage` added into `total` (which is returned): token counts and LLM wall time summed, `calls`
+    counted (a record without it is one call); the model keeps the latest value.
+
+    Time to first token is a figure of one call, not a sum: it is not carried, so a Round's usage has
+    the total LLM time and each Post its own first-token time."""
+    total["prompt_tokens"] = int(total.get("prompt_tokens") or 0) + int(usage.get("prompt_tokens") or 0)
+    total["completion_tokens"] = int(total.get("completion_tokens") or 0) + int(
+        usage.get("completion_tokens") or 0
+    )
+    total["cached_tokens"] = int(total.get("cached_tokens") or 0) + int(usage.get("cached_tokens") or 0)
+    total["calls"] = int(total.get("calls") or 0) + int(usage.get("calls") or 1)
+    wall = float(total.get("wall_time_s") or 0.0) + float(usage.get("wall_time_s") or 0.0)
+    total["wall_time_s"] = round(wall, 3)
+    if usage.get("estimated"):
+        total["estimated"] = True
+    if usage.get("model"):
+        total["model"] = usage["model"]
+    return total

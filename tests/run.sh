@@ -32,4 +32,5 @@ python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e ".[dev]"
 
 ruff check twnb tests bench
+mypy  # [tool.mypy] in pyproject.toml: what it checks, and how strictly
 python -m pytest "$@"

@@ -219,7 +219,7 @@ def _check_live_settings(env: dict[str, str]) -> None:
         "OPENAI_API_VERSION": settings.api_version,
     }
     env.update({name: value for name, value in handed.items() if value})
-    if settings.has_real_api_key and settings.api_key_env not in env:
+    if settings.has_real_api_key and settings.api_key and settings.api_key_env not in env:
         env[settings.api_key_env] = settings.api_key
 
 

@@ -41,7 +41,7 @@ def _refusing_autocall(shell: Any) -> Any:
         def __repr__(self) -> str:
             return "<exit/quit: disabled while twnb runs generated code>"
 
-    return RefusingExit(shell)
+    return RefusingExit(shell)  # type: ignore[no-untyped-call]  # IPython leaves it untyped
 
 
 @contextlib.contextmanager

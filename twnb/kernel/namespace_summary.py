@@ -158,7 +158,7 @@ def _fallback_type(value: Any) -> str:
     try:
         return _qualified_type(value)
     except Exception:  # a type whose own attributes raise: its bare name will do
-        return type.__dict__["__name__"].__get__(type(value))
+        return str(type.__dict__["__name__"].__get__(type(value)))
 
 
 def summarize_namespace(

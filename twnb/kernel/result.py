@@ -50,7 +50,8 @@ class VariableChange:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> VariableChange:
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
+        known: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
+        return cls(**known)
 
 
 @dataclass

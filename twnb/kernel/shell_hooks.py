@@ -112,7 +112,7 @@ def recorded_shell_output(
         stack.enter_context(_patched(displayhook, "write_output_prompt", write_output_prompt))
         stack.enter_context(_patched(displayhook, "finish_displayhook", finish_displayhook))
         stack.enter_context(_patched(shell, "_showtraceback", showtraceback))
-        sys.stdout, sys.stderr = tees  # type: ignore[assignment]
+        sys.stdout, sys.stderr = tees
         try:
             yield
         finally:

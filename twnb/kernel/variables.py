@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from twnb.kernel.result import VariableChange
+from twnb.kernel.result import VariableChange, VariableChangeKind
 
 # Names IPython puts in every user namespace; never the user's variables.
 IPYTHON_NAMES = frozenset(
@@ -51,8 +51,8 @@ def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str,
                 raw_shape = getattr(value, "shape", None)
                 if isinstance(raw_shape, tuple) and all(isinstance(n, int) for n in raw_shape):
                     shape = list(raw_shape)
-                columns = getattr(value, "columns", None)
-                dtypes = getattr(value, "dtypes", None)
+                columns: Any = getattr(value, "columns", None)
+                dtypes: Any = getattr(value, "dtypes", None)
                 is_frame = columns is not None and dtypes is not None and not callable(dtypes)
                 if is_frame and len(columns) <= 5000:
                     names = [str(t) for t in list(dtypes)]
@@ -85,6 +85,7 @@ def variable_delta(before: dict[str, Signature], after: dict[str, Signature]) ->
             changes.append(VariableChange(name, "created", type_name, shape, dtype))
             continue
         old_type, old_shape, _old_dtype, old_identity, old_dtype_sig = old
+        kind: VariableChangeKind
         if identity != old_identity:
             kind = "rebound"
         elif (type_name, shape, dtype_sig) != (old_type, old_shape, old_dtype_sig):

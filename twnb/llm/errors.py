@@ -189,11 +189,12 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
             "Wait a little and run it again, or raise the account's limits.",
             **where,
         )
-    if isinstance(exc, openai.BadRequestError) or getattr(exc, "status_code", None) == 422:
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.BadRequestError) or status == 422:
         param = _server_param(exc)
         named = f" (parameter {param!r})" if param else ""
         return LLMBadRequestError(
-            f"The server at {url} refused {ctx.call}{named}: HTTP {exc.status_code}: {said}",
+            f"The server at {url} refused {ctx.call}{named}: HTTP {status}: {said}",
             param=param,
             **where,
         )

@@ -19,7 +19,9 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
+
+from twnb.memory import PostExtra, SharedMemoryEntry
 
 if TYPE_CHECKING:
     from twnb.memory import Post
@@ -154,7 +156,7 @@ class Msg:
         """str content as is; else the text blocks joined (thinking skipped); None when there are none."""
         if isinstance(self.content, str):
             return self.content
-        texts = [b.get("text", "") for b in self.content if b.get("type") == "text"]
+        texts = [str(b.get("text", "")) for b in self.content if b.get("type") == "text"]
         return separator.join(texts) if texts else None
 
     def get_content_blocks(self, block_type: str | Sequence[str] | None = None) -> list[ContentBlock]:
@@ -201,13 +203,14 @@ def _convert(msg: Msg, vision: bool) -> list[dict[str, Any]]:
         elif kind == "image":
             parts.append(_image_part(block, vision))  # type: ignore[arg-type]
         elif kind == "tool_use":
+            tool = cast(ToolUseBlock, block)
             tool_calls.append(
                 {
-                    "id": block["id"],
+                    "id": tool["id"],
                     "type": "function",
                     "function": {
-                        "name": block["name"],
-                        "arguments": block.get("raw_input") or json.dumps(block.get("input", {})),
+                        "name": tool["name"],
+                        "arguments": tool.get("raw_input") or json.dumps(tool.get("input", {})),
                     },
                 }
             )
@@ -233,13 +236,13 @@ def _join_parts(parts: list[dict[str, Any]], role: str) -> str | list[dict[str, 
 
 
 def _image_part(block: ImageBlock, vision: bool) -> dict[str, Any]:
-    source = block.get("source", {})
+    source: Any = block.get("source", {})  # a loaded Msg's block may lack any key
     if source.get("type") == "url":
-        url = source.get("url", "")
+        url = str(source.get("url", ""))
         label = url if not url.startswith("data:") else "inline image"
     else:
-        data = source.get("data", "")
-        media_type = source.get("media_type", "image/png")
+        data = str(source.get("data", ""))
+        media_type = str(source.get("media_type", "image/png"))
         url = data if data.startswith("data:") else f"data:{media_type};base64,{data}"
         label = f"{media_type} image"
     if not vision:
@@ -251,7 +254,7 @@ def _tool_result_messages(block: ToolResultBlock, vision: bool) -> list[dict[str
     output = block.get("output", "")
     if isinstance(output, str):
         return [{"role": "tool", "tool_call_id": block["id"], "content": output}]
-    texts = [b.get("text", "") for b in output if b.get("type") == "text"]
+    texts = [str(b.get("text", "")) for b in output if b.get("type") == "text"]
     images = [_image_part(b, vision) for b in output if b.get("type") == "image"]  # type: ignore[arg-type]
     messages: list[dict[str, Any]] = [
         {"role": "tool", "tool_call_id": block["id"], "content": "\n".join(texts)}
@@ -286,7 +289,9 @@ def post_to_msg(post: Post, *, round_id: str | None = None) -> Msg:
     result_index: int | None = None
     for attachment in post.attachment_list:
         kind = attachment.type.value
-        extra = attachment.extra.to_dict() if hasattr(attachment.extra, "to_dict") else attachment.extra
+        extra = attachment.extra
+        if isinstance(extra, SharedMemoryEntry):
+            extra = extra.to_dict()
         entry: dict[str, Any] = {
             "id": attachment.id,
             "type": kind,
@@ -300,7 +305,8 @@ def post_to_msg(post: Post, *, round_id: str | None = None) -> Msg:
                 result_index = len(blocks)
                 blocks.append(ToolResultBlock(type="tool_result", id=call_id, name="python", output=[]))
             if kind == "execution_result":
-                output = blocks[result_index]["output"]  # type: ignore[typeddict-item]
+                result_block = cast(ToolResultBlock, blocks[result_index])
+                output = cast(list[TextBlock | ImageBlock], result_block["output"])
                 output.append(TextBlock(type="text", text=_text(content)))
                 output.extend(_images_in_outputs(attachment.extra))
                 entry["block"] = result_index
@@ -373,14 +379,14 @@ def msg_to_post(msg: Msg) -> Post:
         else:
             attachments.append(Attachment.from_dict(data))
     first = blocks[0] if blocks else None
-    message = first.get("text", "") if first and first.get("type") == "text" else ""
+    message = str(first.get("text", "")) if first and first.get("type") == "text" else ""
     return Post(
         id=msg.id,
         send_from=msg.name,
         send_to=twnb.get("send_to", "Unknown"),
         message=message,
         attachment_list=attachments,
-        extra=copy.deepcopy(twnb.get("extra") or {}),
+        extra=cast(PostExtra, copy.deepcopy(twnb.get("extra") or {})),
     )
 
 
@@ -420,7 +426,8 @@ def _function_block(attachment_id: str, content: Any) -> ToolUseBlock:
     )
 
 
-def _content_from_block(kind: str, block: ContentBlock) -> Any:
+def _content_from_block(kind: str, content_block: ContentBlock) -> Any:
+    block: Any = content_block  # a loaded Msg's block may lack any key: read each one with .get
     block_type = block.get("type")
     if block_type == "text":
         return block.get("text", "")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +132,7 @@ class ChatStream:
         self.close()
 
     # -- internals -------------------------------------------------------------------------------
-    def _run(self) -> Iterator[str]:
+    def _run(self) -> Generator[str, None, None]:
         error: LLMError | None = None
         try:
             for chunk in self._chunks:

@@ -128,7 +128,7 @@ class Attachment:
         return self.__repr__()
 
     def to_dict(self) -> dict[str, Any]:
-        extra = self.extra.to_dict() if hasattr(self.extra, "to_dict") else self.extra
+        extra = self.extra.to_dict() if isinstance(self.extra, SharedMemoryEntry) else self.extra
         content = list(self.content) if isinstance(self.content, list) else self.content
         return {"id": self.id, "type": self.type.value, "content": content, "extra": extra}
 

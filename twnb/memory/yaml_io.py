@@ -160,7 +160,7 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
 
 
 def _make_dumper(base: type) -> type:
-    class Dumper(base):  # type: ignore[misc, valid-type]
+    class Dumper(base):  # type: ignore[misc]
         def ignore_aliases(self, data: Any) -> bool:
             return True
 

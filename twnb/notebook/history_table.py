@@ -20,7 +20,7 @@ _REQUEST_CHARS = 70
 
 
 def history_rows(conversation: Any) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for number, round in enumerate(conversation.rounds, start=1):
         extra = round.extra or {}
         duration = (extra.get("timing") or {}).get("duration_s")

@@ -346,7 +346,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             )
             for failure in summary.failed:
                 self._say(f"  raised now: {failure}", error=True)
-        missing = missing_variables(conversation, self.shell.user_ns)
+        missing = missing_variables(conversation, self.shell.user_ns if self.shell is not None else {})
         if missing:
             how = (
                 "ask for them again"

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from json.decoder import scanstring as _scanstring
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]  # C speedup, untyped
 from typing import Literal
 
 ReplyEvent = tuple[str, str, bool]
@@ -61,7 +61,7 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _WS = frozenset(" \t\r\n")
 _NUM_CHARS = re.compile(r"[0-9eE.+\-]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+\-]?[0-9]+)?\Z")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+\-]?[0-9]+)?\Z")
 _LIT_CHARS = re.compile(r"[A-Za-z]*")
 _LITERALS = frozenset(("true", "false", "null"))
 _ANY_VALUE = "a value (a string in double quotes, a number, true, false, null, an object or an array)"
@@ -518,14 +518,14 @@ class ReplyStreamParser:
     def _scalar_more(self, s: str, i: int, out: list[ReplyEvent]) -> int:
         number = self._state == _NUMBER
         m = (_NUM_CHARS if number else _LIT_CHARS).match(s, i)
-        j = m.end()
+        j = m.end() if m is not None else i  # both patterns match the empty string
         self._scalar += s[i:j]
         if j == len(s):
             return j  # may continue in the next chunk
         text = self._scalar
         self._scalar = ""
         if number:
-            if not _NUMBER.match(text):
+            if not _JSON_NUMBER.match(text):
                 return self._scalar_error(s, j, text, "a valid JSON number")
         elif text not in _LITERALS:
             return self._scalar_error(s, j, text, _ANY_VALUE)

@@ -433,7 +433,7 @@ def _attachment_markdown(attachment: Mapping[str, Any]) -> list[str]:
     if not _shown(kind, content):
         return []
     if kind == "artifact_paths":
-        paths = [content] if isinstance(content, str) else [str(p) for p in content]
+        paths = [content] if isinstance(content, str) else [str(p) for p in content or []]
         return [f"*artifacts:* {', '.join(_artifact_link(p) for p in paths)}", ""]
     text = clean_text(content)
     if kind in _CODE_TYPES:

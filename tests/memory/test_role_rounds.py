@@ -171,3 +171,31 @@ def test_views_copy_attachments_and_extras_deeply():
     view.attachment_list[0].extra["k"].append(2)
     assert memory.conversation.to_dict() == before
     assert view.attachment_list[0].to_dict()["id"] == stored.attachment_list[0].id
+
+
+def test_views_carry_each_rounds_extra():
+    memory = _memory(("failed", "finished"))
+    memory.conversation.rounds[0].extra["failure_reason"] = "the model gave up"
+    [failed, _] = memory.get_role_rounds("Planner", include_failure_rounds=True)
+    assert failed.extra == {"failure_reason": "the model gave up"}
+
+
+def test_a_later_call_sees_a_post_added_since_the_last():
+    memory = _memory(("finished",))
+    memory.get_role_rounds("Planner")
+    memory.conversation.rounds[0].add_post(Post.create("more", "User", "Planner"))
+    assert memory.get_role_rounds("Planner")[0].post_list[-1].message == "more"
+
+
+def test_a_later_call_sees_a_message_replaced_since_the_last():
+    memory = _memory(("finished",))
+    memory.get_role_rounds("Planner")
+    memory.conversation.rounds[0].post_list[3].message = "a better answer"
+    assert memory.get_role_rounds("Planner")[0].post_list[-1].message == "a better answer"
+
+
+def test_a_round_that_stops_being_last_loses_its_temporal_parts_on_the_next_call():
+    memory = _memory(("finished",))
+    assert memory.get_role_rounds("Planner")[0].post_list[1].message == "keep drop end"
+    memory.create_round("q1")
+    assert memory.get_role_rounds("Planner")[0].post_list[1].message == "keep  end"

@@ -35,10 +35,38 @@ def _copy_post(post: Post) -> Post:
     )
 
 
+# What a cached view of a Round depends on: the Round itself (held, so its id is not reused), its
+# state, whether it is the last one, and each post with its message and attachment count.
+_ViewKey = tuple[Round, bool, str, tuple[tuple[Post, str, int], ...]]
+
+
+def _view_key(round: Round, *, last: bool) -> _ViewKey:
+    posts = tuple((post, post.message, len(post.attachment_list)) for post in round.post_list)
+    return (round, last, round.state, posts)
+
+
+def _role_view(round: Round, role: RoleName, last: bool) -> Round:
+    """`round` with only `role`'s posts, copied, temporal parts cut unless it is the `last` Round."""
+    view = Round.create(user_query=round.user_query, id=round.id, state=round.state)
+    view.extra = copy.deepcopy(round.extra)
+    for post in round.post_list:
+        if post.send_from == role or post.send_to == role:
+            copied = _copy_post(post)
+            copied.message = (
+                PromptUtil.remove_all_delimiters(post.message)
+                if last
+                else PromptUtil.remove_parts(post.message, delimiter=PromptUtil.DELIMITER_TEMPORAL)
+            )
+            view.add_post(copied)
+    return view
+
+
 class Memory:
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self.conversation = Conversation.init()
+        # (role, include_failure_rounds) -> id(Round) -> (what the view was made from, the view)
+        self._role_views: dict[tuple[RoleName, bool], dict[int, tuple[_ViewKey, Round]]] = {}
 
     def create_round(self, user_query: str) -> Round:
         round = Round.create(user_query=user_query)
@@ -46,30 +74,37 @@ class Memory:
         return round
 
     def get_role_rounds(self, role: RoleName, include_failure_rounds: bool = False) -> list[Round]:
-        """Copies of the rounds holding only the posts `role` sent or received.
+        """Copies of the rounds holding only the posts `role` sent or received, each Round's `extra`
+        included (TaskWeaver's views leave it out).
 
         Failed rounds are left out unless asked for. In every round but the last, temporal parts
         (`PromptUtil.DELIMITER_TEMPORAL`) are cut from messages; in the last, only the markers go.
         Rounds without a post for `role` are still listed (empty). The originals are never changed.
         An empty memory gives `[]` (TaskWeaver raises IndexError).
+
+        Prompts are built from these views on every LLM call, and TaskWeaver copies every post of
+        every Round each time, so a call costs more with each Round. Here a Round's view is copied
+        once and reused until the Round changes (a post added, replaced or given a new message, its
+        attachment count or state changed, or it is no longer the last), so a call costs about the
+        same in Round 100 as in Round 10. Treat the views as read-only: a change to one shows in the
+        next call's view of that Round (never in the conversation).
         """
-        rounds: list[Round] = []
-        for round in self.conversation.rounds:
-            if round.state == "failed" and not include_failure_rounds:
-                continue
-            view = Round.create(user_query=round.user_query, id=round.id, state=round.state)
-            for post in round.post_list:
-                if post.send_from == role or post.send_to == role:
-                    view.add_post(_copy_post(post))
-            rounds.append(view)
-        if not rounds:
-            return rounds
-        for round in rounds[:-1]:
-            for post in round.post_list:
-                post.message = PromptUtil.remove_parts(post.message, delimiter=PromptUtil.DELIMITER_TEMPORAL)
-        for post in rounds[-1].post_list:
-            post.message = PromptUtil.remove_all_delimiters(post.message)
-        return rounds
+        rounds = [
+            round
+            for round in self.conversation.rounds
+            if include_failure_rounds or round.state != "failed"
+        ]
+        cached = self._role_views.get((role, include_failure_rounds), {})
+        fresh: dict[int, tuple[_ViewKey, Round]] = {}
+        views: list[Round] = []
+        for index, round in enumerate(rounds):
+            key = _view_key(round, last=index == len(rounds) - 1)
+            hit = cached.get(id(round))
+            view = hit[1] if hit is not None and hit[0] == key else _role_view(round, role, key[1])
+            fresh[id(round)] = (key, view)
+            views.append(view)
+        self._role_views[(role, include_failure_rounds)] = fresh
+        return views
 
     def get_shared_memory_entries(self, entry_type: SharedMemoryEntryType) -> list[SharedMemoryEntry]:
         """Entries of `entry_type`: conversation-scoped ones from any round, round-scoped ones from the

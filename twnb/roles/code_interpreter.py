@@ -26,7 +26,7 @@ from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
-from twnb.roles.role import Role, RoleRoundViews, attach, current_round_posts
+from twnb.roles.role import Role, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
 from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
@@ -71,7 +71,6 @@ class CodeInterpreter(Role):
             self.templates, self.verification.describe(), examples, policy or CondensePolicy()
         )
         self.namespace_summary = namespace_summary
-        self.round_views = RoleRoundViews(self.alias)
         self.max_retries = max_retries
         self.result_chars = result_chars
         self.workdir = workdir
@@ -85,7 +84,7 @@ class CodeInterpreter(Role):
 
     def compose(self, memory: Memory) -> list[Msg]:
         """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
-        rounds = self.round_views(memory)
+        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from twnb.llm.chat_client import ChatClient, ReplyStream
@@ -48,6 +47,7 @@ from twnb.memory import (
     UsageReported,
     add_usage,
 )
+from twnb.memory.clock import now_iso
 from twnb.roles.errors import TranslationError
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.roles.translator import REASONING_CAP, PostTranslator  # one cap for every thinking source
@@ -95,10 +95,6 @@ class TurnResult:
     post: Post
     raw_text: str
     usage: UsageRecord = field(default_factory=lambda: UsageRecord())
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def combine_reasoning(*parts: str, cap: int = REASONING_CAP) -> str:

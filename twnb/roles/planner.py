@@ -19,7 +19,7 @@ from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
-from twnb.roles.role import Role, RoleFailure, RoleRoundViews, attach, current_round_posts
+from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
@@ -100,14 +100,13 @@ class Planner(Role):
             examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
         self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or CondensePolicy())
         self.namespace_summary = namespace_summary
-        self.round_views = RoleRoundViews(self.alias)
         self.max_self_corrections = max_self_corrections
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
         self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars)
 
     def compose(self, memory: Memory) -> list[Msg]:
         """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
-        rounds = self.round_views(memory)
+        rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         return self.prompt.compose(rounds, summary)
 

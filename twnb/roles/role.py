@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from twnb.memory import Attachment, AttachmentDelta, AttachmentType, Memory, Observer, Post, PromptUtil, Round
+from twnb.memory import Attachment, AttachmentDelta, AttachmentType, Memory, Observer, Post
 
 
 class RoleFailure(Exception):
@@ -56,51 +55,3 @@ def attach(
 def current_round_posts(memory: Memory) -> list[Post]:
     rounds = memory.conversation.rounds
     return rounds[-1].post_list if rounds else []
-
-
-class RoleRoundViews:
-    """What `memory.get_role_rounds(alias, include_failure_rounds=True)` gives (the posts the role sent or
-    received; temporal parts cut from every Round's messages but the last's, whose markers go), plus
-    each Round's `extra` (failure reason, timing), which TaskWeaver's view does not copy.
-
-    TaskWeaver deep-copies every post of every Round on every call, so a prompt costs more with each
-    Round. These views are read-only shallow copies, cached per Round and rebuilt only when the Round
-    changes (a new post, a new state, or no longer being the last), so a call costs about the same in
-    Round 100 as in Round 10. Callers must not modify the views.
-    """
-
-    def __init__(self, alias: str) -> None:
-        self.alias = alias
-        self._cache: dict[str, tuple[tuple[int, int, str, bool], Round]] = {}
-
-    def __call__(self, memory: Memory) -> list[Round]:
-        rounds = memory.conversation.rounds
-        views: list[Round] = []
-        cache: dict[str, tuple[tuple[int, int, str, bool], Round]] = {}
-        for index, original in enumerate(rounds):
-            last = index == len(rounds) - 1
-            key = (id(original), len(original.post_list), original.state, last)
-            hit = self._cache.get(original.id)
-            view = hit[1] if hit is not None and hit[0] == key else self._view(original, last)
-            cache[original.id] = (key, view)
-            views.append(view)
-        self._cache = cache
-        return views
-
-    def _view(self, original: Round, last: bool) -> Round:
-        posts = []
-        for post in original.post_list:
-            if post.send_from == self.alias or post.send_to == self.alias:
-                message = (
-                    PromptUtil.remove_all_delimiters(post.message)
-                    if last
-                    else PromptUtil.remove_parts(post.message, PromptUtil.DELIMITER_TEMPORAL)
-                )
-                posts.append(dataclasses.replace(post, message=message))
-        return Round(
-            id=original.id,
-            user_query=original.user_query,
-            state=original.state,
-            post_list=posts,
-            extra=original.extra,
-        )

@@ -1,0 +1,75 @@
+"""twnb's `extra` keys (twnb.memory.extras): the documented ones are the ones there are, and every one
+survives a save and a load in order."""
+
+import re
+
+import pytest
+
+from twnb.memory import (
+    POST_EXTRA_KEYS,
+    ROUND_EXTRA_KEYS,
+    Conversation,
+    Post,
+    PostExtra,
+    Round,
+    RoundExtra,
+    UsageRecord,
+    add_usage,
+    load_conversation,
+    save_conversation,
+)
+
+USAGE = UsageRecord(prompt_tokens=10, completion_tokens=2, cached_tokens=0, calls=1, wall_time_s=0.5)
+TIMING = {"started_at": "2026-01-01T00:00:00.000+00:00", "ended_at": "2026-01-01T00:00:01.000+00:00"}
+POST_EXTRA = PostExtra(
+    usage=USAGE,
+    timing={**TIMING, "duration_s": 1.0, "execution_s": 0.2},
+    reasoning="thinking",
+    dropped_attempts=[{"reason": "LLMStreamDropped: cut", "raw_text": '{"resp'}],
+    incomplete="The reply stopped before it was complete: LLMServerError.",
+    raw_text='{"response": ',
+    unknown_keys={"mood": "fine"},
+    edited_from="x = 1",
+)
+ROUND_EXTRA = RoundExtra(
+    usage=USAGE, timing={**TIMING, "duration_s": 1.0}, failure_reason="stopped", ledger={"n": 1}
+)
+
+
+def _documented_keys(docstring: str) -> list[str]:
+    """The keys a docstring names after "Its keys ...:", in order."""
+    listed = docstring.split("Its keys", 1)[1].split(":", 1)[1]
+    return re.findall(r"`(\w+)`", listed)
+
+
+def test_every_post_and_round_extra_key_survives_a_save_and_a_load_in_order(tmp_path):
+    post = Post.create("hi", "Planner", "User")
+    post.extra = POST_EXTRA
+    round = Round.create("q", state="failed", post_list=[post])
+    round.extra = ROUND_EXTRA
+    conversation = Conversation.init()
+    conversation.add_round(round)
+    save_conversation(conversation, tmp_path / "c.yaml")
+    loaded = load_conversation(tmp_path / "c.yaml")
+    assert list(loaded.rounds[0].post_list[0].extra) == list(POST_EXTRA_KEYS)
+    assert loaded.rounds[0].post_list[0].extra == POST_EXTRA
+    assert list(loaded.rounds[0].extra) == list(ROUND_EXTRA_KEYS)
+    assert loaded.rounds[0].extra == ROUND_EXTRA
+
+
+@pytest.mark.parametrize(("cls", "keys"), [(Post, POST_EXTRA_KEYS), (Round, ROUND_EXTRA_KEYS)])
+def test_the_docstring_lists_exactly_the_extra_keys(cls, keys):
+    assert _documented_keys(cls.__doc__ or "") == list(keys)
+
+
+def test_add_usage_sums_counts_and_time_and_keeps_the_latest_model():
+    total = add_usage(UsageRecord(), UsageRecord(prompt_tokens=3, wall_time_s=0.25, model="a"))
+    total = add_usage(total, UsageRecord(prompt_tokens=4, completion_tokens=1, wall_time_s=0.5, model="b"))
+    assert total == UsageRecord(
+        prompt_tokens=7, completion_tokens=1, cached_tokens=0, calls=2, wall_time_s=0.75, model="b"
+    )
+
+
+def test_add_usage_counts_a_record_without_calls_as_one_call_and_keeps_estimated():
+    total = add_usage(UsageRecord(calls=2), UsageRecord(estimated=True))
+    assert (total["calls"], total["estimated"]) == (3, True)

@@ -1,6 +1,7 @@
 """SubTask and Plan: AgentScope's shape, checked states, plain-dict round trips."""
 
 import json
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -26,7 +27,7 @@ def _plan(*states) -> Plan:
 def test_subtask_defaults():
     subtask = SubTask(name="n", description="d", expected_outcome="e")
     assert (subtask.state, subtask.outcome, subtask.finished_at) == ("todo", None, None)
-    assert len(subtask.created_at) == len("2026-01-01 10:00:00.000")
+    assert datetime.fromisoformat(subtask.created_at).utcoffset() == timedelta(0)  # UTC, ISO 8601
 
 
 def test_subtask_refuses_an_unknown_state():

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import secrets
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+from twnb.memory.clock import now_compact
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.
 ExecutionStatus = Literal["success", "error", "timeout", "interrupted", "kernel_died"]
@@ -111,5 +112,5 @@ class ExecutionResult:
 
 def new_execution_id() -> str:
     """A readable, sortable id; it names the files an execution saves (`<id>-display-1.png`)."""
-    return f"exec-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    return f"exec-{now_compact()}-{secrets.token_hex(3)}"
 

@@ -40,7 +40,6 @@ import weakref
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +49,7 @@ from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.errors import LLMError
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.llm.usage import messages_text
+from twnb.memory.clock import now_iso
 
 if TYPE_CHECKING:
     from twnb.llm.stream import ChatStream
@@ -126,7 +126,7 @@ class CassetteEntry:
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
     error: dict[str, str] | None = None
-    recorded_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    recorded_at: str = field(default_factory=now_iso)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -18,10 +18,10 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
 
 from twnb.memory import PostExtra, SharedMemoryEntry
+from twnb.memory.clock import now_iso
 
 if TYPE_CHECKING:
     from twnb.memory import Post
@@ -92,10 +92,6 @@ def _new_msg_id() -> str:
     return secrets.token_urlsafe(16)[:22]
 
 
-def _now() -> str:
-    return datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-
-
 @dataclass
 class Msg:
     """One chat message: who sent it (``name``), its chat ``role``, and text or content blocks.
@@ -108,7 +104,7 @@ class Msg:
     content: str | list[ContentBlock]
     metadata: dict[str, Any] = field(default_factory=dict)
     id: str = field(default_factory=_new_msg_id)
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=now_iso)  # UTC, ISO 8601 (AgentScope: local time)
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:

@@ -7,7 +7,8 @@ characters and no date. Both shapes are kept so ids from either source look the 
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+
+from twnb.memory.clock import now_compact
 
 POST_PREFIX = "post-"
 ROUND_PREFIX = "round-"
@@ -18,7 +19,7 @@ SHARED_MEMORY_ENTRY_PREFIX = "sme-"
 
 def create_id(length: int = 4) -> str:
     """`20261130-003717-3a751f84`: UTC time, then `length` random bytes as hex."""
-    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(length)}"
+    return f"{now_compact()}-{secrets.token_hex(length)}"
 
 
 def loaded_id(prefix: str) -> str:

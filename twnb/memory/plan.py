@@ -2,16 +2,17 @@
 
 Differences from AgentScope, each a fix its notes propose: states are checked (a bad one is a
 ValueError, not silently kept), `Plan.finish` accepts only `done` or `abandoned`, and both convert
-to and from plain dicts (they travel inside the Round's MIME bundle).
+to and from plain dicts (they travel inside the Round's MIME bundle). Times are twnb's: UTC, ISO 8601
+(AgentScope writes local time).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal, get_args
 
+from twnb.memory.clock import now_iso
 from twnb.memory.ids import create_id
 
 TaskState = Literal["todo", "in_progress", "done", "abandoned"]
@@ -29,11 +30,6 @@ _ONELINE_MARKERS = {
     "done": "- [x]",
     "abandoned": "- [][Abandoned]",
 }
-
-
-def timestamp() -> str:
-    """AgentScope's timestamp: local time, `%Y-%m-%d %H:%M:%S.mmm`."""
-    return datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def _check_state(state: str, what: str) -> None:
@@ -61,7 +57,7 @@ class SubTask:
     expected_outcome: str
     outcome: str | None = None
     state: TaskState = "todo"
-    created_at: str = field(default_factory=timestamp)
+    created_at: str = field(default_factory=now_iso)
     finished_at: str | None = None
 
     def __post_init__(self) -> None:
@@ -70,7 +66,7 @@ class SubTask:
     def finish(self, outcome: str | None) -> None:
         self.state = "done"
         self.outcome = outcome
-        self.finished_at = timestamp()
+        self.finished_at = now_iso()
 
     def to_oneline_markdown(self) -> str:
         return f"{_ONELINE_MARKERS[self.state]} {self.name}"
@@ -114,7 +110,7 @@ class SubTask:
             expected_outcome=_text(content, "expected_outcome", what),
             outcome=_text(content, "outcome", what, optional=True),
             state=state,  # type: ignore[arg-type]
-            created_at=_text(content, "created_at", what, optional=True) or timestamp(),
+            created_at=_text(content, "created_at", what, optional=True) or now_iso(),
             finished_at=_text(content, "finished_at", what, optional=True),
         )
 
@@ -126,7 +122,7 @@ class Plan:
     expected_outcome: str
     subtasks: list[SubTask]
     id: str = field(default_factory=lambda: "plan-" + create_id())
-    created_at: str = field(default_factory=timestamp)
+    created_at: str = field(default_factory=now_iso)
     state: TaskState = "todo"
     finished_at: str | None = None
     outcome: str | None = None
@@ -153,7 +149,7 @@ class Plan:
             raise ValueError(f"a plan finishes as 'done' or 'abandoned', not {state!r}")
         self.state = state
         self.outcome = outcome
-        self.finished_at = timestamp()
+        self.finished_at = now_iso()
 
     def to_markdown(self, detailed: bool = False) -> str:
         return "\n".join(
@@ -197,7 +193,7 @@ class Plan:
             description=_text(content, "description", what),
             expected_outcome=_text(content, "expected_outcome", what),
             subtasks=[SubTask.from_dict(item) for item in subtasks],
-            created_at=_text(content, "created_at", what, optional=True) or timestamp(),
+            created_at=_text(content, "created_at", what, optional=True) or now_iso(),
             state=state,  # type: ignore[arg-type]
             finished_at=_text(content, "finished_at", what, optional=True),
             outcome=_text(content, "outcome", what, optional=True),

@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 
 from twnb.memory.attachment import AttachmentType
-from twnb.memory.plan import Plan, SubTask, timestamp
+from twnb.memory.clock import now_iso
+from twnb.memory.plan import Plan, SubTask
 from twnb.memory.post import Post
 
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
@@ -125,7 +126,7 @@ def _subtask_for(step: PlanStep, position: int, kept: SubTask | None) -> SubTask
 def _mark_done(subtask: SubTask) -> None:
     if subtask.state != "done":
         subtask.state = "done"
-        subtask.finished_at = timestamp()
+        subtask.finished_at = now_iso()
 
 
 def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = None) -> Plan:

@@ -47,9 +47,9 @@ from twnb.memory import (
     create_id,
     derive_plan,
 )
+from twnb.memory.clock import now_iso
 from twnb.memory.logs import get_logger
 from twnb.roles.code_interpreter import CodeInterpreter
-from twnb.roles.llm_turn import now_iso
 from twnb.roles.planner import Planner
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem

@@ -32,7 +32,11 @@ POST_EXTRA = PostExtra(
     edited_from="x = 1",
 )
 ROUND_EXTRA = RoundExtra(
-    usage=USAGE, timing={**TIMING, "duration_s": 1.0}, failure_reason="stopped", ledger={"n": 1}
+    usage=USAGE,
+    timing={**TIMING, "duration_s": 1.0},
+    failure_reason="stopped",
+    autosave_failed="Could not autosave this Round: disk full.",
+    ledger={"n": 1},
 )
 
 

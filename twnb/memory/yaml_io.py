@@ -122,8 +122,8 @@ def _check_events(text: str) -> None:
             depth -= 1
 
 
-def _make_loader(base: type) -> type:
-    class Loader(base):  # type: ignore[misc, valid-type]
+def _make_loader(base: Any) -> type:  # yaml.CSafeLoader or yaml.SafeLoader
+    class Loader(base):  # type: ignore[misc]
         def construct_document(self, node: yaml.Node) -> Any:
             _check_nodes(node)
             return super().construct_document(node)

@@ -12,6 +12,7 @@ leaves the caller's conversation as it was.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,7 @@ from twnb.session.autosave import AUTOSAVE_KEY, load_autosaved_conversation
 
 def save_conversation_file(
     conversation: Conversation,
-    path: str | Path,
+    path: str | os.PathLike[str],
     *,
     redact: Callable[[Any], Any] | None = None,
     cassette: Path | None = None,
@@ -43,7 +44,7 @@ def save_conversation_file(
     return path
 
 
-def load_conversation_file(path: str | Path) -> Conversation:
+def load_conversation_file(path: str | os.PathLike[str]) -> Conversation:
     """The conversation in `path`, ids kept, read whole and checked; a bad file is a ValueError naming
     the file (and round, post, key or line), a missing one FileNotFoundError."""
     path = Path(path)

@@ -21,6 +21,7 @@ goes on); twnb.memory.extras lists every key.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -298,12 +299,12 @@ class Session:
 
     # -- the conversation ------------------------------------------------------------------------------
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
         when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
         return save_conversation_file(self.memory.conversation, path, cassette=self.cassette_path)
 
-    def load(self, path: str | Path) -> Conversation:
+    def load(self, path: str | os.PathLike[str]) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
         or any autosaved Round file (see conversation_store). A file that fails changes nothing."""
         return self.replace_conversation(load_conversation_file(path))

@@ -251,7 +251,7 @@ def _set_async_exc(thread_ident: int, exc: type[BaseException] | None) -> None:
 _GUARDS: list[Watchdog] = []
 
 
-@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)  # type: ignore[untyped-decorator]  # ctypes has no type
 def _reinstall_pending_call(_arg: int | None) -> int:
     with contextlib.suppress(Exception):  # a C callback must not raise
         if _GUARDS and threading.current_thread() is threading.main_thread():

@@ -252,7 +252,8 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
 def load_yaml_documents(text: str, source: str = "<string>") -> list[Any]:
     """Every document of a multi-document YAML text (`---` between them), read as `load_yaml_text`
     reads one."""
-    return _parse(text, source, lambda loader: list(yaml.load_all(text, Loader=loader)))
+    documents: list[Any] = _parse(text, source, lambda loader: list(yaml.load_all(text, Loader=loader)))
+    return documents
 
 
 def _parse(text: str, source: str, load: Callable[[type], Any]) -> Any:

@@ -35,14 +35,18 @@ def _copy_post(post: Post) -> Post:
     )
 
 
-# What a cached view of a Round depends on: the Round itself (held, so its id is not reused), its
-# state, whether it is the last one, and each post with its message and attachment count.
-_ViewKey = tuple[Round, bool, str, tuple[tuple[Post, str, int], ...]]
+# What a cached view of a Round depends on: the Round itself (held, so its id is not reused), whether
+# it is the last one, its state and post count; for the last Round, where a Round in progress
+# changes, also each post with its message and attachment count. Earlier Rounds are settled: checking
+# every post of every Round on every prompt would cost more than the copies the cache saves.
+_ViewKey = tuple[Round, bool, str, int, tuple[tuple[Post, str, int], ...]]
 
 
 def _view_key(round: Round, *, last: bool) -> _ViewKey:
-    posts = tuple((post, post.message, len(post.attachment_list)) for post in round.post_list)
-    return (round, last, round.state, posts)
+    posts = (
+        tuple((post, post.message, len(post.attachment_list)) for post in round.post_list) if last else ()
+    )
+    return (round, last, round.state, len(round.post_list), posts)
 
 
 def _role_view(round: Round, role: RoleName, last: bool) -> Round:
@@ -84,10 +88,11 @@ class Memory:
 
         Prompts are built from these views on every LLM call, and TaskWeaver copies every post of
         every Round each time, so a call costs more with each Round. Here a Round's view is copied
-        once and reused until the Round changes (a post added, replaced or given a new message, its
-        attachment count or state changed, or it is no longer the last), so a call costs about the
-        same in Round 100 as in Round 10. Treat the views as read-only: a change to one shows in the
-        next call's view of that Round (never in the conversation).
+        once and reused until the Round changes (a post added, its state changed, or it is no longer
+        the last; in the last Round also a post replaced, given a new message or another attachment),
+        so a call costs about the same in Round 100 as in Round 10. Treat the views as read-only (a
+        change to one shows in the next call's view of that Round, never in the conversation), and
+        the posts of earlier Rounds as settled: a post edited in place there is not seen again.
         """
         rounds = [
             round

@@ -13,7 +13,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 
 
-class AttachedKernelManager(AsyncKernelManager):  # type: ignore[misc]
+class AttachedKernelManager(AsyncKernelManager):
     def __init__(self, connection_file: str | os.PathLike[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.load_connection_file(str(connection_file))

@@ -9,6 +9,11 @@ from twnb._version import __version__
 __all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where the built JupyterLab extension is, for `jupyter labextension develop`."""
+    return [{"src": "labextension", "dest": "twnb-labextension"}]
+
+
 def load_ipython_extension(ipython: object) -> None:
     """`%load_ext twnb`: the %%taskweaver magics (imported here, not with the package)."""
     from twnb.notebook.extension import load

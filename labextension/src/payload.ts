@@ -1,0 +1,202 @@
+/**
+ * The Round MIME payload (`application/vnd.twnb.round+json`) as this extension reads it: the Round's
+ * `to_dict()` keys at the top level plus a `twnb` object (schema version, plan, timing, usage,
+ * previews). Every field is optional here: a payload from an older or newer twnb renders what it has.
+ */
+
+export const MIME_TYPE = 'application/vnd.twnb.round+json';
+/** The `twnb.schema_version` this extension was written for. */
+export const SCHEMA_VERSION = 1;
+
+export interface IAttachment {
+  id?: string;
+  type?: string;
+  content?: unknown;
+  extra?: unknown;
+}
+
+export interface IPostTiming {
+  duration_s?: number;
+  execution_s?: number;
+}
+
+export interface IUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  calls?: number;
+  model?: string;
+}
+
+export interface IPost {
+  id?: string;
+  message?: string;
+  send_from?: string;
+  send_to?: string;
+  attachment_list?: IAttachment[];
+  extra?: { timing?: IPostTiming; usage?: IUsage };
+}
+
+export interface ISubtask {
+  name?: string;
+  description?: string;
+  state?: string;
+  outcome?: string | null;
+}
+
+export interface IPlan {
+  name?: string;
+  state?: string;
+  subtasks?: ISubtask[];
+}
+
+export interface IPreview {
+  path?: string;
+  mime?: string;
+  data?: string;
+  omitted?: string;
+  size?: number;
+}
+
+export interface ITwnbSection {
+  schema_version?: number;
+  session_id?: string;
+  plan?: IPlan | null;
+  timing?: IPostTiming;
+  usage?: IUsage;
+  previews?: IPreview[];
+}
+
+export interface IRoundPayload {
+  id?: string;
+  user_query?: string;
+  state?: string;
+  post_list?: IPost[];
+  twnb?: ITwnbSection;
+}
+
+/** Attachment types TaskWeaver and twnb write; anything else is shown as plain text and named. */
+export const KNOWN_ATTACHMENT_TYPES = new Set([
+  'init_plan', 'plan', 'current_plan_step', 'plan_reasoning', 'stop', 'thought', 'reply_type',
+  'reply_content', 'verification', 'code_error', 'execution_status', 'execution_result',
+  'artifact_paths', 'revise_message', 'function', 'web_exploring_plan', 'web_exploring_screenshot',
+  'web_exploring_link', 'invalid_response', 'text', 'shared_memory_entry', 'image_url'
+]);
+
+export function asPayload(data: unknown): IRoundPayload {
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as IRoundPayload) : {};
+}
+
+export function posts(payload: IRoundPayload): IPost[] {
+  return Array.isArray(payload.post_list) ? payload.post_list.filter(p => p && typeof p === 'object') : [];
+}
+
+export function attachments(post: IPost): IAttachment[] {
+  return Array.isArray(post.attachment_list) ? post.attachment_list.filter(a => a && typeof a === 'object') : [];
+}
+
+export function attachment(post: IPost, type: string): IAttachment | undefined {
+  return attachments(post).find(a => a.type === type);
+}
+
+/** An attachment's content as text (lists joined by lines, other values as JSON). */
+export function contentText(value: unknown): string {
+  if (value === null || value === undefined) {
+    return '';
+  }
+  if (typeof value === 'string') {
+    return value;
+  }
+  if (Array.isArray(value)) {
+    return value.map(contentText).join('\n');
+  }
+  return JSON.stringify(value, null, 2);
+}
+
+/** The code of the posts whose execution succeeded, in post order: what "Insert code as cells" adds. */
+export function successfulCode(payload: IRoundPayload): string[] {
+  const codes: string[] = [];
+  for (const post of posts(payload)) {
+    const status = attachment(post, 'execution_status');
+    const code = attachment(post, 'reply_content');
+    if (status && contentText(status.content).trim() === 'SUCCESS' && code) {
+      const text = contentText(code.content);
+      if (text.trim()) {
+        codes.push(text);
+      }
+    }
+  }
+  return codes;
+}
+
+/** The artifact paths the Round's posts name, each once, in order. */
+export function artifactPaths(post: IPost): string[] {
+  const found: string[] = [];
+  for (const item of attachments(post)) {
+    if (item.type !== 'artifact_paths') {
+      continue;
+    }
+    const content = item.content;
+    const paths = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+    for (const path of paths) {
+      if (typeof path === 'string' && path && !found.includes(path)) {
+        found.push(path);
+      }
+    }
+  }
+  return found;
+}
+
+/** The answer the user got: the last post sent to the User. */
+export function answerPost(payload: IRoundPayload): IPost | undefined {
+  return posts(payload)
+    .filter(p => p.send_to === 'User')
+    .pop();
+}
+
+/** What a payload's schema version means for this reader, or null when it is the one we know. */
+export function schemaNote(payload: IRoundPayload): string | null {
+  const section = payload.twnb;
+  if (!section || typeof section !== 'object') {
+    return 'This Round was saved without its twnb section (an older twnb): plan, time, tokens and previews are not shown.';
+  }
+  const version = section.schema_version;
+  if (typeof version !== 'number') {
+    return 'This Round names no schema version: what could be read is shown.';
+  }
+  if (version > SCHEMA_VERSION) {
+    return `This Round was saved by a newer twnb (schema ${version}; this extension reads ${SCHEMA_VERSION}): parts it does not know are not shown.`;
+  }
+  if (version < SCHEMA_VERSION) {
+    return `This Round was saved by an older twnb (schema ${version}; this extension reads ${SCHEMA_VERSION}): what could be read is shown.`;
+  }
+  return null;
+}
+
+/** Attachment types in the payload this extension does not know, each once. */
+export function unknownAttachmentTypes(payload: IRoundPayload): string[] {
+  const found = new Set<string>();
+  for (const post of posts(payload)) {
+    for (const item of attachments(post)) {
+      if (typeof item.type === 'string' && !KNOWN_ATTACHMENT_TYPES.has(item.type)) {
+        found.add(item.type);
+      }
+    }
+  }
+  return [...found];
+}
+
+export function seconds(value: unknown): string {
+  return typeof value === 'number' && isFinite(value) ? `${value < 10 ? value.toFixed(1) : Math.round(value)} s` : '';
+}
+
+export function tokens(usage: IUsage | undefined): string {
+  if (!usage || typeof usage !== 'object') {
+    return '';
+  }
+  const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
+  const completion = typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0;
+  if (!prompt && !completion) {
+    return '';
+  }
+  return `${prompt + completion} tokens (${prompt} in, ${completion} out)`;
+}

@@ -72,5 +72,5 @@ def _build(source: Path, bundle: Path) -> None:
         print(f"WARNING: {message}")  # pip shows a build hook's output with -v; the warning alone hides
         return
     install = [npm, "ci"] if (source / "package-lock.json").is_file() else [npm, "install"]
-    for command in (install + ["--no-audit", "--no-fund"], [npm, "run", "build"]):
+    for command in ([*install, "--no-audit", "--no-fund"], [npm, "run", "build"]):
         subprocess.run(command, cwd=source, check=True)

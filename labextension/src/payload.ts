@@ -112,20 +112,30 @@ export function contentText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** The code of the posts whose execution succeeded, in post order: what "Insert code as cells" adds. */
-export function successfulCode(payload: IRoundPayload): string[] {
-  const codes: string[] = [];
+export interface IStep {
+  code: string;
+  result: string;
+}
+
+/** The posts whose execution succeeded, in post order: their code and its result. */
+export function successfulSteps(payload: IRoundPayload): IStep[] {
+  const steps: IStep[] = [];
   for (const post of posts(payload)) {
     const status = attachment(post, 'execution_status');
     const code = attachment(post, 'reply_content');
     if (status && contentText(status.content).trim() === 'SUCCESS' && code) {
       const text = contentText(code.content);
       if (text.trim()) {
-        codes.push(text);
+        steps.push({ code: text, result: contentText(attachment(post, 'execution_result')?.content) });
       }
     }
   }
-  return codes;
+  return steps;
+}
+
+/** The code of the posts whose execution succeeded, in post order: what "Insert code as cells" adds. */
+export function successfulCode(payload: IRoundPayload): string[] {
+  return successfulSteps(payload).map(step => step.code);
 }
 
 /** The artifact paths the Round's posts name, each once, in order. */

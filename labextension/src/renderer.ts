@@ -24,7 +24,7 @@ import {
   posts,
   schemaNote,
   seconds,
-  successfulCode,
+  successfulSteps,
   tokens,
   unknownAttachmentTypes
 } from './payload';
@@ -85,6 +85,8 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(private readonly _options: IRenderMime.IRendererOptions) {
     super();
     this.addClass('twnb-round');
+    // As JupyterLab's own renderers do: says what the output shows (tests and styles select on it).
+    this.node.dataset.mimeType = _options.mimeType;
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
@@ -184,11 +186,11 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   private _code(payload: IRoundPayload, markdown: (host: HTMLElement, source: string) => void): HTMLElement {
-    const codes = successfulCode(payload);
+    const steps = successfulSteps(payload);
     const [details, body] = section(
-      `Code that ran (${codes.length} block${codes.length === 1 ? '' : 's'})`,
+      `Code that ran (${steps.length} block${steps.length === 1 ? '' : 's'})`,
       'twnb-code-section',
-      codes.length > 0 && codes.length <= OPEN_SECTION_LIMIT
+      steps.length > 0 && steps.length <= OPEN_SECTION_LIMIT
     );
     const actions = element('div', 'twnb-actions');
     const insert = element('button', 'jp-Button twnb-insert-code', 'Insert code as cells');
@@ -198,15 +200,18 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       [copy, 'copy-code']
     ] as const) {
       button.type = 'button';
-      button.disabled = codes.length === 0;
+      button.disabled = steps.length === 0;
       button.addEventListener('click', () => requestAction(this.node, { action, roundId: payload.id }));
       actions.appendChild(button);
     }
     body.appendChild(actions);
-    for (const code of codes) {
+    for (const step of steps) {
       const block = element('div', 'twnb-code');
-      markdown(block, fenced(code, 'python'));
+      markdown(block, fenced(step.code, 'python'));
       body.appendChild(block);
+      if (step.result) {
+        body.appendChild(element('pre', 'twnb-result', step.result));
+      }
     }
     return details;
   }
@@ -239,7 +244,9 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
 
   private _artifactLink(path: string, into: HTMLElement): HTMLElement {
     const link = element('a', 'twnb-artifact', path);
-    link.href = '#';
+    // A relative path keeps its address (copy link, open in a new tab); anything with a scheme (the
+    // payload is untrusted: `javascript:`) gets none. A click opens the file in JupyterLab instead.
+    link.setAttribute('href', /^[^/:?#]*:/.test(path) ? '#' : encodeURI(path));
     link.title = `Open ${path} in JupyterLab`;
     link.dataset.path = path;
     link.addEventListener('click', event => {

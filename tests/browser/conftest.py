@@ -26,7 +26,7 @@ import nbformat
 import pytest
 from chromium import launch_chromium, missing_tools
 from fakellm.server import FakeLLMServer
-from frontend_server import JupyterServer, clean_environment
+from frontend_server import LABEXTENSION_BUNDLE, JupyterServer, clean_environment
 from round_scripts import FAKE_MODEL
 from screenshot_files import SCREENSHOTS, TAKEN, screenshot_path
 
@@ -61,9 +61,7 @@ def playwright_browser() -> Iterator[Any]:
     """One headless Chromium for the whole run; skipped (failed under CI=true) when it cannot start."""
     problem = missing_tools(modules=("playwright", "jupyterlab", "notebook"))
     if problem:
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"browser tests cannot run under CI=true: {problem}", pytrace=False)
-        pytest.skip(problem)
+        _cannot_run(problem)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -98,6 +96,24 @@ def _screenshot_on_failure(request: pytest.FixtureRequest) -> Iterator[None]:
             page.screenshot(path=str(screenshot_path(f"FAILED-{request.node.name}-{index}")), full_page=True)
         except Exception as error:  # a crashed page must not hide the test's own failure
             print(f"no screenshot of page {index}: {error}")
+
+
+def _cannot_run(problem: str) -> None:
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"browser tests cannot run under CI=true: {problem}", pytrace=False)
+    pytest.skip(problem)
+
+
+@pytest.fixture(scope="session")
+def labextension_bundle() -> Path:
+    """This checkout's built JupyterLab extension (the servers serve it); skipped (failed under CI=true)
+    when it is not built."""
+    if not (LABEXTENSION_BUNDLE / "package.json").is_file():
+        _cannot_run(
+            f"twnb's JupyterLab extension is not built ({LABEXTENSION_BUNDLE} is missing):"
+            " run `cd labextension && npm ci && npm run build`"
+        )
+    return LABEXTENSION_BUNDLE
 
 
 @pytest.fixture(scope="session")

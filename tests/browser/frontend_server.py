@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+# This checkout's build of the JupyterLab extension (labextension/, built by `npm run build` there or by
+# `pip install`), served to every frontend ahead of any installed copy, so the tests see this code.
+LABEXTENSION_NAME = "twnb-labextension"
+LABEXTENSION_BUNDLE = Path(__file__).resolve().parents[2] / "twnb" / "labextension"
 STARTUP_TIMEOUT_S = 90  # a cold start on a loaded 2-core machine takes ~10 s; a hang says so after this
 
 
@@ -54,13 +58,16 @@ def write_frontend_settings(settings_dir: Path, extra: dict[str, dict[str, Any]]
 class JupyterServer:
     """One `jupyter lab` or `jupyter notebook` process; `start()`, `stop()`, or `with`."""
 
-    def __init__(self, app: str, root_dir: Path, scratch: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self, app: str, root_dir: Path, scratch: Path, env: dict[str, str], *, labextension: bool = True
+    ) -> None:
         if app not in ("lab", "notebook"):
             raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
         self.app = app
         self.root_dir = root_dir
         self.scratch = scratch
         self.env = env
+        self.labextension = labextension  # False: twnb's extension disabled (Rounds show as HTML)
         self.token = secrets.token_hex(16)
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -140,12 +147,24 @@ class JupyterServer:
         settings = self.scratch / "settings"
         if not settings.exists():
             write_frontend_settings(settings)
+        config = self.scratch / "jupyter-config"
+        if self.labextension and (LABEXTENSION_BUNDLE / "package.json").is_file():
+            data = self.scratch / "jupyter-data"
+            link = data / "labextensions" / LABEXTENSION_NAME
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.exists():
+                link.symlink_to(LABEXTENSION_BUNDLE, target_is_directory=True)
+            env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(data), env.get("JUPYTER_PATH")]))
+        elif not self.labextension:  # also when pip installed it into the environment
+            page_config = config / "labconfig" / "page_config.json"
+            page_config.parent.mkdir(parents=True, exist_ok=True)
+            page_config.write_text(json.dumps({"disabledExtensions": {LABEXTENSION_NAME: True}}))
         env.update(
             {
                 # Fresh state: no restored tabs, no user theme, no other server's kernels or config.
                 "JUPYTERLAB_SETTINGS_DIR": str(settings),
                 "JUPYTERLAB_WORKSPACES_DIR": str(self.scratch / "workspaces"),
-                "JUPYTER_CONFIG_DIR": str(self.scratch / "jupyter-config"),
+                "JUPYTER_CONFIG_DIR": str(config),
                 "JUPYTER_RUNTIME_DIR": str(self.scratch / "jupyter-runtime"),
             }
         )

@@ -108,3 +108,37 @@ def analysis_notebook() -> nbformat.NotebookNode:
 
 def slow_notebook() -> nbformat.NotebookNode:
     return notebook_of("%load_ext twnb", f"%%taskweaver\n{SLOW_REQUEST}")
+
+
+# Two steps that each run code, the second after a failed attempt: "Insert code as cells" must add
+# STEP_ONE_CODE then REVISED_CODE (not FAILING_CODE), in that order.
+STEPS_REQUEST = "Make the squares of 1 to 3, then total the revenue of `shop`."
+STEP_ONE_CODE = "squares = [n * n for n in range(1, 4)]\nsquares"
+STEPS_ANSWER = "The squares are 1, 4 and 9; the total revenue is 60."
+# What a hostile model might answer: markup that must stay text wherever the Round is shown.
+HOSTILE_REQUEST = "Say something dangerous."
+HOSTILE_ANSWER = (
+    '<img src=x onerror="window.twnbHostile=1"> <script>window.twnbHostile=2</script> plain **bold** end'
+)
+
+
+def steps_script() -> dict[str, list[Any]]:
+    """Round 1: two code steps (the second revised once); Round 2: a hostile answer, no code."""
+    steps = ["Make the squares of 1 to 3", "Total the revenue of `shop`", "Report the answer to the user"]
+    return {
+        "Planner": [
+            _planner(steps, 1, send_to="CodeInterpreter", message="Make the squares of 1 to 3."),
+            _planner(steps, 2, send_to="CodeInterpreter", message="Sum the sales column of `shop`."),
+            _planner(steps, 3, send_to="User", message=STEPS_ANSWER),
+            _planner(["Answer"], 1, send_to="User", message=HOSTILE_ANSWER),
+        ],
+        "CodeInterpreter": [
+            _code(STEP_ONE_CODE, "A list of squares."),
+            _code(FAILING_CODE, "Take the sales column."),
+            _code(REVISED_CODE, "There is no sales column: the money column is revenue."),
+        ],
+    }
+
+
+def steps_notebook() -> nbformat.NotebookNode:
+    return notebook_of("%load_ext twnb", f"%%taskweaver\n{STEPS_REQUEST}", f"%%taskweaver\n{HOSTILE_REQUEST}")

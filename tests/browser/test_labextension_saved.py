@@ -1,0 +1,176 @@
+"""twnb's JupyterLab extension on notebooks that hold saved Rounds, opened with no kernel in JupyterLab:
+plan, code, previews and artifacts, other schema versions, hundreds of posts, Copy code, dark theme."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from labextension_page import HTML_OUTPUT, ROUND_RENDERED, cell_sources, open_without_kernel, rendered_round
+from notebook_page import UI_TIMEOUT_MS, code_cells, menu, round_cells, wait_until
+from playwright.sync_api import expect
+from reopen_checks import JS_LOWEST_CONTRASTS, MIN_CONTRAST
+from round_payloads import (
+    HTML_FALLBACK_TEXT,
+    attachment,
+    code_post,
+    payload,
+    png_preview,
+    post,
+    saved_notebook,
+)
+from screenshot_files import screenshot_path
+
+PLOT_PATH = "twnb-artifacts/plot.png"
+FIRST_CODE = "squares = [n * n for n in range(1, 4)]\nsquares"
+FAILED_CODE = "shop['sales']"
+SECOND_CODE = "total = sum(shop['revenue'])\ntotal"
+MANY_POSTS = 600
+
+
+@pytest.fixture(scope="module")
+def saved(lab, labextension_bundle, browser_context):
+    """A notebook of four saved Rounds, opened with no kernel."""
+    raw, preview = png_preview(PLOT_PATH)
+    (lab.root / PLOT_PATH).parent.mkdir()
+    (lab.root / PLOT_PATH).write_bytes(raw)
+    analysis = payload(
+        "Square, then total the revenue.",
+        [
+            post("Planner", "CodeInterpreter", "Make the squares."),
+            code_post(FIRST_CODE, "SUCCESS", "Result:\n[1, 4, 9]", PLOT_PATH),
+            code_post(FAILED_CODE, "FAILURE", "KeyError: 'sales'"),
+            code_post(SECOND_CODE, "SUCCESS", "Result:\n60"),
+            post("Planner", "User", "The squares are 1, 4 and 9; the revenue is **60**."),
+        ],
+        steps=[("Make the squares", "done"), ("Total the revenue", "done"), ("Draw a map", "abandoned")],
+        previews=[preview],
+    )
+    newer = payload(
+        "A Round from the future.",
+        [post("Planner", "User", "Still readable.", attachment("hologram", "a 3-D plot"))],
+        steps=[("Look ahead", "done")],
+        schema_version=99,
+    )
+    older = payload(
+        "A Round from the past.", [post("Planner", "User", "Old but readable.")], schema_version=None
+    )
+    many = payload(
+        "A long Round.",
+        [post("Planner", "CodeInterpreter", f"Step {n}: keep going.") for n in range(MANY_POSTS)],
+        steps=[(f"Step {n}", "done") for n in range(30)],
+    )
+    lab.write_notebook("saved.ipynb", saved_notebook(analysis, newer, older, many))
+    page = browser_context.new_page()
+    started = time.monotonic()
+    open_without_kernel(page, lab.server.notebook_url("saved.ipynb"))
+    expect(page.locator(ROUND_RENDERED)).to_have_count(4, timeout=UI_TIMEOUT_MS)
+    seconds = time.monotonic() - started
+    print(f"4 saved Rounds ({MANY_POSTS + 9} posts) rendered {seconds:.1f} s after opening")
+    page.screenshot(path=str(screenshot_path("labext-lab-saved-no-kernel")))
+    return page
+
+
+def test_a_saved_round_renders_through_the_extension_not_the_html_fallback(saved):
+    cell = round_cells(saved).nth(0)
+    expect(rendered_round(cell)).to_have_count(1)
+    expect(cell.locator(HTML_OUTPUT)).to_have_count(0)
+    expect(saved.locator(".jp-Notebook")).not_to_contain_text(HTML_FALLBACK_TEXT)
+
+
+def test_the_plan_shows_each_step_with_its_state(saved):
+    steps = rendered_round(round_cells(saved).nth(0)).locator(".twnb-step")
+    expect(steps).to_have_count(3)
+    expect(steps.nth(0)).to_contain_text("Make the squares")
+    assert [step.get_attribute("data-state") for step in steps.all()] == ["done", "done", "abandoned"]
+
+
+def test_the_code_that_succeeded_is_shown_with_its_results_and_not_the_failed_attempt(saved):
+    section = rendered_round(round_cells(saved).nth(0)).locator(".twnb-code-section")
+    expect(section.locator(".twnb-code")).to_have_count(2)
+    expect(section.locator(".twnb-code").nth(0)).to_contain_text("squares = [n * n for n in range(1, 4)]")
+    expect(section.locator(".twnb-code").nth(1)).to_contain_text("total = sum(shop['revenue'])")
+    expect(section.locator(".twnb-result").nth(1)).to_contain_text("60")
+    expect(section).not_to_contain_text(FAILED_CODE)
+
+
+def test_a_failed_attempt_shows_its_error_when_its_post_is_opened(saved):
+    shown = rendered_round(round_cells(saved).nth(0))
+    shown.locator(".twnb-posts > summary").click()
+    failed = shown.locator(".twnb-post").filter(has_text="FAILURE")
+    failed.locator("summary").click()
+    expect(failed.locator(".twnb-code")).to_contain_text(FAILED_CODE)
+    expect(failed.locator(".twnb-result")).to_contain_text("KeyError: 'sales'")
+
+
+def test_a_preview_shows_and_a_click_opens_the_artifact_in_jupyterlab(saved):
+    image = rendered_round(round_cells(saved).nth(0)).locator("img.twnb-preview-image")
+    expect(image).to_have_count(1)
+    assert image.evaluate("img => img.complete && img.naturalWidth") == 60
+    image.click()
+    tab = saved.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="plot.png")
+    expect(tab).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    saved.screenshot(path=str(screenshot_path("labext-lab-artifact-opened")))
+    menu(saved, "File", "Close Tab")
+    expect(tab).to_have_count(0)
+
+
+def test_copy_code_puts_the_successful_code_on_the_clipboard(saved, browser_context, lab):
+    browser_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.server.base_url)
+    rendered_round(round_cells(saved).nth(0)).get_by_role("button", name="Copy code").click()
+    expected = f"{FIRST_CODE}\n\n{SECOND_CODE}"
+    deadline = time.monotonic() + 10
+    while saved.evaluate("() => navigator.clipboard.readText()") != expected:
+        assert time.monotonic() < deadline, "the clipboard never held the Round's code"
+        time.sleep(0.2)  # polling the clipboard, not waiting a guessed time
+
+
+def test_a_newer_schema_renders_what_it_can_and_names_what_it_could_not(saved):
+    shown = rendered_round(round_cells(saved).nth(1))
+    expect(shown.locator(".twnb-schema-note")).to_contain_text("newer twnb (schema 99")
+    expect(shown.locator(".twnb-schema-note")).to_contain_text("hologram")
+    expect(shown.locator(".twnb-step")).to_have_count(1)
+    expect(shown.locator(".twnb-answer")).to_contain_text("Still readable.")
+
+
+def test_a_payload_without_the_twnb_section_still_renders_its_answer_and_says_what_is_missing(saved):
+    shown = rendered_round(round_cells(saved).nth(2))
+    expect(shown.locator(".twnb-schema-note")).to_contain_text("without its twnb section")
+    expect(shown.locator(".twnb-answer")).to_contain_text("Old but readable.")
+
+
+def test_hundreds_of_posts_start_collapsed_and_a_post_is_built_only_when_opened(saved):
+    shown = rendered_round(round_cells(saved).nth(3))
+    expect(shown.locator(".twnb-post")).to_have_count(MANY_POSTS + 1)
+    expect(shown.locator(".twnb-post-body")).to_have_count(0)
+    expect(shown.locator(".twnb-posts")).not_to_have_attribute("open", "")
+    shown.locator(".twnb-posts > summary").click()
+    started = time.monotonic()
+    shown.locator(".twnb-post").nth(300).locator("summary").click()
+    expect(shown.locator(".twnb-post-body")).to_have_count(1)
+    expect(shown.locator(".twnb-post-body")).to_contain_text("Step 299: keep going.")
+    print(f"opening post 300 of {MANY_POSTS}: {time.monotonic() - started:.2f} s")
+
+
+def test_the_round_reads_well_in_the_dark_theme(saved):
+    menu(saved, "Settings", "Theme", "JupyterLab Dark")
+    try:
+        expect(saved.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+        shown = rendered_round(round_cells(saved).nth(0))
+        shown.scroll_into_view_if_needed()
+        saved.screenshot(path=str(screenshot_path("labext-lab-saved-dark-theme")))
+        lowest = saved.evaluate(JS_LOWEST_CONTRASTS, [shown.element_handle()])
+        assert lowest[0][0] >= MIN_CONTRAST, f"text hard to read on the dark theme: {lowest}"
+    finally:
+        menu(saved, "Settings", "Theme", "JupyterLab Light")
+        expect(saved.locator("body")).to_have_attribute("data-jp-theme-light", "true")
+
+
+def test_insert_code_as_cells_adds_the_successful_code_below_the_round_in_post_order(saved):
+    before = cell_sources(saved)
+    rendered_round(round_cells(saved).nth(0)).get_by_role("button", name="Insert code as cells").click()
+    wait_until(lambda: len(cell_sources(saved)) == len(before) + 2, 30, "two cells inserted")
+    after = cell_sources(saved)
+    assert after == [before[0], FIRST_CODE, SECOND_CODE, *before[1:]]
+    expect(code_cells(saved).nth(1).locator(".cm-content")).to_contain_text("squares = [n * n")
+    saved.screenshot(path=str(screenshot_path("labext-lab-inserted-cells")))

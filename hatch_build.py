@@ -38,9 +38,8 @@ class LabextensionBuildHook(BuildHookInterface):
             return
         if _stale(source, bundle):
             _build(source, bundle)
-        if (bundle / "package.json").is_file():
+        if (bundle / "package.json").is_file():  # the build copies install.json in, too
             build_data["shared_data"][str(bundle)] = SHARED
-            build_data["shared_data"][str(source / "install.json")] = f"{SHARED}/install.json"
 
 
 def _stale(source: Path, bundle: Path) -> bool:

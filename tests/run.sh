@@ -11,11 +11,13 @@ if [ -z "${VIRTUAL_ENV:-}" ]; then
 fi
 
 # System packages some tests need, installed through apt when missing (one `apt-get update`):
-# the browser tests drive Debian's Chromium (never a browser Playwright downloads), and the Spark tests
-# need Java.
+# the browser tests drive Debian's Chromium (never a browser Playwright downloads), the Spark tests
+# need Java, and the JupyterLab extension (labextension/) is built with Node.js and npm.
 apt_packages=()
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 command -v java >/dev/null || apt_packages+=(openjdk-17-jre-headless)
+command -v node >/dev/null || apt_packages+=(nodejs)
+command -v npm >/dev/null || apt_packages+=(npm)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
@@ -23,13 +25,33 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
     sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
   else
     echo "tests/run.sh: ${apt_packages[*]} missing and this user cannot apt-get install them:" \
-      "the browser tests (chromium) and the Spark tests (Java) will be skipped" \
+      "the browser tests (chromium, and nodejs/npm for the JupyterLab extension) and the Spark tests" \
+      "(Java) will be skipped" \
       "(the browser tests fail under CI=true)." >&2
   fi
 fi
 
 python -m pip install --quiet --upgrade pip
+
+# The JupyterLab extension (labextension/): a clean install from the committed package-lock.json and a
+# fresh build (a TypeScript error fails here), before pip installs twnb and ships that build into the
+# environment (pip's build hook sees it up to date). jupyter-builder is the bundler command it calls.
+if command -v npm >/dev/null && command -v node >/dev/null; then
+  python -m pip install --quiet "jupyter-builder>=1.3"
+  (cd labextension && npm ci --no-audit --no-fund && npm run build)
+else
+  echo "tests/run.sh: node and npm not found: the JupyterLab extension is not built and its browser" \
+    "tests will be skipped (they fail under CI=true)." >&2
+fi
+
 python -m pip install --quiet -e ".[dev]"
+
+if [ -f twnb/labextension/package.json ]; then
+  extensions="$(jupyter labextension list 2>&1)"
+  grep -q 'twnb-labextension.*enabled.*OK' <<<"$extensions" ||
+    { echo "tests/run.sh: twnb-labextension is not enabled and OK in 'jupyter labextension list':" \
+        "$extensions" >&2; exit 1; }
+fi
 
 ruff check twnb tests bench
 mypy  # [tool.mypy] in pyproject.toml: what it checks, and how strictly

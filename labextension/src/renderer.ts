@@ -115,16 +115,17 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     if (plan) {
       this.node.appendChild(plan);
     }
+    this.node.appendChild(this._code(payload, markdown));
+    const previews = this._previews(payload);
+    if (previews) {
+      this.node.appendChild(previews);
+    }
+    // The answer last, as the user got it: it may speak of the plot "above".
     const answer = answerPost(payload);
     if (answer && answer.message) {
       const box = element('div', 'twnb-answer');
       markdown(box, escapeMarkdown(String(answer.message)));
       this.node.appendChild(box);
-    }
-    this.node.appendChild(this._code(payload, markdown));
-    const previews = this._previews(payload);
-    if (previews) {
-      this.node.appendChild(previews);
     }
     this.node.appendChild(this._posts(payload));
     return Promise.all(pending).then(() => undefined);

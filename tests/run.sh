@@ -17,7 +17,6 @@ apt_packages=()
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 command -v java >/dev/null || apt_packages+=(openjdk-17-jre-headless)
 command -v node >/dev/null || apt_packages+=(nodejs)
-command -v npm >/dev/null || apt_packages+=(npm)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
@@ -25,9 +24,16 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
     sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
   else
     echo "tests/run.sh: ${apt_packages[*]} missing and this user cannot apt-get install them:" \
-      "the browser tests (chromium, and nodejs/npm for the JupyterLab extension) and the Spark tests" \
-      "(Java) will be skipped" \
-      "(the browser tests fail under CI=true)." >&2
+      "the browser tests (chromium, and node for the JupyterLab extension) and the Spark tests (Java)" \
+      "will be skipped (the browser tests fail under CI=true)." >&2
+  fi
+fi
+# NodeSource's nodejs brings npm, Debian's does not: ask for npm only once node is there.
+if command -v node >/dev/null && ! command -v npm >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y npm
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y npm
   fi
 fi
 

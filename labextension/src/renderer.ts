@@ -128,6 +128,11 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       this.node.appendChild(box);
     }
     this.node.appendChild(this._posts(payload));
+    // Blocks end with a line break in the text, so the output's text (a search, a copy, a test) reads
+    // "finished" and "Plot ..." as words, not "finishedPlot".
+    for (const child of Array.from(this.node.children)) {
+      child.after(document.createTextNode('\n'));
+    }
     return Promise.all(pending).then(() => undefined);
   }
 
@@ -151,7 +156,7 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
   private _header(payload: IRoundPayload): HTMLElement {
     const header = element('div', 'twnb-header');
     header.appendChild(element('span', 'twnb-title', 'Round'));
-    header.appendChild(stateBadge(String(payload.state ?? 'unknown')));
+    header.append(' ', stateBadge(String(payload.state ?? 'unknown')), ' ');
     const section = payload.twnb && typeof payload.twnb === 'object' ? payload.twnb : {};
     const facts = [
       seconds(section.timing?.duration_s),
@@ -177,9 +182,13 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       const state = String(step?.state ?? 'todo');
       const item = element('li', `twnb-step twnb-step-${state.replace(/[^a-z_]/gi, '')}`);
       item.dataset.state = state;
-      item.appendChild(element('span', 'twnb-step-mark', STATE_MARKS[state] ?? '•'));
-      item.appendChild(element('span', 'twnb-step-name', String(step?.name ?? step?.description ?? '')));
-      item.appendChild(element('span', 'twnb-step-state', state.replace('_', ' ')));
+      item.append(
+        element('span', 'twnb-step-mark', STATE_MARKS[state] ?? '•'),
+        ' ',
+        element('span', 'twnb-step-name', String(step?.name ?? step?.description ?? '')),
+        ' ',
+        element('span', 'twnb-step-state', state.replace('_', ' '))
+      );
       list.appendChild(item);
     }
     body.appendChild(list);
@@ -269,11 +278,11 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     const details = element('details', 'twnb-post');
     details.dataset.index = String(index);
     const summary = element('summary', 'twnb-post-summary');
-    summary.appendChild(element('span', 'twnb-post-route', `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`));
+    summary.append(element('span', 'twnb-post-route', `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`), ' ');
     const status = attachment(post, 'execution_status');
     if (status) {
       const text = contentText(status.content);
-      summary.appendChild(element('span', `twnb-exec twnb-exec-${text.toLowerCase()}`, text));
+      summary.append(element('span', `twnb-exec twnb-exec-${text.toLowerCase()}`, text), ' ');
     }
     const firstLine = String(post.message ?? '').split('\n')[0];
     summary.appendChild(element('span', 'twnb-post-first-line', firstLine.length > 120 ? firstLine.slice(0, 119) + '…' : firstLine));

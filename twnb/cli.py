@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         "demo",
         help="run the quickstart analysis in a real kernel (offline, from scripted replies)",
         description=(
-            "Run the quickstart analysis headless in a real kernel and write the executed notebook, "
+            "Run a demo analysis (the quickstart unless --notebook says otherwise) headless in a real "
+            "kernel and write the executed notebook, "
             "the conversation YAML and the artifacts into a folder. Offline by default: the LLM "
             "replies are scripted and replayed from a bundled cassette (no key, no network)."
         ),

@@ -52,3 +52,14 @@ def test_each_rounds_code_computes_once_at_the_end(ran):
     ]
     assert len(codes) == 2
     assert [code.count(".compute()") for code in codes] == [1, 1]
+
+
+def test_a_missing_library_is_named_with_how_to_install_it_before_any_kernel_starts(tmp_path):
+    from dataclasses import replace
+
+    from twnb.demo.runner import DemoError
+
+    needs_more = replace(BIGGER_THAN_MEMORY, requires=("dask.dataframe", "twnb_no_such_module"))
+    with pytest.raises(DemoError, match=r"needs twnb_no_such_module: pip install \"dask\[dataframe\]\""):
+        run_demo(tmp_path / "out", demo=needs_more, progress=lambda line: None)
+    assert not (tmp_path / "out" / "kernel.log").exists()

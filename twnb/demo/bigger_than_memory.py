@@ -107,4 +107,6 @@ BIGGER_THAN_MEMORY = DemoNotebook(
     cassette=CASSETTE,
     scripted_replies=SCRIPTED_REPLIES,
     conversation_file=CONVERSATION_FILE,
+    requires=("dask.dataframe", "distributed", "pyarrow"),
+    install_hint='pip install "dask[dataframe]" distributed pyarrow',
 )

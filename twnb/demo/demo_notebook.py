@@ -22,6 +22,8 @@ class DemoNotebook:
     scripted_replies: Path  # what the cassette is recorded from (tests/demo/record_quickstart_cassette.py)
     conversation_file: str  # the notebook's `%taskweaver save` target
     assets: tuple[Path, ...] = ()  # copied into the demo's folder before it runs
+    requires: tuple[str, ...] = ()  # modules beyond twnb's own, and how to install them
+    install_hint: str = ""
 
 
 def round_notebook(

@@ -85,6 +85,8 @@ def run_demo(
     out.mkdir(parents=True, exist_ok=True)
     for asset in demo.assets:
         shutil.copyfile(asset, out / asset.name)
+    if kernel_name is None and connection_file is None:
+        _check_requirements(demo)
     attached = Path(connection_file).resolve() if connection_file is not None else None
     try:
         kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached)
@@ -192,6 +194,21 @@ def kernel_environment(live: bool, cassette: Path = QUICKSTART.cassette) -> dict
         for name in ("TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL"):
             env.pop(name, None)
     return env
+
+
+def _check_requirements(demo: DemoNotebook) -> None:
+    """Before a kernel starts: the modules the notebook needs, in this Python (its kernel's)."""
+    import importlib.util
+
+    def missing(module: str) -> bool:
+        try:
+            return importlib.util.find_spec(module) is None
+        except ModuleNotFoundError:  # its parent package is missing
+            return True
+
+    absent = [module for module in demo.requires if missing(module)]
+    if absent:
+        raise DemoError(f"The {demo.name} notebook needs {', '.join(absent)}: {demo.install_hint}")
 
 
 def _check_live_settings(env: dict[str, str]) -> None:

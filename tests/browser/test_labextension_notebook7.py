@@ -12,6 +12,7 @@ from screenshot_files import screenshot_path
 
 CODE = "squares = [n * n for n in range(1, 4)]\nsquares"
 LATER_CODE = "sum(squares)"
+HOSTILE = '<img src=x onerror="window.twnbHostile=1"> <script>window.twnbHostile=2</script>'
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def saved(notebook7, labextension_bundle, browser_context):
             code_post(CODE, "SUCCESS", "Result:\n[1, 4, 9]"),
             code_post("sum(squares", "FAILURE", "SyntaxError"),
             code_post(LATER_CODE, "SUCCESS", "Result:\n14"),
-            post("Planner", "User", "The squares sum to 14."),
+            post("Planner", "User", f"The squares sum to 14. {HOSTILE} **bold**"),
         ],
         steps=[("Make the squares", "done"), ("Sum them", "done")],
     )
@@ -42,6 +43,14 @@ def test_a_saved_round_renders_through_the_extension_in_notebook7(saved):
     expect(shown.locator(".twnb-step")).to_have_count(2)
     expect(shown.locator(".twnb-code-section .twnb-code")).to_have_count(2)
     expect(shown.locator(".twnb-answer")).to_contain_text("The squares sum to 14.")
+
+
+def test_a_hostile_answer_stays_text_in_notebook7(saved):
+    answer = rendered_round(round_cells(saved).nth(0)).locator(".twnb-answer")
+    expect(answer).to_contain_text(HOSTILE)
+    expect(answer.locator("strong")).to_have_text("bold")  # the Markdown itself still renders
+    expect(answer.locator("img, script")).to_have_count(0)
+    assert saved.evaluate("() => window.twnbHostile") is None
 
 
 def test_insert_code_as_cells_works_in_notebook7(saved):

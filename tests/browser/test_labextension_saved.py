@@ -6,7 +6,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from labextension_page import HTML_OUTPUT, ROUND_RENDERED, cell_sources, open_without_kernel, rendered_round
+from labextension_page import (
+    HTML_OUTPUT,
+    JS_ACTIVE_CELL,
+    ROUND_RENDERED,
+    cell_sources,
+    open_without_kernel,
+    rendered_round,
+)
 from notebook_page import UI_TIMEOUT_MS, code_cells, menu, round_cells, wait_until
 from playwright.sync_api import expect
 from reopen_checks import JS_LOWEST_CONTRASTS, MIN_CONTRAST
@@ -174,3 +181,16 @@ def test_insert_code_as_cells_adds_the_successful_code_below_the_round_in_post_o
     assert after == [before[0], FIRST_CODE, SECOND_CODE, *before[1:]]
     expect(code_cells(saved).nth(1).locator(".cm-content")).to_contain_text("squares = [n * n")
     saved.screenshot(path=str(screenshot_path("labext-lab-inserted-cells")))
+
+
+def test_the_round_history_panel_lists_the_rounds_and_a_click_selects_and_shows_one(saved):
+    saved.locator(".twnb-history-button").first.click()
+    items = saved.locator(".twnb-round-history .twnb-history-item")
+    expect(items).to_have_count(4, timeout=UI_TIMEOUT_MS)
+    expect(items.nth(0)).to_contain_text("Square, then total the revenue.")
+    expect(items.nth(0)).to_contain_text("finished")
+    saved.screenshot(path=str(screenshot_path("labext-lab-round-history")))
+    target = cell_sources(saved).index("%%taskweaver\nA long Round.")
+    items.nth(3).click()
+    wait_until(lambda: saved.evaluate(JS_ACTIVE_CELL) == target, 30, "the fourth Round's cell selected")
+    expect(code_cells(saved).nth(target).locator(".jp-InputArea")).to_be_in_viewport()

@@ -169,7 +169,7 @@ def bench_saved_size(displayed: bool) -> None:
 
     from twnb.memory import PostCommitted
     from twnb.notebook.round_view import RoundView
-    from twnb.session.round_bundle import MIME_TYPE, artifact_previews, round_bundle
+    from twnb.render import MIME_TYPE, artifact_previews, round_bundle
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -18,7 +18,7 @@ from twnb.cli import main
 from twnb.demo.quickstart import DEMO_MODEL, REQUESTS
 from twnb.demo.runner import DemoError, run_demo
 from twnb.memory import AttachmentType, load_conversation
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 

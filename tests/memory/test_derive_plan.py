@@ -47,9 +47,10 @@ def test_description_keeps_the_full_step_text():
     )
 
 
-def test_long_step_names_are_cut_to_ten_words():
-    plan = derive_plan(None, _planner_post(plan="1. " + " ".join(f"w{i}" for i in range(15)), current=None))
-    assert plan.subtasks[0].name == "w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 …"
+def test_long_step_names_keep_their_full_text():
+    words = " ".join(f"w{i}" for i in range(15))
+    plan = derive_plan(None, _planner_post(plan="1. " + words, current=None))
+    assert plan.subtasks[0].name == words
 
 
 def test_first_step_current_makes_it_in_progress_and_the_rest_todo():
@@ -215,4 +216,48 @@ def test_planner_example_file_walks_the_plan_to_done():
         if post.send_from == "Planner":
             plan = derive_plan(plan, post, user_query=round.user_query)
             seen.append((_states(plan), plan.state))
-    assert seen == [(["in_progress", "todo"], "in_progress"), (["done", "done"], "done")]
+    assert seen == [
+        (["in_progress", "in_progress", "todo"], "in_progress"),
+        (["done", "done", "done"], "done"),
+    ]
+
+
+INIT_PLAN = (
+    "1. Load orders.csv\n"
+    "2. Compute the mean amount per region <sequentially depends on 1>\n"
+    "3. Report the region with the highest mean to the User <interactively depends on 2>"
+)
+WORKER_PLAN = (
+    "1. Instruct CodeInterpreter to load orders.csv and compute the mean amount per region, sorted\n"
+    "2. Report the region with the highest mean to the User"
+)
+
+
+def test_the_subtasks_are_the_user_level_steps_of_init_plan():
+    post = _planner_post(plan=WORKER_PLAN, init_plan=INIT_PLAN, current="1. Instruct CodeInterpreter to load")
+    assert [s.name for s in derive_plan(None, post).subtasks] == [
+        "Load orders.csv",
+        "Compute the mean amount per region",
+        "Report the region with the highest mean to the User",
+    ]
+
+
+def test_the_current_worker_step_puts_the_user_steps_it_merges_in_progress():
+    post = _planner_post(plan=WORKER_PLAN, init_plan=INIT_PLAN, current=WORKER_PLAN.splitlines()[0])
+    assert _states(derive_plan(None, post)) == ["in_progress", "in_progress", "todo"]
+
+
+def test_the_next_worker_step_marks_the_merged_user_steps_done():
+    previous = derive_plan(None, _planner_post(plan=WORKER_PLAN, init_plan=INIT_PLAN, current="1."))
+    post = _planner_post(plan=WORKER_PLAN, init_plan=INIT_PLAN, current=WORKER_PLAN.splitlines()[1])
+    assert _states(derive_plan(previous, post)) == ["done", "done", "in_progress"]
+
+
+def test_without_interactive_annotations_user_steps_follow_the_worker_step_sharing_their_words():
+    init_plan = "1. Load orders.csv\n2. Compute the mean amount per region\n3. Plot it\n4. Report to the User"
+    worker = (
+        "1. Instruct CodeInterpreter to load orders.csv and compute the mean amount per region\n"
+        "2. Instruct CodeInterpreter to plot the means\n3. Report to the User"
+    )
+    post = _planner_post(plan=worker, init_plan=init_plan, current="2. Instruct CodeInterpreter to plot")
+    assert _states(derive_plan(None, post)) == ["done", "done", "in_progress", "todo"]

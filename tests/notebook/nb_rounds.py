@@ -27,6 +27,7 @@ def analysis_round(message: str = "The mean is 2.") -> Round:
     coder.add_attachment(Attachment.create(AttachmentType.execution_result, "2"))
     round.add_post(coder)
     answer = Post.create(message, "Planner", "User")
+    answer.add_attachment(Attachment.create(AttachmentType.init_plan, "1. compute the mean\n2. report it"))
     answer.add_attachment(Attachment.create(AttachmentType.plan, "1. compute the mean\n2. report it"))
     answer.add_attachment(Attachment.create(AttachmentType.current_plan_step, "2. report it"))
     answer.add_attachment(Attachment.create(AttachmentType.stop, "Completed"))

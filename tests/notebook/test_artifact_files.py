@@ -11,7 +11,7 @@ import yaml
 from nb_run import llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code
 
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 

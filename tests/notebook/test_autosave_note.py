@@ -7,10 +7,10 @@ from nb_fake_clock import FakeClock
 from nb_rounds import analysis_round
 from nb_shell import magics
 
+from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.notebook.history_table import history_rows
 from twnb.notebook.round_view import RoundView
-from twnb.session.autosave import AUTOSAVE_FAILED
-from twnb.session.round_bundle import MIME_TYPE, plan_from_round, round_bundle
+from twnb.render import MIME_TYPE, plan_from_round, round_bundle
 
 NOTE = "Autosave to /x/.twnb/s/rounds failed (No space left on device); the Round goes on"
 

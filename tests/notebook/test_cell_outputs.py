@@ -16,7 +16,7 @@ from nb_run import CANARY_KEY, llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code, failing_round
 
 from twnb.kernel.ansi import strip_ansi
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from nb_run import CANARY_KEY, cell_text, llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code, failing_round
 from nbclient.exceptions import CellExecutionError
 
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 

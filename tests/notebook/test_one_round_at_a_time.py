@@ -12,7 +12,7 @@ from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
 from nb_scripts import code, planner
 from nb_shell import magics
 
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 # Generated code (verification off) that tries every command a Round must not be disturbed by.
 MEDDLING = """\

@@ -22,7 +22,7 @@ from fakellm.server import FakeLLMServer
 from nb_scripts import code, planner
 from nbclient import NotebookClient
 
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from session_script import one_step
 
-from twnb.session.autosave import AUTOSAVE_FAILED
+from twnb.memory.round import AUTOSAVE_FAILED
 
 
 @contextlib.contextmanager

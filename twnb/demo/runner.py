@@ -21,7 +21,8 @@ from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
 from twnb.demo.quickstart import QUICKSTART
-from twnb.session.round_bundle import MIME_TYPE, state_label
+from twnb.render import MIME_TYPE
+from twnb.render.labels import state_label
 
 DEMO_NOTEBOOKS = {demo.name: demo for demo in (QUICKSTART, BIGGER_THAN_MEMORY)}
 KERNEL_LOG = "kernel.log"

@@ -1,12 +1,14 @@
-"""Deriving plan progress from the Planner's posts into AgentScope's plan model.
+"""Deriving plan progress from the Planner's posts, as AgentScope's plan model describes it.
 
-TaskWeaver's Planner restates its whole plan every turn (`plan`, numbered lines, maybe with
-`<sequentially depends on 1>` annotations) and names the step it is on (`current_plan_step`). Steps
-before the current one are done, the current one is in progress, the rest are to do (a step done
-earlier that now comes after the current one is to be done again); `stop: Completed` finishes
-everything. When the plan text changes, steps whose text stayed (compared after normalising) keep
-their times and outcome, and their state where the current step does not decide it (no current
-step named, or a step someone marked abandoned).
+TaskWeaver's Planner restates its plan every turn twice: `init_plan`, the steps as the user thinks of
+them (numbered lines, maybe with `<sequentially depends on 1>` annotations), and `plan`, those steps
+merged into what one worker does at a time; `current_plan_step` names a step of `plan`. The subtasks
+are the `init_plan` steps (the `plan` steps when there is no `init_plan`); each is mapped to the
+worker step that carries it out. Steps whose worker step comes before the current one are done, those
+of the current one are in progress, the rest are to do (a step done earlier that now comes after the
+current one is to be done again); `stop: Completed` finishes everything. When the plan text changes,
+steps whose text stayed (compared after normalising) keep their times and outcome, and their state
+where the current step does not decide it (no current step named, or a step someone marked abandoned).
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from twnb.memory.post import Post
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*+]\s+")
 _ANNOTATION = re.compile(r"\s*<[^<>]*\bdepends on\b[^<>]*>", re.IGNORECASE)
+_INTERACTIVE = re.compile(r"<[^<>]*\binteractively depends on\b[^<>]*>", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9_]+")
+# Words that say nothing about which step is meant, left out when steps are compared by their words.
+_COMMON_WORDS = frozenset(
+    ["a", "an", "and", "the", "to", "of", "in", "on", "for", "with", "by", "from", "into", "it", "as", "at"]
+)
 _NAME_WORDS = 10
 _FUZZY_THRESHOLD = 0.6
 EXPECTED_OUTCOME = "Answer the user's request"
@@ -109,9 +117,35 @@ def _first_content(post: Post, type: AttachmentType) -> str | None:
     return None
 
 
+def worker_step_of(user_steps: list[PlanStep], worker_steps: list[PlanStep]) -> list[int]:
+    """For each user-level step (`init_plan`), the index of the worker step (`plan`) that carries it.
+
+    The same count maps one to one. Otherwise, as the Planner is told to merge steps, a step that
+    depends interactively on an earlier one starts a new worker step; when that does not give the
+    worker steps' count, each step goes to the worker step sharing most of its words, never back.
+    """
+    if len(user_steps) == len(worker_steps) or not worker_steps:
+        return list(range(len(user_steps)))
+    starts = [i for i, step in enumerate(user_steps) if i == 0 or _INTERACTIVE.search(step.text)]
+    if len(starts) == len(worker_steps):
+        return [sum(1 for start in starts if start <= i) - 1 for i in range(len(user_steps))]
+    worker_words = [_words(step.bare) for step in worker_steps]
+    mapping, at = [], 0
+    for step in user_steps:
+        words = _words(step.bare)
+        scores = [len(words & worker_words[j]) / max(1, len(words)) for j in range(at, len(worker_steps))]
+        at += max(range(len(scores)), key=lambda k: (scores[k], -k))  # the first of the best
+        mapping.append(at)
+    return mapping
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower())) - _COMMON_WORDS
+
+
 def _subtask_for(step: PlanStep, position: int, kept: SubTask | None) -> SubTask:
     subtask = SubTask(
-        name=short_name(step.bare),
+        name=step.bare,
         description=step.text,
         expected_outcome=f"Step {position + 1} completed",
     )
@@ -132,14 +166,15 @@ def _mark_done(subtask: SubTask) -> None:
 def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = None) -> Plan:
     """The plan after `post` (a Planner post), built from `previous` without changing it.
 
-    Reads the post's `plan` (or `init_plan` when there is no `plan`), `current_plan_step` and `stop`.
+    Reads the post's `init_plan` (or `plan` when there is no `init_plan`), `plan`, `current_plan_step`
+    and `stop`.
     A post without a plan carries `previous` forward (an empty plan when there is none). A previous
     plan that is finished, or shares no step with the new text, is replaced by a new Plan (new id).
     `user_query`, when given, names and describes the plan.
     """
-    plan_text = _first_content(post, AttachmentType.plan)
-    if plan_text is None:
-        plan_text = _first_content(post, AttachmentType.init_plan)
+    user_text = _first_content(post, AttachmentType.init_plan)
+    worker_text = _first_content(post, AttachmentType.plan)
+    plan_text = user_text if user_text is not None else worker_text
     current_text = _first_content(post, AttachmentType.current_plan_step) or ""
     stop = (_first_content(post, AttachmentType.stop) or "").strip().lower()
 
@@ -148,8 +183,10 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
         plan = copy.deepcopy(live_previous) if live_previous is not None else _new_plan([], user_query, post)
         # A current step without a restated plan is looked up in the plan carried forward.
         steps = [_step_of(subtask, i) for i, subtask in enumerate(plan.subtasks)]
+        worker_steps = steps
     else:
         steps = parse_steps(plan_text)
+        worker_steps = parse_steps(worker_text) if worker_text is not None else steps
         old_subtasks = live_previous.subtasks if live_previous is not None else []
         old = {normalise(subtask.description): subtask for subtask in old_subtasks}
         kept = [old.get(normalise(step.text)) for step in steps]
@@ -171,14 +208,15 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
         plan.finish("done", post.message)
         return plan
 
-    current = find_current_step(steps, current_text)
+    current = find_current_step(worker_steps, current_text)
     if current is not None:
-        for index, subtask in enumerate(plan.subtasks):
-            if subtask.state == "abandoned" and index != current:
+        carried_by = worker_step_of(steps, worker_steps)
+        for subtask, worker in zip(plan.subtasks, carried_by, strict=True):
+            if subtask.state == "abandoned" and worker != current:
                 continue  # only an explicit decision abandons a step; progress never undoes it
-            if index < current:
+            if worker < current:
                 _mark_done(subtask)
-            elif index == current:
+            elif worker == current:
                 subtask.state = "in_progress"
                 subtask.finished_at = None
             else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import Any, Final, Literal, cast, get_args
 
 from twnb.memory.extras import RoundExtra
 from twnb.memory.ids import ROUND_PREFIX, create_id, loaded_id
@@ -15,6 +15,10 @@ from twnb.memory.reading import Location, dict_value, list_value, require_key, r
 RoundState = Literal["finished", "failed", "created"]
 ROUND_STATES: tuple[str, ...] = get_args(RoundState)
 
+
+# The Round.extra key of the one note a failed autosave leaves in the Round (shown with it, and in
+# `%taskweaver history`): the Round goes on, so the failure must be seen where the Round is.
+AUTOSAVE_FAILED: Final = "autosave_failed"
 
 @dataclass
 class Round:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from twnb.memory import AttachmentType, Post
-from twnb.session.round_bundle import state_label
+from twnb.render.labels import state_label
 
 _VALUE_CHARS = 120
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.session.round_bundle import autosave_note, escape_markdown_inline, plain_text, shorten, state_label
+from twnb.render.labels import autosave_note, state_label
+from twnb.render.markdown_escape import escape_markdown_inline
+from twnb.render.text import plain_text, shorten
 
 # A new kernel starts with an empty conversation even when the notebook shows earlier Rounds: say so,
 # and how to get them back, rather than "nothing here".

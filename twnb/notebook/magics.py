@@ -242,7 +242,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         return stand_in
 
     def _final_plan(self, round: Any) -> Any:
-        from twnb.session.round_bundle import plan_from_round
+        from twnb.render import plan_from_round
 
         # The session's plan belongs to its current Round only; a stand-in Round has none.
         rounds = self.notebook.conversation.rounds
@@ -399,7 +399,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         from IPython.display import display
 
-        from twnb.session.round_bundle import artifact_previews, plan_from_round, round_bundle
+        from twnb.render import artifact_previews, plan_from_round, round_bundle
 
         bundle = round_bundle(
             round,

@@ -1,11 +1,12 @@
 """Showing one Round in the cell (docs/architecture.md, contract 6).
 
 With a widget frontend (a Jupyter kernel) the live `RoundView` is displayed with a `display_id`
-together with the Round's static bundle (`text/plain`, `text/markdown`,
-`application/vnd.twnb.round+json`); when the Round ends the same display is updated with the final
-bundle, so a saved notebook, nbviewer or GitHub shows the finished Round even though widget state is not
-redrawn on reopen. Without one (terminal IPython, a bare shell) milestones are printed as they happen
-and the final bundle is displayed once, which prints its `text/plain`.
+together with the Round's static bundle. When the Round ends (finished, failed or interrupted) the same
+display is updated to the final static bundle alone (`application/vnd.twnb.round+json`, `text/html`,
+`text/markdown`, `text/plain`) and the widget is closed: a frontend that finds a widget view in a saved
+output picks it, finds no model after a reopen and shows an error instead of any view beside it.
+Without a widget frontend (terminal IPython, a bare shell) milestones are printed as they happen and
+the final bundle is displayed once, which prints its `text/plain`.
 
 Code that raised leaves no traceback in the cell (the Round keeps and shows it): an `AttemptLine` says
 in one quiet line which attempt raised and that it was revised, and a Round that did not finish ends
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.session.round_bundle import MIME_TYPE, artifact_previews, round_bundle
+from twnb.render import MIME_TYPE, artifact_previews, round_bundle
 
 
 def has_widget_frontend(shell: Any) -> bool:
@@ -74,25 +75,32 @@ class RoundDisplay:
 
         placeholder = Round.create(user_query=self.request)
         bundle = self._bundle(placeholder, plan=None, previews=[])
+        bundle.update(self.view.mime_bundle())  # only the live display carries the widget
         self._handle = display(bundle, raw=True, display_id=True)
         self.heartbeat.start()
 
     def finish(self, round: Any, plan: Any = None) -> None:
-        """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too."""
+        """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too.
+
+        The update carries no widget view, and the widget is closed whatever happens while writing it."""
         from IPython.display import display
 
         if self.heartbeat is not None:
             self.heartbeat.stop()  # no widget update from its thread after this
-        previews = artifact_previews(round, self.base_dir)
-        bundle = self._bundle(round, plan=plan, previews=previews)
-        if self.widgets:
-            self.view.finish(round, bundle[MIME_TYPE])
-        if self._handle is not None:  # the widget's display, shown by start()
-            self._handle.update(bundle, raw=True)
-        else:
-            display(bundle, raw=True)
-        if self.attempt_line is not None:
-            self.attempt_line.finish(round)
+        try:
+            previews = artifact_previews(round, self.base_dir)
+            bundle = self._bundle(round, plan=plan, previews=previews)
+            if self.widgets:
+                self.view.finish(round, bundle[MIME_TYPE])
+            if self._handle is not None:  # the widget's display, shown by start()
+                self._handle.update(bundle, raw=True)
+            else:
+                display(bundle, raw=True)
+            if self.attempt_line is not None:
+                self.attempt_line.finish(round)
+        finally:
+            if self.widgets:
+                self.view.close()
 
     def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
@@ -102,9 +110,6 @@ class RoundDisplay:
         clean = round
         if self._redact is not None:
             clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
-        bundle = round_bundle(
+        return round_bundle(
             clean, session_id=self.session_id, plan=plan, previews=previews, base_dir=self.base_dir
         )
-        if self.widgets:
-            bundle.update(self.view.mime_bundle())
-        return bundle

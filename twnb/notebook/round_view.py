@@ -24,53 +24,29 @@ from pathlib import Path
 from typing import Any
 
 from twnb.notebook.throttle import Throttle
-from twnb.session.round_bundle import (
+from twnb.render.code_html import code_html
+from twnb.render.html import failure_html, note_html, plan_html, state_badge
+from twnb.render.labels import (
     HIDDEN_TYPES,
-    PREVIEW_CAP_BYTES,
-    artifact_url,
+    PLANNER_NOTES,
+    attachment_label,
     autosave_note,
-    clean_text,
-    clip_middle,
-    display_path,
-    displayed_images,
-    escape_markdown,
     incomplete_reason,
     is_no_error,
-    plan_to_dict,
     post_title,
-    shorten,
+    sections_kept_open,
     state_label,
     summary_line,
 )
+from twnb.render.links import artifact_label, artifact_url, display_path
+from twnb.render.markdown_escape import escape_markdown
+from twnb.render.markdown_html import LINK_STYLE
+from twnb.render.payload import plan_to_dict, settled_plan
+from twnb.render.previews import PREVIEW_CAP_BYTES, displayed_images
+from twnb.render.text import clean_text, clip_middle, shorten
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 _RESULT_LIMIT = 8000  # characters of one execution result shown in the widget
-_STATE_COLOURS = {
-    "created": "#1f6feb",
-    "running": "#1f6feb",
-    "finished": "#1a7f37",
-    "failed": "#cf222e",
-    "interrupted": "#9a6700",
-}
-_STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # twnb.memory.plan states
-# The Planner's bookkeeping: the plan is already the checklist above, so after the Round these fold
-# into one closed "planner notes" line per post (open while they stream, so the plan can be watched).
-_PLANNER_NOTES = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
-_LABELS = {
-    "init_plan": "initial plan",
-    "plan": "plan",
-    "current_plan_step": "current step",
-    "plan_reasoning": "reasoning",
-    "stop": "stop",
-    "thought": "thought",
-    "reply_type": "reply type",
-    "execution_status": "status",
-    "execution_result": "result",
-    "code_error": "error",
-    "revise_message": "revise",
-    "verification": "verification",
-    "artifact_paths": "artifacts",
-}
 
 
 class RoundView:
@@ -107,6 +83,9 @@ class RoundView:
         self._posts: dict[str, _PostSection] = {}
         self._ended = False  # after finish(): sections fold so the answer and the code stand out
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
+        # The Planner restates its plan in every post: each text shows once, in the first post with it.
+        self._plan_text_owner: dict[tuple[str, str], str] = {}
+        self._plan: dict[str, Any] | None = None  # the plan as last reported, as plain data
 
         self.header = self._html()
         self.plan = self._html()
@@ -181,16 +160,19 @@ class RoundView:
         self._render_header()
 
     def _on_PlanUpdated(self, event: Any) -> None:
-        self.plan.value = plan_html(plan_to_dict(event.plan))
+        self._plan = plan_to_dict(event.plan)
+        self.plan.value = plan_html(self._plan)
 
     def _on_RoundFailed(self, event: Any) -> None:
-        self.failure.value = failure_html(event.reason)
+        self.failure.value = failure_html(state_label("failed", event.reason), event.reason)
 
     def _on_RoundEnded(self, event: Any) -> None:
         self._flush()
         self.state = state_label(event.state, event.failure_reason)
         if event.failure_reason:
-            self.failure.value = failure_html(event.failure_reason)
+            self.failure.value = failure_html(self.state, event.failure_reason)
+        if self._plan is not None:
+            self.plan.value = plan_html(settled_plan(self._plan, event.state))
         self.status.value = ""
         self._render_header()
 
@@ -205,7 +187,7 @@ class RoundView:
         self._flush()
         self._ended = True
         self._displayed.update(displayed_images(round))
-        keep_open = _sections_kept_open(round)
+        keep_open = sections_kept_open(round.to_dict())
         for post in round.post_list:
             section = self._section(post.id, post.send_from, post.send_to)
             section.commit(post)
@@ -214,12 +196,11 @@ class RoundView:
         reason = (round.extra or {}).get("failure_reason") or ""
         self.state = state_label(round.state, reason)
         if round.state == "failed":
-            self.failure.value = failure_html(reason or "the Round failed")
+            self.failure.value = failure_html(self.state, reason or "the Round failed")
         unsaved = autosave_note({"extra": round.extra})
         if unsaved:  # the Round went on: said once, where the Round is, not only in a log
-            self.failure.value = ("" if round.state != "failed" else self.failure.value) + failure_html(
-                unsaved, "Not autosaved"
-            )
+            failed = self.failure.value if round.state == "failed" else ""
+            self.failure.value = failed + note_html("Not autosaved", unsaved)
         duration = ((round.extra or {}).get("timing") or {}).get("duration_s")
         if isinstance(duration, (int, float)):
             self._duration = float(duration)  # what the summary says, not this view's own clock
@@ -235,6 +216,23 @@ class RoundView:
             self.summary.value = f"<small>{html.escape(line)}</small>" if line else ""
         self.status.value = ""
         self._render_header()
+
+    def close(self) -> None:
+        """Close every widget of this view (the cell's output has the static Round by then)."""
+        with self._lock:
+            widgets = [
+                self.widget,
+                self.header,
+                self.plan,
+                self.posts,
+                self.status,
+                self.failure,
+                self.summary,
+            ]
+            for section in self._posts.values():
+                widgets += [*section.box.children, section.box, section.message_out, section.attachments_html]
+            for widget in [*widgets, self._layout, self._html_style]:
+                widget.close()
 
     def mime_bundle(self) -> dict[str, Any]:
         """The widget's view entry, to put beside the Round's static bundle in one display."""
@@ -298,7 +296,12 @@ class RoundView:
                 if verified and not section.has("execution_status"):
                     parts.append(f"<div>{_badge('verified')}</div>")  # the status, when it comes, carries it
                 continue
-            if kind in _PLANNER_NOTES:
+            if kind in PLANNER_NOTES:
+                key = (kind, clean_text(text).strip())
+                if kind in ("init_plan", "plan") and self._plan_text_owner.setdefault(
+                    key, section.post_id
+                ) != (section.post_id):
+                    continue
                 notes.append(attachment_html(kind, text))
             elif kind == "artifact_paths":
                 parts.append(self._artifacts_html(text))
@@ -332,19 +335,16 @@ class RoundView:
         seconds = self._duration if self._duration is not None else self._clock() - self._started
         # Whole seconds while it runs (the heartbeat ticks each second); tenths once it has ended.
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
-        colour = _STATE_COLOURS.get(self.state, "#57606a")
         request = html.escape(shorten(clean_text(self.request), 200))
         tokens = (
             f" · {self.tokens_in:,} in / {self.tokens_out:,} out tokens"
             if self.tokens_in or self.tokens_out
             else ""
         )
-        value = (
-            f'<div><b>twnb</b> <span style="background:{colour};color:white;border-radius:8px;'
-            f'padding:0 6px">{html.escape(self.state)}</span> '
-            f"<small>{elapsed} s{tokens}</small><br><span>{request}</span></div>"
+        self.header.value = (
+            f"<div><b>twnb</b> {state_badge(self.state)} <small>{elapsed} s{tokens}</small>"
+            f"<br><span>{request}</span></div>"
         )
-        self.header.value = value
 
 
 class _PostSection:
@@ -397,8 +397,7 @@ class _PostSection:
         self.message = post.message or ""
         self.incomplete = str((post.extra or {}).get("incomplete") or "")
         self.attachments = {
-            attachment.id: (attachment.type.value, attachment.content)
-            for attachment in post.attachment_list
+            attachment.id: (attachment.type.value, attachment.content) for attachment in post.attachment_list
         }
 
 
@@ -420,9 +419,9 @@ def _markdown_outputs(text: str) -> tuple[dict[str, Any], ...]:
 
 def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bool = False) -> str:
     text = clean_text(content)
-    label = html.escape(_LABELS.get(kind, kind.replace("_", " ")))
+    label = html.escape(attachment_label(kind))
     if code:
-        return f"<div>{highlight_python(text)}</div>"
+        return f"<div>{code_html(text)}</div>"
     if kind in (
         "execution_result",
         "code_error",
@@ -445,15 +444,6 @@ def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bo
     return f"<div><small>{label}:</small> <i>{html.escape(text)}</i></div>"
 
 
-def highlight_python(code: str) -> str:
-    from pygments import highlight  # IPython depends on pygments; import it only when code is shown
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import PythonLexer
-
-    # Pygments escapes the code itself; inline styles need no stylesheet in the frontend.
-    return highlight(code, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
-
-
 def artifact_html(name: str, path: Path, displayed: set[str] | frozenset[str] = frozenset()) -> str:
     """A link to the artifact and, for a small enough image the code did not display, the image.
 
@@ -464,9 +454,13 @@ def artifact_html(name: str, path: Path, displayed: set[str] | frozenset[str] = 
     import mimetypes
 
     mime = mimetypes.guess_type(path.name)[0] or ""
-    label = html.escape(path.name or name)
+    label = html.escape(artifact_label(name))
     url = artifact_url(name)
-    link = f'<a href="{html.escape(url)}" target="_blank">{label}</a>' if url else f"<code>{label}</code>"
+    link = (
+        f'<a href="{html.escape(url)}" target="_blank" style="{LINK_STYLE}">{label}</a>'
+        if url
+        else f"<code>{label}</code>"
+    )
     if mime.startswith("image/") and mime != "image/svg+xml":
         try:
             if path.stat().st_size <= PREVIEW_CAP_BYTES:
@@ -501,44 +495,6 @@ def _badge(text: str) -> str:
     return (
         '<small style="border:1px solid #1a7f37;color:#1a7f37;border-radius:8px;padding:0 5px">'
         f"{html.escape(text)}</small>"
-    )
-
-
-def _sections_kept_open(round: Any) -> set[str]:
-    """Post ids whose sections stay open once the Round has ended: the answer to the User (the last
-    one), the CodeInterpreter's posts with code, posts cut off by a failure, and in a failed Round the
-    post it stopped at. The rest (the request again, the Planner's instructions) fold; all expand."""
-    posts = list(round.post_list)
-    keep = {p.id for p in posts if (p.extra or {}).get("incomplete") or _has_code(p)}
-    answers = [p for p in posts if p.send_from == "Planner" and p.send_to == "User"]
-    if answers:
-        keep.add(answers[-1].id)
-    if round.state == "failed" and posts:
-        keep.add(posts[-1].id)
-    return keep
-
-
-def _has_code(post: Any) -> bool:
-    kinds = {a.type.value: a.content for a in post.attachment_list}
-    return "reply_content" in kinds and str(kinds.get("reply_type", "python")).strip() != "text"
-
-
-def plan_html(plan: dict[str, Any] | None) -> str:
-    if not plan or not plan.get("subtasks"):
-        return ""
-    items = []
-    for step in plan["subtasks"]:
-        state = str(step.get("state", "todo"))
-        mark = _STEP_MARKS.get(state, "☐")
-        name = html.escape(clean_text(step.get("name", "")))
-        items.append(f"<div>{mark} {name} <small>({html.escape(state)})</small></div>")
-    return "<div><b>Plan</b>" + "".join(items) + "</div>"
-
-
-def failure_html(reason: str, label: str = "Round failed") -> str:
-    return (
-        f'<div style="color:#cf222e;border-left:3px solid #cf222e;padding-left:6px">'
-        f"<b>{html.escape(label)}:</b> {html.escape(clean_text(reason))}</div>"
     )
 
 

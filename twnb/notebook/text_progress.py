@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from twnb.session.round_bundle import plain_text, shorten, state_label
+from twnb.render.labels import state_label
+from twnb.render.text import plain_text, shorten
 
 _PREVIEW = 160
 

@@ -11,15 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from twnb.memory import Conversation, Round, load_yaml_file, save_yaml_file
 from twnb.memory.reading import Location
 
 AUTOSAVE_KEY = "twnb_autosave"
-# The Round.extra key of the one note a failed autosave leaves in the Round (shown with it, and in
-# `%taskweaver history`): the Round goes on, so the failure must be seen where the Round is.
-AUTOSAVE_FAILED: Final = "autosave_failed"
 
 
 def round_file_data(

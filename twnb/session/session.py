@@ -50,11 +50,12 @@ from twnb.memory import (
 )
 from twnb.memory.clock import now_iso
 from twnb.memory.logs import get_logger
+from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
-from twnb.session.autosave import AUTOSAVE_FAILED, save_round
+from twnb.session.autosave import save_round
 from twnb.session.code_request import CodeRequest
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
 

@@ -14,15 +14,15 @@ from nb_markdown import rendered
 from nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
-from twnb.session.round_bundle import (
+from twnb.render import (
     MIME_TYPE,
     PREVIEW_CAP_BYTES,
     THUMBNAIL_SIDE,
     artifact_previews,
-    escape_markdown,
     plan_from_round,
     round_bundle,
 )
+from twnb.render.markdown_escape import escape_markdown
 
 
 def _png(path: Path, width: int, height: int, noise: bool = False) -> Path:
@@ -48,9 +48,9 @@ def _png(path: Path, width: int, height: int, noise: bool = False) -> Path:
     return path
 
 
-def test_bundle_has_the_three_static_views():
+def test_bundle_has_the_four_static_views_and_no_widget_view():
     bundle = round_bundle(analysis_round(), session_id="s-1")
-    assert set(bundle) == {"text/plain", "text/markdown", MIME_TYPE}
+    assert set(bundle) == {"text/plain", "text/markdown", "text/html", MIME_TYPE}
 
 
 def test_payload_keeps_round_to_dict_keys_unchanged_at_top_level():
@@ -154,7 +154,7 @@ def test_plain_text_names_failure_and_interruption():
     round.extra["failure_reason"] = "interrupted by the user (Ctrl-C) while the Planner was writing"
     text = round_bundle(round, session_id="s-1")["text/plain"]
     assert "[interrupted]" in text.splitlines()[0]
-    assert "Round failed: interrupted by the user" in text
+    assert "Round interrupted: interrupted by the user" in text
 
 
 def test_summary_line_gives_time_and_tokens():
@@ -277,7 +277,7 @@ def test_artifact_paths_inside_the_notebook_folder_are_written_relative(tmp_path
     (attachment,) = bundle[MIME_TYPE]["post_list"][-1]["attachment_list"]
     assert attachment["content"] == ["session/artifacts/fig.png"]
     assert str(tmp_path) not in json.dumps(bundle)
-    assert "[<code>session/artifacts/fig.png</code>](session/artifacts/fig.png)" in bundle["text/markdown"]
+    assert "[<code>fig.png</code>](session/artifacts/fig.png)" in bundle["text/markdown"]
     assert "[artifact_paths] session/artifacts/fig.png" in bundle["text/plain"]
 
 
@@ -288,7 +288,7 @@ def test_artifact_paths_outside_the_notebook_folder_stay_absolute(tmp_path):
     bundle = round_bundle(round, session_id="s", base_dir=tmp_path / "notebook")
     assert bundle[MIME_TYPE]["post_list"][-1]["attachment_list"][0]["content"] == [outside]
     markdown = html_module.unescape(bundle["text/markdown"])
-    assert f"<code>{outside}</code>" in markdown  # shown, not linked: a link needs a relative path
+    assert "<code>fig.png</code>" in markdown  # named, not linked: a link needs a relative path
     assert f"]({outside})" not in markdown
 
 

@@ -1,0 +1,38 @@
+"""A Round's static MIME bundle: the four views a saved notebook keeps once the Round has ended."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from twnb.render.html import round_html
+from twnb.render.markdown import round_markdown
+from twnb.render.payload import MIME_TYPE, round_payload
+from twnb.render.plain import round_text
+
+
+def round_bundle(
+    round: Any,
+    *,
+    session_id: str,
+    plan: Any = None,
+    previews: Sequence[Mapping[str, Any]] | None = None,
+    base_dir: str | Path | None = None,
+) -> dict[str, Any]:
+    """`round` (a twnb.memory.Round) as `application/vnd.twnb.round+json`, `text/html`,
+    `text/markdown` and `text/plain`; no widget view, so every viewer shows it after a reopen.
+
+    `base_dir` is the notebook's folder: artifact paths inside it are written relative to it."""
+    payload = round_payload(round, session_id=session_id, plan=plan, previews=previews, base_dir=base_dir)
+    return bundle_from_payload(payload)
+
+
+def bundle_from_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The four views of a Round's MIME JSON (for a Round read back from a saved notebook, too)."""
+    return {
+        MIME_TYPE: dict(payload),
+        "text/html": round_html(payload),
+        "text/markdown": round_markdown(payload),
+        "text/plain": round_text(payload),
+    }

@@ -1,0 +1,35 @@
+"""Code as HTML highlighted by Pygments CSS classes (`<div class="highlight">`), which JupyterLab,
+Notebook 7, nbviewer and VS Code colour from their own theme, light or dark, even in an untrusted
+notebook, where inline colours and style blocks would be stripped or fixed to one theme.
+
+Pygments is imported when code is first shown (a Round's end), never when the extension loads.
+"""
+
+from __future__ import annotations
+
+import html
+
+_PRE_STYLE = "white-space:pre-wrap;word-break:break-word;margin:0"
+
+
+def code_html(code: str, language: str = "python") -> str:
+    """`code` highlighted for `language` (Python when empty); unknown languages as plain `<pre>`."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    if language.lower() in ("", "python", "py", "python3", "ipython"):
+        lexer = PythonLexer()
+    else:
+        try:
+            lexer = get_lexer_by_name(language)
+        except ClassNotFound:
+            return preformatted_html(code)
+    # Pygments escapes the code itself; the classes carry the colours, no stylesheet is shipped.
+    return highlight(code, lexer, HtmlFormatter(cssclass="highlight", prestyles=_PRE_STYLE))
+
+
+def preformatted_html(text: str, *, style: str = "") -> str:
+    """Text as it is, wrapped at the box's width (results, tracebacks)."""
+    return f'<pre style="{_PRE_STYLE}{";" + style if style else ""}">{html.escape(text, quote=False)}</pre>'

@@ -1,0 +1,115 @@
+"""What a Round's pieces are called in every view: post titles, the state users see, the summary line,
+and which attachments are shown at all."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from twnb.memory.round import AUTOSAVE_FAILED
+from twnb.render.text import clean_text
+
+# Attachment types never shown (the reply type is implied by how the reply is shown).
+HIDDEN_TYPES = frozenset({"shared_memory_entry", "reply_type", "invalid_response"})
+CODE_TYPES = frozenset({"reply_content"})
+RESULT_TYPES = frozenset({"execution_result", "code_error", "revise_message"})
+# The Planner's bookkeeping: the plan is the checklist, so these fold into the Planner's notes.
+PLANNER_NOTES = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
+NO_ERROR = "No error is found."
+LABELS = {
+    "init_plan": "initial plan",
+    "plan": "plan",
+    "current_plan_step": "current step",
+    "plan_reasoning": "reasoning",
+    "stop": "stop",
+    "thought": "thought",
+    "reply_type": "reply type",
+    "execution_status": "status",
+    "execution_result": "result",
+    "code_error": "error",
+    "revise_message": "revise",
+    "verification": "verification",
+    "artifact_paths": "artifacts",
+}
+
+
+def attachment_label(kind: str) -> str:
+    return LABELS.get(kind, kind.replace("_", " "))
+
+
+def autosave_note(payload: Mapping[str, Any]) -> str:
+    """The note a Round keeps when its autosave failed, else ''."""
+    return str((payload.get("extra") or {}).get(AUTOSAVE_FAILED) or "")
+
+
+def incomplete_reason(post: Mapping[str, Any]) -> str | None:
+    """`reply cut off: <why>` for a post the session kept after a failure mid-reply, else None."""
+    reason = (post.get("extra") or {}).get("incomplete")
+    if not reason:
+        return None
+    return f"reply cut off: {clean_text(reason)}"
+
+
+def post_title(post: Mapping[str, Any], *, arrow: str = "→") -> str:
+    """`Planner → User`; a reply cut off before it named its recipient has none to show."""
+    send_from, send_to = str(post.get("send_from") or "?"), str(post.get("send_to") or "?")
+    if (post.get("extra") or {}).get("incomplete"):
+        head = send_from if send_to == "Unknown" else f"{send_from} {arrow} {send_to}"
+        return f"{head} (reply cut off)"
+    return f"{send_from} {arrow} {send_to}"
+
+
+def summary_line(payload: Mapping[str, Any]) -> str:
+    """`time 3.2 s · tokens 1,200 in / 340 out` from the Round's timing and usage (empty if neither)."""
+    twnb = payload.get("twnb") or {}
+    parts = []
+    duration = (twnb.get("timing") or {}).get("duration_s")
+    if isinstance(duration, (int, float)):
+        parts.append(f"time {duration:.1f} s")
+    usage = twnb.get("usage") or {}
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        parts.append(f"tokens {tokens_in:,} in / {tokens_out:,} out")
+    if usage.get("calls"):
+        parts.append(f"{usage['calls']} LLM calls")
+    return " · ".join(parts)
+
+
+def state_label(state: str, failure_reason: Any = None) -> str:
+    """The state users see: a Round failed by an interrupt (its failure reason says so) is `interrupted`."""
+    if state == "failed" and "interrupt" in str(failure_reason or "").lower():
+        return "interrupted"
+    return state
+
+
+def payload_state(payload: Mapping[str, Any]) -> str:
+    return state_label(str(payload.get("state", "")), (payload.get("extra") or {}).get("failure_reason"))
+
+
+def is_no_error(kind: str, content: Any) -> bool:
+    """TaskWeaver writes a code_error attachment saying there is none; showing it (in red) misleads."""
+    return kind == "code_error" and str(content).strip() == NO_ERROR
+
+
+def is_shown(kind: str, content: Any) -> bool:
+    return kind not in HIDDEN_TYPES and content not in (None, "", []) and not is_no_error(kind, content)
+
+
+def sections_kept_open(payload: Mapping[str, Any]) -> set[str]:
+    """Post ids whose sections stay open once the Round has ended: the answer to the User (the last
+    one), the CodeInterpreter's posts with code, posts cut off by a failure, and in a failed Round the
+    post it stopped at. The rest (the request again, the Planner's instructions) fold; all expand."""
+    posts = list(payload.get("post_list") or [])
+    keep = {str(p.get("id")) for p in posts if (p.get("extra") or {}).get("incomplete") or has_code(p)}
+    answers = [p for p in posts if p.get("send_from") == "Planner" and p.get("send_to") == "User"]
+    if answers:
+        keep.add(str(answers[-1].get("id")))
+    if payload.get("state") == "failed" and posts:
+        keep.add(str(posts[-1].get("id")))
+    return keep
+
+
+def has_code(post: Mapping[str, Any]) -> bool:
+    """A post whose reply is Python code (a CodeInterpreter reply without `reply_type: text`)."""
+    kinds = {str(a.get("type")): a.get("content") for a in post.get("attachment_list") or []}
+    return "reply_content" in kinds and str(kinds.get("reply_type", "python")).strip() != "text"

@@ -1,0 +1,98 @@
+"""`application/vnd.twnb.round+json`: the Round as data, so the notebook, replay and exports share it.
+
+The JSON keeps the Round's `to_dict()` keys at the top level (what TaskWeaver tools read) and puts
+twnb's own view data in one `twnb` object: schema version, session, plan, timing, usage, ledger and
+artifact previews (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from twnb.render.links import display_path
+
+MIME_TYPE = "application/vnd.twnb.round+json"
+SCHEMA_VERSION = 1
+
+
+def round_payload(
+    round: Any,
+    *,
+    session_id: str,
+    plan: Any = None,
+    previews: Sequence[Mapping[str, Any]] | None = None,
+    base_dir: str | Path | None = None,
+) -> dict[str, Any]:
+    """`round.to_dict()` plus the `twnb` object.
+
+    The session keeps artifact paths absolute in memory (and makes them relative when it saves); here
+    they are made relative to `base_dir` when inside it, as saved YAML does, so a saved notebook
+    carries no machine paths and its links work from the notebook's folder. A Round that ended
+    failed (or interrupted) shows the plan step it was on as `abandoned`.
+    """
+    data = plain_data(round.to_dict())
+    for post in data.get("post_list") or []:
+        for attachment in post.get("attachment_list") or []:
+            if attachment.get("type") == "artifact_paths":
+                content = attachment.get("content")
+                paths = [content] if isinstance(content, str) else list(content or [])
+                attachment["content"] = [display_path(str(p), base_dir) for p in paths]
+    data.setdefault("extra", {})
+    extra = data.get("extra") or {}
+    data["twnb"] = {
+        "schema_version": SCHEMA_VERSION,
+        "session_id": session_id,
+        "plan": settled_plan(plan_to_dict(plan), str(data.get("state", ""))),
+        "timing": plain_data(extra.get("timing") or {}),
+        "usage": plain_data(extra.get("usage") or {}),
+        "ledger": plain_data(extra.get("ledger") or {}),
+        "previews": [dict(p) for p in previews or []],
+    }
+    return data
+
+
+def plan_from_round(round: Any) -> Any:
+    """The plan as the Round's Planner posts left it (for Rounds shown again, e.g. after a load)."""
+    from twnb.memory import derive_plan
+
+    plan = None
+    for post in round.post_list:
+        if post.send_from == "Planner":
+            plan = derive_plan(plan, post, user_query=round.user_query)
+    return plan if plan is not None and plan.subtasks else None
+
+
+def plan_to_dict(plan: Any) -> dict[str, Any] | None:
+    """A `twnb.memory.Plan` as plain data: `{"subtasks": [{"name", "state", ...}, ...], ...}`."""
+    return None if plan is None else plain_data(plan.to_dict())
+
+
+def settled_plan(plan: dict[str, Any] | None, round_state: str) -> dict[str, Any] | None:
+    """The plan as a Round that ended `round_state` leaves it: when the Round failed or was
+    interrupted, the step in progress was abandoned (and so was the plan, unless it was done)."""
+    if plan is None or round_state != "failed":
+        return plan
+    settled = dict(plan)
+    settled["subtasks"] = [
+        {**step, "state": "abandoned"} if step.get("state") == "in_progress" else step
+        for step in plan.get("subtasks") or []
+    ]
+    if settled.get("state") in ("todo", "in_progress"):
+        settled["state"] = "abandoned"
+    return settled
+
+
+def plain_data(value: Any) -> Any:
+    """JSON-safe plain data (a display bundle goes over the wire as JSON)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "value"):
+        return value.value
+    return str(value)

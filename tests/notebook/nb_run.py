@@ -21,8 +21,14 @@ class CountingClient(NotebookClient):
         self.widget_updates = 0
         self.update_displays = 0
         self.html_values: list[str] = []  # every HTML widget value sent, in order
+        self.opened_comms: set[str] = set()
+        self.closed_comms: set[str] = set()  # widgets the kernel closed
 
     def handle_comm_msg(self, outs: Any, msg: dict[str, Any], cell_index: int) -> None:
+        if msg["msg_type"] == "comm_open":
+            self.opened_comms.add(msg["content"]["comm_id"])
+        elif msg["msg_type"] == "comm_close":
+            self.closed_comms.add(msg["content"]["comm_id"])
         if msg["msg_type"] == "comm_msg" and msg["content"]["data"].get("method") == "update":
             self.widget_updates += 1
             value = msg["content"]["data"].get("state", {}).get("value")

@@ -29,15 +29,15 @@ def folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_saved_notebook_holds_the_final_round_beside_the_widget(fake_llm, folder):
+def test_saved_notebook_holds_the_final_round_instead_of_the_widget(fake_llm, folder):
     fake_llm.load(answer_round())
     nb, client = run_notebook(
         folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]
-    assert WIDGET in output["data"]
-    assert {"text/plain", "text/markdown"} <= set(output["data"])
+    assert WIDGET not in output["data"]
+    assert {"text/plain", "text/markdown", "text/html"} <= set(output["data"])
     assert payload["state"] == "finished"
     assert [(p["send_from"], p["send_to"]) for p in payload["post_list"]] == [
         ("User", "Planner"),

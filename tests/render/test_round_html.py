@@ -208,3 +208,9 @@ def test_a_post_cut_off_by_a_failure_says_so():
     round.change_round_state("failed")
     text = "".join(_Tags(_html(round)).text)
     assert "reply cut off: the connection dropped" in text
+
+
+def test_a_link_into_a_hidden_folder_stays_text():
+    tags = _Tags(_html(analysis_round(message="See [fig.png](.twnb/artifacts/fig.png) and [ok](out/ok.csv)")))
+    assert [a["href"] for a in tags.named("a")] == ["out/ok.csv"]
+    assert "[fig.png](.twnb/artifacts/fig.png)" in "".join(tags.text)

@@ -218,20 +218,18 @@ class RoundView:
         self._render_header()
 
     def close(self) -> None:
-        """Close every widget of this view (the cell's output has the static Round by then)."""
+        """Close every widget of this view, layouts and styles included (the cell's output has the
+        static Round by then, and a frontend keeps a model per open widget)."""
         with self._lock:
-            widgets = [
-                self.widget,
-                self.header,
-                self.plan,
-                self.posts,
-                self.status,
-                self.failure,
-                self.summary,
-            ]
-            for section in self._posts.values():
-                widgets += [*section.box.children, section.box, section.message_out, section.attachments_html]
-            for widget in [*widgets, self._layout, self._html_style]:
+            seen: set[int] = set()
+            pending: list[Any] = [self.widget]
+            while pending:
+                widget = pending.pop()
+                if widget is None or id(widget) in seen:
+                    continue
+                seen.add(id(widget))
+                pending += [*getattr(widget, "children", ()), getattr(widget, "layout", None)]
+                pending.append(getattr(widget, "style", None))
                 widget.close()
 
     def mime_bundle(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def artifact_url(name: str) -> str | None:
     fail), percent-encoded so a hostile file name cannot end the link or pick a scheme."""
     if not name or Path(name).is_absolute() or name.startswith(("~", "\\")):
         return None
-    if any(part.startswith(".") and part not in (".", "..") for part in PurePosixPath(name).parts):
+    if _is_hidden(name):
         return None
     return urllib.parse.quote(name, safe="/")
 
@@ -45,8 +45,9 @@ _URL_SAFE = _RELATIVE_SAFE + "&:[]"
 def safe_link_target(target: str) -> str | None:
     """A link target from untrusted text, made safe to write into Markdown or HTML, or None to refuse it.
 
-    Allowed: http(s) URLs, and relative paths (no scheme, not starting with `/`, `\\` or `//`; `..` is
-    fine: a link, not a file read). Refused: every other scheme (`javascript:`, `data:`, `vbscript:`,
+    Allowed: http(s) URLs, and relative paths (no scheme, not starting with `/`, `\\` or `//`, no
+    hidden part such as `.twnb/`, which the server refuses to serve; `..` is fine: a link, not a file
+    read). Refused: every other scheme (`javascript:`, `data:`, `vbscript:`,
     `file:` ...). The result is percent-encoded so the renderer cannot read it differently: in a
     relative path `&` and `:` are encoded (some renderers decode character references in link
     targets, twice even, which could spell `javascript&#58;`); an http(s) URL keeps its `&` query
@@ -56,6 +57,15 @@ def safe_link_target(target: str) -> str | None:
         return None
     if _WEB_URL.match(target):
         return urllib.parse.quote(target, safe=_URL_SAFE)
-    if _SCHEME.match(target) or target.startswith(("/", "\\")):
+    if (
+        _SCHEME.match(target)
+        or target.startswith(("/", "\\"))
+        or _is_hidden(target.split("#")[0].split("?")[0])
+    ):
         return None
     return urllib.parse.quote(target, safe=_RELATIVE_SAFE)
+
+
+def _is_hidden(path: str) -> bool:
+    """A path with a part starting with a dot: Jupyter Server answers 404 for those, so no link."""
+    return any(part.startswith(".") and part not in (".", "..") for part in PurePosixPath(path).parts)

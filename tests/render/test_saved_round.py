@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from nb_run import CANARY_KEY, outputs_with, run_notebook
+from nb_run import llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, failing_round
 
 from twnb.render import MIME_TYPE
@@ -16,16 +14,6 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FOUR_VIEWS = {MIME_TYPE, "text/html", "text/markdown", "text/plain"}
 
 
-def _env(fake_llm, folder: Path) -> dict[str, str]:
-    return {
-        "TWNB_MODEL": "fake-model",
-        "OPENAI_BASE_URL": fake_llm.base_url,
-        "OPENAI_API_KEY": CANARY_KEY,
-        "TWNB_SESSION_DIR": str(folder / ".twnb"),
-        "HOME": str(folder),
-    }
-
-
 def _round_outputs(nb) -> list[dict]:
     return [out for cell in nb.cells for out in cell.get("outputs", []) if MIME_TYPE in out.get("data", {})]
 
@@ -33,7 +21,7 @@ def _round_outputs(nb) -> list[dict]:
 def test_a_finished_round_is_saved_as_exactly_the_four_static_views(fake_llm, tmp_path):
     fake_llm.load(answer_round())
     nb, _ = run_notebook(
-        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, tmp_path)
+        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
     )
     (output,) = _round_outputs(nb)
     assert set(output["data"]) == FOUR_VIEWS
@@ -44,7 +32,7 @@ def test_a_finished_round_is_saved_as_exactly_the_four_static_views(fake_llm, tm
 def test_a_failed_round_is_saved_as_exactly_the_four_static_views(fake_llm, tmp_path):
     fake_llm.load(failing_round())
     nb, _ = run_notebook(
-        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, tmp_path)
+        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
     )
     (output,) = _round_outputs(nb)
     assert set(output["data"]) == FOUR_VIEWS
@@ -55,7 +43,7 @@ def test_a_failed_round_is_saved_as_exactly_the_four_static_views(fake_llm, tmp_
 def test_the_live_widget_is_closed_once_the_round_has_ended(fake_llm, tmp_path):
     fake_llm.load(answer_round())
     _, client = run_notebook(
-        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], _env(fake_llm, tmp_path)
+        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
     )
     assert client.opened_comms  # the widget was shown while the Round ran
     assert client.opened_comms <= client.closed_comms
@@ -64,7 +52,7 @@ def test_the_live_widget_is_closed_once_the_round_has_ended(fake_llm, tmp_path):
 def test_show_gives_the_same_four_views_as_the_round_itself(fake_llm, tmp_path):
     fake_llm.load(answer_round())
     cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "%taskweaver show last"]
-    nb, _ = run_notebook(tmp_path, cells, _env(fake_llm, tmp_path))
+    nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
     first, shown = _round_outputs(nb)
     assert set(shown["data"]) == FOUR_VIEWS
     assert shown["data"]["text/html"] == first["data"]["text/html"]

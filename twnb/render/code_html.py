@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 
 _PRE_STYLE = "white-space:pre-wrap;word-break:break-word;margin:0"
+# A faint grey panel sets code apart on light and dark backgrounds alike.
+_CODE_BOX = "background:rgba(128,128,128,0.1);border-radius:4px;padding:4px 8px;margin:4px 0"
 
 
 def code_html(code: str, language: str = "python") -> str:
@@ -27,7 +29,9 @@ def code_html(code: str, language: str = "python") -> str:
         except ClassNotFound:
             return preformatted_html(code)
     # Pygments escapes the code itself; the classes carry the colours, no stylesheet is shipped.
-    return highlight(code, lexer, HtmlFormatter(cssclass="highlight", prestyles=_PRE_STYLE))
+    return highlight(
+        code, lexer, HtmlFormatter(cssclass="highlight", cssstyles=_CODE_BOX, prestyles=_PRE_STYLE)
+    )
 
 
 def preformatted_html(text: str, *, style: str = "") -> str:

@@ -40,10 +40,10 @@ STATE_COLOURS = {
     "interrupted": "#9a6700",
 }
 STEP_MARKS = {"todo": "☐", "in_progress": "▶", "done": "☑", "abandoned": "✗"}  # the plan model's states
-_GREY = "rgba(128,128,128,.45)"  # a border that shows on white and on near-black alike
+_GREY = "rgba(128,128,128,0.45)"  # a border that shows on white and on near-black alike
 _BOX = f"border:1px solid {_GREY};border-radius:6px;padding:6px 10px;margin:2px 0"
 _POST = f"border-left:3px solid {_GREY};padding:0 0 0 8px;margin:6px 0"
-_MUTED = "opacity:.75"
+_MUTED = "opacity:0.75"
 
 
 def round_html(payload: Mapping[str, Any]) -> str:
@@ -71,9 +71,8 @@ def round_html(payload: Mapping[str, Any]) -> str:
 def _header(payload: Mapping[str, Any]) -> str:
     state = payload_state(payload)
     summary = summary_line(payload)
-    request = "<br>".join(
-        html.escape(line) for line in clean_text(payload.get("user_query", "")).splitlines()
-    )
+    query = clean_text(payload.get("user_query", ""))
+    request = "<br>".join(inline_html(line, links=False) for line in query.splitlines())
     return (
         f"<div><b>twnb</b> {state_badge(state)}"
         + (f' <small style="{_MUTED}">{html.escape(summary)}</small>' if summary else "")
@@ -175,8 +174,10 @@ def _attachments(
             parts.append(
                 _folded("result as the LLM was told", preformatted_html(clip_middle(text, RESULT_LIMIT)))
             )
-        elif kind in ("execution_result", "code_error", "revise_message"):
-            accent = "#cf222e" if kind == "code_error" or kind == "execution_result" else _GREY
+        elif kind == "revise_message":  # what the CodeInterpreter was told: the error above, again
+            parts.append(_folded("revise", preformatted_html(clip_middle(text, RESULT_LIMIT))))
+        elif kind in ("execution_result", "code_error"):
+            accent = "#cf222e"
             parts.append(
                 f'<div><small style="{_MUTED}">{html.escape(attachment_label(kind))}</small>'
                 + _note_box(accent, preformatted_html(clip_middle(text, RESULT_LIMIT)))

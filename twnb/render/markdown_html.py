@@ -20,6 +20,9 @@ _ITALIC = re.compile(r"(?<![*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^ {0,3}[-*+]\s+(.*)$")
 _NUMBERED = re.compile(r"^ {0,3}(\d{1,9})[.)]\s+(.*)$")
+_TABLE_ROW = re.compile(r"^ {0,3}\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^ {0,3}\|(\s*:?-+:?\s*\|)+\s*$")
+_CELL = "border:1px solid rgba(128,128,128,0.45);padding:2px 8px"
 LINK_STYLE = "color:#2f81f7;text-decoration:underline"  # readable on light and dark backgrounds
 
 
@@ -63,13 +66,51 @@ def _link(whole: str, label: str, target: str) -> str:
 
 def _blocks_html(text: str) -> str:
     out: list[str] = []
+    for block, is_table in _split_tables(text.split("\n")):
+        out.append(_table_html(block) if is_table else _lines_html(block))
+    return "".join(out)
+
+
+def _split_tables(lines: list[str]) -> list[tuple[list[str], bool]]:
+    """Runs of lines, and pipe tables (a header row, a `|---|` rule, rows) between them."""
+    blocks: list[tuple[list[str], bool]] = []
+    index, start = 0, 0
+    while index < len(lines):
+        if _TABLE_ROW.match(lines[index]) and index + 1 < len(lines) and _TABLE_RULE.match(lines[index + 1]):
+            end = index + 2
+            while end < len(lines) and _TABLE_ROW.match(lines[end]):
+                end += 1
+            blocks += [(lines[start:index], False), (lines[index:end], True)]
+            index = start = end
+        else:
+            index += 1
+    blocks.append((lines[start:], False))
+    return [(block, is_table) for block, is_table in blocks if block]
+
+
+def _table_html(lines: list[str]) -> str:
+    def cells(line: str) -> list[str]:
+        return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+    head = "".join(f'<th style="{_CELL}">{inline_html(cell)}</th>' for cell in cells(lines[0]))
+    rows = "".join(
+        "<tr>" + "".join(f'<td style="{_CELL}">{inline_html(cell)}</td>' for cell in cells(line)) + "</tr>"
+        for line in lines[2:]
+    )
+    return f'<table style="border-collapse:collapse;margin:4px 0"><tr>{head}</tr>{rows}</table>'
+
+
+def _lines_html(lines: list[str]) -> str:
+    out: list[str] = []
     paragraph: list[str] = []
     items: list[str] = []
     list_tag = ""
 
     def close_paragraph() -> None:
         if paragraph:
-            out.append('<p style="margin:4px 0">' + "<br>".join(paragraph) + "</p>")
+            # Lines of a paragraph join as Markdown joins them (a reply wrapped at 80 columns reads
+            # as one paragraph); two trailing spaces or a backslash keep a line break.
+            out.append('<p style="margin:4px 0">' + "".join(paragraph) + "</p>")
             paragraph.clear()
 
     def close_list() -> None:
@@ -81,7 +122,7 @@ def _blocks_html(text: str) -> str:
             items.clear()
         list_tag = ""
 
-    for line in text.split("\n"):
+    for line in lines:
         heading, bullet, numbered = _HEADING.match(line), _BULLET.match(line), _NUMBERED.match(line)
         if not line.strip():
             close_paragraph()
@@ -102,7 +143,11 @@ def _blocks_html(text: str) -> str:
             items[-1] = items[-1][: -len("</li>")] + " " + inline_html(line.strip()) + "</li>"
         else:
             close_list()
-            paragraph.append(inline_html(line.strip()))
+            hard_break = line.endswith(("  ", "\\"))
+            text = inline_html(line.strip().removesuffix("\\").rstrip())
+            if paragraph and not paragraph[-1].endswith("<br>"):
+                text = " " + text
+            paragraph.append(text + ("<br>" if hard_break else ""))
     close_paragraph()
     close_list()
     return "".join(out)

@@ -383,3 +383,44 @@ def test_a_successful_result_folds_once_the_round_ends_and_an_error_does_not():
     failed.post_list[2].add_attachment(Attachment.create(AttachmentType.execution_status, "FAILURE"))
     view = _finished(failed)
     assert "result as the LLM was told" not in view._posts[failed.post_list[2].id].attachments_html.value
+
+
+def test_an_interrupt_marks_the_plan_step_in_progress_abandoned():
+    round = analysis_round()
+    view = _view()
+    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
+    view.on_event(RoundEnded("round-1", "failed", "Interrupted by the user while code was running."))
+    plan = re.sub(r"<(\w+)[^>]*>", r"<\1>", view.plan.value)
+    assert "✗ compute the mean <small>(abandoned)</small>" in plan
+    assert "☐ report it <small>(todo)</small>" in plan
+
+
+def test_plan_steps_render_inline_markdown_in_full():
+    round = analysis_round()
+    long_step = "Load `orders.csv` and " + " ".join(f"word{i}" for i in range(20))
+    round.post_list[1].attachment_list[0].content = f"1. {long_step}\n2. report it"
+    view = _view()
+    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
+    assert "Load <code>orders.csv</code> and word0" in view.plan.value
+    assert "word19" in view.plan.value
+
+
+def test_the_planner_notes_show_each_plan_text_once_per_round():
+    round = analysis_round()
+    view = RoundView(round.user_query, clock=FakeClock())
+    for post in round.post_list:
+        view.on_event(PostCommitted(post))
+    first, answer = view._posts[round.post_list[1].id], view._posts[round.post_list[3].id]
+    assert "1. compute the mean\n2. report it" in first.attachments_html.value
+    assert "1. compute the mean\n2. report it" not in answer.attachments_html.value
+    assert "<i>2. report it</i>" in answer.attachments_html.value  # its current step still shows
+
+
+def test_close_closes_every_widget_of_the_view():
+    round = analysis_round()
+    view = RoundView(round.user_query, clock=FakeClock())
+    for post in round.post_list:
+        view.on_event(PostCommitted(post))
+    widgets = [view.widget, view.header, view.plan, *view.posts.children, view.widget.layout]
+    view.close()
+    assert all(widget.comm is None for widget in widgets)

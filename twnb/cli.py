@@ -95,7 +95,14 @@ def add_export_parser(commands: Any) -> None:
         action="store_true",
         help="images must be identical to count as reproduced (default: same dimensions)",
     )
-    export.add_argument("--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's)")
+    kernel = export.add_mutually_exclusive_group()
+    kernel.add_argument("--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's)")
+    kernel.add_argument(
+        "--existing",
+        metavar="CONNECTION_FILE",
+        help="re-run in a running kernel, attached by its connection file (kernel-*.json in `jupyter "
+        "--runtime-dir`); it runs the cells in its own working directory and is left running",
+    )
 
 
 def _seconds(text: str) -> int:
@@ -150,6 +157,7 @@ def run_export_command(args: argparse.Namespace) -> int:
         cwd=args.cwd,
         strict_images=args.strict_images,
         kernel_name=args.kernel,
+        connection_file=args.existing,
     )
     try:
         outcome = run_export(request, progress=say)

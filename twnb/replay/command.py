@@ -25,6 +25,7 @@ class ExportRequest:
     cwd: str | None = None
     strict_images: bool = False
     kernel_name: str | None = None
+    connection_file: str | None = None  # a running kernel to re-run in (left running)
 
 
 @dataclass
@@ -90,6 +91,13 @@ def _conversation_to_notebook(
     cwd = Path(request.cwd).expanduser() if request.cwd else source_dir
     if request.execute and not cwd.is_dir():
         raise ReplayError(f"--cwd {cwd} is not a folder; give the folder the code should run in")
+    attached = Path(request.connection_file).expanduser() if request.connection_file else None
+    if attached is not None and not request.execute:
+        raise ReplayError("--existing names the kernel to re-run in: add --execute or --check")
+    if attached is not None and not attached.is_file():
+        raise ReplayError(
+            f"no connection file at {attached}; `jupyter --runtime-dir` holds running kernels' files"
+        )
     conversation = load_conversation_file(source)
     redactor, folder = _redactor(), _artifacts_folder()
     result = build_notebook(
@@ -102,9 +110,9 @@ def _conversation_to_notebook(
     )
     outcome = ExportOutcome(path=out)
     if request.execute:
-        progress(
-            f"Re-running {len(result.pieces)} code cell{_s(len(result.pieces))} in a fresh kernel in {cwd}"
-        )
+        where = (f"the running kernel of {attached} (in its own working directory)" if attached
+                 else f"a fresh kernel in {cwd}")
+        progress(f"Re-running {len(result.pieces)} code cell{_s(len(result.pieces))} in {where}")
         report = rerun_notebook(
             result.notebook,
             result.pieces,
@@ -112,6 +120,7 @@ def _conversation_to_notebook(
             timeout=request.timeout,
             strict_images=request.strict_images,
             kernel_name=request.kernel_name,
+            connection_file=attached,
             progress=lambda done, total, cell: progress(_progress_line(done, total, cell)),
         )
         result.notebook.metadata["twnb"]["rerun"] = redactor.redact_data(report.to_dict())

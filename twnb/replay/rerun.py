@@ -2,7 +2,9 @@
 
 Only the cells that hold code the CodeInterpreter ran are executed, in order; the `%taskweaver show`
 cells keep the Round as it was recorded. The kernel is this interpreter's ipykernel (another kernel by
-name on request), started in the conversation's folder so relative paths in the code still resolve.
+name on request), started in the conversation's folder so relative paths in the code still resolve, or
+a running kernel attached by its connection file: that one runs the cells in its own working directory
+and is left running.
 A kernel that dies ends the re-run: the cells run so far keep their new outputs, the rest their
 recorded ones, and the report says where it stopped.
 """
@@ -73,6 +75,7 @@ def rerun_notebook(
     timeout: int = 600,
     strict_images: bool = False,
     kernel_name: str | None = None,
+    connection_file: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
 ) -> RerunReport:
     """Execute the cells `pieces` names (their outputs are replaced by the new ones, each cell's
@@ -84,9 +87,15 @@ def rerun_notebook(
 
     report = RerunReport(total=len(pieces))
     rounds = _round_numbers(nb)
-    options: dict[str, Any] = (
-        {"kernel_name": kernel_name} if kernel_name else {"km": this_python_kernel_manager()}
-    )
+    options: dict[str, Any]
+    if connection_file is not None:
+        from twnb.kernel.attached_kernel import AttachedKernelManager
+
+        options = {"km": AttachedKernelManager(connection_file)}  # never shut down by nbclient
+    elif kernel_name:
+        options = {"kernel_name": kernel_name}
+    else:
+        options = {"km": this_python_kernel_manager()}
     client = NotebookClient(
         nb,
         timeout=timeout,
@@ -106,6 +115,9 @@ def rerun_notebook(
         except RuntimeError as error:  # the kernel did not start or not answer in time
             if report.stopped is None:
                 report.stopped = f"the kernel could not be used: {' '.join(str(error).split())}"
+        finally:
+            if connection_file is not None and client.kc is not None:
+                client.kc.stop_channels()  # the kernel is not ours: only disconnect
         last = _last_line(log)
     if report.stopped and last:
         report.stopped += f" (the kernel's last words: {last})"

@@ -1,0 +1,80 @@
+"""How much of each role's prompt a provider's prompt cache can reuse: the share of a call's prompt that
+is an exact prefix of the previous call of the same role, over the scripted 30-Round analysis
+(scripted_analysis.py), beside the input tokens per call.
+
+Providers (OpenAI, Azure, DeepSeek, vLLM, llama.cpp) reuse the longest prefix a request shares with an
+earlier one. The prompt is taken as the server sees it: each message as its role, then its content.
+Per role: mean and minimum share over Rounds 15-30 (Planner: both of its calls each Round; the first is
+compared with the previous Round's second), and the mean input tokens of the role's calls there.
+Target: mean >= 0.90 and minimum >= 0.75 for both roles.
+
+    python bench/bench_prompt_cache.py [--rounds 30] [--from-round 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scripted_analysis import chat_tokens, scripted_calls, token_counter
+
+ROLES = {"planner_call_1": "Planner", "planner_call_2": "Planner", "code_call": "CodeInterpreter"}
+
+
+def wire_text(messages: list[Any]) -> str:
+    """The request as one text, in the order a chat template lays it out."""
+    from twnb.llm.messages import to_openai_messages
+
+    return "".join(f"<|{m['role']}|>{m['content']}<|end|>" for m in to_openai_messages(messages))
+
+
+def shared_prefix(previous: str, current: str) -> str:
+    # character by character is what a prompt cache compares (a text, not a path)
+    return os.path.commonprefix([previous, current])  # noqa: RUF071
+
+
+def measure(rounds: int, first: int, count: Callable[[str], int]) -> dict[str, dict[str, float]]:
+    previous: dict[str, str] = {}
+    shares: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
+    tokens: dict[str, list[int]] = {"Planner": [], "CodeInterpreter": []}
+    for number, call, messages in scripted_calls(rounds):
+        role = ROLES[call]
+        text = wire_text(messages)
+        if number >= first and role in previous:
+            shares[role].append(count(shared_prefix(previous[role], text)) / count(text))
+            tokens[role].append(chat_tokens(messages, count))
+        previous[role] = text
+    return {
+        role: {
+            "mean": statistics.fmean(shares[role]),
+            "min": min(shares[role]),
+            "tokens": statistics.fmean(tokens[role]),
+            "max_tokens": max(tokens[role]),
+        }
+        for role in shares
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--from-round", type=int, default=15)
+    args = parser.parse_args()
+    count, how = token_counter()
+    print(f"tokens: {how}; Rounds {args.from_round}-{args.rounds} of the scripted analysis")
+    for role, figures in measure(args.rounds, args.from_round, count).items():
+        print(
+            f"{role:<16} cached-prefix share: mean {figures['mean']:.2f}, min {figures['min']:.2f} "
+            f"(target mean >= 0.90, min >= 0.75) | input tokens per call: mean {figures['tokens']:,.0f}, "
+            f"max {figures['max_tokens']:,}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -19,6 +19,7 @@ from notebook_page import (
 from playwright.sync_api import expect
 from round_scripts import (
     PLOT_ANSWER,
+    SLOW_STEP,
     STARTED_MARKER,
     analysis_notebook,
     analysis_script,
@@ -73,4 +74,15 @@ def test_interrupt_from_the_toolbar_keeps_the_kernel_alive(lab, browser_context,
     new_cell = add_cell_below_and_run(page, code_cells(page).last, "1+1")
     wait_until_ran(new_cell, KERNEL_TIMEOUT_MS)
     expect(outputs(new_cell)).to_have_text(["2"])
+    page.close()
+
+
+def test_an_interrupted_round_shows_its_step_abandoned(lab, browser_context, module_llm):
+    page, cell = _run_slow_round_and_interrupt(lab, browser_context, module_llm, "interrupt-plan.ipynb")
+    round_output = outputs(cell).first
+    expect(round_output).to_contain_text(re.compile(r"\binterrupted\b", re.I))
+    expect(round_output).to_contain_text(SLOW_STEP)
+    expect(round_output).to_contain_text(re.compile(r"\babandoned\b"))
+    expect(round_output).not_to_contain_text("in_progress")
+    page.screenshot(path=str(screenshot_path("lab-interrupted-round")), full_page=True)
     page.close()

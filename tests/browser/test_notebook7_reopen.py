@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from notebook_page import open_notebook, run_save_and_shut_down
-from reopen_checks import ROUNDS, expect_no_red_output
+from reopen_checks import ROUNDS, expect_no_red_output, expect_no_widget_error, expect_rounds_rendered
 from round_scripts import analysis_notebook, analysis_script
 from screenshot_files import screenshot_path
 
@@ -23,6 +23,15 @@ def reopened(notebook7, browser_context, module_llm):
     open_notebook(page, notebook7.server.notebook_url(NAME))
     page.screenshot(path=str(screenshot_path("notebook7-reopened")))
     return page
+
+
+def test_both_rounds_render_after_save_and_reopen_in_notebook7(reopened):
+    expect_rounds_rendered(reopened)
+
+
+def test_no_widget_error_after_reopen_in_notebook7(reopened):
+    expect_rounds_rendered(reopened)
+    expect_no_widget_error(reopened)
 
 
 def test_no_red_output_in_round_cells_after_reopen_in_notebook7(reopened):

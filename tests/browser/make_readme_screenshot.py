@@ -1,9 +1,10 @@
 """Make the README's screenshot of a Round in JupyterLab: `notebooks/quickstart-round.png`.
 
-Runs the quickstart notebook live in a real JupyterLab, driven by Debian's Chromium through Playwright,
-offline: the kernel replays the bundled cassette of scripted replies exactly as `twnb demo` does. It
-waits until every Round widget shows `finished`, then saves the chosen Round's cell (its
-`%%taskweaver` request and the live widget) as a PNG.
+Runs the quickstart notebook in a real JupyterLab, driven by Debian's Chromium through Playwright,
+offline: the kernel replays the bundled cassette of scripted replies exactly as `twnb demo` does. Then
+it does what a person does at the end of an analysis: Ctrl+S, Kernel > Shut Down Kernel, close the tab
+and open the notebook again from the file browser. It saves the chosen Round's cell as it shows then
+(its `%%taskweaver` request and the saved Round) as a PNG: what a reader of the notebook sees.
 
 Needs the `browser` extra (`pip install -e ".[browser]"`: jupyterlab, notebook, playwright) and
 `apt-get install chromium`. Never `playwright install`: the browser is the system one. It shares the
@@ -15,17 +16,23 @@ browser tests' server and browser helpers (tests/browser/README.md).
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import nbformat
 from chromium import CHROMIUM, launch_chromium, missing_tools
 from frontend_server import JupyterServer, JupyterServerError
-from notebook_page import open_notebook
+from notebook_page import (
+    WIDGET_OUTPUT,
+    reopen_in_lab,
+    round_cells,
+    run_save_and_shut_down,
+    saved_round_states,
+)
 
 from twnb.demo.quickstart import DATASET, REQUESTS, build_quickstart_notebook
 from twnb.demo.runner import NOTEBOOK_FILE, kernel_environment
@@ -35,14 +42,6 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "notebooks" / "quickstart-round.png"
-# One line of JavaScript per question the script asks the page.
-JS_RUN_ALL = "() => window.jupyterapp.commands.execute('notebook:run-all-cells')"
-# The Round widget's header is an HTML widget that starts with "twnb <state badge>". textContent, not
-# innerText: the latter is empty for cells the browser skips rendering while they are off screen.
-JS_ROUND_STATES = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell .widget-html-content'))
-    .map(node => node.textContent.trim())
-    .filter(text => /^twnb (created|running|finished|failed|interrupted)\\b/.test(text))
-    .map(text => text.split(/\\s+/)[1])"""
 
 
 class ScreenshotError(RuntimeError):
@@ -116,13 +115,22 @@ def _shoot(server: JupyterServer, args: argparse.Namespace) -> None:
             page = browser.new_page(viewport={"width": args.width, "height": args.height})
             console_errors: list[str] = []
             page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-            open_notebook(page, server.notebook_url(NOTEBOOK_FILE))
-            page.evaluate(JS_RUN_ALL)
-            states = _wait_for_rounds(page, args.timeout)
+            try:
+                run_save_and_shut_down(page, server, NOTEBOOK_FILE, len(REQUESTS), timeout_s=args.timeout)
+            except AssertionError as error:  # a wait that ran out: say which
+                raise ScreenshotError(f"{error}; rerun with --keep to look.") from error
+            states = saved_round_states(server, NOTEBOOK_FILE)
             if any(state != "finished" for state in states):
                 raise ScreenshotError(f"Rounds ended {states}, not all finished; rerun with --keep to look.")
+            reopen_in_lab(page, NOTEBOOK_FILE)
+            _round_cell(page, args.round).locator(".jp-OutputArea-output").first.wait_for()
+            cell = _round_cell(page, args.round)
+            if cell.locator(WIDGET_OUTPUT).count() or re.search(
+                r"(Loading|displaying) widget", cell.inner_text()
+            ):
+                raise ScreenshotError("the reopened Round asks for its widget, which a saved notebook lacks.")
             _close_side_panel(page)
-            # A finished Round folds all but its code and its answer by itself; --collapse toggles more.
+            # A saved Round shows its code and its answer, the rest folded; --collapse toggles more.
             _collapse_sections(_round_cell(page, args.round), args.collapse or [])
             # Clicking made the Round's cell active (blue bar, cell toolbar): make the first cell active.
             page.evaluate("() => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = 0; }")
@@ -139,19 +147,6 @@ def _shoot(server: JupyterServer, args: argparse.Namespace) -> None:
             raise ScreenshotError(f"the browser step failed: {error}") from error
         finally:
             browser.close()
-
-
-def _wait_for_rounds(page: Page, timeout: float) -> list[str]:
-    """Poll the widgets' state badges until all Rounds have ended; returns their states in order."""
-    deadline = time.monotonic() + timeout
-    states: list[str] = []
-    while time.monotonic() < deadline:
-        states = page.evaluate(JS_ROUND_STATES)
-        ended = [s for s in states if s not in ("created", "running")]
-        if len(ended) == len(REQUESTS):
-            return states
-        time.sleep(0.5)
-    raise ScreenshotError(f"Rounds not finished after {timeout:.0f} s (badges seen: {states}).")
 
 
 def _shoot_cell(page: Page, args: argparse.Namespace) -> None:
@@ -182,9 +177,9 @@ def _shoot_cell(page: Page, args: argparse.Namespace) -> None:
 
 
 def _collapse_sections(cell: Locator, titles: list[str]) -> None:
-    """Click the titles of the Round's post sections (ipywidgets Accordions), as a reader would."""
+    """Click the titles of the Round's foldable sections, as a reader would."""
     for title in titles:
-        headers = cell.locator(".jupyter-widget-Collapse-header", has_text=title)
+        headers = cell.locator("summary", has_text=title)
         if headers.count() == 0:
             raise ScreenshotError(f"no post section titled {title!r} in that Round; see --collapse.")
         for index in range(headers.count()):
@@ -200,8 +195,7 @@ def _close_side_panel(page: Page) -> None:
 
 def _round_cell(page: Page, round_number: int) -> Locator:
     """The notebook cell holding the n-th `%%taskweaver` request (its input and its Round output)."""
-    cells = page.locator(".jp-Notebook .jp-Cell.jp-CodeCell")
-    return cells.filter(has_text="%%taskweaver").nth(round_number - 1)
+    return round_cells(page).nth(round_number - 1)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ JS_KERNEL_IDLE = (
 )
 JS_NO_KERNEL = "() => !window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
-WIDGET_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]'
+# An output shown by the widget manager ("Loading widget...", "Error displaying widget: model not found").
+WIDGET_OUTPUT = ".jp-OutputArea-output.jupyter-widgets"
 ROUND_MIME = "application/vnd.twnb.round+json"  # the Round's data in the saved output (contract 6)
 ENDED = ("finished", "failed", "interrupted")
 # A code cell's prompt once it has run: "[3]:" (not "[ ]:" before, "[*]:" while it runs).
@@ -123,16 +124,18 @@ def saved_round_states(server: JupyterServer, name: str) -> list[str]:
     return states
 
 
-def run_save_and_shut_down(page: Page, server: JupyterServer, name: str, rounds: int) -> None:
+def run_save_and_shut_down(
+    page: Page, server: JupyterServer, name: str, rounds: int, timeout_s: float = ROUND_TIMEOUT_MS / 1000
+) -> None:
     """Open the notebook, Run > Run All Cells, wait for the Rounds to end, Ctrl+S, then Kernel > Shut
     Down Kernel: what a person does before closing a finished analysis."""
     open_notebook(page, server.notebook_url(name))
     run_all_cells(page)
-    wait_until_ran(round_cells(page).nth(rounds - 1))
+    wait_until_ran(round_cells(page).nth(rounds - 1), int(timeout_s * 1000))
     save(page)
     wait_until(
         lambda: len([s for s in saved_round_states(server, name) if s in ENDED]) == rounds,
-        ROUND_TIMEOUT_MS / 1000,
+        timeout_s,
         f"Ctrl+S saving {rounds} ended Rounds in {name}",
     )
     shut_down_kernel(page)

@@ -50,7 +50,7 @@ def expect_rounds_rendered(page: Page) -> None:
 def expect_no_widget_error(page: Page) -> None:
     """No output asks for a widget model (which a reopened notebook no longer has)."""
     expect(page.locator(WIDGET_OUTPUT)).to_have_count(0)
-    expect(page.locator("body")).not_to_contain_text("model not found")
+    expect(page.locator(".jp-Notebook")).not_to_contain_text(re.compile(r"Loading widget|model not found"))
 
 
 def expect_no_red_output(page: Page) -> None:

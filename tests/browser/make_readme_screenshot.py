@@ -34,8 +34,10 @@ from notebook_page import (
     saved_round_states,
 )
 
-from twnb.demo.quickstart import DATASET, REQUESTS, build_quickstart_notebook
-from twnb.demo.runner import NOTEBOOK_FILE, kernel_environment
+from twnb.demo.quickstart import DATASET, QUICKSTART, REQUESTS, build_quickstart_notebook
+from twnb.demo.runner import kernel_environment
+
+NOTEBOOK_FILE = QUICKSTART.notebook_file
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page

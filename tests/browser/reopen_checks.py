@@ -41,7 +41,7 @@ def expect_rounds_rendered(page: Page) -> None:
         expect(shown).to_have_count(1, timeout=UI_TIMEOUT_MS)
         for text in (step, code_line, result, answer):
             expect(shown).to_contain_text(text)
-        expect(shown).to_contain_text(re.compile(r"\bfinished\b"))
+        expect(shown).to_contain_text(re.compile(r"\btwnb\s*finished"))
     preview = round_output(page, 0).locator("img")
     expect(preview).not_to_have_count(0)
     assert preview.evaluate_all(JS_LOADED_IMAGES) >= 1, "Round 1's preview image did not load"

@@ -49,8 +49,7 @@ def test_each_round_starts_with_a_show_cell_whose_output_is_the_rounds_static_bu
     show = nb.cells[2]
     assert show.cell_type == "code" and show.source == f"%taskweaver show {round.id}"
     (output,) = show.outputs
-    assert {MIME_TYPE, "text/markdown", "text/plain"} <= set(output.data)
-    assert not any("widget" in mime for mime in output.data)
+    assert set(output.data) == {MIME_TYPE, "text/html", "text/markdown", "text/plain"}  # no widget view
     assert output.data[MIME_TYPE]["id"] == round.id and output.data[MIME_TYPE]["twnb"]["schema_version"] == 1
 
 

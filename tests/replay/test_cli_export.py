@@ -140,3 +140,38 @@ def test_a_kernel_that_dies_exits_1_and_the_notebook_so_far_is_saved(tmp_path, c
     assert "The re-run stopped: the kernel died while running cell 5 (Round 1)" in out
     nb = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert nb.metadata["twnb"]["rerun"]["stopped"].startswith("the kernel died")
+
+
+def test_a_secret_in_the_conversation_never_reaches_the_notebook(tmp_path, monkeypatch, capsys):
+    secret = "pw-" + "9f8e7d6c" * 3
+    monkeypatch.setenv("SHOP_DB_PASSWORD", secret)
+    monkeypatch.chdir(tmp_path)
+    data = Conversation.from_yaml(REVISE).to_dict()
+    data["rounds"][1]["post_list"][-1]["message"] = f"The database password is {secret}"
+    import yaml
+
+    (tmp_path / "conv.yaml").write_text(yaml.safe_dump(data))
+    assert main(["export", "conv.yaml", "-o", "out.ipynb"]) == 0
+    text = (tmp_path / "out.ipynb").read_text()
+    assert secret not in text and "The database password is [redacted]" in text
+
+
+@pytest.mark.slow
+def test_kernel_runs_the_rerun_in_a_named_kernelspec(tmp_path, capsys):
+    assert (
+        main(
+            [
+                "export",
+                str(REVISE),
+                "-o",
+                str(tmp_path / "out.ipynb"),
+                "--check",
+                "--kernel",
+                "python3",
+                "--cwd",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
+    assert "2 of 2 cells reproduced." in capsys.readouterr().out

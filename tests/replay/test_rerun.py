@@ -137,3 +137,22 @@ def test_taskweaver_result_prose_is_reproduced_when_it_contains_the_new_text():
     new = [{"output_type": "execute_result", "metadata": {}, "data": {"text/plain": "42"}}]
     assert compare_outputs(recorded, new, prose=True).reproduced
     assert not compare_outputs(recorded, [_stdout("43")], prose=True).reproduced
+
+
+def test_what_a_rerun_prints_is_redacted_before_it_is_compared_and_saved(tmp_path, monkeypatch):
+    from twnb.session.factory import redactor_for
+
+    secret = "pw-" + "1a2b3c4d" * 3
+    monkeypatch.setenv("REPORTING_DB_PASSWORD", secret)  # the kernel inherits it
+    redactor = redactor_for(None)
+    code = "import os\nprint(os.environ['REPORTING_DB_PASSWORD'])"
+    conversation = _conversation(_round("leak", code, [_stdout(f"{secret}\n")]))
+    built = build_notebook(
+        conversation, tmp_path / "a.ipynb", source_dir=tmp_path, redact=redactor.redact_data
+    )
+    report = rerun_notebook(
+        built.notebook, built.pieces, cwd=tmp_path, timeout=60, redact=redactor.redact_data
+    )
+    write_notebook(built.notebook, built.path)
+    assert report.ok
+    assert secret not in built.path.read_text() and "[redacted]" in built.path.read_text()

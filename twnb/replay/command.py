@@ -110,8 +110,11 @@ def _conversation_to_notebook(
     )
     outcome = ExportOutcome(path=out)
     if request.execute:
-        where = (f"the running kernel of {attached} (in its own working directory)" if attached
-                 else f"a fresh kernel in {cwd}")
+        where = (
+            f"the running kernel of {attached} (in its own working directory)"
+            if attached
+            else f"a fresh kernel in {cwd}"
+        )
         progress(f"Re-running {len(result.pieces)} code cell{_s(len(result.pieces))} in {where}")
         report = rerun_notebook(
             result.notebook,
@@ -121,7 +124,8 @@ def _conversation_to_notebook(
             strict_images=request.strict_images,
             kernel_name=request.kernel_name,
             connection_file=attached,
-            progress=lambda done, total, cell: progress(_progress_line(done, total, cell)),
+            progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
+            redact=redactor.redact_data,
         )
         result.notebook.metadata["twnb"]["rerun"] = redactor.redact_data(report.to_dict())
         outcome.rerun = report
@@ -144,7 +148,7 @@ def _conversation_to_notebook(
             f"notebook; the full text is in {out.parent / folder}."
         )
     if outcome.rerun is not None:
-        outcome.lines += _rerun_lines(outcome.rerun, out)
+        outcome.lines += [redactor.redact(line) for line in _rerun_lines(outcome.rerun, out)]
     return outcome
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nbformat import from_dict
+
 from twnb.replay.compare import Comparison, compare_outputs
 from twnb.replay.notebook_cells import CodePiece
 
@@ -77,9 +79,10 @@ def rerun_notebook(
     kernel_name: str | None = None,
     connection_file: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
+    redact: Callable[[Any], Any] | None = None,
 ) -> RerunReport:
-    """Execute the cells `pieces` names (their outputs are replaced by the new ones, each cell's
-    `metadata.twnb.rerun` says whether it reproduced) and report."""
+    """Execute the cells `pieces` names (their outputs are replaced by the new ones, passed through
+    `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
@@ -109,7 +112,7 @@ def rerun_notebook(
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         try:
             with client.setup_kernel(stderr=log):
-                _run_cells(client, nb, pieces, report, rounds, timeout, strict_images, progress)
+                _run_cells(client, nb, pieces, report, rounds, timeout, strict_images, progress, redact)
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"
         except RuntimeError as error:  # the kernel did not start or not answer in time
@@ -133,6 +136,7 @@ def _run_cells(
     timeout: int,
     strict_images: bool,
     progress: Progress | None,
+    redact: Callable[[Any], Any] | None,
 ) -> None:
     from nbclient.exceptions import DeadKernelError
 
@@ -142,12 +146,14 @@ def _run_cells(
         try:
             client.execute_cell(cell, index)
         except DeadKernelError:
+            _redact_outputs(cell, redact)
             report.stopped = (
                 f"the kernel died while running cell {index + 1} (Round {rounds.get(index, '?')}); "
                 "the cells after it were not run"
             )
             comparison = Comparison(False, "the kernel died while it ran")
         else:
+            _redact_outputs(cell, redact)  # before comparing: the recorded outputs were redacted too
             if time.monotonic() - started >= timeout:
                 comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
             else:
@@ -161,6 +167,12 @@ def _run_cells(
             progress(done, report.total, outcome)
         if report.stopped:
             return
+
+
+def _redact_outputs(cell: Any, redact: Callable[[Any], Any] | None) -> None:
+    """The code ran where secrets live: what it printed goes through the conversation's redactor."""
+    if redact is not None:
+        cell.outputs = [from_dict(output) for output in redact([dict(o) for o in cell.outputs])]
 
 
 def _last_line(log: Any) -> str:

@@ -117,7 +117,7 @@ def table_text(round_number: int) -> str:
     return text + "\n" + json.dumps(totals), frame
 
 
-def build_roles(namespace: dict[str, Any]) -> tuple[Any, Any]:
+def build_roles(namespace: dict[str, Any], policy: Any = None) -> tuple[Any, Any]:
     from twnb.kernel import summarize_namespace
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
@@ -128,9 +128,14 @@ def build_roles(namespace: dict[str, Any]) -> tuple[Any, Any]:
         return summarize_namespace(namespace)
 
     translator = PostTranslator()
-    code = CodeInterpreter(None, "bench", translator, namespace_summary=summary)
+    code = CodeInterpreter(None, "bench", translator, namespace_summary=summary, policy=policy)
     planner = Planner(
-        None, "bench", translator, workers=[Worker(code.alias, code.intro)], namespace_summary=summary
+        None,
+        "bench",
+        translator,
+        workers=[Worker(code.alias, code.intro)],
+        namespace_summary=summary,
+        policy=policy,
     )
     return planner, code
 
@@ -187,13 +192,14 @@ def code_post(code_role: Any, memory: Any, round_number: int, namespace: dict[st
 CALLS = ("planner_call_1", "code_call", "planner_call_2")
 
 
-def scripted_calls(rounds: int) -> Iterator[tuple[int, str, list[Any]]]:
+def scripted_calls(rounds: int, policy: Any = None) -> Iterator[tuple[int, str, list[Any]]]:
     """(Round number, call name, the composed messages) for every role call of Rounds 1..`rounds`, in
-    the order the session makes them; the last Round stops after Planner call 2."""
+    the order the session makes them; the last Round stops after Planner call 2. `policy`: the roles'
+    CondensePolicy (None: their default)."""
     from twnb.memory import Memory, Post
 
     namespace: dict[str, Any] = {}
-    planner, code = build_roles(namespace)
+    planner, code = build_roles(namespace, policy)
     memory = Memory("bench")
     for number in range(1, rounds + 1):
         query = (

@@ -14,9 +14,10 @@ import pytest
 from prompt_history import analysis_round, memory_with, render, sent, with_task
 
 from twnb.roles.code_interpreter import CodeInterpreter
+from twnb.roles.namespace_delta import CHANGES_HEADER, SNAPSHOT_HEADER
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
-from twnb.roles.round_digest import CondensePolicy
+from twnb.roles.round_digest import CondensePolicy, history_layout
 from twnb.roles.translator import PostTranslator
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -26,6 +27,20 @@ CODE_KEYS = ("thought", "reply_type", "reply_content")
 NAMESPACE = (
     "Variables in the kernel:\n- sales: DataFrame, shape (1200, 6); columns: month (int64), region (object)"
 )
+
+
+def make_roles_reading(namespace: dict[str, str]) -> tuple[Planner, CodeInterpreter]:
+    """Roles whose namespace summary is `namespace["text"]` at the time of each call."""
+    translator = PostTranslator()
+    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: namespace["text"])
+    planner = Planner(
+        None,
+        "m",
+        translator,
+        workers=[Worker(code.alias, code.intro)],
+        namespace_summary=lambda: namespace["text"],
+    )
+    return planner, code
 
 
 def make_roles(namespace: str = NAMESPACE) -> tuple[Planner, CodeInterpreter]:
@@ -94,27 +109,60 @@ def test_system_prompt_and_examples_are_byte_identical_across_calls():
         assert a[0]["role"] == "system" and len(a) > 1  # the examples are part of it
 
 
-def test_other_namespaces_change_only_the_last_message():
-    rounds = [analysis_round(1), analysis_round(2)]
-    memories = (memory_with(rounds), with_task(memory_with(rounds)))
-    roles_a, roles_b = (
-        make_roles("Variables in the kernel:\n- a: int"),
-        make_roles("Variables in the kernel:\n- b: int"),
-    )
-    for one, other, memory in zip(roles_a, roles_b, memories, strict=True):
-        first, second = sent(one.compose(memory)), sent(other.compose(memory))
-        assert first[:-1] == second[:-1] and first[-1] != second[-1]
+def test_a_changed_namespace_changes_only_the_last_message():
+    namespace = {"text": "Variables in the kernel:\n- a: int\n- c: str"}
+    roles = make_roles_reading(namespace)
+    memories = (memory_with([analysis_round(1)]), with_task(memory_with([analysis_round(1)])))
+    for role, memory in zip(roles, memories, strict=True):
+        namespace["text"] = "Variables in the kernel:\n- a: int\n- c: str"
+        first = sent(role.compose(memory))
+        namespace["text"] = "Variables in the kernel:\n- b: int\n- c: str"
+        second = sent(role.compose(memory))
+        assert first[:-1] == second[:-1]
+        assert second[-1]["content"].endswith(f"{CHANGES_HEADER}\n- b: int\nNo longer defined: a")
+
+
+def test_consecutive_calls_of_a_role_only_append_to_the_history_between_condensation_steps():
+    """Between two condensation steps the previous request, up to the end of its condensed history,
+    starts the next request: a provider's prompt cache reuses all of it."""
+    planner, code = make_roles()
+    rounds: list = []
+    previous: dict[str, tuple[str, str, object]] = {}
+    steps = {planner.alias: 0, code.alias: 0}
+    for n in range(1, 21):
+        opened = memory_with(rounds, f"Question {n}: summarise sales by region for month {n}")
+        for role, memory in ((planner, opened), (code, with_task(opened)), (planner, with_task(opened))):
+            role_rounds = memory.get_role_rounds(role.alias, include_failure_rounds=True)
+            head = role.prompt.condensed_past(role_rounds, NAMESPACE)[0]
+            text, key = render(role.compose(memory)), history_layout(role_rounds, POLICY).snapshot_key
+            if role.alias in previous:
+                before, before_head, before_key = previous[role.alias]
+                kept = before[: before.index(before_head) + len(before_head)]
+                if key == before_key:
+                    assert text.startswith(kept), f"round {n}: {role.alias}'s history was rewritten"
+                else:
+                    steps[role.alias] += 1
+                    assert text.startswith(before[: before.index("=== user ===")])  # system, examples
+            previous[role.alias] = (text, head, key)
+        rounds.append(analysis_round(n))
+    for count in steps.values():
+        assert 0 < count <= 20 // POLICY.condensed_step + 1
 
 
 # -- the conversation ------------------------------------------------------------------------------
 
 
-def test_namespace_summary_is_in_the_last_user_message_only():
+def test_namespace_summary_is_sent_once_at_the_head_of_the_history():
     planner, code = make_roles()
     rounds = [analysis_round(1)]
-    requests = (planner.compose(memory_with(rounds)), code.compose(with_task(memory_with(rounds))))
-    for messages in map(sent, requests):
-        assert messages[-1]["role"] == "user" and messages[-1]["content"].endswith(NAMESPACE)
+    requests = (
+        (planner, planner.compose(memory_with(rounds))),
+        (code, code.compose(with_task(memory_with(rounds)))),
+    )
+    for role, request in requests:
+        messages = sent(request)
+        head = messages[len(role.prompt.prefix())]
+        assert head["role"] == "user" and f"{SNAPSHOT_HEADER}\n{NAMESPACE}" in head["content"]
         assert sum(NAMESPACE in m["content"] for m in messages) == 1
 
 
@@ -133,12 +181,13 @@ def test_a_reply_s_reasoning_rides_in_the_request_as_thinking_and_is_never_sent(
 def test_planner_condenses_older_rounds():
     planner, _ = make_roles()
     text = render(planner.compose(memory_with([analysis_round(n) for n in range(1, 31)])))
+    # With the default policy after 30 Rounds: 30 in full, 25-29 condensed, 23-24 one line each.
     assert "RESULT-OF-ROUND-30" in text  # the previous Round in full, its output capped
     assert "RESULT-OF-ROUND-29" not in text and "table_29 = sales" not in text  # condensed: no output or code
-    assert "Question 29" in text and "ANSWER-29" in text and "made table_29 (DataFrame, 23x10)" in text
-    oldest_one_line = 30 - POLICY.recent_rounds - POLICY.condensed_rounds - POLICY.oneline_rounds + 1
-    assert f"Question {oldest_one_line}:" in text and f"ANSWER-{oldest_one_line}" in text  # one line each
-    assert f"({oldest_one_line - 1} earlier rounds not shown" in text
+    assert "Question 25" in text and "ANSWER-25" in text and "made table_25 (DataFrame, 23x10)" in text
+    one_line = next(line for line in text.splitlines() if "Question 23:" in line)
+    assert "ANSWER-23" in one_line
+    assert "(22 earlier rounds not shown" in text and "Question 22:" not in text
 
 
 def test_codeinterpreter_condenses_older_rounds():
@@ -161,6 +210,14 @@ def test_a_failed_round_stays_as_one_line_saying_its_code_ran():
     assert "RESULT-OF-ROUND-2" not in text
 
 
+def test_a_failed_previous_round_is_shown_in_full_with_its_failure_reason():
+    planner, code = make_roles()
+    memory = memory_with([analysis_round(1), analysis_round(2, state="failed")])
+    for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
+        assert "table_2 = sales" in text
+        assert "(This round failed: The LLM call failed: HTTP 500. Its code did run.)" in text
+
+
 def test_prompt_size_stays_flat_as_rounds_accumulate():
     planner, _ = make_roles()
     sizes = []
@@ -175,7 +232,7 @@ def test_rounds_older_than_the_one_line_ones_are_only_counted():
     planner, code = make_roles()
     rounds = [analysis_round(n) for n in range(1, 61)]  # previous in full, condensed, one line, counted
     memory = memory_with(rounds)
-    counted = 60 - POLICY.recent_rounds - POLICY.condensed_rounds - POLICY.oneline_rounds
+    counted = 54  # the default policy after 60 Rounds: 54 counted, 55-56 one line, 57-59 condensed
     for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
         assert f"({counted} earlier rounds not shown; the variables they made still exist)" in text
         assert f"Question {counted}:" not in text and f"month {counted} " not in text
@@ -185,7 +242,8 @@ def test_rounds_older_than_the_one_line_ones_are_only_counted():
 def test_prompt_size_stops_growing_once_old_rounds_are_only_counted():
     planner, code = make_roles()
     for role, wrap in ((planner, memory_with), (code, lambda r: with_task(memory_with(r)))):
-        histories = ([analysis_round(n) for n in range(1, count + 1)] for count in (60, 90))
+        # 60 and 100 Rounds sit at the same point of the condensation steps (multiples of 4)
+        histories = ([analysis_round(n) for n in range(1, count + 1)] for count in (60, 100))
         sizes = [len(render(role.compose(wrap(rounds)))) for rounds in histories]
         assert abs(sizes[1] - sizes[0]) < 100  # digits of the numbers only
 

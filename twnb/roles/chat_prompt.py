@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from twnb.llm.messages import ContentBlock, Msg, TextBlock, ThinkingBlock
 from twnb.memory import Post, Round
+from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates
-from twnb.roles.round_digest import CondensePolicy, split_history
+from twnb.roles.round_digest import CondensePolicy, HistoryLayout, failure_reason, history_layout
 
 
 def user_msg(name: str, text: str) -> Msg:
@@ -51,14 +52,20 @@ def append_to_last_user(messages: list[Msg], text: str) -> None:
 
 
 class ChatPrompt:
-    """The common half of a role's prompt builder; a subclass sets `_system`, `_examples` and `_digests = {}`
-    in its `__post_init__` and says how to digest a Round (`digest_round`)."""
+    """The common half of a role's prompt builder; a subclass sets `_system`, `_examples`, `_digests = {}`
+    and `_namespace = NamespaceSnapshot()` in its `__post_init__` and says how to digest a Round
+    (`digest_round`).
+
+    Cache-friendly order: what never changes (system, examples), then the history, which between
+    condensation steps only grows at its end (round_digest.history_layout), with the namespace snapshot
+    after the condensed Rounds; last what changes every call (the namespace's changes, the request)."""
 
     templates: PromptTemplates
     policy: CondensePolicy
     _system: str
     _examples: list[Msg]
     _digests: dict[tuple[str, bool], tuple[Round, str]]
+    _namespace: NamespaceSnapshot
 
     @property
     def system_prompt(self) -> str:
@@ -72,18 +79,31 @@ class ChatPrompt:
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         raise NotImplementedError(f"{type(self).__name__}.digest_round")
 
-    def condensed_past(self, rounds: list[Round]) -> tuple[list[str], list[Round]]:
-        """(digest lines of the older Rounds, the Rounds to render in full, the current one last)."""
-        one_line, condensed, full = split_history(rounds, self.policy)
-        omitted = len(rounds) - len(one_line) - len(condensed) - len(full)
-        digest = [self.templates.fill("omitted_rounds", count=str(omitted))] if omitted else []
-        digest += [d for r in one_line if (d := self._digest(r, one_line=True))]
-        digest += [d for r in condensed if (d := self._digest(r, one_line=False))]
-        return digest, full
+    def condensed_past(self, rounds: list[Round], summary: str) -> tuple[str, list[Round], str]:
+        """(the head of the history: digests of the older Rounds and the namespace snapshot, the Rounds
+        to render in full with the current one last, the namespace changes for the last message)."""
+        layout: HistoryLayout = history_layout(rounds, self.policy)
+        digest = [self.templates.fill("omitted_rounds", count=str(layout.omitted))] if layout.omitted else []
+        digest += [d for r in layout.one_line if (d := self._digest(r, one_line=True))]
+        digest += [d for r in layout.condensed if (d := self._digest(r, one_line=False))]
+        # The snapshot changes with the one-line tier (every `condensed_step` Rounds), so it goes first.
+        snapshot, changes = self._namespace.split(layout.snapshot_key, summary)
+        parts = [snapshot] if snapshot else []
+        if digest:
+            parts.append(self.templates.text("condensed_header") + "\n" + "\n".join(digest))
+        head = "\n\n".join(parts) + "\n" if parts else ""
+        return head, layout.full, changes
 
     def output_caps(self, full: Sequence[Round]) -> dict[str, int | None]:
         """How much of a code output each full Round shows: all of it for the current Round."""
         return {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+
+    @staticmethod
+    def failure_note(round: Round, current: Round) -> str:
+        """Said after an earlier failed Round shown in full, so its missing answer is not a mystery."""
+        if round is current or round.state != "failed":
+            return ""
+        return f"(This round failed: {failure_reason(round).rstrip('.')}. Its code did run.)"
 
     def _digest(self, round: Round, *, one_line: bool) -> str:
         """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""

@@ -8,7 +8,11 @@ Layout:
    full: the Planner's task as a user turn, the CodeInterpreter's JSON (thought, reply_type,
    reply_content) as an assistant turn, then the feedback on that code as the next user turn (the
    output capped for earlier Rounds).
-4. the User's request of the current Round and the namespace summary, in the last user message.
+   The history changes shape only in steps (round_digest.history_layout); in between, a call only adds
+   at its end, so a provider's prompt cache reuses all that came before.
+4. the namespace summary as a snapshot after the digest (taken when the history last changed shape);
+   the User's request of the current Round and what changed in the namespace since the snapshot, in
+   the last user message (namespace_delta.py).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
+from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
 from twnb.roles.round_digest import CondensePolicy, cap_output, code_digest, first_text
 
@@ -62,6 +67,7 @@ class CodePrompt(ChatPrompt):
 
     def __post_init__(self) -> None:
         self._digests = {}
+        self._namespace = NamespaceSnapshot()
         schema = self.templates.text("response_json_schema")
         self.response_schema: dict[str, Any] = parse_schema(schema, self.templates.source)
         rules = self.verification_rules.rstrip() or self.templates.text("no_verification_rules")
@@ -71,16 +77,13 @@ class CodePrompt(ChatPrompt):
     def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
         """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
         "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
-        digest, full = self.condensed_past(rounds)
-        lead = ""
-        if digest:
-            lead = self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
+        lead, full, changes = self.condensed_past(rounds, namespace_summary)
         history = self._render_full(full, self.output_caps(full), lead=lead)
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
-        if namespace_summary.strip():
-            tail.append(namespace_summary.strip())
+        if changes:
+            tail.append(changes)
         append_to_last_user(history, "\n\n".join(tail))
         return [*self.prefix(), *history]
 
@@ -108,4 +111,6 @@ class CodePrompt(ChatPrompt):
                     elif feedback:
                         header = self.templates.text("feedback_header")
                         pending = f"{header}\n{feedback}"
+            if note := self.failure_note(round, rounds[-1]):
+                pending = f"{pending}\n{note}" if pending else note
         return messages

@@ -6,9 +6,12 @@ Layout (each part is what TaskWeaver's Planner sends, made lean):
    call: no time, no session id, no variables, so provider prompt caching can hit.
 2. the few-shot examples, rendered once and reused (also byte-identical).
 3. the conversation: older Rounds as a digest (round_digest.py) at the head of the first message, the
-   newest Rounds in full, TaskWeaver-style (`From: X\\nMessage: ...` user turns, the Planner's own JSON as
-   assistant turns); code and output of a worker's step only for the newest Rounds.
-4. the namespace summary appended to the last user message.
+   newest Rounds in full, TaskWeaver-style (`From: X\\nMessage: ...` user turns, the Planner's own JSON
+   as assistant turns); code and output of a worker's step only for the newest Rounds.
+   The history changes shape only in steps (round_digest.history_layout); in between, a call only adds
+   at its end, so a provider's prompt cache reuses all that came before.
+4. the namespace summary: a snapshot after the condensed Rounds, taken when the history last changed
+   shape; what changed since at the end of the last user message (namespace_delta.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, append_user_text, assistant_msg
+from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
 from twnb.roles.round_digest import CondensePolicy, cap_output, first_text, planner_digest
 
@@ -56,6 +60,7 @@ class PlannerPrompt(ChatPrompt):
     policy: CondensePolicy = field(default_factory=CondensePolicy)
 
     def __post_init__(self) -> None:
+        self._namespace = NamespaceSnapshot()
         self.recipients = [w.alias for w in self.workers] + ["User"]
         self._digests = {}
         self._system = self._compose_system()
@@ -78,12 +83,12 @@ class PlannerPrompt(ChatPrompt):
     def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
         """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
         include_failure_rounds=True)`: the last one is the current Round."""
-        digest, full = self.condensed_past(rounds)
+        head, full, changes = self.condensed_past(rounds, namespace_summary)
         lead = self.templates.text("conversation_start")
-        if digest:
-            lead += "\n" + self.templates.text("condensed_header") + "\n" + "\n".join(digest) + "\n"
+        if head:
+            lead += "\n" + head
         history = self._render_full(full, self.output_caps(full), lead=lead)
-        append_to_last_user(history, namespace_summary.strip())
+        append_to_last_user(history, changes)
         return [*self.prefix(), *history]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
@@ -112,6 +117,8 @@ class PlannerPrompt(ChatPrompt):
                 if index == 0 and not messages:
                     text = lead + "\n" + text
                 append_user_text(messages, post.send_from, text)
+            if note := self.failure_note(round, rounds[-1]):
+                append_user_text(messages, "User", note)
         return messages
 
     def _from(self, role: str, message: str) -> str:

@@ -20,23 +20,30 @@ from twnb.memory import AttachmentType, Post, Round
 
 @dataclass(frozen=True)
 class CondensePolicy:
-    """How much of the past a prompt carries.
+    """How much of the past a prompt carries, and in what steps it is condensed.
 
-    `recent_rounds` earlier Rounds are rendered in full besides the current one (their results cut
-    to `recent_output_chars`); the `condensed_rounds` before them as a digest (answers cut to
-    `answer_chars`); the `oneline_rounds` before those as one line (`oneline_chars` per text); older
-    ones are only counted (their variables are still in the namespace summary).
+    A provider's prompt cache reuses only the exact start of the previous request, so the history
+    changes in steps, each tier at its own pace, and between steps a call only appends:
+    - the newest earlier Rounds, `block_rounds` at most (at least one), are rendered in full (their
+      results cut to `recent_output_chars`); every `block_rounds` Rounds they fold into digests;
+    - before them, `condensed_rounds` to `condensed_rounds + condensed_step - 1` Rounds as a digest
+      (answers cut to `answer_chars`), moved to one line `condensed_step` Rounds at a time;
+    - before those, `oneline_rounds` to `oneline_rounds + oneline_step - 1` Rounds as one line
+      (`oneline_chars` per text), dropped `oneline_step` at a time; older ones are only counted (their
+      variables are still in the namespace summary). None: keep every one-line Round.
+    So a prompt stops growing after about `block_rounds + condensed_rounds + condensed_step +
+    oneline_rounds + oneline_step` Rounds.
     """
 
-    recent_rounds: int = 1
-    condensed_rounds: int = 6
+    block_rounds: int = 1
+    condensed_rounds: int = 3
+    condensed_step: int = 4
+    oneline_rounds: int | None = 1
+    oneline_step: int = 2
     answer_chars: int = 600
     oneline_chars: int = 160
     recent_output_chars: int = 800
     task_chars: int = 300
-    # One-line Rounds kept; older ones are only counted, so a prompt stops growing after
-    # recent_rounds + condensed_rounds + oneline_rounds Rounds (None: keep every one).
-    oneline_rounds: int | None = 6
 
 
 def clip(text: str, limit: int) -> str:
@@ -180,23 +187,41 @@ def _answer_to(round: Round, task: Post) -> Post | None:
     return last
 
 
-def split_history(
-    rounds: list[Round], policy: CondensePolicy
-) -> tuple[list[Round], list[Round], list[Round]]:
-    """(one-line rounds, condensed rounds, full rounds) of `rounds`, the last being the current one.
+@dataclass(frozen=True)
+class HistoryLayout:
+    """Which earlier Rounds a prompt shows in which form."""
 
-    Failed earlier Rounds never take a full slot. Rounds older than the one-line ones are in none of
-    the three lists: `len(rounds)` minus the three lengths says how many."""
+    one_line: list[Round]
+    condensed: list[Round]
+    full: list[Round]  # the newest earlier Rounds, then the current one
+    omitted: int
+    # Changes when the one-line and omitted tiers change (every `condensed_step` Rounds at most).
+    snapshot_key: tuple[str, int]
+
+
+def _step_down(value: int, minimum: int, step: int) -> int:
+    """The largest multiple of `step` at most `value - minimum` (0 at least): a tier's start that
+    moves only every `step` Rounds."""
+    return max(((value - minimum) // max(step, 1)) * max(step, 1), 0)
+
+
+def history_layout(rounds: list[Round], policy: CondensePolicy) -> HistoryLayout:
+    """The tiers of `rounds` (the last being the current one), each tier's start a step function of
+    the number of Rounds, so the tiers change only at their steps."""
     if not rounds:
-        return [], [], []
-    current, earlier = rounds[-1], rounds[:-1]
-    full: list[Round] = []
-    rest = list(earlier)
-    while rest and len(full) < policy.recent_rounds and rest[-1].state != "failed":
-        full.insert(0, rest.pop())
-    condensed_start = max(len(rest) - policy.condensed_rounds, 0)
-    one_line = rest[:condensed_start]
-    if policy.oneline_rounds is not None:
-        one_line = one_line[-policy.oneline_rounds :] if policy.oneline_rounds > 0 else []
-    return one_line, rest[condensed_start:], [*full, current]
-
+        return HistoryLayout([], [], [], 0, ("", 0))
+    earlier = rounds[:-1]
+    block = max(policy.block_rounds, 1)
+    full_start = ((len(earlier) - 1) // block) * block if earlier else 0
+    condensed_start = _step_down(full_start, policy.condensed_rounds, policy.condensed_step)
+    if policy.oneline_rounds is None:
+        oneline_start = 0
+    else:
+        oneline_start = _step_down(condensed_start, policy.oneline_rounds, policy.oneline_step)
+    return HistoryLayout(
+        one_line=earlier[oneline_start:condensed_start],
+        condensed=earlier[condensed_start:full_start],
+        full=[*earlier[full_start:], rounds[-1]],
+        omitted=oneline_start,
+        snapshot_key=(rounds[0].id, condensed_start),
+    )

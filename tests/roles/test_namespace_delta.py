@@ -1,0 +1,41 @@
+"""The namespace summary's changes since a snapshot: what the last message of a prompt says."""
+
+from __future__ import annotations
+
+from twnb.roles.namespace_delta import CHANGES_HEADER, NamespaceSnapshot, summary_changes
+
+BEFORE = "Variables in the kernel:\n- df: DataFrame, shape (10, 2)\n- n: int = 3"
+
+
+def test_an_unchanged_summary_has_no_changes():
+    assert summary_changes(BEFORE, BEFORE) == ""
+
+
+def test_new_and_changed_variables_are_listed_with_their_new_lines():
+    after = "Variables in the kernel:\n- df: DataFrame, shape (12, 2)\n- n: int = 3\n- top: Series, length 5"
+    assert summary_changes(BEFORE, after) == (
+        f"{CHANGES_HEADER}\n- df: DataFrame, shape (12, 2)\n- top: Series, length 5"
+    )
+
+
+def test_a_deleted_variable_is_named_as_no_longer_defined():
+    after = "Variables in the kernel:\n- df: DataFrame, shape (10, 2)"
+    assert summary_changes(BEFORE, after) == f"{CHANGES_HEADER}\nNo longer defined: n"
+
+
+def test_a_summary_cut_at_its_limit_does_not_call_the_names_it_left_out_deleted():
+    after = (
+        "Variables in the kernel:\n[... 1 older names not shown: summary limit of 4000 characters]\n"
+        "- n: int = 3\n- m: int = 4"
+    )
+    changes = summary_changes(BEFORE, after)
+    assert "No longer defined" not in changes and "- m: int = 4" in changes
+
+
+def test_the_snapshot_is_kept_while_the_layout_key_stays_and_retaken_when_it_changes():
+    snapshot = NamespaceSnapshot()
+    first, _ = snapshot.split("layout-1", BEFORE)
+    kept, changes = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
+    retaken, none = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
+    assert kept == first and changes.endswith("- m: int = 4")
+    assert retaken.endswith("- m: int = 4") and none == ""

@@ -1,0 +1,61 @@
+"""The namespace summary in a cache-friendly form: a snapshot in the history, the changes at the end.
+
+The summary of the user's variables changes whenever code runs, and it is long (up to 4,000
+characters). Sent whole at the end of every prompt, it would be the largest part a provider's prompt
+cache can never reuse. So a role's prompt carries the summary as it was when its history last changed
+shape (a snapshot, at the head of the history), and the last message only says what changed since: lines
+that are new or different, and the names no longer defined. The role sees the same facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SNAPSHOT_HEADER = (
+    "The notebook's variables when this list was made (the last message says what changed since):"
+)
+CHANGES_HEADER = "Changes to the notebook's variables since the list at the start of the conversation:"
+REMOVED = "No longer defined: {names}"
+
+
+def _name(line: str) -> str:
+    """The variable a summary line describes (`- name: ...`), else the line."""
+    body = line[2:] if line.startswith("- ") else line
+    return body.split(":", 1)[0].strip()
+
+
+def summary_changes(before: str, after: str) -> str:
+    """What `after` says that `before` did not: its new or changed lines, then the names gone."""
+    if before == after:
+        return ""
+    old, new = before.splitlines(), after.splitlines()
+    old_set, new_set = set(old), set(new)
+    added = [line for line in new if line not in old_set]
+    added_names = {_name(line) for line in added}
+    # A summary cut at its size or time limit leaves out the oldest names: absent is not gone then.
+    cut = any(line.startswith("[... ") for line in new)
+    gone = [
+        _name(line)
+        for line in old
+        if not cut and line not in new_set and line.startswith("- ") and _name(line) not in added_names
+    ]
+    parts = [CHANGES_HEADER, *added]
+    if gone:
+        parts.append(REMOVED.format(names=", ".join(gone)))
+    return "\n".join(parts) if len(parts) > 1 else ""
+
+
+@dataclass
+class NamespaceSnapshot:
+    """One role's snapshot of the summary, kept while its history keeps the same layout (`key`)."""
+
+    key: object = None
+    text: str = ""
+
+    def split(self, key: object, summary: str) -> tuple[str, str]:
+        """(the snapshot text for the history, the changes for the last message) for this call."""
+        summary = summary.strip()
+        if key != self.key:
+            self.key, self.text = key, summary
+        snapshot = f"{SNAPSHOT_HEADER}\n{self.text}" if self.text else ""
+        return snapshot, summary_changes(self.text, summary)

@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import socket
 import sys
 import threading
@@ -249,11 +250,14 @@ class _Handler(BaseHTTPRequestHandler):
         prompt_chars = "".join(_message_text(m) for m in body.get("messages") or [] if isinstance(m, dict))
         prompt = _tokens(prompt_chars)
         completion = _tokens(reply.content) + _tokens(reply.reasoning)
+        cached = self.server.owner.cached_prefix_tokens(body)
+        if reply.cached_tokens is not None:
+            cached = int(reply.cached_tokens)
         usage: dict[str, Any] = {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": int(reply.cached_tokens or 0)},
+            "prompt_tokens_details": {"cached_tokens": cached},
             "completion_tokens_details": {"reasoning_tokens": _tokens(reply.reasoning)},
         }
         if isinstance(reply.usage, dict):
@@ -337,9 +341,14 @@ class FakeLLMServer:
         host: str = "127.0.0.1",
         port: int = 0,
         models: tuple[str, ...] = ("fake-model",),
+        prompt_cache: bool = False,
     ) -> None:
         self.script = Script.from_spec(script)
         self.models = list(models)
+        # Like a provider's prompt cache: report as cached the longest prefix a request shares with an
+        # earlier one (a reply's own `cached_tokens` still wins).
+        self.prompt_cache = prompt_cache
+        self._prompts: list[str] = []
         self._requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._ids = 0
@@ -380,10 +389,23 @@ class FakeLLMServer:
         return self.script.remaining()
 
     def reset(self) -> None:
-        """Forget the script and the recorded requests."""
+        """Forget the script, the recorded requests and the prompt cache."""
         self.script = Script()
         with self._lock:
             self._requests.clear()
+            self._prompts.clear()
+
+    def cached_prefix_tokens(self, body: dict[str, Any]) -> int:
+        """With `prompt_cache`: tokens of the longest prefix this request's messages (each as its role
+        and text) share with an earlier request's, whole tokens only; the request is then remembered."""
+        if not self.prompt_cache:
+            return 0
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        text = "".join(f"<|{m.get('role')}|>{_message_text(m)}" for m in messages)
+        with self._lock:
+            shared = max((len(os.path.commonprefix([p, text])) for p in self._prompts), default=0)  # noqa: RUF071
+            self._prompts.append(text)
+        return shared // CHARS_PER_TOKEN
 
     def _record(
         self,
@@ -443,10 +465,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--model", action="append", help="models listed by GET /v1/models (repeatable)")
+    parser.add_argument(
+        "--prompt-cache", action="store_true", help="report a prefix shared with an earlier request as cached"
+    )
     args = parser.parse_args(argv)
     try:
         server = FakeLLMServer(
-            args.script, host=args.host, port=args.port, models=tuple(args.model or ["fake-model"])
+            args.script,
+            host=args.host,
+            port=args.port,
+            models=tuple(args.model or ["fake-model"]),
+            prompt_cache=args.prompt_cache,
         )
     except ValueError as err:
         print(f"fakellm: {err}", file=sys.stderr)

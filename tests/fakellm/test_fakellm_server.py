@@ -188,3 +188,19 @@ def test_a_bad_script_file_stops_the_process_with_a_message(tmp_path):
 
     assert done.returncode == 2
     assert "cannot read it as JSON" in done.stderr
+
+
+def test_with_a_prompt_cache_the_prefix_shared_with_an_earlier_request_is_reported_cached(fake_llm):
+    fake_llm.load({"*": ["a", "b"]})
+    fake_llm.prompt_cache = True
+    client = sdk(fake_llm.base_url)
+    first = [{"role": "system", "content": "S" * 400}, {"role": "user", "content": "question one"}]
+    second = [*first, {"role": "assistant", "content": "a"}, {"role": "user", "content": "question two"}]
+
+    usages = [
+        client.chat.completions.create(model="fake-model", messages=messages).usage
+        for messages in (first, second)
+    ]
+
+    shared = len("<|system|>" + "S" * 400 + "<|user|>question one")  # the first request whole
+    assert [u.prompt_tokens_details.cached_tokens for u in usages] == [0, shared // 4]

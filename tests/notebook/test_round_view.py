@@ -139,6 +139,15 @@ def test_header_counts_tokens_and_elapsed_time():
     assert "5 s" in view.header.value
 
 
+def test_header_says_what_share_of_the_input_was_cached():
+    view = _view()
+    view.on_event(UsageReported("post-1", {"prompt_tokens": 1000, "completion_tokens": 30}))
+    view.on_event(
+        UsageReported("post-2", {"prompt_tokens": 1000, "completion_tokens": 30, "cached_tokens": 900})
+    )
+    assert "2,000 in (45% cached) / 60 out tokens" in view.header.value
+
+
 def test_committed_post_replaces_streamed_text():
     round = analysis_round()
     view = _view()

@@ -162,6 +162,16 @@ def test_summary_line_gives_time_and_tokens():
     assert text.splitlines()[-1] == "time 3.2 s · tokens 1,500 in / 120 out · 3 LLM calls"
 
 
+def test_summary_line_gives_the_share_of_the_input_the_server_had_cached():
+    round = analysis_round()
+    round.extra["usage"]["cached_tokens"] = 1200
+    bundle = round_bundle(round, session_id="s-1")
+    assert bundle["text/plain"].splitlines()[-1] == (
+        "time 3.2 s · tokens 1,500 in (80% cached) / 120 out · 3 LLM calls"
+    )
+    assert "1,500 in (80% cached) / 120 out" in bundle["text/html"]
+
+
 def _with_artifact(round, path: str):
     post = Post.create("saved a figure", "CodeInterpreter", "Planner")
     post.add_attachment(Attachment.create(AttachmentType.artifact_paths, [path]))

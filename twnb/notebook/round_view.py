@@ -37,6 +37,7 @@ from twnb.render.labels import (
     sections_kept_open,
     state_label,
     summary_line,
+    tokens_label,
 )
 from twnb.render.links import artifact_label, artifact_url, display_path
 from twnb.render.markdown_escape import escape_markdown
@@ -80,6 +81,7 @@ class RoundView:
         self.state = "running"
         self.tokens_in = 0
         self.tokens_out = 0
+        self.tokens_cached = 0
         self._posts: dict[str, _PostSection] = {}
         self._ended = False  # after finish(): sections fold so the answer and the code stand out
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
@@ -157,6 +159,7 @@ class RoundView:
         usage = event.usage if isinstance(event.usage, dict) else getattr(event.usage, "to_dict", dict)()
         self.tokens_in += int(usage.get("prompt_tokens") or 0)
         self.tokens_out += int(usage.get("completion_tokens") or 0)
+        self.tokens_cached += int(usage.get("cached_tokens") or 0)
         self._render_header()
 
     def _on_PlanUpdated(self, event: Any) -> None:
@@ -208,6 +211,7 @@ class RoundView:
         if usage:
             self.tokens_in = int(usage.get("prompt_tokens") or self.tokens_in)
             self.tokens_out = int(usage.get("completion_tokens") or self.tokens_out)
+            self.tokens_cached = int(usage.get("cached_tokens") or self.tokens_cached)
         if payload is not None:
             plan = (payload.get("twnb") or {}).get("plan")
             if plan:
@@ -335,7 +339,7 @@ class RoundView:
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         request = html.escape(shorten(clean_text(self.request), 200))
         tokens = (
-            f" · {self.tokens_in:,} in / {self.tokens_out:,} out tokens"
+            f" · {tokens_label(self.tokens_in, self.tokens_out, self.tokens_cached)} tokens"
             if self.tokens_in or self.tokens_out
             else ""
         )

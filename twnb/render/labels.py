@@ -59,8 +59,16 @@ def post_title(post: Mapping[str, Any], *, arrow: str = "→") -> str:
     return f"{send_from} {arrow} {send_to}"
 
 
+def tokens_label(tokens_in: int, tokens_out: int, cached: int = 0) -> str:
+    """`1,200 in / 340 out`, with the share of the input the server served from its prompt cache when
+    it said so: `1,200 in (83% cached) / 340 out`."""
+    share = f" ({min(cached / tokens_in, 1.0):.0%} cached)" if cached > 0 and tokens_in > 0 else ""
+    return f"{tokens_in:,} in{share} / {tokens_out:,} out"
+
+
 def summary_line(payload: Mapping[str, Any]) -> str:
-    """`time 3.2 s · tokens 1,200 in / 340 out` from the Round's timing and usage (empty if neither)."""
+    """`time 3.2 s · tokens 1,200 in (83% cached) / 340 out` from the Round's timing and usage (empty if
+    neither)."""
     twnb = payload.get("twnb") or {}
     parts = []
     duration = (twnb.get("timing") or {}).get("duration_s")
@@ -69,7 +77,7 @@ def summary_line(payload: Mapping[str, Any]) -> str:
     usage = twnb.get("usage") or {}
     if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
         tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-        parts.append(f"tokens {tokens_in:,} in / {tokens_out:,} out")
+        parts.append("tokens " + tokens_label(tokens_in, tokens_out, int(usage.get("cached_tokens") or 0)))
     if usage.get("calls"):
         parts.append(f"{usage['calls']} LLM calls")
     return " · ".join(parts)

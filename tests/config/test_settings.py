@@ -86,6 +86,14 @@ ROWS = [
         "code_interpreter:\n  allow_modules: [polars, duckdb]\n",
         ("polars", "duckdb"),
     ),
+    (
+        "prices",
+        {"gpt-4.1": {"input": 2, "output": 8}},
+        {"TWNB_PRICES": '{"gpt-4.1": {"input": 2, "output": 8}}'},
+        "llm:\n  prices:\n    gpt-4.1: {input: 2, output: 8}\n",
+        {"gpt-4.1": {"input": 2.0, "output": 8.0}},
+    ),
+    ("trace", "console", {"TWNB_TRACE": "Console"}, "tracing:\n  mode: console\n", "console"),
 ]
 
 
@@ -443,3 +451,31 @@ def test_the_notebooks_own_folder_is_refused_as_the_artifacts_folder(dirs, value
     with pytest.raises(SettingsError, match="is the notebook's folder itself") as info:
         resolve(dirs, environ={"TWNB_ARTIFACTS_DIR": value})
     assert "TWNB_ARTIFACTS_DIR" in str(info.value)
+
+
+# --- prices and tracing ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"m": {"input": 1}}',
+        '{"m": {"input": 1, "output": -1}}',
+        '{"m": {"input": 1, "output": 2, "cache": 1}}',
+        '{"m": 3}',
+        "not a mapping",
+    ],
+)
+def test_bad_prices_are_refused_with_the_shape_expected(dirs, text):
+    with pytest.raises(SettingsError, match=r"prices from TWNB_PRICES .*must be prices per million tokens"):
+        resolve(dirs, environ={"TWNB_PRICES": text})
+
+
+def test_a_cached_price_is_optional(dirs):
+    resolved = resolve(dirs, environ={"TWNB_PRICES": '{"m": {"input": 1, "output": 2, "cached": 0.5}}'})
+    assert resolved.settings.prices == {"m": {"input": 1.0, "output": 2.0, "cached": 0.5}}
+
+
+def test_an_unknown_trace_mode_names_the_choices(dirs):
+    with pytest.raises(SettingsError, match=r"trace from TWNB_TRACE .*one of off, on, console, otlp"):
+        resolve(dirs, environ={"TWNB_TRACE": "yes"})

@@ -33,6 +33,11 @@ def _row(row: Setting) -> str:
     env = ", ".join(f"`{name}`" for name in row.env) or "-"
     if row.kind == "modules" and row.env:
         env += " (comma-separated)"
+    if row.kind == "prices":
+        name += " (a dict)"
+        env += " (JSON)"
+    if row.kind == "choice":
+        name += " (" + " \\| ".join(row.choices) + ")"
     yaml_key = f"`{row.yaml_key}`" if row.yaml_key else ("never" if row.kind == "secret" else "-")
     return f"| {name} | {env} | {yaml_key} | {row.describe_default()} | {row.help} |"
 

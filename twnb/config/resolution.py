@@ -174,6 +174,13 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
         if not all(_MODULE_NAME.fullmatch(name) for name in names):
             raise bad("module names such as polars, duckdb")
         return names
+    if row.kind == "prices":
+        return _prices(raw, bad)
+    if row.kind == "choice":
+        text = str(raw).strip().lower()
+        if isinstance(raw, (dict, list, bool)) or text not in row.choices:
+            raise bad("one of " + ", ".join(row.choices))
+        return text
     if row.kind == "count":
         if isinstance(raw, bool):
             raise bad("a whole number")
@@ -193,6 +200,42 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
     if seconds <= 0:
         raise bad("more than 0 seconds")
     return seconds
+
+
+PRICE_KINDS = ("input", "output", "cached")
+
+
+def _prices(raw: Any, bad: Any) -> dict[str, dict[str, float]]:
+    """model -> {input, output[, cached]} per million tokens, from a mapping or its JSON/YAML text."""
+    expected = (
+        "prices per million tokens by model, e.g. {\"gpt-4o-mini\": {\"input\": 0.15, \"output\": 0.6, "
+        "\"cached\": 0.075}}"
+    )
+    if isinstance(raw, str):
+        import yaml  # JSON is YAML; only read when the setting is given as text
+
+        try:
+            raw = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise bad(expected) from None
+    if not isinstance(raw, Mapping):
+        raise bad(expected)
+    prices: dict[str, dict[str, float]] = {}
+    for model, price in raw.items():
+        if not isinstance(price, Mapping) or not {"input", "output"} <= set(price):
+            raise bad(f"{expected}; {model!r} needs an input and an output price")
+        unknown = set(price) - set(PRICE_KINDS)
+        if unknown:
+            raise bad(f"{expected}; {model!r} has {', '.join(sorted(map(str, unknown)))}")
+        entry: dict[str, float] = {}
+        for kind in PRICE_KINDS:
+            if kind in price:
+                amount = price[kind]
+                if isinstance(amount, bool) or not isinstance(amount, (int, float)) or amount < 0:
+                    raise bad(f"{expected}; {model!r} {kind} must be a number of at least 0")
+                entry[kind] = float(amount)
+        prices[str(model)] = entry
+    return prices
 
 
 def _validate(settings: Settings, sources: dict[str, Source]) -> None:
@@ -292,10 +335,14 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return flat
 
 
+# Settings whose value is itself a mapping (model names may hold dots: never flattened below the key).
+_MAPPING_KEYS = frozenset(row.yaml_key for row in SETTINGS if row.kind == "prices" and row.yaml_key)
+
+
 def _flatten(data: Mapping[Any, Any], prefix: str, out: dict[str, Any]) -> None:
     for key, value in data.items():
         dotted = f"{prefix}{key}"
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and dotted not in _MAPPING_KEYS:
             _flatten(value, dotted + ".", out)
         else:
             out[dotted] = value

@@ -103,6 +103,8 @@ _PYTHON_TYPES: dict[str, Any] = {
     "count": "int",
     "seconds": "float",
     "modules": "tuple[str, ...]",
+    "prices": "dict[str, dict[str, float]] | None",
+    "choice": "str",
 }
 
 if TYPE_CHECKING:
@@ -185,6 +187,8 @@ class ResolvedSettings:
                 value = "OpenAI's (https://api.openai.com/v1)"
             if isinstance(value, tuple):
                 value = ", ".join(value) or None
+            if isinstance(value, dict):
+                value = "; ".join(f"{k}: {_price_text(v)}" for k, v in value.items()) or None
             rows.append(SettingRow(row.name, "-" if value is None else str(value), source.describe()))
         return rows
 
@@ -193,6 +197,10 @@ class ResolvedSettings:
         width = max(len(r.setting) for r in rows)
         vwidth = max(len(r.value) for r in rows)
         return "\n".join(f"{r.setting:<{width}}  {r.value:<{vwidth}}  {r.source}" for r in rows)
+
+
+def _price_text(price: dict[str, float]) -> str:
+    return ", ".join(f"{kind} {amount:g}" for kind, amount in price.items())
 
 
 def _no_model_message(workdir: Path | None) -> str:

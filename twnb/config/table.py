@@ -32,10 +32,12 @@ PLACEHOLDER_API_KEY = "twnb-no-key-needed"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
-KINDS = ("text", "url", "bool", "count", "seconds", "modules", "secret")
+KINDS = ("text", "url", "bool", "count", "seconds", "modules", "prices", "choice", "secret")
 """text and url: a string (url: http or https); bool: true/false, 1/0, yes/no, on/off; count: a whole
 number, at least ``minimum``; seconds: a number above 0; modules: Python module names (a YAML or
-traitlet list, or comma-separated in the environment); secret: the API key (never shown)."""
+traitlet list, or comma-separated in the environment); prices: model -> ``input``, ``output`` and
+optionally ``cached`` prices per million tokens (a YAML mapping or a JSON object); choice: one of
+``choices``; secret: the API key (never shown)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Setting:
     # Unset, the setting takes this other setting's value (per-role models take the model).
     same_as: str | None = None
     minimum: int | None = None  # counts only
+    choices: tuple[str, ...] = ()  # choices only
     # How the README describes the default when the value alone would not say enough.
     default_text: str | None = None
 
@@ -69,7 +72,7 @@ class Setting:
             return f"the {self.same_as}"
         if isinstance(self.default, bool):
             return "on" if self.default else "off"
-        if self.default in (None, ()):
+        if self.default in (None, (), {}):
             return "none"
         if isinstance(self.default, float) and self.default.is_integer():
             return str(int(self.default))
@@ -236,6 +239,25 @@ SETTINGS: tuple[Setting, ...] = (
         "Modules generated code may import besides the data-analysis allow-list, e.g. ['geopandas'].",
         env=("TWNB_ALLOW_MODULES",),
         yaml_key="code_interpreter.allow_modules",
+    ),
+    Setting(
+        "prices",
+        "prices",
+        None,
+        "Prices per million tokens by model, for each Round's cost, e.g. "
+        "{'gpt-4o-mini': {'input': 0.15, 'output': 0.6, 'cached': 0.075}}; a model without one gets no cost.",
+        env=("TWNB_PRICES",),
+        yaml_key="llm.prices",
+    ),
+    Setting(
+        "trace",
+        "choice",
+        "off",
+        "OpenTelemetry tracing: off; on (the process's TracerProvider, else one from the OTEL_* "
+        "variables); console; otlp (to OTEL_EXPORTER_OTLP_ENDPOINT). Needs twnb[otel].",
+        env=("TWNB_TRACE",),
+        yaml_key="tracing.mode",
+        choices=("off", "on", "console", "otlp"),
     ),
 )
 

@@ -5,10 +5,11 @@ Live, the layers are, outermost first::
     RecordingClient          (only when recording: writes each call, redacted, to the cassette)
       ResponseFormatFallback (json_schema -> json_object -> plain text as the server refuses them)
         RedactingClient      (no secret leaves the process in a prompt)
-          OpenAIChatClient   (HTTP, from the resolved settings; or the ``inner`` client passed in)
+          ObservedClient     (only with an ``observer``: reports each call, see observed_client.py)
+            OpenAIChatClient (HTTP, from the resolved settings; or the ``inner`` client passed in)
 
-Replaying, a :class:`~twnb.llm.cassette.ReplayClient` stands in for all of them: it needs no key,
-no model server and no network.
+Replaying, a :class:`~twnb.llm.cassette.ReplayClient` stands in for all of them (observed too): it
+needs no key, no model server and no network.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from twnb.config.settings import ResolvedSettings, Settings
 from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.client import make_client
+from twnb.llm.observed_client import ObservedClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.response_format import ResponseFormatFallback
+from twnb.memory.events import Observer
 
 __all__ = ["session_chat_client"]
 
@@ -34,6 +37,7 @@ def session_chat_client(
     inner: ChatClient | None = None,
     record_to: str | Path | None = None,
     replay_from: str | Path | None = None,
+    observer: Observer | None = None,
     **client_options: Any,
 ) -> ChatClient:
     """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
@@ -42,7 +46,8 @@ def session_chat_client(
     pass a client for the loopback server, or a replay): it gets the same redaction, response_format
     fallback and recording. ``redactor`` defaults to one built from ``resolved`` (the key, ``.env``
     secrets, the live environment); pass the session's own so prompts, cassettes and logs share it.
-    ``client_options`` (``timeout``, ``max_retries``, ...) go to the live client.
+    ``client_options`` (``timeout``, ``max_retries``, ...) go to the live client. ``observer`` is told
+    of every call (an EventRelay the session connects to each Round's observers).
     """
     if record_to is not None and replay_from is not None:
         raise ValueError("Record or replay, not both: pass only one of record_to and replay_from.")
@@ -55,11 +60,22 @@ def session_chat_client(
         )
     redactor = redactor if redactor is not None else Redactor.from_settings(resolved)
     if replay_from is not None:
-        return ReplayClient(replay_from, redactor=redactor)
+        replay = ReplayClient(replay_from, redactor=redactor)
+        return _observed(replay, observer, resolved) if observer is not None else replay
     client: ChatClient = (
         inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)
     )
+    if observer is not None:
+        client = _observed(client, observer, resolved)
     client = ResponseFormatFallback(RedactingClient(client, redactor))
     if record_to is not None:
         client = RecordingClient(client, record_to, redactor=redactor)
     return client
+
+
+def _observed(client: ChatClient, observer: Observer, resolved: ResolvedSettings | Settings) -> ObservedClient:
+    """`client` reporting its calls; the server named from the client itself, else from the settings."""
+    plain = resolved.settings if isinstance(resolved, ResolvedSettings) else resolved
+    azure = bool(getattr(client, "azure_endpoint", None) or getattr(plain, "azure_endpoint", None))
+    base_url = getattr(client, "base_url", None) or getattr(plain, "azure_endpoint", None) or plain.base_url
+    return ObservedClient(client, observer, base_url=base_url, azure=azure)

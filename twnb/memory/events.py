@@ -38,10 +38,12 @@ class RoundEnded:
 
 @dataclass(frozen=True)
 class RoundFailed:
-    """An error inside the Round; a `RoundEnded` follows."""
+    """An error inside the Round; a `RoundEnded` follows. `error_type` names what ended it (an
+    exception's class name, such as `KeyboardInterrupt` or `LLMServerError`), for tracing."""
 
     round_id: str
     reason: str
+    error_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,64 @@ class PlanUpdated:
     plan: Plan
 
 
+@dataclass(frozen=True)
+class LLMCallStarted:
+    """One request to the chat model is about to be sent (the client wrapper reports it; a retried
+    attempt or a response-format fallback is a call of its own). `messages` are the request as sent,
+    already redacted: only an observer that records content (opted in) reads them."""
+
+    call_id: str
+    role: str
+    model: str
+    provider: str
+    server_address: str | None = None
+    server_port: int | None = None
+    output_type: str | None = None
+    messages: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class LLMCallEnded:
+    """The call ended: its stream was read to the end, broke, or was closed early.
+
+    `usage` is the call's own (`Usage.to_dict()`: tokens, `wall_time_s`, `time_to_first_token_s`,
+    `estimated`); `finish_reason` is None for a stream that ended without one (a dropped stream);
+    `error_type` names the exception's class when the call failed. `output_text` is the content
+    received (for an observer that records content)."""
+
+    call_id: str
+    role: str
+    response_model: str = ""
+    finish_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    error_type: str | None = None
+    error: str | None = None
+    response_id: str | None = None
+    output_text: str = ""
+
+
+@dataclass(frozen=True)
+class CodeRunStarted:
+    """The session hands a post's code to the executor."""
+
+    post_id: str
+    code: str
+
+
+@dataclass(frozen=True)
+class CodeRunEnded:
+    """The executor's result came back (or never will: `status` is then `no_result`). `status` is the
+    executor's (`success`, `error`, `timeout`, `interrupted`, `kernel_died`); `error_type` the
+    exception's class name; `duration_s` the time the code itself ran, as the executor measured it."""
+
+    post_id: str
+    status: str
+    duration_s: float | None = None
+    error_type: str | None = None
+    artifacts: tuple[str, ...] = ()
+    result_text: str = ""
+
+
 Event = (
     RoundStarted
     | RoundEnded
@@ -131,6 +191,10 @@ Event = (
     | StatusChanged
     | UsageReported
     | PlanUpdated
+    | LLMCallStarted
+    | LLMCallEnded
+    | CodeRunStarted
+    | CodeRunEnded
 )
 
 
@@ -144,6 +208,24 @@ class NullObserver:
 
     def on_event(self, event: Event) -> None:
         return None
+
+
+class EventRelay:
+    """Passes events to whichever observer is connected, and drops them while none is.
+
+    Parts built before any Round exists (the chat client wrapper) report through one; the session
+    connects each Round's observers while the Round runs."""
+
+    def __init__(self) -> None:
+        self.target: Observer | None = None
+
+    def connect(self, observer: Observer | None) -> None:
+        self.target = observer
+
+    def on_event(self, event: Event) -> None:
+        target = self.target
+        if target is not None:
+            target.on_event(event)
 
 
 class ObserverGroup:

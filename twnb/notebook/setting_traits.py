@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from traitlets import Bool, Float, Int, List, TraitType, Unicode
+from traitlets import Bool, CaselessStrEnum, Dict, Float, Int, List, TraitType, Unicode
 
 from twnb.config.table import SETTINGS
 
@@ -27,6 +27,7 @@ _TRAIT_FOR_KIND: dict[str, Callable[[str], Trait]] = {
     "count": lambda help: Int(None, allow_none=True, help=help),
     "seconds": lambda help: Float(None, allow_none=True, help=help),
     "modules": lambda help: List(Unicode(), default_value=None, allow_none=True, help=help),
+    "prices": lambda help: Dict(default_value=None, allow_none=True, help=help),
 }
 
 
@@ -36,5 +37,9 @@ def setting_traits() -> dict[str, Trait]:
     for row in SETTINGS:
         if row.traitlet:
             help = f"{row.help} Default: {row.describe_default()}."
-            traits[row.name] = _TRAIT_FOR_KIND[row.kind](help).tag(config=True)
+            if row.kind == "choice":
+                trait: Trait = CaselessStrEnum(row.choices, default_value=None, allow_none=True, help=help)
+            else:
+                trait = _TRAIT_FOR_KIND[row.kind](help)
+            traits[row.name] = trait.tag(config=True)
     return traits

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from twnb.kernel.executor import Executor
 from twnb.llm.chat_client import ChatClient
 from twnb.memory import Memory, create_id
+from twnb.memory.events import EventRelay
 from twnb.memory.logs import set_log_scrubber
 from twnb.session.session import Session
 
@@ -58,12 +59,14 @@ def build_session(
         cassette.parent.mkdir(parents=True, exist_ok=True)
     # One place wraps every client (redaction, response_format fallback, recording): a client passed in
     # is wrapped as the live one is; without one, the settings' replay or live client is built.
+    llm_events = EventRelay()
     client = session_chat_client(
         settings,
         redactor=redactor,
         inner=client,
         record_to=cassette,
         replay_from=_replay_path(settings) if client is None else None,
+        observer=llm_events,
     )
 
     namespace_summary = executor.namespace_summary
@@ -101,6 +104,8 @@ def build_session(
         max_posts=int(plain.max_posts),
         timeout=plain.timeout,
         cassette_path=cassette,
+        prices=getattr(plain, "prices", None),
+        llm_events=llm_events,
     )
 
 

@@ -14,16 +14,21 @@ Nothing that arrived is dropped on failure: a reply cut off by an LLM error or C
 it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a
 code post whose result never came back (Ctrl-C, `close()` or an executor error while the driver waited)
 is committed with an `execution_result` saying so. The session writes Round.extra's `usage` (summed
-over its posts; time to first token stays on each post), `timing`, `failure_reason`, and
+over its posts; time to first token stays on each post), `timing`, `failure_reason`,
 `autosave_failed` (the one note, with the reason, when autosaving the Round failed: the Round itself
-goes on); twnb.memory.extras lists every key.
+goes on), and `ledger` (each LLM call and code run with its start, duration, tokens and cost:
+twnb/memory/ledger.py); twnb.memory.extras lists every key.
+
+Observers of every Round: a `LedgerRecorder` (builds the ledger), what `tracing` returns for the Round
+(an OpenTelemetry observer when tracing is on, else nothing), then the caller's observer. The chat
+client reports its calls through `llm_events`, connected to those observers while a Round runs.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +54,7 @@ from twnb.memory import (
     derive_plan,
 )
 from twnb.memory.clock import now_iso
+from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay
 from twnb.memory.logs import get_logger
 from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.roles.code_interpreter import CodeInterpreter
@@ -58,6 +64,7 @@ from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_round
 from twnb.session.code_request import CodeRequest
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
+from twnb.session.ledger_recorder import LedgerRecorder
 
 if TYPE_CHECKING:
     from twnb.llm.redaction import Redactor
@@ -86,6 +93,9 @@ class Session:
         timeout: float | None = 600.0,
         autosave: bool = True,
         cassette_path: Path | None = None,
+        prices: Mapping[str, Mapping[str, float]] | None = None,
+        llm_events: EventRelay | None = None,
+        tracing: Callable[[Session, Round], Observer | None] | None = None,
     ) -> None:
         self.planner = planner
         self.code_interpreter = code_interpreter
@@ -98,6 +108,9 @@ class Session:
         self.timeout = timeout
         self.autosave = autosave
         self.cassette_path = cassette_path
+        self.prices = prices
+        self.llm_events = llm_events
+        self.tracing = tracing
         self.plan: Plan | None = None
 
     # -- where things go ---------------------------------------------------------------------------
@@ -119,14 +132,20 @@ class Session:
         self, query: str, observer: Observer | None = None
     ) -> Generator[CodeRequest, ExecutionResult, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back."""
-        watcher = ObserverGroup([observer or NullObserver()])
         current = self.memory.create_round(self._redact_text(query))
         index = len(self.memory.conversation.rounds) - 1
         self.plan = None
         started = time.perf_counter()
+        ledger = LedgerRecorder(self.prices)
+        tracer = self._round_tracer(current)
+        tracers = [tracer] if tracer is not None else []
+        watcher = ObserverGroup([ledger, *tracers, observer or NullObserver()])
+        if self.llm_events is not None:
+            self.llm_events.connect(watcher)
         current.extra["timing"] = {"started_at": now_iso()}
         watcher.on_event(RoundStarted(current.id, current.user_query))
         failure: str | None = None
+        failure_type: str | None = None
         waiting: list[Post] = []  # a code post whose result has not come back yet
         try:
             post = Post.create(current.user_query, "User", self.planner.alias)
@@ -149,6 +168,7 @@ class Session:
             error = raised.error if isinstance(raised, ReplyCutShort) else raised
             unfinished = raised.post if isinstance(raised, ReplyCutShort) else None
             failure = self._failure_reason(error)
+            failure_type = type(error).__name__
             self._keep(current, index, unfinished or (waiting[-1] if waiting else None), watcher)
             if not isinstance(error, Exception | KeyboardInterrupt | GeneratorExit):
                 # SystemExit and the like: the Round is failed and saved, the exit goes on
@@ -159,13 +179,27 @@ class Session:
             if failure is not None:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
-                watcher.on_event(RoundFailed(current.id, failure))
+                watcher.on_event(RoundFailed(current.id, failure, failure_type))
             timing = current.extra["timing"]
             timing["ended_at"] = now_iso()
             timing["duration_s"] = round(time.perf_counter() - started, 3)
+            current.extra["ledger"] = ledger.ledger(timing["duration_s"]).to_dict()
             self._autosave(current, index, watcher)
             watcher.on_event(RoundEnded(current.id, current.state, failure))
+            if self.llm_events is not None:
+                self.llm_events.connect(None)
         return current
+
+    def _round_tracer(self, round: Round) -> Observer | None:
+        """The Round's tracing observer, if tracing is on; tracing that fails to start never stops a
+        Round."""
+        if self.tracing is None:
+            return None
+        try:
+            return self.tracing(self, round)
+        except Exception:
+            logger.warning("tracing could not start for Round %s; the Round goes on", round.id, exc_info=True)
+            return None
 
     def _failure_reason(self, error: BaseException) -> str:
         """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
@@ -214,12 +248,15 @@ class Session:
                 # (close() raises a fresh GeneratorExit in the caller, so the error cannot carry it)
                 # finds it there and keeps it.
                 waiting.append(post)
+                watcher.on_event(CodeRunStarted(post.id, code))
                 try:
                     result = yield CodeRequest(post.id, code, self.timeout, self._artifact_name(round))
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
+                    watcher.on_event(CodeRunEnded(post.id, "no_result", error_type=type(error).__name__))
                     self.code_interpreter.record_no_result(post, _no_result(error), watcher)
                     raise
                 self.code_interpreter.record_execution(post, result, watcher)
+                watcher.on_event(_run_ended(post, result))
                 waiting.remove(post)
                 return post, result
             return post, None
@@ -348,5 +385,18 @@ def _no_result(error: BaseException) -> tuple[str, str]:
     if isinstance(error, GeneratorExit):
         return "NONE", "No result: the Round was cancelled before the code's result came back."
     return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."
+
+
+def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
+    """What the executor's result says about the run (the post holds the text the model sees)."""
+    text = next((str(a.content) for a in post.attachment_list if a.type.value == "execution_result"), "")
+    return CodeRunEnded(
+        post.id,
+        result.status,
+        duration_s=result.duration_s,
+        error_type=result.error.ename if result.error is not None else None,
+        artifacts=tuple(str(path) for path in result.artifacts),
+        result_text=text,
+    )
 
 

@@ -30,11 +30,12 @@ _SHELL = "from IPython.core.interactiveshell import InteractiveShell\nip = Inter
 _LOAD_TWNB = _SHELL + (
     "import time\nt0 = time.perf_counter()\nimport twnb\nip.run_line_magic('load_ext', 'twnb')\n"
     "t1 = time.perf_counter()\nimport sys\n"
-    "print(t1 - t0, int('openai' in sys.modules), int('ipywidgets' in sys.modules))\n"
+    "print(t1 - t0, int('openai' in sys.modules), int('ipywidgets' in sys.modules),\n"
+    "      int('opentelemetry' in sys.modules))\n"
 )
 _IMPORT_WIDGETS = _SHELL + (
     "import time\nt0 = time.perf_counter()\nimport ipywidgets\n"
-    "t1 = time.perf_counter()\nprint(t1 - t0, 0, 1)\n"
+    "t1 = time.perf_counter()\nprint(t1 - t0, 0, 1, 0)\n"
 )
 
 STREAM_BYTES = 40_000
@@ -49,7 +50,7 @@ def _timed(code: str) -> tuple[float, list[int]]:
 
 
 def bench_load(repeat: int) -> None:
-    twnb_times, widget_times, flags = [], [], [0, 0]
+    twnb_times, widget_times, flags = [], [], [0, 0, 0]
     for _ in range(repeat):  # interleaved so machine noise hits both alike
         seconds, flags = _timed(_LOAD_TWNB)
         twnb_times.append(seconds)
@@ -58,7 +59,10 @@ def bench_load(repeat: int) -> None:
     print(f"import twnb + %load_ext twnb: {t * 1000:.1f} ms (median of {repeat})")
     print(f"import ipywidgets alone:       {w * 1000:.1f} ms (median of {repeat})")
     print(f"ratio twnb load / ipywidgets import: {t / w:.2f}")
-    print(f"after %load_ext twnb: openai imported={bool(flags[0])}, ipywidgets imported={bool(flags[1])}")
+    print(
+        f"after %load_ext twnb: openai imported={bool(flags[0])}, ipywidgets imported={bool(flags[1])}, "
+        f"opentelemetry imported={bool(flags[2])}"
+    )
 
 
 class _FakeClock:

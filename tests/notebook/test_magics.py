@@ -50,12 +50,12 @@ def test_import_twnb_loads_no_openai_ipywidgets_or_ipython():
     assert out.strip() == "[]"
 
 
-def test_load_ext_imports_neither_openai_nor_ipywidgets():
+def test_load_ext_imports_neither_openai_nor_ipywidgets_nor_opentelemetry():
     code = (
         "import sys\n"
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "InteractiveShell.instance().run_line_magic('load_ext', 'twnb')\n"
-        "print([m for m in ('openai', 'ipywidgets', 'pandas') if m in sys.modules])"
+        "print([m for m in ('openai', 'ipywidgets', 'pandas', 'opentelemetry') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -135,6 +135,8 @@ def test_no_traitlet_can_hold_a_key(shell):
         "replay",
         "examples_dir",
         "allow_modules",
+        "prices",
+        "trace",
     }
 
 

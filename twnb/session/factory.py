@@ -9,6 +9,7 @@ server works.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,6 +96,7 @@ def build_session(
         max_reply_chars=int(plain.max_reply_chars),
     )
     return Session(
+        tracing=_tracing(settings),
         planner=planner,
         code_interpreter=code_interpreter,
         executor=executor,
@@ -107,6 +109,23 @@ def build_session(
         prices=getattr(plain, "prices", None),
         llm_events=llm_events,
     )
+
+
+def _tracing(settings: Any) -> Any:
+    """The hook that gives each Round its tracing observer (nothing while tracing is off); the `trace`
+    setting switches tracing on or off when it changes."""
+    from twnb.config.settings import SettingsError
+    from twnb.llm.observed_client import provider_name
+    from twnb.telemetry import switch
+
+    plain = getattr(settings, "settings", settings)
+    try:
+        switch.apply_setting(getattr(plain, "trace", None))
+    except ImportError as error:
+        raise SettingsError(f"The trace setting is {plain.trace!r}, but {error}") from None
+    provider = provider_name(plain.azure_endpoint or plain.base_url, azure=bool(plain.azure_endpoint))
+    models = {role: plain.model_for(role) for role in ("Planner", "CodeInterpreter")}
+    return functools.partial(switch.round_observer, provider=provider, models=models)
 
 
 def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Path) -> Session:

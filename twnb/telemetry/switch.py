@@ -1,0 +1,99 @@
+"""Whether this process traces Rounds, and with which Tracer.
+
+Tracing is process-wide, as OpenTelemetry's own providers are: the `trace` setting turns it on when a
+session is built, `%taskweaver trace ...` at any time. Off, no OpenTelemetry module is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from twnb.memory.events import Observer
+
+if TYPE_CHECKING:
+    from twnb.memory import Round
+
+__all__ = ["MODES", "TracingState", "configure", "content_capture", "round_observer", "state"]
+
+MODES = ("off", "on", "console", "otlp")
+CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+# The switch's values in OpenTelemetry's GenAI instrumentations: true/false, and the newer names that
+# say where content goes (spans are where twnb records it).
+_CAPTURE_ON = {"true", "1", "yes", "on", "span_only", "span_and_event"}
+
+INSTALL_HINT = "Tracing needs the otel extra: pip install 'twnb[otel]' (then restart the kernel)."
+
+
+@dataclass
+class TracingState:
+    mode: str = "off"
+    endpoint: str | None = None
+    tracer: Any = None  # an opentelemetry.trace.Tracer while on
+    provider: Any = None  # the TracerProvider twnb built (None when it uses the process's own)
+    from_setting: str | None = None  # the `trace` setting last applied
+
+
+state = TracingState()
+
+
+def configure(mode: str, endpoint: str | None = None) -> str:
+    """Switch tracing to `mode` (off, on, console, otlp; `endpoint` for otlp) and say what it does now.
+
+    Raises ValueError for an unknown mode and ImportError (with what to install) without the extra."""
+    mode = mode.strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"Unknown trace mode {mode!r}: use one of {', '.join(MODES)} (otlp takes a URL).")
+    if mode == "off":
+        _shutdown_own()
+        state.mode, state.endpoint, state.tracer = "off", None, None
+        return "Tracing is off."
+    try:
+        from twnb.telemetry.provider import tracer_for
+    except ImportError as error:  # opentelemetry is not installed
+        raise ImportError(INSTALL_HINT) from error
+    _shutdown_own()
+    tracer, provider, described = tracer_for(mode, endpoint)
+    state.mode, state.endpoint, state.tracer, state.provider = mode, endpoint, tracer, provider
+    return described
+
+
+def apply_setting(mode: str | None) -> None:
+    """Follow the `trace` setting when it changes (so `%taskweaver trace` is not undone by every
+    session the notebook builds with the same settings)."""
+    mode = (mode or "off").lower()
+    previous, state.from_setting = state.from_setting or "off", mode
+    if mode != previous and mode != state.mode:
+        configure(mode)
+
+
+def content_capture() -> bool:
+    """The GenAI conventions' opt-in for recording messages and code on spans (off by default)."""
+    return os.environ.get(CAPTURE_VARIABLE, "").strip().lower() in _CAPTURE_ON
+
+
+def round_observer(session: Any, round: Round, *, provider: str, models: dict[str, str]) -> Observer | None:
+    """The observer that traces `round`, or None while tracing is off (nothing is imported then)."""
+    if state.tracer is None:
+        return None
+    from twnb.telemetry.round_spans import RoundSpans
+
+    return RoundSpans(
+        state.tracer,
+        conversation_id=session.memory.conversation.id,
+        session_id=session.session_id,
+        provider=provider,
+        models=models,
+        redact=session.redactor.redact if session.redactor is not None else None,
+        capture_content=content_capture(),
+    )
+
+
+def _shutdown_own() -> None:
+    """Flush and stop the provider twnb built (never the process's own), on a thread of its own: a
+    last export to an endpoint that does not answer must not hold up the notebook."""
+    provider, state.provider = state.provider, None
+    if provider is not None:
+        threading.Thread(target=provider.shutdown, name="twnb-trace-shutdown", daemon=True).start()

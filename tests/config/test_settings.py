@@ -479,3 +479,9 @@ def test_a_cached_price_is_optional(dirs):
 def test_an_unknown_trace_mode_names_the_choices(dirs):
     with pytest.raises(SettingsError, match=r"trace from TWNB_TRACE .*one of off, on, console, otlp"):
         resolve(dirs, environ={"TWNB_TRACE": "yes"})
+
+
+@pytest.mark.parametrize(("text", "mode"), [("on", "on"), ("off", "off"), ("otlp", "otlp")])
+def test_a_bare_on_or_off_in_yaml_is_a_trace_mode(dirs, text, mode):
+    write_project_yaml(dirs, f"tracing:\n  mode: {text}\n")
+    assert resolve(dirs).settings.trace == mode

@@ -71,7 +71,7 @@ def test_question_mark_shows_real_help(shell, capsys):
 def test_help_subcommand_lists_every_subcommand(shell, capsys):
     shell.run_line_magic("taskweaver", "help")
     out = capsys.readouterr().out
-    for name in ("save", "load", "reset", "show", "history", "export", "config", "help"):
+    for name in ("save", "load", "reset", "show", "history", "export", "config", "trace", "help"):
         assert f"    {name}" in out
 
 
@@ -79,7 +79,7 @@ def test_help_subcommand_lists_every_subcommand(shell, capsys):
 def test_help_offers_only_what_exists(shell, capsys, ask):
     shell.run_cell(ask)
     out = capsys.readouterr().out
-    for absent in ("--step", "trace", "not yet", "issue"):
+    for absent in ("--step", "not yet", "issue"):
         assert absent not in out.lower()
 
 
@@ -276,10 +276,56 @@ def test_history_lists_rounds_as_a_table(shell, clean_env, capsys):
     capsys.readouterr()
     shell.run_line_magic("taskweaver", "history")
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["#", "round", "state", "posts", "time", "tokens", "request"]
+    assert lines[0].split() == ["#", "round", "state", "posts", "time", "tokens", "cost", "request"]
     assert lines[1].split()[:4] == ["1", first.id, "finished", "4"]
     assert lines[2].split()[:4] == ["2", second.id, "interrupted", "4"]
     assert "1,620" in lines[1]
+
+
+def test_history_gives_a_rounds_cost_when_its_ledger_has_one(shell, clean_env, capsys):
+    from twnb.memory.ledger import Ledger, LedgerEntry
+    from twnb.notebook.history_table import COLUMNS, history_rows
+
+    priced, unpriced = analysis_round(), analysis_round()
+    priced.extra["ledger"] = Ledger(3.0, [LedgerEntry("llm", "Planner", 0.0, 1.0, cost=0.0123)]).to_dict()
+    unpriced.extra["ledger"] = Ledger(3.0, [LedgerEntry("llm", "Planner", 0.0, 1.0)]).to_dict()
+    _saved_conversation(clean_env / "in.yaml", [priced, unpriced])
+    shell.run_line_magic("taskweaver", "load in.yaml")
+    rows = history_rows(magics(shell).notebook.conversation)
+    cost = list(COLUMNS).index("cost")
+    assert [row[cost] for row in rows] == ["0.0123", "-"]
+
+
+def test_trace_switches_tracing_and_says_where_spans_go(shell, capsys):
+    from twnb.telemetry import switch
+
+    try:
+        shell.run_line_magic("taskweaver", "trace console")
+        assert "spans go to the console" in capsys.readouterr().out
+        assert switch.state.mode == "console"
+        shell.run_line_magic("taskweaver", "trace")
+        assert "Tracing is console" in capsys.readouterr().out
+    finally:
+        shell.run_line_magic("taskweaver", "trace off")
+    assert "Tracing is off." in capsys.readouterr().out
+    assert switch.state.tracer is None
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("trace loud", "Unknown trace mode 'loud'"),
+        ("trace console http://x", "only otlp takes a URL"),
+        ("trace otlp localhost:4318", "is not an http(s) URL"),
+    ],
+)
+def test_trace_refuses_bad_input_in_one_line_and_changes_nothing(shell, capsys, line, says):
+    from twnb.telemetry import switch
+
+    shell.run_line_magic("taskweaver", line)
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+    assert switch.state.mode == "off"
 
 
 def test_reset_empties_the_conversation(shell, clean_env, capsys):
@@ -353,11 +399,6 @@ def test_load_with_a_path_and_latest_gives_usage(shell, capsys):
     assert "Usage: %taskweaver load PATH" in capsys.readouterr().err
 
 
-def test_trace_is_an_unknown_subcommand(shell, capsys):
-    shell.run_line_magic("taskweaver", "trace")
-    assert "Unknown subcommand 'trace'" in capsys.readouterr().err
-
-
 def test_bare_line_magic_shows_help(shell, capsys):
     shell.run_line_magic("taskweaver", "")
     assert "Line form: %taskweaver SUBCOMMAND" in capsys.readouterr().out
@@ -405,4 +446,4 @@ def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
     conversation.add_round(round)
     html = rendered(history_bundle(conversation)["text/markdown"])
     assert "<img" not in html
-    assert html.count("<td>") == 7  # the pipe in the request did not add a column
+    assert html.count("<td>") == 8  # the pipe in the request did not add a column

@@ -177,6 +177,8 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
     if row.kind == "prices":
         return _prices(raw, bad)
     if row.kind == "choice":
+        if isinstance(raw, bool) and {"on", "off"} <= set(row.choices):
+            raw = "on" if raw else "off"  # YAML reads a bare on/off as a boolean
         text = str(raw).strip().lower()
         if isinstance(raw, (dict, list, bool)) or text not in row.choices:
             raise bad("one of " + ", ".join(row.choices))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
-__all__ = ["PER_TOKENS", "Ledger", "LedgerEntry", "call_cost"]
+__all__ = ["PER_TOKENS", "Ledger", "LedgerEntry", "call_cost", "format_cost"]
 
 LEDGER_SCHEMA = 1
 PER_TOKENS = 1_000_000
@@ -135,3 +135,8 @@ def call_cost(
     if cached:
         total += cached * float(price["cached"])
     return round(total / PER_TOKENS, 8)
+
+
+def format_cost(cost: float) -> str:
+    """A cost in the prices' own unit, with enough digits to tell small Rounds apart."""
+    return f"{cost:.4f}" if cost < 1 else f"{cost:,.2f}"

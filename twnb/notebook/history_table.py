@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from twnb.memory.ledger import format_cost
 from twnb.render.labels import autosave_note, state_label
 from twnb.render.markdown_escape import escape_markdown_inline
 from twnb.render.text import plain_text, shorten
@@ -17,7 +18,7 @@ NO_ROUNDS = (
     "a %%taskweaver cell starts a new Round."
 )
 
-_COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "request")
+COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "cost", "request")
 _REQUEST_CHARS = 70
 
 
@@ -28,6 +29,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
         duration = (extra.get("timing") or {}).get("duration_s")
         usage = extra.get("usage") or {}
         tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+        cost = ((extra.get("ledger") or {}).get("totals") or {}).get("cost")
         request = shorten(" ".join(plain_text(round.user_query).split()), _REQUEST_CHARS)
         rows.append(
             (
@@ -38,6 +40,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
                 str(len(round.post_list)),
                 f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",
                 f"{tokens:,}" if tokens else "-",
+                format_cost(cost) if isinstance(cost, (int, float)) else "-",
                 request,
             )
         )
@@ -48,12 +51,12 @@ def history_bundle(conversation: Any) -> dict[str, str]:
     rows = history_rows(conversation)
     if not rows:
         return {"text/plain": NO_ROUNDS, "text/markdown": NO_ROUNDS}
-    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(_COLUMNS)]
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(COLUMNS)]
     plain = [
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in (_COLUMNS, *rows)
+        for line in (COLUMNS, *rows)
     ]
-    markdown = ["| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
+    markdown = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for row in rows:
         cells = [escape_markdown_inline(cell).replace("|", "&#124;") for cell in row]
         cells[1] = f"`{row[1]}`"

@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "history": "history              the Rounds of this conversation as a table",
     "export": "export PATH.ipynb    write the conversation as a notebook (Rounds, code, recorded outputs)",
     "config": "config               effective settings and where each came from (keys are never shown)",
+    "trace": "trace on|off|console|otlp [URL]  OpenTelemetry spans of each Round (needs twnb[otel])",
     "help": "help                 this help",
 }
 
@@ -435,6 +436,30 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         table = resolved.format_table()
         print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
+
+    def _cmd_trace(self, rest: list[str], args: Any) -> None:
+        from twnb.telemetry import switch
+
+        usage = "Usage: %taskweaver trace on|off|console|otlp [URL]"
+        if not rest:
+            where = f" ({switch.state.endpoint})" if switch.state.endpoint else ""
+            self._say(f"Tracing is {switch.state.mode}{where}. {usage}")
+            return
+        mode, url = rest[0], rest[1] if len(rest) > 1 else None
+        if len(rest) > 2 or (url is not None and mode.lower() != "otlp"):
+            self._say(f"{usage} (only otlp takes a URL)", error=True)
+            return
+        if url is not None and not url.startswith(("http://", "https://")):
+            self._say(f"{url!r} is not an http(s) URL, e.g. http://localhost:4318", error=True)
+            return
+        try:
+            said = switch.configure(mode, url)
+        except (ValueError, ImportError) as error:
+            self._say(str(error), error=True)
+            return
+        if switch.state.tracer is not None and switch.content_capture():
+            said += f" Message contents are recorded, redacted ({switch.CAPTURE_VARIABLE})."
+        self._say(said)
 
     def _settings_or_none(self) -> Any:
         """The effective settings, or None when they do not resolve (save and load work without)."""

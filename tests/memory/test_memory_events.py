@@ -26,6 +26,7 @@ from twnb.memory import (
     StatusChanged,
     UsageReported,
 )
+from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay, LLMCallEnded, LLMCallStarted
 
 ALL_EVENTS = [
     RoundStarted("round-1", "q"),
@@ -39,6 +40,10 @@ ALL_EVENTS = [
     StatusChanged("running code"),
     UsageReported("post-1", {"prompt_tokens": 3}),
     PlanUpdated(Plan(name="p", description="d", expected_outcome="e", subtasks=[])),
+    LLMCallStarted("1", "Planner", "m", "openai", "127.0.0.1", 8000, "json", ({"role": "user"},)),
+    LLMCallEnded("1", "Planner", "m", "stop", {"prompt_tokens": 3}),
+    CodeRunStarted("post-1", "x = 1"),
+    CodeRunEnded("post-1", "success", 0.1, None, ("a.png",)),
 ]
 
 
@@ -92,7 +97,7 @@ def test_event_fields_are_the_agreed_ones():
     assert names == {
         "RoundStarted": ["round_id", "user_query"],
         "RoundEnded": ["round_id", "state", "failure_reason"],
-        "RoundFailed": ["round_id", "reason"],
+        "RoundFailed": ["round_id", "reason", "error_type"],
         "PostStarted": ["post_id", "send_from", "send_to"],
         "MessageDelta": ["post_id", "text", "is_end"],
         "AttachmentDelta": ["post_id", "attachment_id", "type", "text", "is_end"],
@@ -101,6 +106,29 @@ def test_event_fields_are_the_agreed_ones():
         "StatusChanged": ["text"],
         "UsageReported": ["post_id", "usage"],
         "PlanUpdated": ["plan"],
+        "LLMCallStarted": [
+            "call_id",
+            "role",
+            "model",
+            "provider",
+            "server_address",
+            "server_port",
+            "output_type",
+            "messages",
+        ],
+        "LLMCallEnded": [
+            "call_id",
+            "role",
+            "response_model",
+            "finish_reason",
+            "usage",
+            "error_type",
+            "error",
+            "response_id",
+            "output_text",
+        ],
+        "CodeRunStarted": ["post_id", "code"],
+        "CodeRunEnded": ["post_id", "status", "duration_s", "error_type", "artifacts", "result_text"],
     }
 
 
@@ -135,3 +163,13 @@ def test_group_add_appends_an_observer():
     group.add(recorder)
     group.on_event(StatusChanged("x"))
     assert recorder.events == [StatusChanged("x")]
+
+
+def test_a_relay_passes_events_to_the_connected_observer_only_while_connected():
+    relay, recorder = EventRelay(), Recorder()
+    relay.on_event(StatusChanged("before"))
+    relay.connect(recorder)
+    relay.on_event(StatusChanged("during"))
+    relay.connect(None)
+    relay.on_event(StatusChanged("after"))
+    assert recorder.events == [StatusChanged("during")]

@@ -9,8 +9,8 @@ The session never knows who watches: a widget, a terminal printer, a tracer or a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 from twnb.memory.attachment import AttachmentType
 from twnb.memory.extras import UsageRecord
@@ -134,7 +134,8 @@ class LLMCallStarted:
     server_address: str | None = None
     server_port: int | None = None
     output_type: str | None = None
-    messages: tuple[dict[str, Any], ...] = ()
+    # Not compared or hashed: dicts are not hashable, and the call id already tells calls apart.
+    messages: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ class LLMCallEnded:
     role: str
     response_model: str = ""
     finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = field(default=None, compare=False)
     error_type: str | None = None
     error: str | None = None
     response_id: str | None = None

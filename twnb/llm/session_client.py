@@ -73,7 +73,9 @@ def session_chat_client(
     return client
 
 
-def _observed(client: ChatClient, observer: Observer, resolved: ResolvedSettings | Settings) -> ObservedClient:
+def _observed(
+    client: ChatClient, observer: Observer, resolved: ResolvedSettings | Settings
+) -> ObservedClient:
     """`client` reporting its calls; the server named from the client itself, else from the settings."""
     plain = resolved.settings if isinstance(resolved, ResolvedSettings) else resolved
     azure = bool(getattr(client, "azure_endpoint", None) or getattr(plain, "azure_endpoint", None))

@@ -45,6 +45,7 @@ from twnb.render.markdown_html import LINK_STYLE
 from twnb.render.payload import plan_to_dict, settled_plan
 from twnb.render.previews import PREVIEW_CAP_BYTES, displayed_images
 from twnb.render.text import clean_text, clip_middle, shorten
+from twnb.render.timeline import timeline_html
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 _RESULT_LIMIT = 8000  # characters of one execution result shown in the widget
@@ -94,7 +95,7 @@ class RoundView:
         self.posts = w.VBox(layout=self._layout)
         self.status = self._html()
         self.failure = self._html()
-        self.summary = self._html()
+        self.summary = self._html()  # once the Round has ended: its time and tokens, and the waterfall
         self.widget = w.VBox(
             [self.header, self.plan, self.posts, self.status, self.failure, self.summary],
             layout=w.Layout(border="1px solid #d0d7de", padding="4px 8px"),
@@ -218,6 +219,7 @@ class RoundView:
                 self.plan.value = plan_html(plan)
             line = summary_line(payload)
             self.summary.value = f"<small>{html.escape(line)}</small>" if line else ""
+        self.summary.value += timeline_html((round.extra or {}).get("ledger"))
         self.status.value = ""
         self._render_header()
 

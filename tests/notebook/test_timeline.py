@@ -1,0 +1,92 @@
+"""The Round's waterfall (timeline_html): one bar per ledger entry, placed and sized by its figures,
+and the totals, in the widget when the Round ends."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from nb_fake_clock import FakeClock
+from nb_rounds import analysis_round
+
+from twnb.memory.ledger import Ledger, LedgerEntry
+from twnb.notebook.round_view import RoundView
+from twnb.render.timeline import timeline_html
+
+LEDGER = Ledger(
+    10.0,
+    [
+        LedgerEntry("llm", "Planner", 0.0, 2.0, "stop", "m", input_tokens=1000, output_tokens=100, cost=0.01),
+        LedgerEntry(
+            "llm", "CodeInterpreter", 2.0, 3.0, "stop", "m", input_tokens=800, output_tokens=200, cost=0.02
+        ),
+        LedgerEntry("code", "CodeInterpreter", 5.0, 4.0, "error", error_type="ZeroDivisionError"),
+        LedgerEntry("llm", "Planner", 9.0, 0.001, "LLMStreamDropped", "m", cost=0.0),
+    ],
+)
+
+BAR = re.compile(
+    r'<span class="twnb-bar" data-kind="(\w+)" data-start="([\d.]+)" data-duration="([\d.]+)" '
+    r'data-left="([\d.]+)" data-width="([\d.]+)" title="([^"]*)" style="([^"]*)"'
+)
+
+
+def bars(html: str) -> list[tuple[str, ...]]:
+    return BAR.findall(html)
+
+
+def test_each_entry_is_one_bar_placed_and_sized_by_its_start_and_duration():
+    found = bars(timeline_html(LEDGER))
+    assert [(kind, float(left), float(width)) for kind, _, _, left, width, _, _ in found] == [
+        ("llm", 0.0, 20.0),
+        ("llm", 20.0, 30.0),
+        ("code", 50.0, 40.0),
+        ("llm", 90.0, 0.3),  # a hairline: never invisible
+    ]
+    for *_, left, width, _, style in found:
+        assert f"left:{left}%;width:{width}%" in style
+
+
+def test_failed_entries_are_red_and_say_why():
+    found = bars(timeline_html(LEDGER))
+    assert "#cf222e" in found[2][6] and "error" in found[2][5]
+    assert "#cf222e" in found[3][6] and "LLMStreamDropped" in found[3][5]
+    assert "#cf222e" not in found[0][6]
+
+
+def test_totals_give_time_tokens_and_cost():
+    html = timeline_html(LEDGER)
+    totals = re.search(r'class="twnb-totals"[^>]*>([^<]*)<', html).group(1)
+    assert totals == (
+        "time 10.0 s · LLM 3 calls 5.0 s · code 1 run 4.0 s · 1,800 in / 300 out tokens · cost 0.0300"
+    )
+
+
+def test_a_round_without_every_price_has_no_total_cost():
+    unpriced = Ledger(1.0, [LedgerEntry("llm", "Planner", 0.0, 1.0, "stop", cost=None)])
+    assert "no cost (no price for every call)" in timeline_html(unpriced)
+
+
+def test_text_is_escaped():
+    hostile = Ledger(1.0, [LedgerEntry("llm", "<img src=x onerror=alert(1)>", 0.0, 1.0, "stop")])
+    assert "<img" not in timeline_html(hostile)
+
+
+def test_an_empty_ledger_draws_nothing():
+    assert timeline_html(None) == "" and timeline_html({}) == ""
+
+
+@pytest.mark.parametrize("source", ["ledger", "dict"])
+def test_it_reads_the_ledger_or_its_saved_dict(source):
+    value = LEDGER if source == "ledger" else LEDGER.to_dict()
+    assert len(bars(timeline_html(value))) == 4
+
+
+def test_the_widget_shows_the_rounds_waterfall_when_it_ends():
+    round = analysis_round()
+    round.extra["ledger"] = LEDGER.to_dict()
+    view = RoundView(round.user_query, clock=FakeClock())
+    assert view.summary.value == ""
+    view.finish(round)
+    assert len(bars(view.summary.value)) == 4
+    assert "cost 0.0300" in view.summary.value

@@ -1,0 +1,98 @@
+"""A Round's ledger drawn as a small waterfall: one bar per LLM call and code run on the Round's time
+line, and the totals (time, tokens, cost) beneath.
+
+Pure: a ledger (`Round.extra["ledger"]`, or the bundle's `twnb.ledger`) in, self-contained HTML out
+(inline styles only: no script, no `<style>` block). Each bar says its figures in `title` and `data-*`
+attributes, so what is drawn can be checked against the ledger.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from twnb.memory.ledger import Ledger, LedgerEntry, format_cost
+
+__all__ = ["bar_geometry", "timeline_html", "totals_text"]
+
+_COLOURS = {"llm": "#0969da", "code": "#1a7f37"}
+_FAILED = "#cf222e"
+_OK_STATUSES = {"stop", "length", "success", ""}
+_KIND_LABEL = {"llm": "LLM", "code": "code"}
+
+
+def bar_geometry(entry: LedgerEntry, duration_s: float) -> tuple[float, float]:
+    """(left, width) of an entry's bar in percent of the Round's duration; a bar is never thinner than
+    a hairline, so a 5 ms call still shows."""
+    span = duration_s if duration_s > 0 else max(entry.end_s, 1e-9)
+    left = min(max(entry.start_s / span * 100, 0.0), 100.0)
+    width = min(max((entry.duration_s or 0.0) / span * 100, 0.3), 100.0 - left)
+    return round(left, 2), round(width, 2)
+
+
+def _figures(entry: LedgerEntry) -> str:
+    parts = [f"{entry.duration_s or 0.0:.2f} s"]
+    if entry.kind == "llm":
+        tokens = f"{entry.input_tokens:,} in / {entry.output_tokens:,} out"
+        if entry.cached_tokens:
+            tokens += f" ({entry.cached_tokens:,} cached)"
+        parts.append(("~" if entry.estimated else "") + tokens)
+        if entry.time_to_first_token_s is not None:
+            parts.append(f"first token {entry.time_to_first_token_s:.2f} s")
+        if entry.cost is not None:
+            parts.append(f"cost {format_cost(entry.cost)}")
+    if entry.status not in _OK_STATUSES:
+        parts.append(entry.status)
+    return ", ".join(parts)
+
+
+def totals_text(ledger: Ledger) -> str:
+    """`time 4.2 s · LLM 3 calls 2.9 s · code 1 run 0.4 s · 1,200 in / 300 out tokens · cost 0.0012`."""
+    t = ledger.totals()
+    parts = [f"time {t['duration_s']:.1f} s"]
+    parts.append(f"LLM {t['llm_calls']} call{'s' if t['llm_calls'] != 1 else ''} {t['llm_s']:.1f} s")
+    if t["code_runs"]:
+        parts.append(f"code {t['code_runs']} run{'s' if t['code_runs'] != 1 else ''} {t['code_s']:.1f} s")
+    tokens = f"{t['input_tokens']:,} in / {t['output_tokens']:,} out"
+    if t["cached_tokens"]:
+        tokens += f" / {t['cached_tokens']:,} cached"
+    parts.append(("~" if t["estimated"] else "") + tokens + " tokens")
+    if t["cost"] is not None:
+        parts.append(f"cost {format_cost(t['cost'])}")
+    elif t["unpriced_calls"] and t["llm_calls"]:
+        parts.append("no cost (no price for every call)")
+    return " · ".join(parts)
+
+
+def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
+    """The waterfall, or "" for a Round with nothing in its ledger."""
+    if not isinstance(ledger, Ledger):
+        ledger = Ledger.from_dict(ledger)
+    if not ledger.entries:
+        return ""
+    rows = []
+    for entry in ledger.entries:
+        left, width = bar_geometry(entry, ledger.duration_s)
+        ok = entry.status in _OK_STATUSES
+        colour = _COLOURS.get(entry.kind, "#57606a") if ok else _FAILED
+        label = f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}"
+        figures = _figures(entry)
+        rows.append(
+            '<div style="display:flex;align-items:center;gap:6px;line-height:1.3">'
+            f'<span style="flex:0 0 11em;font-size:85%;white-space:nowrap">{html.escape(label)}</span>'
+            '<span style="flex:1 1 auto;position:relative;height:0.8em;background:#f6f8fa">'
+            f'<span class="twnb-bar" data-kind="{html.escape(entry.kind)}" data-start="{entry.start_s}" '
+            f'data-duration="{entry.duration_s or 0.0}" data-left="{left}" data-width="{width}" '
+            f'title="{html.escape(label + ": " + figures)}" '
+            f'style="position:absolute;left:{left}%;width:{width}%;top:0;bottom:0;background:{colour}">'
+            "</span></span>"
+            f'<span style="flex:0 0 auto;font-size:80%;color:#57606a">{html.escape(figures)}</span>'
+            "</div>"
+        )
+    totals = html.escape(totals_text(ledger))
+    return (
+        '<div class="twnb-timeline" style="margin:4px 0">'
+        + "".join(rows)
+        + f'<div class="twnb-totals" style="font-size:85%;color:#57606a">{totals}</div></div>'
+    )

@@ -112,6 +112,7 @@ def test_each_llm_call_is_a_client_chat_span_under_its_role(make_session, spans,
         fake_llm.base_url.split(":")[2].split("/")[0]
     )
     assert a["gen_ai.output.type"] == "json"
+    assert a["gen_ai.response.id"].startswith("chatcmpl-")
     assert "error.type" not in a
     assert spans.parent_of(chats[1]).name == "invoke_agent CodeInterpreter"
 

@@ -88,6 +88,7 @@ class ChatStream:
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.model = ctx.model
+        self.response_id: str | None = None  # the server's completion id (`chatcmpl-...`), if it sends one
         self.done = False
         self._chunks = chunks
         self._ctx = ctx
@@ -139,6 +140,8 @@ class ChatStream:
                 content, reasoning, finish, usage, model = _read_chunk(chunk)
                 if model:
                     self.model = model
+                if self.response_id is None:
+                    self.response_id = _get(chunk, "id") or None
                 if usage is not None:
                     self._server_usage = usage
                 if (content or reasoning) and self._first_token is None:

@@ -128,13 +128,14 @@ class _ObservedStream(StreamProxy):
 
     def __next__(self) -> str:
         try:
-            return next(self._current)
+            piece: str = next(self._current)
         except StopIteration:
             self._end(None)
             raise
         except BaseException as error:
             self._end(error)
             raise
+        return piece
 
     def close(self) -> None:
         super().close()
@@ -156,10 +157,17 @@ class _ObservedStream(StreamProxy):
                 self._role,
                 response_model=str(getattr(stream, "model", "") or ""),
                 finish_reason=finish,
-                usage=usage.to_dict() if hasattr(usage, "to_dict") else (dict(usage) if usage else None),
+                usage=_usage_dict(usage),
                 error_type=error_type,
                 error=str(error) if error is not None else None,
                 response_id=getattr(stream, "response_id", None),
                 output_text=str(getattr(stream, "raw_text", "") or ""),
             )
         )
+
+
+def _usage_dict(usage: Any) -> dict[str, Any] | None:
+    """A stream's `Usage` (or a plain dict of it) as a dict; None while the stream has none."""
+    if usage is None:
+        return None
+    return dict(usage.to_dict()) if hasattr(usage, "to_dict") else dict(usage)

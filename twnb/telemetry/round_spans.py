@@ -58,7 +58,7 @@ class RoundSpans:
 
     def __init__(
         self,
-        tracer: Any,
+        tracer: trace.Tracer,
         *,
         conversation_id: str,
         session_id: str,

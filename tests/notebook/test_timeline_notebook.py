@@ -1,5 +1,5 @@
 """The Round's waterfall in a notebook run by nbclient in a real kernel against the loopback LLM server:
-the bars the widget drew are the ledger the saved Round carries."""
+the bars the widget drew, and those of the saved static HTML, are the ledger the saved Round carries."""
 
 from __future__ import annotations
 
@@ -11,18 +11,18 @@ import pytest
 from nb_run import llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code
 
-from twnb.session.round_bundle import MIME_TYPE
+from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
 
 PRICES = {"fake-model": {"input": 3.0, "output": 15.0, "cached": 0.3}}
 BAR = re.compile(
-    r'<span class="twnb-bar" data-kind="(\w+)" data-start="([\d.e-]+)" data-duration="([\d.e-]+)" '
+    r'<div class="twnb-bar" data-kind="(\w+)" data-start="([\d.e-]+)" data-duration="([\d.e-]+)" '
     r'data-left="([\d.]+)" data-width="([\d.]+)"'
 )
 
 
-def test_the_widgets_bars_and_totals_are_the_saved_ledgers_figures(fake_llm, tmp_path: Path):
+def test_the_drawn_bars_and_totals_are_the_saved_ledgers_figures(fake_llm, tmp_path: Path):
     script = answer_round("Done.", usage={"prompt_tokens": 2000, "completion_tokens": 100})
     script["CodeInterpreter"] = [code("import time\ntime.sleep(0.4)\nanswer = 6 * 7\nanswer")]
     fake_llm.load(script)
@@ -50,9 +50,13 @@ def test_the_widgets_bars_and_totals_are_the_saved_ledgers_figures(fake_llm, tmp
         assert float(left) == pytest.approx(entry["start_s"] / duration * 100, abs=0.01)
         assert float(width) == pytest.approx(max(entry["duration_s"] / duration * 100, 0.3), abs=0.01)
 
+    # The saved output, what a reopened notebook shows, draws the same bars.
+    assert BAR.findall(output["data"]["text/html"]) == bars
+
     totals = ledger["totals"]
     first = entries[0]
     assert first["cost"] == pytest.approx((2000 * 3.0 + 100 * 15.0) / 1e6)
     assert totals["cost"] == pytest.approx(sum(e["cost"] for e in entries if e["kind"] == "llm"))
     assert f"cost {totals['cost']:.4f}" in drawn
     assert f"{totals['input_tokens']:,} in / {totals['output_tokens']:,} out" in drawn
+    assert f"cost {totals['cost']:.4f}" in output["data"]["text/html"]

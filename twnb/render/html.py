@@ -30,6 +30,7 @@ from twnb.render.labels import (
 from twnb.render.links import artifact_label, artifact_url
 from twnb.render.markdown_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
+from twnb.render.timeline import timeline_html
 
 RESULT_LIMIT = 8000  # characters of one execution result shown; the JSON keeps everything
 STATE_COLOURS = {
@@ -65,6 +66,7 @@ def round_html(payload: Mapping[str, Any]) -> str:
     rest = [p for path, p in previews.items() if path not in linked]
     if rest:
         parts.append("<div>" + "".join(_artifact(str(p.get("path")), p) for p in rest) + "</div>")
+    parts.append(timeline_html(twnb.get("ledger")))  # where the time and the tokens went
     return f'<div class="twnb-round" style="{_BOX}">' + "".join(parts) + "</div>"
 
 

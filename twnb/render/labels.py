@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.memory.ledger import format_cost
 from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.render.text import clean_text
 
@@ -67,8 +68,8 @@ def tokens_label(tokens_in: int, tokens_out: int, cached: int = 0) -> str:
 
 
 def summary_line(payload: Mapping[str, Any]) -> str:
-    """`time 3.2 s · tokens 1,200 in (83% cached) / 340 out` from the Round's timing and usage (empty if
-    neither)."""
+    """`time 3.2 s · tokens 1,200 in (83% cached) / 340 out · 3 LLM calls · cost 0.0012` from the
+    Round's timing, usage and ledger (the cost only when every call had a price; empty if none)."""
     twnb = payload.get("twnb") or {}
     parts = []
     duration = (twnb.get("timing") or {}).get("duration_s")
@@ -80,6 +81,9 @@ def summary_line(payload: Mapping[str, Any]) -> str:
         parts.append("tokens " + tokens_label(tokens_in, tokens_out, int(usage.get("cached_tokens") or 0)))
     if usage.get("calls"):
         parts.append(f"{usage['calls']} LLM calls")
+    cost = ((twnb.get("ledger") or {}).get("totals") or {}).get("cost")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        parts.append(f"cost {format_cost(cost)}")
     return " · ".join(parts)
 
 

@@ -20,6 +20,7 @@ _COLOURS = {"llm": "#0969da", "code": "#1a7f37"}
 _FAILED = "#cf222e"
 _OK_STATUSES = {"stop", "length", "success", ""}
 _KIND_LABEL = {"llm": "LLM", "code": "code"}
+_MUTED = "opacity:0.75"
 
 
 def bar_geometry(entry: LedgerEntry, duration_s: float) -> tuple[float, float]:
@@ -78,21 +79,20 @@ def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
         colour = _COLOURS.get(entry.kind, "#57606a") if ok else _FAILED
         label = f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}"
         figures = _figures(entry)
+        # Block elements with margin and width in percent: what a saved, untrusted notebook keeps
+        # (no flex, no absolute positioning, no CSS variables).
         rows.append(
-            '<div style="display:flex;align-items:center;gap:6px;line-height:1.3">'
-            f'<span style="flex:0 0 11em;font-size:85%;white-space:nowrap">{html.escape(label)}</span>'
-            '<span style="flex:1 1 auto;position:relative;height:0.8em;background:#f6f8fa">'
-            f'<span class="twnb-bar" data-kind="{html.escape(entry.kind)}" data-start="{entry.start_s}" '
+            '<div style="margin:2px 0">'
+            f'<div style="font-size:80%;{_MUTED}">{html.escape(label)} · {html.escape(figures)}</div>'
+            f'<div class="twnb-bar" data-kind="{html.escape(entry.kind)}" data-start="{entry.start_s}" '
             f'data-duration="{entry.duration_s or 0.0}" data-left="{left}" data-width="{width}" '
             f'title="{html.escape(label + ": " + figures)}" '
-            f'style="position:absolute;left:{left}%;width:{width}%;top:0;bottom:0;background:{colour}">'
-            "</span></span>"
-            f'<span style="flex:0 0 auto;font-size:80%;color:#57606a">{html.escape(figures)}</span>'
-            "</div>"
+            f'style="margin-left:{left}%;width:{width}%;height:6px;border-radius:2px;background:{colour}">'
+            "</div></div>"
         )
     totals = html.escape(totals_text(ledger))
     return (
         '<div class="twnb-timeline" style="margin:4px 0">'
         + "".join(rows)
-        + f'<div class="twnb-totals" style="font-size:85%;color:#57606a">{totals}</div></div>'
+        + f'<div class="twnb-totals" style="font-size:85%;{_MUTED}">{totals}</div></div>'
     )

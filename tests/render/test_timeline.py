@@ -1,16 +1,13 @@
 """The Round's waterfall (timeline_html): one bar per ledger entry, placed and sized by its figures,
-and the totals, in the widget when the Round ends."""
+and the totals; in the static HTML of a Round that has a ledger."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from nb_fake_clock import FakeClock
-from nb_rounds import analysis_round
 
 from twnb.memory.ledger import Ledger, LedgerEntry
-from twnb.notebook.round_view import RoundView
 from twnb.render.timeline import timeline_html
 
 LEDGER = Ledger(
@@ -26,7 +23,7 @@ LEDGER = Ledger(
 )
 
 BAR = re.compile(
-    r'<span class="twnb-bar" data-kind="(\w+)" data-start="([\d.]+)" data-duration="([\d.]+)" '
+    r'<div class="twnb-bar" data-kind="(\w+)" data-start="([\d.]+)" data-duration="([\d.]+)" '
     r'data-left="([\d.]+)" data-width="([\d.]+)" title="([^"]*)" style="([^"]*)"'
 )
 
@@ -44,7 +41,7 @@ def test_each_entry_is_one_bar_placed_and_sized_by_its_start_and_duration():
         ("llm", 90.0, 0.3),  # a hairline: never invisible
     ]
     for *_, left, width, _, style in found:
-        assert f"left:{left}%;width:{width}%" in style
+        assert f"margin-left:{left}%;width:{width}%" in style
 
 
 def test_failed_entries_are_red_and_say_why():
@@ -82,11 +79,23 @@ def test_it_reads_the_ledger_or_its_saved_dict(source):
     assert len(bars(timeline_html(value))) == 4
 
 
-def test_the_widget_shows_the_rounds_waterfall_when_it_ends():
-    round = analysis_round()
+def test_a_rounds_static_html_draws_its_ledger_and_its_summary_gives_the_cost():
+    from twnb.memory import Round
+    from twnb.render import MIME_TYPE, round_bundle
+
+    round = Round.create(user_query="q")
+    round.change_round_state("finished")
     round.extra["ledger"] = LEDGER.to_dict()
-    view = RoundView(round.user_query, clock=FakeClock())
-    assert view.summary.value == ""
-    view.finish(round)
-    assert len(bars(view.summary.value)) == 4
-    assert "cost 0.0300" in view.summary.value
+    bundle = round_bundle(round, session_id="s")
+    page = bundle["text/html"]
+    assert len(bars(page)) == 4
+    assert "cost 0.0300" in page
+    assert bundle[MIME_TYPE]["twnb"]["ledger"] == LEDGER.to_dict()
+
+
+def test_a_round_without_a_ledger_draws_no_waterfall():
+    from twnb.memory import Round
+    from twnb.render import round_bundle
+
+    round = Round.create(user_query="q")
+    assert "twnb-timeline" not in round_bundle(round, session_id="s")["text/html"]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.memory.ledger import Ledger, LedgerEntry, format_cost
+from twnb.render.labels import tokens_label
 
 __all__ = ["bar_geometry", "timeline_html", "totals_text"]
 
@@ -35,9 +36,7 @@ def bar_geometry(entry: LedgerEntry, duration_s: float) -> tuple[float, float]:
 def _figures(entry: LedgerEntry) -> str:
     parts = [f"{entry.duration_s or 0.0:.2f} s"]
     if entry.kind == "llm":
-        tokens = f"{entry.input_tokens:,} in / {entry.output_tokens:,} out"
-        if entry.cached_tokens:
-            tokens += f" ({entry.cached_tokens:,} cached)"
+        tokens = tokens_label(entry.input_tokens, entry.output_tokens, entry.cached_tokens)
         parts.append(("~" if entry.estimated else "") + tokens)
         if entry.time_to_first_token_s is not None:
             parts.append(f"first token {entry.time_to_first_token_s:.2f} s")
@@ -49,15 +48,14 @@ def _figures(entry: LedgerEntry) -> str:
 
 
 def totals_text(ledger: Ledger) -> str:
-    """`time 4.2 s · LLM 3 calls 2.9 s · code 1 run 0.4 s · 1,200 in / 300 out tokens · cost 0.0012`."""
+    """`time 4.2 s · LLM 3 calls 2.9 s · code 1 run 0.4 s · 1,200 in (50% cached) / 300 out tokens ·
+    cost 0.0012`."""
     t = ledger.totals()
     parts = [f"time {t['duration_s']:.1f} s"]
     parts.append(f"LLM {t['llm_calls']} call{'s' if t['llm_calls'] != 1 else ''} {t['llm_s']:.1f} s")
     if t["code_runs"]:
         parts.append(f"code {t['code_runs']} run{'s' if t['code_runs'] != 1 else ''} {t['code_s']:.1f} s")
-    tokens = f"{t['input_tokens']:,} in / {t['output_tokens']:,} out"
-    if t["cached_tokens"]:
-        tokens += f" / {t['cached_tokens']:,} cached"
+    tokens = tokens_label(t["input_tokens"], t["output_tokens"], t["cached_tokens"])
     parts.append(("~" if t["estimated"] else "") + tokens + " tokens")
     if t["cost"] is not None:
         parts.append(f"cost {format_cost(t['cost'])}")

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from twnb.memory import Attachment, AttachmentType, Conversation, Plan, Post, derive_plan
+from twnb.memory import Attachment, AttachmentType, Conversation, Plan, Post, Round, derive_plan, round_plan
 
 PLAN = (
     "1. Load the data file\n2. Count the rows <sequentially depends on 1>\n3. Report the result to the user"
@@ -261,3 +261,21 @@ def test_without_interactive_annotations_user_steps_follow_the_worker_step_shari
     )
     post = _planner_post(plan=worker, init_plan=init_plan, current="2. Instruct CodeInterpreter to plot")
     assert _states(derive_plan(None, post)) == ["done", "done", "in_progress", "todo"]
+
+
+def test_a_rounds_plan_ignores_the_planners_self_corrections():
+    round = Round.create("count the rows")
+    round.add_post(_planner_post(current="2. Count the rows"))
+    correction = _planner_post(plan="1. Something else entirely", current="1. Something else entirely")
+    correction.send_to = "Planner"
+    round.add_post(correction)
+    plan = round_plan(round)
+    assert plan is not None
+    assert plan.subtasks[0].name == "Load the data file"
+    assert _states(plan) == ["done", "in_progress", "todo"]
+
+
+def test_a_round_whose_planner_planned_no_step_has_no_plan():
+    round = Round.create("hi")
+    round.add_post(_planner_post(plan=None, current=None, stop=None))
+    assert round_plan(round) is None

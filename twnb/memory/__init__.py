@@ -39,7 +39,7 @@ from twnb.memory.extras import (
 from twnb.memory.ids import create_id
 from twnb.memory.memory import Memory
 from twnb.memory.plan import Plan, SubTask, TaskState
-from twnb.memory.plan_derivation import derive_plan
+from twnb.memory.plan_derivation import derive_plan, moves_the_plan, round_plan
 from twnb.memory.plugin import PluginEntry
 from twnb.memory.post import Post, RoleName
 from twnb.memory.prompt_util import PromptUtil
@@ -108,6 +108,8 @@ __all__ = [
     "load_yaml_documents",
     "load_yaml_file",
     "load_yaml_text",
+    "moves_the_plan",
+    "round_plan",
     "save_conversation",
     "save_yaml_file",
     "write_text_atomic",

@@ -22,6 +22,7 @@ from twnb.memory.attachment import AttachmentType
 from twnb.memory.clock import now_iso
 from twnb.memory.plan import Plan, SubTask
 from twnb.memory.post import Post
+from twnb.memory.round import Round
 
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*+]\s+")
@@ -161,6 +162,23 @@ def _mark_done(subtask: SubTask) -> None:
     if subtask.state != "done":
         subtask.state = "done"
         subtask.finished_at = now_iso()
+
+
+def moves_the_plan(post: Post) -> bool:
+    """Whether `post` can change the plan: a Planner post that is not a self-correction (one the
+    Planner sent to itself to fix an unusable reply)."""
+    return post.send_from == "Planner" and post.send_to != "Planner"
+
+
+def round_plan(round: Round) -> Plan | None:
+    """The plan as `round`'s Planner posts left it, by the rule the session follows while the Round
+    runs (for Rounds shown again: loaded, exported); None when they planned no step. Times are those
+    of this derivation: the Round keeps no plan of its own."""
+    plan: Plan | None = None
+    for post in round.post_list:
+        if moves_the_plan(post):
+            plan = derive_plan(plan, post, user_query=round.user_query)
+    return plan if plan is not None and plan.subtasks else None
 
 
 def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = None) -> Plan:

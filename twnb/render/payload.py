@@ -56,13 +56,9 @@ def round_payload(
 
 def plan_from_round(round: Any) -> Any:
     """The plan as the Round's Planner posts left it (for Rounds shown again, e.g. after a load)."""
-    from twnb.memory import derive_plan
+    from twnb.memory import round_plan
 
-    plan = None
-    for post in round.post_list:
-        if post.send_from == "Planner":
-            plan = derive_plan(plan, post, user_query=round.user_query)
-    return plan if plan is not None and plan.subtasks else None
+    return round_plan(round)
 
 
 def plan_to_dict(plan: Any) -> dict[str, Any] | None:

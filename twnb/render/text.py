@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from twnb.memory import PromptUtil
+from twnb.memory.clip import clip
 
 
 def clean_text(text: Any) -> str:
@@ -31,14 +32,12 @@ def plain_text(text: Any) -> str:
 
 def clip_middle(text: str, limit: int) -> str:
     """A long result cut in the middle: its start and its end (where errors and answers are) stay."""
-    if len(text) <= limit:
-        return text
-    return text[: limit // 2] + "\n... (clipped) ...\n" + text[-limit // 2 :]
+    return clip(text, limit, keep="ends")
 
 
 def shorten(text: str, limit: int) -> str:
     """At most `limit` characters, an ellipsis marking a cut (one-line previews: headers, tables)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def as_text(value: Any) -> str:

@@ -22,12 +22,13 @@ from twnb.kernel.result import ExecutionResult
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
+from twnb.memory.clip import clip
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, attach, current_round_posts
-from twnb.roles.round_digest import CondensePolicy, clip, describe_variable, first_text
+from twnb.roles.round_digest import CondensePolicy, describe_variable, first_text
 from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
 
@@ -259,5 +260,5 @@ class CodeInterpreter(Role):
         if result.status == "interrupted":
             return "The code was interrupted."
         if result.status == "timeout":
-            return f"The code was stopped at its time limit: {clip(error or '', 300)}"
-        return f"The code failed: {clip(error or 'unknown error', 300)}"
+            return f"The code was stopped at its time limit: {clip(error or '', 300, one_line=True)}"
+        return f"The code failed: {clip(error or 'unknown error', 300, one_line=True)}"

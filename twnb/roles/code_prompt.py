@@ -24,10 +24,11 @@ from typing import Any
 
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.memory.clip import clip
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
-from twnb.roles.round_digest import CondensePolicy, cap_output, code_digest, first_text
+from twnb.roles.round_digest import CondensePolicy, code_digest, first_text
 
 CODE_KEYS = ("thought", "reply_type", "reply_content")
 
@@ -50,7 +51,7 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
     if first_text(post, AttachmentType.verification) == "INCORRECT":
         return "Verification refused the code:\n" + (first_text(post, AttachmentType.code_error) or "")
     status = first_text(post, AttachmentType.execution_status)
-    output = cap_output(first_text(post, AttachmentType.execution_result) or "", output_cap)
+    output = clip(first_text(post, AttachmentType.execution_result) or "", output_cap, count=True)
     if status == "SUCCESS":
         return "The code ran successfully. Output:\n" + (output or "(no output)")
     if status == "FAILURE":

@@ -24,10 +24,11 @@ from typing import Any
 
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
+from twnb.memory.clip import clip
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, append_user_text, assistant_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
-from twnb.roles.round_digest import CondensePolicy, cap_output, first_text, planner_digest
+from twnb.roles.round_digest import CondensePolicy, first_text, planner_digest
 
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
 
@@ -134,5 +135,5 @@ class PlannerPrompt(ChatPrompt):
         output = first_text(post, AttachmentType.execution_result)
         status = first_text(post, AttachmentType.execution_status)
         if output and status in ("SUCCESS", "FAILURE"):
-            text += f"\nOutput:\n{cap_output(output, output_cap)}"
+            text += f"\nOutput:\n{clip(output, output_cap, count=True)}"
         return text

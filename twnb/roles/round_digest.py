@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from twnb.memory import AttachmentType, Post, Round
+from twnb.memory.clip import clip
 
 
 @dataclass(frozen=True)
@@ -44,19 +45,6 @@ class CondensePolicy:
     oneline_chars: int = 160
     recent_output_chars: int = 800
     task_chars: int = 300
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` on one line, at most `limit` characters (an ellipsis marks a cut)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)].rstrip() + "…"
-
-
-def cap_output(text: str, cap: int | None) -> str:
-    """A code output cut to `cap` characters (None: whole), the cut said with how much is left out."""
-    if cap is None or len(text) <= cap:
-        return text
-    return text[:cap].rstrip() + f"\n… ({len(text) - cap} more characters)"
 
 
 def first_text(post: Post, type: AttachmentType) -> str | None:
@@ -113,7 +101,7 @@ def step_line(post: Post, *, with_error: bool = True) -> str:
     if status == "FAILURE" and with_error:
         error = attachment_extra(post, AttachmentType.execution_result).get("error") or ""
         if error:
-            parts[0] += f" ({clip(str(error), 80)})"
+            parts[0] += f" ({clip(str(error), 80, one_line=True)})"
     made = variables_made(post)
     if made:
         parts.append("made " + ", ".join(made))
@@ -140,19 +128,19 @@ def failure_reason(round: Round) -> str:
 
 def planner_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     """A Round as the Planner needs it later: what was asked, what ran, what was answered."""
-    query = clip(round.user_query, policy.oneline_chars if one_line else policy.task_chars)
+    query = clip(round.user_query, policy.oneline_chars if one_line else policy.task_chars, one_line=True)
     steps = [step_line(p, with_error=not one_line) for p in code_posts(round)]
     if round.state == "failed":
         made = [m for p in code_posts(round) for m in variables_made(p)]
         tail = f"; its code did run and made {', '.join(made)}" if made else ""
-        return f'- "{query}" -> round failed ({clip(failure_reason(round), 120)}){tail}'
+        return f'- "{query}" -> round failed ({clip(failure_reason(round), 120, one_line=True)}){tail}'
     if one_line:
         made = [m for p in code_posts(round) for m in variables_made(p)]
         ran = f"made {', '.join(made)}; " if made else ""
-        return f'- "{query}" -> {ran}answer: {clip(final_answer(round), policy.oneline_chars)}'
+        return f'- "{query}" -> {ran}answer: {clip(final_answer(round), policy.oneline_chars, one_line=True)}'
     lines = [f'- "{query}"']
     lines += [f"  step {i}: {step}" for i, step in enumerate(steps, 1)]
-    lines.append(f"  answer: {clip(final_answer(round), policy.answer_chars)}")
+    lines.append(f"  answer: {clip(final_answer(round), policy.answer_chars, one_line=True)}")
     return "\n".join(lines)
 
 
@@ -162,12 +150,12 @@ def code_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     tasks = [p for p in round.post_list if p.send_from == "Planner" and p.send_to == "CodeInterpreter"]
     failed = " (round failed)" if round.state == "failed" else ""
     if not tasks:
-        return f'- "{clip(round.user_query, limit)}"{failed}: no code task'
+        return f'- "{clip(round.user_query, limit, one_line=True)}"{failed}: no code task'
     lines = []
     for task in tasks:
         answer = _answer_to(round, task)
         outcome = step_line(answer, with_error=not one_line) if answer is not None else "no reply"
-        lines.append(f'- "{clip(task.message, limit)}"{failed} -> {outcome}')
+        lines.append(f'- "{clip(task.message, limit, one_line=True)}"{failed} -> {outcome}')
     return "\n".join(lines[-1:] if one_line else lines)
 
 

@@ -52,6 +52,7 @@ from twnb.memory import (
     add_usage,
     create_id,
     derive_plan,
+    moves_the_plan,
 )
 from twnb.memory.clock import now_iso
 from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay
@@ -235,7 +236,7 @@ class Session:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
-            if post.send_to != self.planner.alias:  # a self-correction changes no plan
+            if moves_the_plan(post):
                 self.plan = derive_plan(self.plan, post, user_query=round.user_query)
                 watcher.on_event(PlanUpdated(self.plan))
             return post, None

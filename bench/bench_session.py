@@ -2,9 +2,10 @@
 
 An in-process ChatClient answers instantly with canned replies (bench only: no HTTP, no model), and
 the code is trivial (`x_N = N`) on a real InteractiveShell through LiveShellExecutor, so what is timed
-is twnb itself: prompt composition over a growing conversation, translation, verification, the
-executor's capture and scans, events, redaction at commit, plan derivation. Autosave (one Round file
-rewritten atomically after every post) is timed separately: the same Rounds with autosave off and on.
+(wall and process CPU time) is twnb itself: prompt composition over a growing conversation,
+translation, verification, the executor's capture and scans, events, redaction at commit, plan
+derivation. Autosave (one Round file rewritten atomically after every post) is timed separately: the
+same Rounds with autosave off and on.
 
     python bench/bench_session.py [--rounds 100] [--window 10]
 """
@@ -74,7 +75,9 @@ def _planner(send_to: str, message: str, stop: str) -> dict[str, str]:
     }
 
 
-def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> tuple[list[float], list[float], Any]:
+def run(
+    rounds: int, autosave: bool, shell: Any, workdir: Path
+) -> tuple[list[float], list[float], list[float], Any]:
     from twnb.config.settings import Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.session import build_session
@@ -98,15 +101,16 @@ def run(rounds: int, autosave: bool, shell: Any, workdir: Path) -> tuple[list[fl
 
     # The roles call the executor's summary through the hook they were built with: time it there.
     session.planner.namespace_summary = session.code_interpreter.namespace_summary = timed_summary
-    times, summary_times = [], []
+    times, cpu_times, summary_times = [], [], []
     for n in range(rounds):
         spent[0] = 0.0
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         round = session.run_round(f"Set variable number {n}")
         times.append((time.perf_counter() - started) * 1000)
+        cpu_times.append((time.process_time() - cpu_started) * 1000)
         summary_times.append(spent[0] * 1000)
         assert round.state == "finished", round.extra
-    return times, summary_times, session
+    return times, cpu_times, summary_times, session
 
 
 def main() -> None:
@@ -125,14 +129,15 @@ def main() -> None:
     with contextlib.redirect_stdout(io.StringIO()):
         run(3, False, shell, workdir)  # warm-up: imports, first prompt loads
         run(3, True, shell, workdir)  # and the first autosave's folders and files
-        off, off_summary, _ = run(args.rounds, False, shell, workdir)
-        on, _, saved = run(args.rounds, True, shell, workdir)
+        off, off_cpu, off_summary, _ = run(args.rounds, False, shell, workdir)
+        on, _, _, saved = run(args.rounds, True, shell, workdir)
     w = args.window
 
     def at(times: list[float], end: int) -> float:
         return statistics.median(times[max(end - w, 0) : end])
 
-    for label, times in (("autosave off", off), ("autosave on ", on)):
+    # CPU time too: on a shared machine the wall time of a few ms swings with the load.
+    for label, times in (("autosave off", off), ("autosave off, CPU", off_cpu), ("autosave on ", on)):
         r10, r100 = at(times, 10), at(times, args.rounds)
         print(
             f"per-Round overhead, {label}: Round 10 {r10:6.2f} ms | Round {args.rounds} {r100:6.2f} ms "

@@ -119,6 +119,17 @@ def test_summary_describes_frames_series_arrays_and_scalars():
     assert "np" not in summary.replace("ndarray", "") and "_private" not in summary and "In" not in summary
 
 
+def test_a_remembered_value_line_follows_a_new_value_and_a_new_environment_secret(monkeypatch):
+    monkeypatch.delenv("BILLING_API_KEY", raising=False)
+    first = summarize_namespace({"rate": 0.0, "note": "billing-value-4242"})
+    changed = summarize_namespace({"rate": -0.0, "note": "billing-value-4242"})
+    monkeypatch.setenv("BILLING_API_KEY", "billing-value-4242")
+    secret = summarize_namespace({"rate": -0.0, "note": "billing-value-4242"})
+    assert "rate: float = 0.0" in first and "billing-value-4242" in first
+    assert "rate: float = -0.0" in changed
+    assert "billing-value-4242" not in secret
+
+
 def test_summary_never_shows_secrets(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-environment-value-123")
     namespace = {

@@ -161,6 +161,31 @@ def _fallback_type(value: Any) -> str:
         return str(type.__dict__["__name__"].__get__(type(value)))
 
 
+# The lines of plain immutable values, by (name, type, value, screen): a notebook piles up such
+# variables, and describing them again at each of a Round's three summaries made a Round's cost grow
+# with the notebook's age. Mutable values are described afresh each time (their content may change).
+_SCALAR_LINES: dict[tuple[Any, ...], str] = {}
+_SCALAR_LINES_MAX = 4096
+_SCALAR_STR_MAX = 4096
+
+
+def _scalar_key(name: str, value: Any, screen: SecretScreen) -> tuple[Any, ...] | None:
+    kind = type(value)
+    if kind is float:
+        return (name, kind, value.hex(), screen)  # hex tells -0.0 from 0.0 and is equal for NaNs
+    if kind in (int, bool, type(None)) or (kind is str and len(value) <= _SCALAR_STR_MAX):
+        return (name, kind, value, screen)
+    return None
+
+
+def _remember(key: tuple[Any, ...] | None, line: str) -> None:
+    if key is None:
+        return
+    if len(_SCALAR_LINES) >= _SCALAR_LINES_MAX:
+        _SCALAR_LINES.clear()
+    _SCALAR_LINES[key] = line
+
+
 def summarize_namespace(
     namespace: dict[str, Any],
     *,
@@ -192,13 +217,17 @@ def summarize_namespace(
             left_out = len(names) - position
             cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
-        if looks_secret_name(name):
-            line: str | None = f"- {name}: {HIDDEN}"
-        else:
-            line = _describe_within(name, value, short, per_object_budget_s, screen)
+        key = _scalar_key(name, value, screen)
+        line = _SCALAR_LINES.get(key) if key is not None else None
         if line is None:
-            continue
-        line = screen.redact(line)
+            if looks_secret_name(name):
+                line = f"- {name}: {HIDDEN}"
+            else:
+                line = _describe_within(name, value, short, per_object_budget_s, screen)
+            if line is None:
+                continue
+            line = screen.redact(line)
+            _remember(key, line)
         if used + len(line) + 1 > max_chars - 60:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not shown: summary limit of {max_chars} characters]"

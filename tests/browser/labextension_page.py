@@ -24,8 +24,8 @@ JS_PLUGIN_ACTIVE = "() => document.body.dataset.twnbLabextension === 'active'"
 RECORD_WIDGET_TEXTS = """
 window.twnbWidgetTexts = [];
 new MutationObserver(() => {
-  for (const node of document.querySelectorAll(
-      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]')) {
+  for (const node of document.querySelectorAll('.jp-OutputArea-output')) {
+    if (!node.classList.contains('jupyter-widgets') && !node.querySelector('.jupyter-widgets')) continue;
     const text = node.innerText.trim();
     const seen = window.twnbWidgetTexts;
     if (text && seen[seen.length - 1] !== text) seen.push(text);

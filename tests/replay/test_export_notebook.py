@@ -12,8 +12,8 @@ from nb_rounds import HOSTILE, analysis_round
 from replay_data import DATA, TASKWEAVER_FILES
 
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round, conversation_dict
+from twnb.render import MIME_TYPE
 from twnb.replay import export_notebook, read_notebook
-from twnb.replay.renderer import MIME_TYPE
 from twnb.session.conversation_store import load_conversation_file
 
 

@@ -17,15 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import PromptUtil
+from twnb.render import artifact_previews, plan_from_round, round_bundle
+from twnb.render.markdown_escape import escape_markdown
+from twnb.render.payload import plan_to_dict
 from twnb.replay.large_outputs import cut_large_outputs, text_of
 from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cell, stream
-from twnb.replay.renderer import (
-    artifact_previews,
-    escape_markdown,
-    plan_from_round,
-    plan_to_dict,
-    round_bundle,
-)
 
 SHOW_COMMAND = "%taskweaver show"
 FAILED_TAG = "twnb-failed-attempt"

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from twnb.kernel import summarize_namespace
+from twnb.kernel.lazy_frames import MAX_LABEL_CHARS
 
 dd = pytest.importorskip("dask.dataframe")
 pl = pytest.importorskip("polars")
@@ -177,6 +178,13 @@ def test_a_lazy_frames_summary_is_bounded_however_many_columns_it_has():
     wide = pl.LazyFrame({f"column_{i}_" + "x" * 100: [1] for i in range(500)})
     line = summarize_namespace({"wide": wide}, describe_libraries=False)
     assert "... and 470 more" in line and len(line) < 30 * 80 + 200
+
+
+def test_a_long_column_name_is_clipped_as_everything_else_is():
+    name = "c" * 200
+    line = summarize_namespace({"wide": pl.LazyFrame({name: [1]})}, describe_libraries=False)
+    assert "c" * (MAX_LABEL_CHARS - 1) + "…" in line
+    assert "c" * MAX_LABEL_CHARS not in line
 
 
 def test_the_summary_never_imports_a_library_the_user_did_not():

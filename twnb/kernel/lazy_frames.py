@@ -19,14 +19,15 @@ from typing import Any
 
 from twnb.kernel.data_libraries import client_resources, count
 from twnb.kernel.secret_screen import HIDDEN, SecretScreen
+from twnb.memory.clip import clip
 
 MAX_COLUMNS = 30
 MAX_LABEL_CHARS = 60  # a column name or a dtype (a Spark struct type's text can run to pages)
 LAZY_NOTE = "lazy: not computed"
 
 
-def _clip(text: str, limit: int = MAX_LABEL_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _clip(text: str) -> str:
+    return clip(text, MAX_LABEL_CHARS)
 
 
 def columns_text(pairs: Iterable[tuple[Any, Any]], screen: SecretScreen) -> str:

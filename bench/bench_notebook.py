@@ -131,6 +131,32 @@ def bench_stream() -> None:
     )
 
 
+def _update_cpu_ms(size: int, updates: int = 200) -> float:
+    """CPU ms per widget update once a message of `size` characters has streamed in (every delta
+    flushed: no throttle), prose lines of 80 characters with a blank line every five."""
+    from twnb.memory import MessageDelta, PostStarted, RoundStarted
+    from twnb.notebook.round_view import RoundView
+
+    line = ("The margin in the West region rose while discounts fell; see [table](t.csv) " * 2)[:79]
+    prose = "".join(line + ("\n\n" if i % 5 == 4 else "\n") for i in range(size // 80 + 1))[:size]
+    view = RoundView("update cost", clock=_FakeClock(), rate_hz=1e9)
+    view.on_event(RoundStarted("round-1", "update cost"))
+    view.on_event(PostStarted("post-1", "Planner", "User"))
+    view.on_event(MessageDelta("post-1", prose, False))
+    started = time.thread_time()
+    for i in range(updates):
+        view.on_event(MessageDelta("post-1", "word" if i % 20 else "\n", False))
+    return (time.thread_time() - started) * 1000 / updates
+
+
+def bench_update_cost() -> None:
+    small, large = _update_cpu_ms(4_000), _update_cpu_ms(400_000)
+    print(
+        f"widget CPU per streamed update: 4 KB message {small:.3f} ms, 400 KB message {large:.3f} ms "
+        f"(ratio {large / small:.2f}; ~1 = independent of the message's length)"
+    )
+
+
 def _figure_round(folder: Path, displayed: bool) -> tuple[object, str]:
     """A finished Round whose code made a matplotlib figure artifact, displayed (captured) or not."""
     import base64
@@ -204,6 +230,7 @@ def main() -> None:
     args = parser.parse_args()
     bench_load(args.repeat)
     bench_stream()
+    bench_update_cost()
     bench_saved_size(displayed=True)
     bench_saved_size(displayed=False)
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from twnb.notebook.streamed_markdown import StreamedMarkdown
 from twnb.notebook.throttle import Throttle
 from twnb.render.code_html import code_html
 from twnb.render.html import failure_html, note_html, plan_html, state_badge
@@ -263,7 +264,7 @@ class RoundView:
             if section is None:
                 continue
             if (post_id, "message") in dirty:
-                section.message_out.outputs = _markdown_outputs(section.message)
+                section.message_out.outputs = _markdown_outputs(section.message, section.markdown)
             if any(key != "message" for pid, key in dirty if pid == post_id):
                 section.attachments_html.value = self._attachments_html(section)
         if dirty and self.first_update_at is None:
@@ -361,6 +362,7 @@ class _PostSection:
         self.message = ""
         self.attachments: dict[str, tuple[str, Any]] = {}
         self.incomplete = ""  # why the reply was cut off, for a post kept after a failure
+        self.markdown = StreamedMarkdown()  # escapes only what streamed in since the settled lines
         self.message_out = w.Output(layout=layout)
         self.attachments_html = w.HTML(layout=layout, style=style)
         self.box = w.Accordion(
@@ -408,14 +410,18 @@ class _PostSection:
 # --- HTML pieces (every piece of text escaped) ------------------------------------------------------
 
 
-def _markdown_outputs(text: str) -> tuple[dict[str, Any], ...]:
+def _markdown_outputs(text: str, stream: StreamedMarkdown | None = None) -> tuple[dict[str, Any], ...]:
     if not text:
         return ()
-    shown = clean_text(text)
+    if stream is not None:
+        markdown, shown = stream.render(text)
+    else:
+        shown = clean_text(text)
+        markdown = escape_markdown(shown, links=True)
     return (
         {
             "output_type": "display_data",
-            "data": {"text/markdown": escape_markdown(shown, links=True), "text/plain": shown},
+            "data": {"text/markdown": markdown, "text/plain": shown},
             "metadata": {},
         },
     )

@@ -147,7 +147,9 @@ class RunningFrontend:
         return name
 
 
-def _frontend(app: str, scratch_root: Path, llm: FakeLLMServer, name: str) -> Iterator[RunningFrontend]:
+def _frontend(
+    app: str, scratch_root: Path, llm: FakeLLMServer, name: str, *, labextension: bool = True
+) -> Iterator[RunningFrontend]:
     scratch = Path(tempfile.mkdtemp(prefix=f"{app}-{name}-", dir=scratch_root))
     root = scratch / "notebooks"
     root.mkdir()
@@ -155,7 +157,7 @@ def _frontend(app: str, scratch_root: Path, llm: FakeLLMServer, name: str) -> It
     env.update(
         {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "browser-test-key", "TWNB_MODEL": FAKE_MODEL}
     )
-    with JupyterServer(app, root, scratch, env) as server:
+    with JupyterServer(app, root, scratch, env, labextension=labextension) as server:
         yield RunningFrontend(server, root)
 
 
@@ -173,3 +175,20 @@ def notebook7(
 ) -> Iterator[RunningFrontend]:
     """`jupyter notebook` (Notebook 7) for this test module, its kernels pointed at `module_llm`."""
     yield from _frontend("notebook", browser_scratch, module_llm, request.module.__name__)
+
+
+@pytest.fixture(scope="module")
+def lab_without_extension(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter lab` with twnb's extension disabled: Rounds show as their static HTML, as in any viewer
+    without the extension (VS Code, GitHub, a JupyterLab where it is not installed)."""
+    yield from _frontend("lab", browser_scratch, module_llm, request.module.__name__, labextension=False)
+
+
+@pytest.fixture(scope="module")
+def notebook7_without_extension(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter notebook` with twnb's extension disabled: Rounds show as their static HTML."""
+    yield from _frontend("notebook", browser_scratch, module_llm, request.module.__name__, labextension=False)

@@ -47,6 +47,12 @@ def expect_rounds_rendered(page: Page) -> None:
     assert preview.evaluate_all(JS_LOADED_IMAGES) >= 1, "Round 1's preview image did not load"
 
 
+def expect_static_html(page: Page) -> None:
+    """Each Round shows through JupyterLab's HTML renderer: its static `text/html`, no extension."""
+    for index in range(len(ROUNDS)):
+        expect(round_output(page, index)).to_have_attribute("data-mime-type", "text/html")
+
+
 def expect_no_widget_error(page: Page) -> None:
     """No output asks for a widget model (which a reopened notebook no longer has)."""
     expect(page.locator(WIDGET_OUTPUT)).to_have_count(0)

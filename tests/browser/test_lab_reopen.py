@@ -1,4 +1,5 @@
-"""A finished analysis survives Ctrl+S, shutting the kernel down, closing and reopening, in JupyterLab."""
+"""A finished analysis survives Ctrl+S, shutting the kernel down, closing and reopening, in JupyterLab,
+as its static HTML (twnb's extension disabled; tests/browser/test_labextension_live.py reopens with it)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from reopen_checks import (
     expect_no_red_output,
     expect_no_widget_error,
     expect_rounds_rendered,
+    expect_static_html,
     lowest_contrasts,
     round_output,
 )
@@ -25,8 +27,9 @@ ARTIFACTS_FOLDER = "twnb-artifacts"  # the visible folder beside the notebook
 
 
 @pytest.fixture(scope="module")
-def reopened(lab, browser_context, module_llm):
+def reopened(lab_without_extension, browser_context, module_llm):
     """The analysis run, saved, its kernel shut down, its tab closed and the notebook reopened."""
+    lab = lab_without_extension
     module_llm.load(analysis_script())
     lab.write_notebook(NAME, analysis_notebook())
     page = browser_context.new_page()
@@ -38,6 +41,7 @@ def reopened(lab, browser_context, module_llm):
 
 def test_both_rounds_render_after_save_and_reopen(reopened):
     expect_rounds_rendered(reopened)
+    expect_static_html(reopened)
 
 
 def test_no_widget_error_after_reopen(reopened):

@@ -1,10 +1,17 @@
-"""A finished analysis survives Ctrl+S, shutting the kernel down and reopening, in Notebook 7."""
+"""A finished analysis survives Ctrl+S, shutting the kernel down and reopening, in Notebook 7, as its
+static HTML (twnb's extension disabled)."""
 
 from __future__ import annotations
 
 import pytest
 from notebook_page import open_notebook, run_save_and_shut_down
-from reopen_checks import ROUNDS, expect_no_red_output, expect_no_widget_error, expect_rounds_rendered
+from reopen_checks import (
+    ROUNDS,
+    expect_no_red_output,
+    expect_no_widget_error,
+    expect_rounds_rendered,
+    expect_static_html,
+)
 from round_scripts import analysis_notebook, analysis_script
 from screenshot_files import screenshot_path
 
@@ -12,8 +19,9 @@ NAME = "analysis.ipynb"
 
 
 @pytest.fixture(scope="module")
-def reopened(notebook7, browser_context, module_llm):
+def reopened(notebook7_without_extension, browser_context, module_llm):
     """The analysis run in Notebook 7, saved, its kernel shut down, and the notebook opened again."""
+    notebook7 = notebook7_without_extension
     module_llm.load(analysis_script())
     notebook7.write_notebook(NAME, analysis_notebook())
     page = browser_context.new_page()
@@ -27,6 +35,7 @@ def reopened(notebook7, browser_context, module_llm):
 
 def test_both_rounds_render_after_save_and_reopen_in_notebook7(reopened):
     expect_rounds_rendered(reopened)
+    expect_static_html(reopened)
 
 
 def test_no_widget_error_after_reopen_in_notebook7(reopened):

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from screenshot_files import screenshot_path
 
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
+from twnb.memory.ledger import Ledger, LedgerEntry
 from twnb.replay import export_notebook
 
 NAME = "exported.ipynb"
@@ -19,6 +20,18 @@ HOSTILE = "<img src=x onerror=\"document.title='pwned'\">"
 # A 2x2 red PNG: a real image the browser can decode.
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
+
+
+# The Round's time line: the waterfall drawn beneath it (start and duration in seconds of a 4 s Round).
+LEDGER = Ledger(
+    4.0,
+    [
+        LedgerEntry("llm", "Planner", 0.0, 1.0, "stop", input_tokens=900, output_tokens=80),
+        LedgerEntry("llm", "CodeInterpreter", 1.0, 1.0, "stop", input_tokens=700, output_tokens=60),
+        LedgerEntry("code", "CodeInterpreter", 2.0, 1.0, "success"),
+        LedgerEntry("llm", "Planner", 3.0, 1.0, "stop", input_tokens=1000, output_tokens=40),
+    ],
 )
 
 
@@ -68,6 +81,7 @@ def _conversation(source) -> Conversation:
     answer.add_attachment(Attachment.create(AttachmentType.stop, "Completed"))
     round.add_post(answer)
     round.change_round_state("finished")
+    round.extra["ledger"] = LEDGER.to_dict()
     conversation = Conversation.init()
     conversation.add_round(round)
     return conversation
@@ -117,3 +131,17 @@ def test_the_copied_artifact_loads_from_the_visible_folder(page, lab):
 def test_no_widget_and_no_red_output(page):
     expect(page.locator(WIDGET_OUTPUT)).to_have_count(0)
     expect(page.locator(ERROR_OUTPUT)).to_have_count(0)
+
+
+def test_the_rounds_waterfall_keeps_its_bars_in_the_untrusted_notebook(page):
+    """An exported notebook is untrusted: its HTML goes through JupyterLab's sanitizer."""
+    show = code_cells(page).filter(has_text="%taskweaver show")
+    bars = outputs(show).locator(".twnb-bar")
+    expect(bars).to_have_count(len(LEDGER.entries), timeout=UI_TIMEOUT_MS)
+    row = bars.first.locator("xpath=..").bounding_box()
+    for index, entry in enumerate(LEDGER.entries):
+        box = bars.nth(index).bounding_box()
+        assert box is not None and row is not None
+        # Each bar spans a quarter of the row, one after the other: the 4 s Round's four seconds.
+        assert box["width"] == pytest.approx(row["width"] * entry.duration_s / LEDGER.duration_s, abs=2)
+        assert box["x"] - row["x"] == pytest.approx(row["width"] * entry.start_s / LEDGER.duration_s, abs=2)

@@ -119,7 +119,7 @@ _HELD_BACK = _HeldBack()
 
 class OneWarningExporter(SpanExporter):
     """Wraps an exporter: the first failed export logs one warning, later ones nothing, until an
-    export succeeds again (which is logged too)."""
+    export succeeds again (logged at info level)."""
 
     def __init__(self, inner: SpanExporter) -> None:
         self.inner = inner
@@ -151,7 +151,7 @@ class OneWarningExporter(SpanExporter):
             )
         elif result is SpanExportResult.SUCCESS and self.failing:
             self.failing = False
-            _log.warning("twnb sends traces again (%s).", getattr(self.inner, "_endpoint", "the exporter"))
+            _log.info("twnb sends traces again (%s).", getattr(self.inner, "_endpoint", "the exporter"))
         return result
 
     def shutdown(self) -> None:

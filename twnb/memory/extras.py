@@ -67,7 +67,9 @@ class PostExtra(TypedDict, total=False):
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
-    autosaving the Round failed), and `ledger` (reserved: what the Round's code changed)."""
+    autosaving the Round failed), and `ledger`: each LLM call and code run with its start, duration,
+    tokens and cost, and the totals (`Ledger.to_dict()`, read back with `Ledger.from_dict`; see
+    ledger.py)."""
 
     usage: UsageRecord
     timing: TimingRecord

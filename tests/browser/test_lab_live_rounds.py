@@ -1,4 +1,8 @@
-"""Rounds run live in JupyterLab: a person runs the cells from the menu and stops a step from the toolbar."""
+"""Rounds run live in JupyterLab: a person runs the cells from the menu and stops a step from the toolbar.
+
+The ended Round is checked as its static HTML, what every viewer without twnb's extension shows, so
+JupyterLab runs with the extension disabled here (tests/browser/test_labextension_live.py covers it).
+"""
 
 from __future__ import annotations
 
@@ -52,11 +56,11 @@ def _run_slow_round_and_interrupt(lab, browser_context, module_llm, name):
     return page, cell
 
 
-def test_a_round_runs_live_and_shows_finished(lab, browser_context, module_llm):
+def test_a_round_runs_live_and_shows_finished(lab_without_extension, browser_context, module_llm):
     module_llm.load(analysis_script())
-    lab.write_notebook("live.ipynb", analysis_notebook())
+    lab_without_extension.write_notebook("live.ipynb", analysis_notebook())
     page = browser_context.new_page()
-    open_notebook(page, lab.server.notebook_url("live.ipynb"))
+    open_notebook(page, lab_without_extension.server.notebook_url("live.ipynb"))
     run_all_cells(page)
     first, second = round_cells(page).nth(0), round_cells(page).nth(1)
     wait_until_ran(second)
@@ -68,8 +72,12 @@ def test_a_round_runs_live_and_shows_finished(lab, browser_context, module_llm):
     page.close()
 
 
-def test_interrupt_from_the_toolbar_keeps_the_kernel_alive(lab, browser_context, module_llm):
-    page, cell = _run_slow_round_and_interrupt(lab, browser_context, module_llm, "interrupt-alive.ipynb")
+def test_interrupt_from_the_toolbar_keeps_the_kernel_alive(
+    lab_without_extension, browser_context, module_llm
+):
+    page, cell = _run_slow_round_and_interrupt(
+        lab_without_extension, browser_context, module_llm, "interrupt-alive.ipynb"
+    )
     expect(outputs(cell).first).to_contain_text(re.compile(r"\btwnb\s*interrupted"))
     new_cell = add_cell_below_and_run(page, code_cells(page).last, "1+1")
     wait_until_ran(new_cell, KERNEL_TIMEOUT_MS)
@@ -77,8 +85,10 @@ def test_interrupt_from_the_toolbar_keeps_the_kernel_alive(lab, browser_context,
     page.close()
 
 
-def test_an_interrupted_round_shows_its_step_abandoned(lab, browser_context, module_llm):
-    page, cell = _run_slow_round_and_interrupt(lab, browser_context, module_llm, "interrupt-plan.ipynb")
+def test_an_interrupted_round_shows_its_step_abandoned(lab_without_extension, browser_context, module_llm):
+    page, cell = _run_slow_round_and_interrupt(
+        lab_without_extension, browser_context, module_llm, "interrupt-plan.ipynb"
+    )
     round_output = outputs(cell).first
     expect(round_output).to_contain_text(re.compile(r"\btwnb\s*interrupted"))
     expect(round_output).to_contain_text(SLOW_STEP)

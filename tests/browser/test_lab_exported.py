@@ -1,6 +1,9 @@
 """An exported conversation opened in JupyterLab reads as a document: each Round's saved output, the
 request and plan as Markdown, the code with its recorded output, model text as text, the copied
-artifact loading from the visible folder beside the notebook, and no widget or red output."""
+artifact loading from the visible folder beside the notebook, and no widget or red output.
+
+As a colleague without twnb's extension sees it (JupyterLab runs with the extension disabled): the
+Rounds show as their static, sanitized HTML."""
 
 from __future__ import annotations
 
@@ -88,7 +91,8 @@ def _conversation(source) -> Conversation:
 
 
 @pytest.fixture(scope="module")
-def page(lab, browser_context, tmp_path_factory):
+def page(lab_without_extension, browser_context, tmp_path_factory):
+    lab = lab_without_extension
     source = tmp_path_factory.mktemp("conversation")
     export_notebook(_conversation(source), lab.root / NAME, source_dir=source)
     page = browser_context.new_page()
@@ -122,7 +126,8 @@ def test_model_text_stays_text(page):
     assert page.title() != "pwned"
 
 
-def test_the_copied_artifact_loads_from_the_visible_folder(page, lab):
+def test_the_copied_artifact_loads_from_the_visible_folder(page, lab_without_extension):
+    lab = lab_without_extension
     assert (lab.root / "twnb-artifacts" / "squares.png").read_bytes() == PNG
     response = page.request.get(lab.server.url("files/twnb-artifacts/squares.png"))
     assert response.ok

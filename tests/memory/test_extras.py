@@ -30,6 +30,8 @@ POST_EXTRA = PostExtra(
     raw_text='{"response": ',
     unknown_keys={"mood": "fine"},
     edited_from="x = 1",
+    edited_by="User",
+    skipped_by="User",
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,
@@ -37,6 +39,8 @@ ROUND_EXTRA = RoundExtra(
     failure_reason="stopped",
     autosave_failed="Could not autosave this Round: disk full.",
     ledger={"n": 1},
+    plan={"id": "plan-1", "name": "p", "subtasks": []},
+    plan_recovered_from="plan-0",
 )
 
 

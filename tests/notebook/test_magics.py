@@ -81,7 +81,7 @@ def test_help_subcommand_lists_every_subcommand(shell, capsys):
 def test_help_offers_only_what_exists(shell, capsys, ask):
     shell.run_cell(ask)
     out = capsys.readouterr().out
-    for absent in ("--step", "not yet", "issue"):
+    for absent in ("not yet", "issue"):
         assert absent not in out.lower()
 
 
@@ -159,10 +159,10 @@ def test_missing_model_with_strict_raises(shell):
         shell.run_cell_magic("taskweaver", "--strict", "What is 1 + 1?")
 
 
-def test_step_mode_says_it_is_not_available_and_runs_nothing(shell, capsys):
+def test_step_flag_outside_a_step_cell_says_why_and_runs_nothing(shell, capsys):
     shell.run_cell_magic("taskweaver", "--step --model m", "x = 1")
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("Step mode (--step) is not available in this version; nothing was run.")
+    assert line.startswith("Step mode runs only in a notebook cell whose first line is %%taskweaver --step")
     assert magics(shell).notebook.session is None
 
 
@@ -434,3 +434,16 @@ def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
     html = rendered(history_bundle(conversation)["text/markdown"])
     assert "<img" not in html
     assert html.count("<td>") == 8  # the pipe in the request did not add a column
+
+
+def test_step_cell_in_terminal_ipython_is_refused_in_one_line(shell, capsys):
+    shell.run_cell("%%taskweaver --step\nSet refused_value to 1.")
+    err = capsys.readouterr().err
+    assert "Step mode needs a Jupyter kernel" in err and "Nothing was run" in err
+    assert "refused_value" not in shell.user_ns
+
+
+def test_help_lists_step_mode():
+    from twnb.notebook.magics import HELP
+
+    assert "--step" in HELP and "TaskWeaverMagics.step" in HELP

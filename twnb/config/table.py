@@ -177,6 +177,15 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="code_interpreter.verify",
     ),
     Setting(
+        "step",
+        "bool",
+        False,
+        "Step mode for every %%taskweaver cell: approve the plan and each piece of code in the widget "
+        "(as --step does; needs JupyterLab or Notebook 7 with ipykernel 7.4 or later).",
+        env=("TWNB_STEP",),
+        yaml_key="session.step",
+    ),
+    Setting(
         "max_retries",
         "count",
         3,

@@ -51,7 +51,11 @@ class PostExtra(TypedDict, total=False):
     - `incomplete`: why a reply cut off (an LLM error, Ctrl-C) stopped before it was complete;
       `raw_text` then holds what arrived.
     - `unknown_keys`: reply keys that are no attachment type, with their text.
-    - `edited_from`: the code a person replaced before it ran (reserved for step mode).
+    - `edited_from`: step mode: the code a person replaced before it ran (a CodeInterpreter Post), or the
+      plan a person edited (a Planner Post: its `init_plan`, `plan`, `current_plan_step`, `send_to`
+      and `message` as the model wrote them).
+    - `edited_by`, `skipped_by`: step mode: "User" when a person edited the Post's code or plan, or
+      chose not to run its code.
     """
 
     usage: UsageRecord
@@ -61,21 +65,26 @@ class PostExtra(TypedDict, total=False):
     incomplete: str
     raw_text: str
     unknown_keys: dict[str, str]
-    edited_from: str
+    edited_from: str | dict[str, str]
+    edited_by: str
+    skipped_by: str
 
 
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
-    autosaving the Round failed), and `ledger`: each LLM call and code run with its start, duration,
+    autosaving the Round failed), `ledger`: each LLM call and code run with its start, duration,
     tokens and cost, and the totals (`Ledger.to_dict()`, read back with `Ledger.from_dict`; see
-    ledger.py)."""
+    ledger.py), `plan` (the Round's plan as it ended, done or abandoned: `Plan.to_dict()`) and
+    `plan_recovered_from` (the id of the earlier plan the Round continued)."""
 
     usage: UsageRecord
     timing: TimingRecord
     failure_reason: str
     autosave_failed: str
     ledger: dict[str, Any]
+    plan: dict[str, Any]
+    plan_recovered_from: str
 
 
 class ExecutionRecord(TypedDict):

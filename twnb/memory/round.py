@@ -23,7 +23,8 @@ AUTOSAVE_FAILED: Final = "autosave_failed"
 @dataclass
 class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
-    (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`."""
+    (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
+    `plan`, `plan_recovered_from`."""
 
     id: str
     user_query: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from twnb.notebook import step_transform
 from twnb.notebook.magics import TaskWeaverMagics
 
 MAGIC_NAME = "taskweaver"
@@ -19,6 +20,8 @@ def load(shell: Any) -> TaskWeaverMagics:
     kept = getattr(shell, _KEPT, None)
     magics = TaskWeaverMagics(shell, notebook=kept)
     shell.register_magics(magics)
+    if hasattr(shell, "input_transformers_cleanup"):
+        step_transform.install(shell, magics.step_default)
     if kept is not None:
         delattr(shell, _KEPT)
         rounds = len(kept.conversation.rounds)
@@ -32,6 +35,7 @@ def load(shell: Any) -> TaskWeaverMagics:
 
 
 def unload(shell: Any) -> None:
+    step_transform.remove(shell)
     manager = shell.magics_manager
     magics = manager.registry.pop(TaskWeaverMagics.__name__, None)
     for kind in ("line", "cell"):

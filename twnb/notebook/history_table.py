@@ -51,14 +51,22 @@ def history_bundle(conversation: Any) -> dict[str, str]:
     rows = history_rows(conversation)
     if not rows:
         return {"text/plain": NO_ROUNDS, "text/markdown": NO_ROUNDS}
-    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(COLUMNS)]
+    return table_bundle(COLUMNS, rows, code_column=1)
+
+
+def table_bundle(
+    columns: tuple[str, ...], rows: list[tuple[str, ...]], code_column: int | None = None
+) -> dict[str, str]:
+    """Rows as a plain-text table (aligned columns) and a Markdown table (cells escaped)."""
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
     plain = [
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-        for line in (COLUMNS, *rows)
+        for line in (columns, *rows)
     ]
-    markdown = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    markdown = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
         cells = [escape_markdown_inline(cell).replace("|", "&#124;") for cell in row]
-        cells[1] = f"`{row[1]}`"
+        if code_column is not None:
+            cells[code_column] = f"`{row[code_column]}`"
         markdown.append("| " + " | ".join(cells) + " |")
     return {"text/plain": "\n".join(plain), "text/markdown": "\n".join(markdown)}

@@ -8,7 +8,6 @@ TaskWeaverMagics.model = "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import types
@@ -30,6 +29,7 @@ SUBCOMMANDS = {
     "export": "export PATH.ipynb    write the conversation as a notebook (Rounds, code, recorded outputs)",
     "config": "config               effective settings and where each came from (keys are never shown)",
     "trace": "trace on|off|console|otlp [URL]  OpenTelemetry spans of each Round (needs twnb[otel])",
+    "plans": "plans [recover N]    the conversation's plans; recover N: the next Round continues plan N",
     "help": "help                 this help",
 }
 
@@ -38,8 +38,12 @@ HELP = (
 
 Cell form: the cell body is the request, run as one Round on this kernel:
 
-    %%taskweaver [--model M] [--no-verify] [--strict] [--timeout S]
+    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S]
     Load sales.csv and plot revenue by month.
+
+--step pauses the Round in its widget: approve or edit the plan, then Run, Edit, Skip or Stop each
+piece of code before it runs (JupyterLab or Notebook 7, ipykernel 7.4 or later;
+`%config TaskWeaverMagics.step = True` makes it the default).
 
 Line form: %taskweaver SUBCOMMAND
 """
@@ -120,9 +124,17 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         values = {name: getattr(self, name) for name in self.trait_names(config=True)}
         return {name: value for name, value in values.items() if value is not None}
 
+    round_running_text = staticmethod(round_running_message)
+
+    def step_default(self) -> bool:
+        """The `step` setting (for a cell without --step): %config, environment, .env, YAML files."""
+        if self.step is not None:
+            return bool(self.step)
+        return bool(self.notebook.resolve({}, {}).settings.step)
+
     @magic_arguments()
     @argument("--model", metavar="M", help="the model for this Round only")
-    @argument("--step", action="store_true", help=argparse.SUPPRESS)  # refused with a clear line
+    @argument("--step", action="store_true", help="approve the plan and each piece of code in the widget")
     @argument("--no-verify", dest="no_verify", action="store_true", help="skip code verification")
     @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
@@ -169,12 +181,18 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if self.notebook.round_running:
             return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
         if args.step:
-            self._say(
-                "Step mode (--step) is not available in this version; nothing was run. "
-                "Run the cell without --step to let the Round run on its own.",
-                error=True,
-            )
+            # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
+            # reaching here means it was not (run_cell_magic, a cell where the magic is not first).
+            from twnb.notebook.step_transform import NOT_A_STEP_CELL
+
+            return self._fail(NOT_A_STEP_CELL, args.strict)
+        session = self.prepare_round(query, args)
+        if session is None:
             return None
+        return self._run(session, query.strip(), args)
+
+    def prepare_round(self, query: str, args: Any) -> Any:
+        """The Session for this cell's Round, or None after saying why there is none."""
         if not query.strip():
             self._say("The cell is empty: write the request below %%taskweaver.", error=True)
             return None
@@ -192,10 +210,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return self._fail(str(error), args.strict)
         except KeyboardInterrupt:  # the first Round imports the LLM client, which takes a moment
             return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
-        return self._run(session, query.strip(), args, resolved)
+        return session
 
-    def _run(self, session: Any, query: str, args: Any, resolved: Any) -> None:
-        from twnb.notebook.interrupt_guard import interrupts_held
+    def _run(self, session: Any, query: str, args: Any) -> None:
         from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
 
         # The session's Rounds are redacted when recorded (its one Redactor): the display shows them as is.
@@ -217,16 +234,22 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
             stopped = "Interrupted before the Round started; nothing was run or recorded."
         finally:
-            # Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
-            with interrupts_held() as held:
-                round = self._final_round(round, query, rounds_before, stopped)
-                display.finish(round, self._final_plan(round))
-            if held:
-                self._say("Ctrl-C came while the Round's final output was written; it was written first.")
+            round = self.show_final(display, round, query, rounds_before, stopped)
         if round.state != "finished" and args.strict:
             reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
             raise RoundFailedError(reason)
         return None
+
+    def show_final(self, display: Any, round: Any, query: str, rounds_before: int, stopped: str) -> Any:
+        """Finished, failed or interrupted: the saved output must hold the final Round (contract 6)."""
+        from twnb.notebook.interrupt_guard import interrupts_held
+
+        with interrupts_held() as held:
+            round = self._final_round(round, query, rounds_before, stopped)
+            display.finish(round, self._final_plan(round))
+        if held:
+            self._say("Ctrl-C came while the Round's final output was written; it was written first.")
+        return round
 
     def _final_round(self, round: Any, query: str, rounds_before: int, reason: str) -> Any:
         """The Round to show at the end: the session's, else the one it recorded, else a stand-in
@@ -427,6 +450,31 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         offer = notebook_offer(self.notebook.workdir)
         if offer:
             self._say(offer)
+
+    def _cmd_plans(self, rest: list[str], args: Any) -> None:
+        from IPython.display import display
+
+        from twnb.notebook.plans_table import plans_bundle
+
+        plans = self.notebook.plans
+        if not rest:
+            display(plans_bundle(plans), raw=True)
+            return
+        if len(rest) != 2 or rest[0] != "recover" or not rest[1].isdigit():
+            self._say("Usage: %taskweaver plans, or %taskweaver plans recover N", error=True)
+            return
+        if self.notebook.round_running:
+            self._say(round_running_message("%taskweaver plans recover"), error=True)
+            return
+        try:
+            plan = plans.recover(int(rest[1]))
+        except ValueError as error:
+            self._say(str(error), error=True)
+            return
+        self.notebook.keep_plans(plans)
+        steps = len(plan.subtasks)
+        plural = "s" if steps != 1 else ""
+        self._say(f"Plan {rest[1]} ({steps} step{plural}) is current: the next Round continues it.")
 
     def _cmd_config(self, rest: list[str], args: Any) -> None:
         try:

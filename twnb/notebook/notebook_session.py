@@ -55,7 +55,8 @@ class NotebookSession:
     def session_for(self, resolved: Any) -> Session:
         """The Session for these settings (raises SettingsError with a clear message when unusable)."""
         resolved.require_model()
-        key = tuple(sorted(resolved.settings.to_dict().items()))
+        # Step mode is how the notebook drives a Round, not part of the session: it keeps the session.
+        key = tuple(sorted((k, v) for k, v in resolved.settings.to_dict().items() if k != "step"))
         if self.session is not None and key == self._session_key:
             return self.session
         memory = self.memory
@@ -98,6 +99,22 @@ class NotebookSession:
     @property
     def plan(self) -> Plan | None:
         return self.session.plan if self.session is not None else None
+
+    @property
+    def plans(self) -> Any:
+        """The session's plan notebook; before a session exists, one read from the conversation (a
+        recovered plan is written back into it by `keep_plans`, for the session built later)."""
+        if self.session is not None:
+            return self.session.plans
+        from twnb.session.plan_notebook import PlanNotebook
+
+        plans = PlanNotebook()
+        plans.load_from(self.conversation)
+        return plans
+
+    def keep_plans(self, plans: Any) -> None:
+        if self.session is None:
+            plans.save_into(self.conversation)
 
     def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or

@@ -102,6 +102,15 @@ class RoundDisplay:
             if self.widgets:
                 self.view.close()
 
+    def withdraw(self, message: str) -> None:
+        """Nothing ran (step mode refused): the display becomes the one line saying why, widget closed."""
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+        if self._handle is not None:
+            self._handle.update({"text/plain": message}, raw=True)
+        if self.widgets:
+            self.view.close()
+
     def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
         # Round's data, not the bundle: base64 previews must not be rewritten by key patterns.

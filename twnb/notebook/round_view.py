@@ -239,6 +239,13 @@ class RoundView:
                 pending.append(getattr(widget, "style", None))
                 widget.close()
 
+    def add_controls(self, widget: Any) -> None:
+        """Put `widget` (step mode's approval panel) under the posts, above the status line."""
+        with self._lock:
+            children = list(self.widget.children)
+            children.insert(children.index(self.status), widget)
+            self.widget.children = tuple(children)
+
     def mime_bundle(self) -> dict[str, Any]:
         """The widget's view entry, to put beside the Round's static bundle in one display."""
         bundle = self.widget._repr_mimebundle_()

@@ -23,7 +23,7 @@ from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.memory.clip import clip
-from twnb.roles.code_prompt import CodePrompt
+from twnb.roles.code_prompt import EDITED_BY_USER, SKIPPED_BY_USER, CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
@@ -184,9 +184,34 @@ class CodeInterpreter(Role):
         attach(post, AttachmentType.artifact_paths, [str(p) for p in result.artifacts], observer)
         timing = post.extra.setdefault("timing", {})
         timing["execution_s"] = round(result.duration_s, 3)
-        self._set_message(post, self._outcome_message(result, error), observer)
+        message = self._outcome_message(result, error)
+        if post.extra.get("edited_by") == "User":
+            message = EDITED_BY_USER + " " + message
+        self._set_message(post, message, observer)
         if not result.success and result.status != "interrupted":
             self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
+        return post
+
+    def record_edit(self, post: Post, code: str, observer: Observer | None = None) -> Post:
+        """The user edited the code before it ran: `code` becomes the reply (what ran and is saved), the
+        model's own code is kept in `post.extra["edited_from"]`, and the message that goes back to the
+        LLM says the user edited it (see record_execution)."""
+        for attachment in post.attachment_list:
+            if attachment.type is AttachmentType.reply_content:
+                post.extra["edited_from"] = attachment.content
+                attachment.content = code
+                break
+        post.extra["edited_by"] = "User"
+        return post
+
+    def record_skipped(self, post: Post, observer: Observer | None = None) -> Post:
+        """The user chose not to run the code: nothing ran, the Planner decides what next."""
+        self._revisions.pop(post.id, None)
+        attach(post, AttachmentType.execution_status, "NONE", observer)
+        attach(post, AttachmentType.execution_result, SKIPPED_BY_USER, observer)
+        post.extra["skipped_by"] = "User"
+        post.send_to = "Planner"
+        self._set_message(post, SKIPPED_BY_USER, observer)
         return post
 
     def record_no_result(

@@ -31,6 +31,9 @@ from twnb.roles.prompt_library import PromptTemplates, parse_schema
 from twnb.roles.round_digest import CondensePolicy, code_digest, first_text
 
 CODE_KEYS = ("thought", "reply_type", "reply_content")
+# What the model (and the record) is told of a user's decision in step mode.
+SKIPPED_BY_USER = "Skipped by the user: the code did not run."
+EDITED_BY_USER = "The user edited the code before it ran; the code shown is what ran."
 
 
 def code_reply_json(post: Post) -> str:
@@ -52,10 +55,14 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
         return "Verification refused the code:\n" + (first_text(post, AttachmentType.code_error) or "")
     status = first_text(post, AttachmentType.execution_status)
     output = clip(first_text(post, AttachmentType.execution_result) or "", output_cap, count=True)
+    # Step mode: the user's decisions, said to the model in the words the post records.
+    edited = EDITED_BY_USER + "\n" if (post.extra or {}).get("edited_by") == "User" else ""
     if status == "SUCCESS":
-        return "The code ran successfully. Output:\n" + (output or "(no output)")
+        return edited + "The code ran successfully. Output:\n" + (output or "(no output)")
     if status == "FAILURE":
-        return "The code failed:\n" + output
+        return edited + "The code failed:\n" + output
+    if (post.extra or {}).get("skipped_by") == "User":
+        return output
     return ""
 
 

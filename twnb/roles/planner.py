@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
+from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
@@ -100,6 +101,8 @@ class Planner(Role):
             examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
         self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or CondensePolicy())
         self.namespace_summary = namespace_summary
+        # The session's plan notebook sets this: the plan a Round continues, as a note (else "").
+        self.plan_hint: Callable[[], str] | None = None
         self.max_self_corrections = max_self_corrections
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
         self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars)
@@ -108,7 +111,11 @@ class Planner(Role):
         """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
         rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
-        return self.prompt.compose(rounds, summary)
+        messages = self.prompt.compose(rounds, summary)
+        # A plan carried into this Round (recovered): its state at the end, where it changes nothing
+        # before it (no hint at all in other Rounds, so their prompts are what they always were).
+        append_to_last_user(messages, self.plan_hint() if self.plan_hint is not None else "")
+        return messages
 
     def reply(self, memory: Memory, observer: Observer | None = None) -> Post:
         corrections = sum(

@@ -1,17 +1,47 @@
-"""What the Round driver yields: one piece of code to run, and whose it is."""
+"""What the Round driver yields (code to run, a plan to approve) and what a step-mode driver may send
+back besides a plain ExecutionResult (the user skipped the code, or edited it before it ran)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
 class CodeRequest:
     """Run `code` (the reply of the CodeInterpreter post `post_id`) within `timeout` seconds (None: no
     limit) and send the kernel's `ExecutionResult` back into the driver. Files saved for the user (the
-    figures the code displays) are named after `artifact_name` (`round-2-revenue-by-month`)."""
+    figures the code displays) are named after `artifact_name` (`round-2-revenue-by-month`).
+    `verification` is the verdict the code got (CORRECT, or NONE when verification is off)."""
 
     post_id: str
     code: str
     timeout: float | None
     artifact_name: str | None = None
+    verification: str = ""
+
+
+@dataclass
+class PlanRequest:
+    """Yielded only by a driver made with `approve_plan=True`, after the Planner's first plan of the Round:
+    send back None to approve `steps` as they are, or the list of steps the user made of them."""
+
+    post_id: str
+    steps: list[str]
+
+
+@dataclass
+class Skipped:
+    """Sent instead of a result: the user chose not to run the code."""
+
+
+@dataclass
+class EditedRun:
+    """Sent instead of a result: the user edited the code to `code`, and `result` is what running it gave."""
+
+    code: str
+    result: Any
+
+
+class UserStopped(KeyboardInterrupt):
+    """Thrown into the driver when the user pressed Stop: the Round ends interrupted, every post kept."""

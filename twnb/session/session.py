@@ -57,15 +57,18 @@ from twnb.memory import (
 from twnb.memory.clock import now_iso
 from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay
 from twnb.memory.logs import get_logger
+from twnb.memory.plan_derivation import parse_steps
 from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_round
-from twnb.session.code_request import CodeRequest
+from twnb.session.code_request import CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
 from twnb.session.ledger_recorder import LedgerRecorder
+from twnb.session.plan_edit import apply_plan_edit, user_plan_message
+from twnb.session.plan_notebook import PlanNotebook
 
 if TYPE_CHECKING:
     from twnb.llm.redaction import Redactor
@@ -73,6 +76,7 @@ if TYPE_CHECKING:
 logger = get_logger(__name__)
 
 INTERRUPTED = "Interrupted; every post made so far is kept."
+STOPPED = "Interrupted: stopped by the user; every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
 
 
@@ -113,6 +117,9 @@ class Session:
         self.llm_events = llm_events
         self.tracing = tracing
         self.plan: Plan | None = None
+        self.plans = PlanNotebook()
+        self._carried: Plan | None = None  # the plan this Round continues (recovered), for the hint
+        planner.plan_hint = lambda: self.plans.hint(self._carried)
 
     # -- where things go ---------------------------------------------------------------------------
 
@@ -130,12 +137,15 @@ class Session:
     # -- the Round driver ----------------------------------------------------------------------------
 
     def round_driver(
-        self, query: str, observer: Observer | None = None
-    ) -> Generator[CodeRequest, ExecutionResult, Round]:
-        """Run one Round for `query`; yields code to run, expects its ExecutionResult back."""
+        self, query: str, observer: Observer | None = None, *, approve_plan: bool = False
+    ) -> Generator[CodeRequest | PlanRequest, Any, Round]:
+        """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
+        step-mode driver, `Skipped` or `EditedRun`). With `approve_plan` it also yields the Planner's
+        first plan as a `PlanRequest` and expects None (approved) or the user's list of steps."""
         current = self.memory.create_round(self._redact_text(query))
         index = len(self.memory.conversation.rounds) - 1
-        self.plan = None
+        self._carried = self.plans.take_current()
+        self.plan = self._carried
         started = time.perf_counter()
         ledger = LedgerRecorder(self.prices)
         tracer = self._round_tracer(current)
@@ -152,6 +162,7 @@ class Session:
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
             internal = 0
+            plan_asked = not approve_plan
             while post.send_to != "User":
                 if internal >= self.max_posts:
                     raise RoundLimitReached(
@@ -159,6 +170,9 @@ class Session:
                         "for the User; raise session.max_posts or split the request."
                     )
                 post, result = yield from self._next_post(current, post.send_to, watcher, waiting)
+                if not plan_asked and _asks_for_approval(post, self.planner.alias):
+                    plan_asked = True
+                    post = yield from self._approve_plan(current, index, post, watcher)
                 internal += 1
                 self._commit(current, index, post, watcher)
                 if result is not None and result.status == "interrupted":
@@ -180,6 +194,8 @@ class Session:
             if failure is not None:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
+            self._end_plan(current, watcher)  # before the Round's last events: done or abandoned
+            if failure is not None:
                 watcher.on_event(RoundFailed(current.id, failure, failure_type))
             timing = current.extra["timing"]
             timing["ended_at"] = now_iso()
@@ -206,6 +222,8 @@ class Session:
         """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
         from twnb.llm.errors import LLMError
 
+        if isinstance(error, UserStopped):
+            return STOPPED
         if isinstance(error, KeyboardInterrupt):
             return INTERRUPTED
         if isinstance(error, GeneratorExit):
@@ -232,7 +250,7 @@ class Session:
 
     def _next_post(
         self, round: Round, recipient: str, watcher: Observer, waiting: list[Post]
-    ) -> Generator[CodeRequest, ExecutionResult, tuple[Post, ExecutionResult | None]]:
+    ) -> Generator[CodeRequest, Any, tuple[Post, ExecutionResult | None]]:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
@@ -251,20 +269,64 @@ class Session:
                 waiting.append(post)
                 watcher.on_event(CodeRunStarted(post.id, code))
                 try:
-                    result = yield CodeRequest(post.id, code, self.timeout, self._artifact_name(round))
+                    verdict = _first(post, "verification")
+                    request = CodeRequest(post.id, code, self.timeout, self._artifact_name(round), verdict)
+                    received = yield request
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
                     watcher.on_event(CodeRunEnded(post.id, "no_result", error_type=type(error).__name__))
                     self.code_interpreter.record_no_result(post, _no_result(error), watcher)
                     raise
-                self.code_interpreter.record_execution(post, result, watcher)
-                watcher.on_event(_run_ended(post, result))
-                waiting.remove(post)
+                result = received
+                if isinstance(received, Skipped):  # step mode: the user chose not to run it
+                    self.code_interpreter.record_skipped(post, watcher)
+                    watcher.on_event(CodeRunEnded(post.id, "skipped"))
+                    result = None
+                else:
+                    if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
+                        self.code_interpreter.record_edit(post, received.code, watcher)
+                        result = received.result
+                    self.code_interpreter.record_execution(post, result, watcher)
+                    watcher.on_event(_run_ended(post, result))
+                waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
                 return post, result
             return post, None
         raise RoleFailure(
             f"A post was addressed to {recipient!r}, which is not a role of this session "
             f"({self.planner.alias}, {self.code_interpreter.alias} or User)."
         )
+
+    def _approve_plan(
+        self, round: Round, index: int, post: Post, watcher: Observer
+    ) -> Generator[PlanRequest, Any, Post]:
+        """Pause on the Planner's first plan. An edited plan is recorded in the Planner's post (its own
+        plan kept in `extra["edited_from"]`), which then goes to the User, and the User's post hands the
+        edited plan back: the Planner continues from there with the plan the user made."""
+        steps = [step.text for step in parse_steps(_first(post, "init_plan"))]
+        try:
+            edited = yield PlanRequest(post.id, steps)
+        except BaseException:  # Stop, or Ctrl-C: the plan the Round stopped at is kept
+            self._keep(round, index, post, watcher)
+            raise
+        if edited is None or [s.strip() for s in edited if s.strip()] == steps:
+            return post
+        apply_plan_edit(post, edited)
+        self.plan = derive_plan(None, post, user_query=round.user_query)
+        watcher.on_event(PlanUpdated(self.plan))
+        self._commit(round, index, post, watcher)
+        return Post.create(user_plan_message(edited), "User", self.planner.alias)
+
+    def _end_plan(self, round: Round, watcher: Observer) -> None:
+        """The Round's plan ends with it (done, or abandoned with its unfinished steps) into the plan
+        notebook's history and `round.extra["plan"]`."""
+        try:
+            before = self.plan.to_dict() if self.plan is not None else None
+            self.plans.round_ended(round, self.plan, self._carried)
+            if self.plan is not None and self.plan.to_dict() != before:
+                watcher.on_event(PlanUpdated(self.plan))
+        except Exception:  # bookkeeping must never hide how the Round ended
+            logger.exception("could not record the plan of Round %s", round.id)
+        finally:
+            self._carried = None
 
     def _artifact_name(self, round: Round) -> str:
         number = next(
@@ -327,20 +389,26 @@ class Session:
                 return round
             to_send, to_throw = None, None
             try:
-                to_send = self.executor.run(
-                    request.code,
-                    timeout=request.timeout,
-                    execution_id=request.post_id,
-                    artifact_name=request.artifact_name,
-                )
+                assert isinstance(request, CodeRequest)  # this driver never asks for plan approval
+                to_send = self.execute(request)
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
+
+    def execute(self, request: CodeRequest, code: str | None = None) -> ExecutionResult:
+        """Run the request's code (or `code`, the user's edit of it) on the executor."""
+        return self.executor.run(
+            request.code if code is None else code,
+            timeout=request.timeout,
+            execution_id=request.post_id,
+            artifact_name=request.artifact_name,
+        )
 
     # -- the conversation ------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
         when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
+        self.plans.save_into(self.memory.conversation)
         return save_conversation_file(self.memory.conversation, path, cassette=self.cassette_path)
 
     def load(self, path: str | os.PathLike[str]) -> Conversation:
@@ -354,6 +422,7 @@ class Session:
         conversation = self._redacted_conversation(conversation)
         self.memory.conversation = conversation
         self.plan = None
+        self.plans.load_from(conversation)
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
             self._autosave(round, index)
         return conversation
@@ -364,6 +433,7 @@ class Session:
         memory.conversation = self._redacted_conversation(memory.conversation)
         self.memory = memory
         self.session_id = memory.session_id
+        self.plans.load_from(memory.conversation)
 
     def _redacted_conversation(self, conversation: Conversation) -> Conversation:
         if self.redactor is None:
@@ -377,10 +447,13 @@ class Session:
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plan = None
+        self.plans.reset()
 
 
 def _no_result(error: BaseException) -> tuple[str, str]:
     """(execution_status, execution_result text) for code whose result never came back."""
+    if isinstance(error, UserStopped):
+        return "NONE", "Not run: the user stopped the Round before this code ran."
     if isinstance(error, KeyboardInterrupt):
         return "NONE", "No result: the Round was interrupted before the code's result came back."
     if isinstance(error, GeneratorExit):
@@ -401,3 +474,13 @@ def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
     )
 
 
+
+
+def _first(post: Post, kind: str) -> str:
+    return next((str(a.content) for a in post.attachment_list if a.type.value == kind), "")
+
+
+def _asks_for_approval(post: Post, planner: str) -> bool:
+    """The Planner's post hands a plan to a worker: the moment step mode pauses on the plan."""
+    to_worker = post.send_from == planner and post.send_to not in (planner, "User")
+    return to_worker and bool(_first(post, "init_plan"))

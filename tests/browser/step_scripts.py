@@ -1,0 +1,51 @@
+"""Scripted replies and notebooks for step mode in the browser: one Round whose plan is approved (or
+edited) and whose one piece of code is Run, edited, skipped or stopped, then a next cell that reads
+what the code made."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from round_scripts import SLOW_CODE, _code, _planner, notebook_of
+
+STEP_REQUEST = "Compute the total of 2, 3 and 5."
+STEP_STEPS = ["Add up 2, 3 and 5", "Report the total to the user"]
+STEP_CODE = "step_total = 2 + 3 + 5\nprint('step code ran', step_total)\nstep_total"
+EDITED_CODE = "step_total = 2 * 3 * 5\nprint('edited code ran', step_total)\nstep_total"
+STEP_ANSWER = "The total is 10."
+NEXT_CELL = "print('next cell sees', step_total)"
+EDITED_STEPS = ["Multiply 2, 3 and 5", "Report the product to the user"]
+
+
+def _round(steps: list[str], code: str, answer: str) -> dict[str, list[Any]]:
+    return {
+        "Planner": [
+            _planner(steps, 1, send_to="CodeInterpreter", message="Compute it in Python."),
+            _planner(steps, 2, send_to="User", message=answer),
+        ],
+        "CodeInterpreter": [_code(code, "Simple arithmetic.")],
+    }
+
+
+def step_script() -> dict[str, list[Any]]:
+    return _round(STEP_STEPS, STEP_CODE, STEP_ANSWER)
+
+
+def edited_plan_script() -> dict[str, list[Any]]:
+    """The Planner's first plan is edited by the user; its second reply follows the edited plan."""
+    return {
+        "Planner": [
+            _planner(STEP_STEPS, 1, send_to="CodeInterpreter", message="Add them up."),
+            _planner(EDITED_STEPS, 1, send_to="CodeInterpreter", message="Multiply them."),
+            _planner(EDITED_STEPS, 2, send_to="User", message="The product is 30."),
+        ],
+        "CodeInterpreter": [_code(EDITED_CODE, "The product, as the edited plan says.")],
+    }
+
+
+def slow_step_script() -> dict[str, list[Any]]:
+    return _round(["Count slowly", "Report"], SLOW_CODE, "Counted.")
+
+
+def step_notebook(*after: str) -> Any:
+    return notebook_of("%load_ext twnb", f"%%taskweaver --step\n{STEP_REQUEST}", *after)

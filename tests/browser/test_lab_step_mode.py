@@ -1,0 +1,159 @@
+"""Step mode in JupyterLab with real clicks: the plan and each piece of code wait for the user."""
+
+from __future__ import annotations
+
+import re
+
+from notebook_page import (
+    KERNEL_TIMEOUT_MS,
+    ROUND_TIMEOUT_MS,
+    add_cell_below_and_run,
+    code_cells,
+    open_notebook,
+    outputs,
+    round_cells,
+    run_all_cells,
+    wait_until_ran,
+)
+from playwright.sync_api import expect
+from round_scripts import STARTED_MARKER
+from screenshot_files import screenshot_path
+from step_scripts import (
+    EDITED_CODE,
+    EDITED_STEPS,
+    NEXT_CELL,
+    STEP_CODE,
+    edited_plan_script,
+    slow_step_script,
+    step_notebook,
+    step_script,
+)
+from test_lab_live_rounds import INTERRUPT_BUTTON, _wait_for_file
+
+from twnb.session.conversation_store import load_conversation_file
+
+
+def _start(lab, browser_context, module_llm, name, script, *after):
+    module_llm.load(script)
+    lab.write_notebook(name, step_notebook(*after))
+    page = browser_context.new_page()
+    open_notebook(page, lab.server.notebook_url(name))
+    run_all_cells(page)
+    return page, round_cells(page).first
+
+
+def _click(page, action):
+    button = page.locator(f".twnb-step-{action}")
+    expect(button).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    button.click()
+
+
+def _approve_plan(page):
+    _click(page, "approve")
+
+
+def _saved_code_post(lab):
+    conversation = load_conversation_file(max((lab.root / ".twnb").glob("*/rounds/*.yaml")))
+    posts = [p for p in conversation.rounds[-1].post_list if p.send_from == "CodeInterpreter"]
+    return posts[-1]
+
+
+def _printed(cell, text):
+    """The cell's stdout outputs starting with `text` (the Round's own display quotes the code)."""
+    stdout = cell.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]')
+    return stdout.filter(has_text=re.compile("^" + re.escape(text)))
+
+
+def _attachment(post, kind):
+    return next(str(a.content) for a in post.attachment_list if a.type.value == kind)
+
+
+def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
+    lab, browser_context, module_llm
+):
+    page, cell = _start(lab, browser_context, module_llm, "step-run.ipynb", step_script(), NEXT_CELL)
+    _approve_plan(page)
+    expect(page.locator(".twnb-step-run")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    next_cell = code_cells(page).nth(2)
+    expect(next_cell.locator(".jp-InputPrompt")).to_have_text("[*]:")  # queued behind the Round
+    page.screenshot(path=str(screenshot_path("lab-step-waiting")), full_page=True)
+    _click(page, "run")
+    wait_until_ran(cell)
+    expect(_printed(cell, "step code ran 10")).to_have_count(1)
+    expect(outputs(cell).first).to_contain_text(re.compile(r"\bfinished\b"))
+    wait_until_ran(next_cell)
+    expect(outputs(next_cell)).to_have_text(["next cell sees 10"])
+    cell.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("lab-step-ran")), full_page=True)
+    page.close()
+
+
+def test_edit_runs_and_saves_the_edited_code(lab, browser_context, module_llm):
+    page, cell = _start(lab, browser_context, module_llm, "step-edit.ipynb", step_script())
+    _approve_plan(page)
+    _click(page, "edit")
+    page.locator(".twnb-step-editor textarea").fill(EDITED_CODE)
+    page.screenshot(path=str(screenshot_path("lab-step-editing")), full_page=True)
+    _click(page, "run")
+    wait_until_ran(cell)
+    expect(_printed(cell, "edited code ran 30")).to_have_count(1)
+    post = _saved_code_post(lab)
+    assert _attachment(post, "reply_content") == EDITED_CODE
+    assert post.extra["edited_from"] == STEP_CODE
+    assert "edited" in post.message
+    page.close()
+
+
+def test_skip_records_that_the_user_skipped_and_runs_nothing(lab, browser_context, module_llm):
+    page, cell = _start(lab, browser_context, module_llm, "step-skip.ipynb", step_script())
+    _approve_plan(page)
+    _click(page, "skip")
+    wait_until_ran(cell)
+    expect(outputs(cell).first).to_contain_text(re.compile(r"\bfinished\b"))
+    expect(_printed(cell, "step code ran")).to_have_count(0)
+    post = _saved_code_post(lab)
+    assert _attachment(post, "execution_status") == "NONE"
+    assert "skipped by the user" in _attachment(post, "execution_result").lower()
+    page.close()
+
+
+def test_stop_ends_the_round_interrupted_without_running_the_code(lab, browser_context, module_llm):
+    page, cell = _start(lab, browser_context, module_llm, "step-stop.ipynb", step_script())
+    _approve_plan(page)
+    _click(page, "stop")
+    wait_until_ran(cell)
+    expect(outputs(cell).first).to_contain_text(re.compile(r"\binterrupted\b"))
+    expect(_printed(cell, "step code ran")).to_have_count(0)
+    assert "user stopped" in _attachment(_saved_code_post(lab), "execution_result")
+    page.close()
+
+
+def test_interrupt_stops_approved_code_and_ends_the_round(lab, browser_context, module_llm):
+    page, cell = _start(lab, browser_context, module_llm, "step-interrupt.ipynb", slow_step_script())
+    _approve_plan(page)
+    _click(page, "run")
+    _wait_for_file(lab.root / STARTED_MARKER, ROUND_TIMEOUT_MS / 1000)
+    (lab.root / STARTED_MARKER).unlink()
+    page.locator(INTERRUPT_BUTTON).click()
+    wait_until_ran(cell, 60_000)
+    expect(outputs(cell).first).to_contain_text(re.compile(r"\binterrupted\b"))
+    new_cell = add_cell_below_and_run(page, code_cells(page).last, "1+1")
+    wait_until_ran(new_cell, KERNEL_TIMEOUT_MS)
+    expect(outputs(new_cell)).to_have_text(["2"])
+    page.close()
+
+
+def test_an_edited_plan_is_what_the_planner_continues_with(lab, browser_context, module_llm):
+    before = len(module_llm.chat_requests())
+    page, cell = _start(lab, browser_context, module_llm, "step-plan.ipynb", edited_plan_script())
+    expect(page.locator(".twnb-step-approve")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    page.locator(".twnb-step-plan textarea").fill("\n".join(EDITED_STEPS))
+    page.screenshot(path=str(screenshot_path("lab-step-plan-edited")), full_page=True)
+    _approve_plan(page)
+    _click(page, "run")
+    wait_until_ran(cell)
+    expect(_printed(cell, "edited code ran 30")).to_have_count(1)
+    planner_calls = [r for r in module_llm.chat_requests()[before:] if r["role"] == "Planner"]
+    last_user = planner_calls[1]["body"]["messages"][-1]["content"]
+    assert "1. Multiply 2, 3 and 5" in str(last_user)
+    page.close()

@@ -1,0 +1,127 @@
+"""The Round driver as step mode drives it: the plan paused for approval, code run, edited or skipped,
+and Stop, each recorded as the User's decision."""
+
+from __future__ import annotations
+
+import pytest
+from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
+
+from twnb.session.code_request import CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
+from twnb.session.session import STOPPED
+
+
+def _finish(driver, value):
+    with pytest.raises(StopIteration) as stop:
+        driver.send(value)
+    return stop.value.value
+
+
+def test_the_plain_driver_never_pauses_on_the_plan(make_session):
+    session = make_session(one_step("x = 1"))
+    assert isinstance(next(session.round_driver("Set x")), CodeRequest)
+
+
+def test_step_mode_pauses_on_the_planners_first_plan_with_its_steps(make_session):
+    session = make_session(one_step("x = 1"))
+    request = next(session.round_driver("Set x", approve_plan=True))
+    assert isinstance(request, PlanRequest)
+    assert request.steps == ["Do it", "Report <interactively depends on 1>"]
+
+
+def test_an_approved_plan_goes_on_to_the_code_unchanged(make_session):
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x", approve_plan=True)
+    next(driver)
+    request = driver.send(None)
+    assert isinstance(request, CodeRequest) and request.verification == "CORRECT"
+
+
+def test_an_edited_plan_is_recorded_as_the_users_and_handed_back_to_the_planner(make_session, fake_llm):
+    script = one_step("x = 1")
+    script["Planner"].insert(1, planner_reply("CodeInterpreter", "Run the edited step.", step="1. Set x"))
+    session = make_session(script)
+    driver = session.round_driver("Set x", approve_plan=True)
+    next(driver)
+    request = driver.send(["Set x", "Say x"])
+    round = _finish(driver, session.executor.run(request.code))
+    assert kinds(round)[:3] == [("User", "Planner"), ("Planner", "User"), ("User", "Planner")]
+    edited = round.post_list[1]
+    assert attachment(edited, "init_plan").content == "1. Set x\n2. Say x"
+    assert edited.extra["edited_by"] == "User"
+    assert edited.extra["edited_from"]["init_plan"].startswith("1. Do it")
+    assert edited.extra["edited_from"]["send_to"] == "CodeInterpreter"
+    assert "1. Set x\n2. Say x" in round.post_list[2].message
+    planner_calls = [r for r in fake_llm.chat_requests() if r["role"] == "Planner"]
+    assert "1. Set x\n2. Say x" in str(planner_calls[1]["body"]["messages"][-1]["content"])
+
+
+def test_edited_code_is_what_runs_and_is_recorded_with_the_models_original(make_session, shell, fake_llm):
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x")
+    request = next(driver)
+    result = session.execute(request, "x = 2")
+    round = _finish(driver, EditedRun("x = 2", result))
+    post = round.post_list[2]
+    assert shell.user_ns["x"] == 2
+    assert attachment(post, "reply_content").content == "x = 2"
+    assert post.extra["edited_from"] == "x = 1"
+    assert "edited" in post.message
+    planner_calls = [r for r in fake_llm.chat_requests() if r["role"] == "Planner"]
+    assert "The user edited the code" in str(planner_calls[-1]["body"]["messages"][-1]["content"])
+
+
+def test_skipped_code_is_recorded_as_not_run_by_the_user(make_session, shell):
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    round = _finish(driver, Skipped())
+    post = round.post_list[2]
+    assert round.state == "finished" and "never" not in shell.user_ns
+    assert attachment(post, "execution_status").content == "NONE"
+    assert "skipped by the user" in attachment(post, "execution_result").content.lower()
+    assert post.send_to == "Planner"
+
+
+def test_stop_ends_the_round_interrupted_keeping_the_code_it_stopped_at(make_session):
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    with pytest.raises(StopIteration) as stop:
+        driver.throw(UserStopped())
+    round = stop.value.value
+    assert round.state == "failed" and round.extra["failure_reason"] == STOPPED
+    assert "stopped" in attachment(round.post_list[-1], "execution_result").content
+
+
+def test_stop_on_the_plan_keeps_the_planners_post(make_session):
+    session = make_session({"Planner": [planner_reply("CodeInterpreter", "Go.")], "CodeInterpreter": []})
+    driver = session.round_driver("Set it", approve_plan=True)
+    next(driver)
+    with pytest.raises(StopIteration) as stop:
+        driver.throw(UserStopped())
+    round = stop.value.value
+    assert kinds(round) == [("User", "Planner"), ("Planner", "CodeInterpreter")]
+    assert round.extra["failure_reason"] == STOPPED
+
+
+def test_a_text_answer_without_a_worker_does_not_pause(make_session):
+    session = make_session({"Planner": [answer("Hello.")], "CodeInterpreter": [code_reply("x")]})
+    driver = session.round_driver("Hi", approve_plan=True)
+    with pytest.raises(StopIteration) as stop:
+        next(driver)
+    assert stop.value.value.state == "finished"
+
+
+def test_the_static_bundle_shows_the_users_decisions(make_session):
+    from twnb.render import round_bundle
+
+    script = one_step("x = 1")
+    script["Planner"].insert(1, planner_reply("CodeInterpreter", "Run the edited step.", step="1. Set x"))
+    session = make_session(script)
+    driver = session.round_driver("Set x", approve_plan=True)
+    next(driver)
+    driver.send(["Set x", "Say x"])
+    round = _finish(driver, Skipped())
+    markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
+    assert "I changed your plan" in markdown
+    assert "Skipped by the user" in markdown

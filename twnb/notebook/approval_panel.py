@@ -1,0 +1,121 @@
+"""Step mode's controls inside the Round widget: the plan to approve, then each piece of code to run.
+
+Callbacks only post `(action, None)` to the Round's event loop (`post`, which uses
+`call_soon_threadsafe`): a click may arrive on any thread, and a widget updated from a callback would
+route that comm's later messages to another thread. Everything else (reading the edited text,
+enabling, hiding) is done by the coroutine that awaits the clicks.
+
+Buttons carry CSS classes (`twnb-step-run`, ...) so tests and user scripts can find them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from twnb.render.code_html import code_html
+
+CODE_ACTIONS = ("run", "edit", "skip", "stop")
+PLAN_ACTIONS = ("approve", "stop")
+
+
+class ApprovalPanel:
+    """`ask_code` / `ask_plan` show what waits for a decision and enable its buttons; `lock` disables
+    them while the decision is carried out; `close_panel` hides the panel when the Round ends."""
+
+    def __init__(self, post: Callable[[tuple[str, Any]], None]) -> None:
+        import ipywidgets as w
+
+        self._w = w
+        self.title = w.HTML()
+        self.code = w.HTML()
+        self.editor = w.Textarea(layout=w.Layout(width="100%", height="10em", display="none"))
+        self.editor.add_class("twnb-step-editor")
+        self.plan_editor = w.Textarea(layout=w.Layout(width="100%", height="8em", display="none"))
+        self.plan_editor.add_class("twnb-step-plan")
+        self.buttons: dict[str, Any] = {}
+        labels = {"run": "Run", "edit": "Edit", "skip": "Skip", "stop": "Stop", "approve": "Approve plan"}
+        styles = {"run": "success", "approve": "success", "stop": "danger"}
+        for action, label in labels.items():
+            button = w.Button(description=label, button_style=styles.get(action, ""))
+            button.add_class(f"twnb-step-{action}")
+            button.on_click(lambda _button, action=action: post((action, None)))
+            self.buttons[action] = button
+        self.code_row = w.HBox([self.buttons[a] for a in CODE_ACTIONS])
+        self.plan_row = w.HBox([self.buttons["approve"], self._stop_for_plan(post)])
+        self.widget = w.VBox(
+            [self.title, self.plan_editor, self.plan_row, self.code, self.editor, self.code_row],
+            layout=w.Layout(border="1px solid #9a6700", padding="4px 8px", display="none"),
+        )
+        self.widget.add_class("twnb-step-panel")
+        self._mode = ""
+
+    def _stop_for_plan(self, post: Callable[[tuple[str, Any]], None]) -> Any:
+        button = self._w.Button(description="Stop", button_style="danger")
+        button.add_class("twnb-step-stop-plan")
+        button.on_click(lambda _button: post(("stop", None)))
+        return button
+
+    # --- what waits for a decision -----------------------------------------------------------------
+
+    def ask_plan(self, steps: list[str]) -> None:
+        self._mode = "plan"
+        self.title.value = (
+            "<b>Approve the plan</b> <small>one step per line: change, add, remove or reorder lines, "
+            "then Approve plan (or Stop)</small>"
+        )
+        self.plan_editor.value = "\n".join(steps)
+        self._show(plan=True, code=False)
+        self._enable(True)
+
+    def ask_code(self, code: str, verdict: str) -> None:
+        self._mode = "code"
+        checked = {
+            "CORRECT": '<span style="color:#1a7f37">verified</span>',
+            "NONE": '<span style="color:#9a6700">not verified (verification is off)</span>',
+        }.get(verdict, html.escape(verdict or "not verified"))
+        self.title.value = f"<b>Run this code?</b> <small>{checked}</small>"
+        self.code.value = f"<div>{code_html(code)}</div>"
+        self.editor.value = code
+        self.editor.layout.display = "none"
+        self.buttons["run"].description = "Run"
+        self._show(plan=False, code=True)
+        self._enable(True)
+
+    def start_editing(self) -> None:
+        self.editor.layout.display = ""
+        self.code.layout.display = "none"
+        self.buttons["run"].description = "Run edited"
+        self.buttons["edit"].disabled = True
+
+    def edited_text(self) -> str:
+        return str(self.editor.value)
+
+    def edited_steps(self) -> list[str]:
+        return [line.strip() for line in str(self.plan_editor.value).splitlines() if line.strip()]
+
+    # --- between decisions ---------------------------------------------------------------------------
+
+    def lock(self, text: str) -> None:
+        self._enable(False)
+        self.title.value = f"<small><i>{html.escape(text)}</i></small>"
+
+    def close_panel(self) -> None:
+        self._enable(False)
+        self.widget.layout.display = "none"
+
+    def _show(self, *, plan: bool, code: bool) -> None:
+        self.widget.layout.display = ""
+        self.plan_editor.layout.display = "" if plan else "none"
+        self.plan_row.layout.display = "" if plan else "none"
+        self.code.layout.display = "" if code else "none"
+        self.code_row.layout.display = "" if code else "none"
+        if not code:
+            self.editor.layout.display = "none"
+
+    def _enable(self, on: bool) -> None:
+        for button in self.buttons.values():
+            button.disabled = not on
+        for child in self.plan_row.children:
+            child.disabled = not on

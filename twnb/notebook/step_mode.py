@@ -1,0 +1,222 @@
+"""Step mode: the Round pauses in its widget for the user's decisions, as an awaited cell.
+
+`%%taskweaver --step` cells are rewritten into `await run_step_cell(flags, body)` (step_transform.py).
+The coroutine drives the session's Round driver, the same generator the plain path drives: the
+Planner's first plan waits for Approve (edited or not) or Stop, and each piece of code for Run, Edit,
+Skip or Stop. Only this coroutine touches widgets or runs code; button callbacks post to its loop.
+
+Why it works only here: ipykernel 7.4 handles comm messages (the clicks) while an async cell awaits,
+and routes them back to the loop that displayed the widget. Older kernels queue them behind the cell,
+so the wait would never end; without a frontend that draws widgets (nbclient, papermill, terminal
+IPython) nobody can click. Both are refused with one line before anything runs: the version is
+checked, and the widget must report a view (`_view_count`) within a few seconds.
+
+Approved code runs on the main thread through the session's executor (store_history=False, its
+outputs in the cell, the time-limit watchdog's SIGINT handler raising KeyboardInterrupt in the code, so
+the Interrupt button stops it). An interrupt while the cell awaits a click cancels the awaiting task;
+either way the Round ends interrupted with every post kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+NEEDS_KERNEL = (
+    "Step mode needs a Jupyter kernel with a frontend that draws widgets (JupyterLab or Notebook 7); "
+    "this is {where}. Nothing was run: run the cell without --step to let the Round run on its own."
+)
+NEEDS_IPYKERNEL = (
+    "Step mode needs ipykernel 7.4 or later (this kernel has {version}): run "
+    "pip install -U 'ipykernel>=7.4' and restart the kernel. Nothing was run; without --step the Round "
+    "runs on its own."
+)
+NO_VIEW = (
+    "Step mode needs a frontend that draws widgets, and none drew this Round's widget within {seconds:g} s "
+    "(nbclient, papermill, or a frontend without ipywidgets). Nothing was run: run the cell without "
+    "--step to let the Round run on its own."
+)
+MIN_IPYKERNEL = (7, 4)
+VIEW_TIMEOUT_S = 3.0
+DECISION_TIMEOUT_S = 24 * 3600.0  # generous: a person may step away; Interrupt ends the wait at once
+
+
+def refusal(shell: Any) -> str | None:
+    """Why step mode cannot work in this shell, or None."""
+    if getattr(shell, "kernel", None) is None:
+        return NEEDS_KERNEL.format(where="terminal IPython (no kernel)")
+    version = _ipykernel_version()
+    if version < MIN_IPYKERNEL:
+        return NEEDS_IPYKERNEL.format(version=".".join(map(str, version)) or "an unknown version")
+    if not getattr(shell, "autoawait", False):
+        return NEEDS_KERNEL.format(where="a kernel with %autoawait off (turn it on: %autoawait asyncio)")
+    return None
+
+
+def _ipykernel_version() -> tuple[int, ...]:
+    try:
+        from importlib.metadata import version
+
+        parts = version("ipykernel").split(".")[:2]
+        return tuple(int("".join(ch for ch in part if ch.isdigit()) or 0) for part in parts)
+    except Exception:
+        return ()
+
+
+async def run_step_cell(flags: str, body: str) -> None:
+    """What a rewritten `%%taskweaver --step` cell awaits."""
+    from IPython import get_ipython
+    from IPython.core.magic_arguments import parse_argstring
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry["TaskWeaverMagics"]
+    args = parse_argstring(magics.taskweaver, flags)
+    if args.subcommand or args.latest:
+        return magics.taskweaver(flags, body)  # the plain magic says what is wrong with the line
+    problem = refusal(shell)
+    if problem:
+        return magics._fail(problem, args.strict)
+    if magics.notebook.round_running:
+        return magics._fail(magics.round_running_text("another %%taskweaver Round"), args.strict)
+    session = magics.prepare_round(body, args)
+    if session is None:
+        return None
+    await StepRound(magics, session, body.strip(), args).run()
+    return None
+
+
+class StepRound:
+    """One step-mode Round: display, handshake, the driver's requests turned into awaited decisions."""
+
+    def __init__(self, magics: Any, session: Any, query: str, args: Any) -> None:
+        self.magics = magics
+        self.session = session
+        self.query = query
+        self.args = args
+        self.inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+
+    def post(self, item: tuple[str, Any]) -> None:
+        """From any thread (a click may arrive on a subshell's): hand the item to the Round's loop."""
+        self.loop.call_soon_threadsafe(self.inbox.put_nowait, item)
+
+    async def run(self) -> None:
+        from twnb.notebook.approval_panel import ApprovalPanel
+        from twnb.notebook.round_display import RoundDisplay
+
+        notebook = self.magics.notebook
+        display = RoundDisplay(
+            self.query, session_id=notebook.session_id, widgets=True, base_dir=notebook.workdir
+        )
+        self.magics.last_display = display
+        self.panel = ApprovalPanel(self.post)
+        display.view.add_controls(self.panel.widget)
+        widget = display.view.widget
+        widget._view_count = 0  # the frontend counts the views it draws: the handshake
+        widget.observe(lambda change: self.post(("drawn", change["new"])), "_view_count")
+        display.start()
+        if not await self._drawn(VIEW_TIMEOUT_S):
+            message = NO_VIEW.format(seconds=VIEW_TIMEOUT_S)
+            display.withdraw(message)
+            return self.magics._fail(message, self.args.strict)
+        rounds_before = len(notebook.conversation.rounds)
+        round = None
+        stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
+        try:
+            with notebook.running_round():
+                driver = self.session.round_driver(self.query, display.observer, approve_plan=True)
+                round = await self._drive(driver)
+        finally:
+            self.panel.close_panel()
+            round = self.magics.show_final(display, round, self.query, rounds_before, stopped)
+        if round.state != "finished" and self.args.strict:
+            reason = (round.extra or {}).get("failure_reason") or "the Round did not finish"
+            self.magics._fail(reason, True)  # raises RoundFailedError
+        return None
+
+    async def _drawn(self, timeout: float) -> bool:
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    action, value = await self.inbox.get()
+                    if action == "drawn" and value:
+                        return True
+        except TimeoutError:
+            return False
+
+    async def _drive(self, driver: Any) -> Any:
+        from twnb.session.code_request import PlanRequest, UserStopped
+
+        to_send: Any = None
+        to_throw: BaseException | None = None
+        while True:
+            try:
+                request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
+            except StopIteration as stop:
+                return stop.value
+            to_send, to_throw = None, None
+            try:
+                if isinstance(request, PlanRequest):
+                    to_send = await self._approve_plan(request)
+                else:
+                    to_send = await self._approve_code(request)
+            except UserStopped as error:
+                to_throw = error
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                # The Interrupt button while awaiting a click cancels this task: end the Round.
+                self._uncancel()
+                to_throw = KeyboardInterrupt()
+            except Exception as error:  # an executor that broke: the driver records it
+                to_throw = error
+
+    def _uncancel(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            while task.uncancel():  # the Round's end (display, autosave) must not be cancelled too
+                pass
+
+    async def _decision(self, allowed: tuple[str, ...]) -> str:
+        async with asyncio.timeout(DECISION_TIMEOUT_S):
+            while True:
+                action, _ = await self.inbox.get()
+                if action in allowed:
+                    return action
+
+    async def _approve_plan(self, request: Any) -> list[str] | None:
+        from twnb.session.code_request import UserStopped
+
+        self.panel.ask_plan(request.steps)
+        action = await self._decision(("approve", "stop"))
+        if action == "stop":
+            self.panel.lock("Stopped.")
+            raise UserStopped
+        steps = self.panel.edited_steps()
+        self.panel.lock("Plan approved; the Planner goes on.")
+        if not steps:
+            return None  # an emptied list is not a plan: the model's stands
+        return steps if steps != request.steps else None
+
+    async def _approve_code(self, request: Any) -> Any:
+        from twnb.session.code_request import EditedRun, Skipped, UserStopped
+
+        self.panel.ask_code(request.code, request.verification)
+        editing = False
+        while True:
+            action = await self._decision(("run", "edit", "skip", "stop"))
+            if action != "edit":
+                break
+            editing = True
+            self.panel.start_editing()
+        if action == "stop":
+            self.panel.lock("Stopped.")
+            raise UserStopped
+        if action == "skip":
+            self.panel.lock("Skipped.")
+            return Skipped()
+        code = self.panel.edited_text() if editing else request.code
+        edited = editing and code.strip() != request.code.strip()
+        self.panel.lock("Running the edited code…" if edited else "Running…")
+        sys.stdout.flush()
+        result = self.session.execute(request, code if edited else None)
+        return EditedRun(code, result) if edited else result

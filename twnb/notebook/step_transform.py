@@ -1,0 +1,72 @@
+"""Step mode's cell rewrite: a `%%taskweaver --step` cell becomes one awaited call.
+
+Widget clicks can be handled while a cell runs only if the cell awaits (ipykernel 7.4 dispatches comm
+messages while an async cell waits), so this `input_transformers_cleanup` hook turns a step cell into
+`await <twnb.notebook.step_mode>.run_step_cell(flags, body)`, which IPython's autoawait runs as a
+coroutine on the kernel's loop. Other cells, and `%%taskweaver` cells without step mode, are untouched.
+
+Step mode is on for a cell with `--step`, or when the `step` setting is on (`%config
+TaskWeaverMagics.step = True`, TWNB_STEP, twnb.yaml). The check runs for `%%taskweaver` cells only and
+imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+CELL_MAGIC = "%%taskweaver"
+NOT_A_STEP_CELL = (
+    "Step mode runs only in a notebook cell whose first line is %%taskweaver --step (it is rewritten "
+    "into an awaited cell when it runs); nothing was run."
+)
+
+
+def step_rewriter(step_default: Callable[[], bool]) -> Callable[[list[str]], list[str]]:
+    """The hook; `step_default()` says whether the `step` setting is on for a cell without `--step`."""
+
+    def rewrite(lines: list[str]) -> list[str]:
+        if not lines or not lines[0].startswith(CELL_MAGIC):
+            return lines
+        head = lines[0].rstrip("\n")
+        flags = head[len(CELL_MAGIC) :]
+        if flags and not flags[0].isspace():
+            return lines  # %%taskweaverx: some other magic
+        if not wants_step(flags, step_default):
+            return lines
+        body = "".join(lines[1:])
+        call = "__import__('twnb.notebook.step_mode', fromlist=['run_step_cell']).run_step_cell"
+        return [f"await {call}({flags.strip()!r}, {body!r})\n"]
+
+    return rewrite
+
+
+def wants_step(flags: str, step_default: Callable[[], bool]) -> bool:
+    try:
+        words = shlex.split(flags)
+    except ValueError:
+        return False  # the magic itself says what is wrong with the line
+    if "--step" in words:
+        return True
+    if any(word in ("-h", "--help") for word in words):
+        return False
+    try:
+        return bool(step_default())
+    except Exception:  # settings that do not resolve: the plain path says why
+        return False
+
+
+def install(shell: Any, step_default: Callable[[], bool]) -> None:
+    """Add the hook once (a reload replaces it)."""
+    remove(shell)
+    hook = step_rewriter(step_default)
+    hook.twnb_step_hook = True  # type: ignore[attr-defined]
+    shell.input_transformers_cleanup.append(hook)
+
+
+def remove(shell: Any) -> None:
+    hooks = getattr(shell, "input_transformers_cleanup", None)
+    if hooks is None:
+        return
+    hooks[:] = [hook for hook in hooks if not getattr(hook, "twnb_step_hook", False)]

@@ -8,8 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # Spelt in pieces so this file does not match itself.
 OUTSIDE = re.compile("DESIGN" + r"\.md|\breference" + r"/[\w.-]+\.md")
-CHECKED = ("twnb", "tests", "bench", "docs")
-SUFFIXES = {".py", ".md", ".yaml", ".yml", ".txt", ".toml", ".cfg"}
+CHECKED = ("twnb", "tests", "bench", "docs", "labextension", "notebooks")
+SUFFIXES = {".py", ".md", ".yaml", ".yml", ".txt", ".toml", ".cfg", ".ts", ".css", ".json"}
 
 
 def pointers_outside(root: Path) -> list[str]:

@@ -159,10 +159,10 @@ def test_missing_model_with_strict_raises(shell):
         shell.run_cell_magic("taskweaver", "--strict", "What is 1 + 1?")
 
 
-def test_step_flag_outside_a_step_cell_says_why_and_runs_nothing(shell, capsys):
+def test_step_flag_through_run_cell_magic_without_a_kernel_says_why_and_runs_nothing(shell, capsys):
     shell.run_cell_magic("taskweaver", "--step --model m", "x = 1")
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("Step mode runs only in a notebook cell whose first line is %%taskweaver --step")
+    assert line.startswith("Step mode needs a Jupyter kernel")
     assert magics(shell).notebook.session is None
 
 

@@ -180,12 +180,15 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _round(self, query: str, args: Any) -> None:
         if self.notebook.round_running:
             return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
-        if args.step:
-            # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
-            # reaching here means it was not (run_cell_magic, a cell where the magic is not first).
-            from twnb.notebook.step_transform import NOT_A_STEP_CELL
+        from twnb.notebook.step_transform import NOT_A_STEP_CELL, wants_step
 
-            return self._fail(NOT_A_STEP_CELL, args.strict)
+        if args.step or wants_step("", self.step_default):
+            # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
+            # reaching here means it was not: no kernel (terminal IPython), run_cell_magic, or a cell
+            # where the magic is not first.
+            from twnb.notebook.step_mode import refusal
+
+            return self._fail(refusal(self.shell) or NOT_A_STEP_CELL, args.strict)
         session = self.prepare_round(query, args)
         if session is None:
             return None

@@ -23,11 +23,15 @@ NOT_A_STEP_CELL = (
 )
 
 
-def step_rewriter(step_default: Callable[[], bool]) -> Callable[[list[str]], list[str]]:
+def step_rewriter(shell: Any, step_default: Callable[[], bool]) -> Callable[[list[str]], list[str]]:
     """The hook; `step_default()` says whether the `step` setting is on for a cell without `--step`."""
 
     def rewrite(lines: list[str]) -> list[str]:
         if not lines or not lines[0].startswith(CELL_MAGIC):
+            return lines
+        if getattr(shell, "kernel", None) is None:
+            # No kernel, no widgets: the plain magic refuses step mode in one line, without depending on
+            # how this shell runs an awaited cell.
             return lines
         head = lines[0].rstrip("\n")
         flags = head[len(CELL_MAGIC) :]
@@ -60,7 +64,7 @@ def wants_step(flags: str, step_default: Callable[[], bool]) -> bool:
 def install(shell: Any, step_default: Callable[[], bool]) -> None:
     """Add the hook once (a reload replaces it)."""
     remove(shell)
-    hook = step_rewriter(step_default)
+    hook = step_rewriter(shell, step_default)
     hook.twnb_step_hook = True  # type: ignore[attr-defined]
     shell.input_transformers_cleanup.append(hook)
 

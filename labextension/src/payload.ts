@@ -71,6 +71,7 @@ export interface IRoundPayload {
   user_query?: string;
   state?: string;
   post_list?: IPost[];
+  extra?: { failure_reason?: unknown };
   twnb?: ITwnbSection;
 }
 

@@ -51,6 +51,13 @@ const PLAIN_ATTACHMENTS: Record<string, string> = {
   verification: 'Verification'
 };
 
+/** The state users see, as twnb's static HTML says it: a Round failed by an interrupt is `interrupted`. */
+function roundState(payload: IRoundPayload): string {
+  const state = String(payload.state ?? 'unknown');
+  const reason = String(payload.extra?.failure_reason ?? '');
+  return state === 'failed' && reason.toLowerCase().includes('interrupt') ? 'interrupted' : state;
+}
+
 function element<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   className?: string,
@@ -156,7 +163,7 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
   private _header(payload: IRoundPayload): HTMLElement {
     const header = element('div', 'twnb-header');
     header.appendChild(element('span', 'twnb-title', 'Round'));
-    header.append(' ', stateBadge(String(payload.state ?? 'unknown')), ' ');
+    header.append(' ', stateBadge(roundState(payload)), ' ');
     const section = payload.twnb && typeof payload.twnb === 'object' ? payload.twnb : {};
     const facts = [
       seconds(section.timing?.duration_s),

@@ -157,3 +157,14 @@ def test_an_edited_plan_is_what_the_planner_continues_with(lab, browser_context,
     last_user = planner_calls[1]["body"]["messages"][-1]["content"]
     assert "1. Multiply 2, 3 and 5" in str(last_user)
     page.close()
+
+
+def test_while_the_code_waits_for_a_click_the_round_says_so(lab, browser_context, module_llm):
+    page, cell = _start(lab, browser_context, module_llm, "step-waiting.ipynb", step_script())
+    _approve_plan(page)
+    expect(page.locator(".twnb-step-run")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    expect(cell).to_contain_text("waiting for your approval: Run, Edit, Skip or Stop")
+    expect(cell).not_to_contain_text("running code")
+    _click(page, "stop")
+    wait_until_ran(cell)
+    page.close()

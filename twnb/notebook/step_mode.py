@@ -111,6 +111,7 @@ class StepRound:
         )
         self.magics.last_display = display
         self.panel = ApprovalPanel(self.post)
+        self.observer = display.observer
         display.view.add_controls(self.panel.widget)
         widget = display.view.widget
         widget._view_count = 0  # the frontend counts the views it draws: the handshake
@@ -176,6 +177,12 @@ class StepRound:
             while task.uncancel():  # the Round's end (display, autosave) must not be cancelled too
                 pass
 
+    def _status(self, text: str) -> None:
+        # The driver said "running code" as it asked; while the Round waits on a click, say so instead.
+        from twnb.memory.events import StatusChanged
+
+        self.observer.on_event(StatusChanged(text))
+
     async def _decision(self, allowed: tuple[str, ...]) -> str:
         async with asyncio.timeout(DECISION_TIMEOUT_S):
             while True:
@@ -187,6 +194,7 @@ class StepRound:
         from twnb.session.code_request import UserStopped
 
         self.panel.ask_plan(request.steps)
+        self._status("waiting for your approval of the plan")
         action = await self._decision(("approve", "stop"))
         if action == "stop":
             self.panel.lock("Stopped.")
@@ -201,6 +209,7 @@ class StepRound:
         from twnb.session.code_request import EditedRun, Skipped, UserStopped
 
         self.panel.ask_code(request.code, request.verification)
+        self._status("waiting for your approval: Run, Edit, Skip or Stop")
         editing = False
         while True:
             action = await self._decision(("run", "edit", "skip", "stop"))
@@ -217,6 +226,7 @@ class StepRound:
         code = self.panel.edited_text() if editing else request.code
         edited = editing and code.strip() != request.code.strip()
         self.panel.lock("Running the edited code…" if edited else "Running…")
+        self._status("running code")
         sys.stdout.flush()
         result = self.session.execute(request, code if edited else None)
         return EditedRun(code, result) if edited else result

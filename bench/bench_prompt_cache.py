@@ -8,6 +8,13 @@ Per role: mean and minimum share over Rounds 15-30 (Planner: both of its calls e
 compared with the previous Round's second), and the mean input tokens of the role's calls there.
 Target: mean >= 0.90 and minimum >= 0.75 for both roles.
 
+Beside it, the most any layout could reuse at the same prompt size: the share a call would keep if its
+history were purely append-only, so that only what happened since the role's previous call is new (the
+Planner's first call: its previous answer and the new request; its second: its own task reply and the
+CodeInterpreter's post with code and output; the CodeInterpreter: its previous reply and the message
+with the feedback on it, the new task and the request; each with the namespace changes it carries).
+That new material is what the role has to read; the share it leaves is the ceiling for this prompt size.
+
     python bench/bench_prompt_cache.py [--rounds 30] [--from-round 15]
 """
 
@@ -25,6 +32,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scripted_analysis import chat_tokens, scripted_calls, token_counter
 
 ROLES = {"planner_call_1": "Planner", "planner_call_2": "Planner", "code_call": "CodeInterpreter"}
+# In every call of the scripted analysis, the posts added since the role's previous call are rendered
+# as the last two messages (see the module docstring).
+NEW_MESSAGES = 2
 
 
 def wire_text(messages: list[Any]) -> str:
@@ -39,21 +49,31 @@ def shared_prefix(previous: str, current: str) -> str:
     return os.path.commonprefix([previous, current])  # noqa: RUF071
 
 
+def append_only_share(messages: list[Any], count: Callable[[str], int]) -> float:
+    """The share of the call that is not new since the role's previous call: the ceiling."""
+    new = chat_tokens(messages[-NEW_MESSAGES:], count) - 3  # -3: the request's own overhead, counted once
+    return 1 - new / chat_tokens(messages, count)
+
+
 def measure(rounds: int, first: int, count: Callable[[str], int]) -> dict[str, dict[str, float]]:
     previous: dict[str, str] = {}
     shares: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
+    ceilings: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
     tokens: dict[str, list[int]] = {"Planner": [], "CodeInterpreter": []}
     for number, call, messages in scripted_calls(rounds):
         role = ROLES[call]
         text = wire_text(messages)
         if number >= first and role in previous:
             shares[role].append(count(shared_prefix(previous[role], text)) / count(text))
+            ceilings[role].append(append_only_share(messages, count))
             tokens[role].append(chat_tokens(messages, count))
         previous[role] = text
     return {
         role: {
             "mean": statistics.fmean(shares[role]),
             "min": min(shares[role]),
+            "ceiling_mean": statistics.fmean(ceilings[role]),
+            "ceiling_min": min(ceilings[role]),
             "tokens": statistics.fmean(tokens[role]),
             "max_tokens": max(tokens[role]),
         }
@@ -73,6 +93,10 @@ def main() -> None:
             f"{role:<16} cached-prefix share: mean {figures['mean']:.2f}, min {figures['min']:.2f} "
             f"(target mean >= 0.90, min >= 0.75) | input tokens per call: mean {figures['tokens']:,.0f}, "
             f"max {figures['max_tokens']:,}"
+        )
+        print(
+            f"{'':<16} append-only ceiling at this size: mean {figures['ceiling_mean']:.2f}, "
+            f"min {figures['ceiling_min']:.2f}"
         )
 
 

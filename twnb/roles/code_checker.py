@@ -416,6 +416,16 @@ class CodeChecker(ast.NodeVisitor):
 
     # -- IPython syntax (after transform_cell) -----------------------------------------------------
 
+    def _refuse_shell(self, node: ast.AST, installs: bool, what: str, hint: str, subject: str) -> None:
+        """Refuse an install or a shell command (`!cmd`, `%pip`, `%%bash`) unless the shell is allowed."""
+        if not self.config.allow_shell:
+            self.refuse(
+                node,
+                Rule.INSTALL if installs else Rule.SHELL,
+                f"{what} is refused: the code runs in the user's own environment.",
+                hint,
+                subject,
+            )
     def ipython_call(self, node: ast.Call) -> bool:
         """Judge `get_ipython().<method>(...)`, which is what `%`, `%%` and `!` become. True if handled."""
         func = node.func
@@ -439,18 +449,12 @@ class CodeChecker(ast.NodeVisitor):
             a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args
         ]
         if method in {"system", "getoutput"}:
-            if not self.config.allow_shell:
-                command = (args[0] if args else None) or ""
-                words = command.split()
-                installs = bool(words) and words[0] in {"pip", "pip3", "conda"}
-                what = "Installing packages (!pip)" if installs else "A shell escape (!cmd)"
-                self.refuse(
-                    node,
-                    Rule.INSTALL if installs else Rule.SHELL,
-                    f"{what} is refused: the code runs in the user's own environment.",
-                    "Use Python, or tell the user in text what to run.",
-                    command or "",
-                )
+            command = (args[0] if args else None) or ""
+            words = command.split()
+            installs = bool(words) and words[0] in {"pip", "pip3", "conda"}
+            what = "Installing packages (!pip)" if installs else "A shell escape (!cmd)"
+            hint = "Use Python, or tell the user in text what to run."
+            self._refuse_shell(node, installs, what, hint, command)
             return True
         if method not in {"run_line_magic", "run_cell_magic"} or not args or args[0] is None:
             self.refuse(
@@ -465,16 +469,9 @@ class CodeChecker(ast.NodeVisitor):
         allowed = self.config.allowed_cell_magics if cell else self.config.allowed_line_magics
         prefix = "%%" if cell else "%"
         if name in INSTALL_MAGICS or name in SHELL_MAGICS:
-            if not self.config.allow_shell:
-                installs = name in INSTALL_MAGICS
-                what = "Installing packages" if installs else "A shell command"
-                self.refuse(
-                    node,
-                    Rule.INSTALL if installs else Rule.SHELL,
-                    f"{what} ({prefix}{name}) is refused: the code runs in the user's own environment.",
-                    "Tell the user in text what to run.",
-                    prefix + name,
-                )
+            installs = name in INSTALL_MAGICS
+            what = f"{'Installing packages' if installs else 'A shell command'} ({prefix}{name})"
+            self._refuse_shell(node, installs, what, "Tell the user in text what to run.", prefix + name)
             return True
         if name not in allowed:
             self.refuse(

@@ -180,22 +180,35 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _round(self, query: str, args: Any) -> None:
         if self.notebook.round_running:
             return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
-        from twnb.notebook.step_transform import NOT_A_STEP_CELL, wants_step
-
-        if args.step or wants_step("", self.step_default):
-            # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
-            # reaching here means it was not: no kernel (terminal IPython), run_cell_magic, or a cell
-            # where the magic is not first.
-            from twnb.notebook.step_mode import refusal
-
-            return self._fail(refusal(self.shell) or NOT_A_STEP_CELL, args.strict)
-        session = self.prepare_round(query, args)
+        if args.step:
+            return self._refuse_step(args)
+        resolved = self.resolve_round(query, args)
+        if resolved is None:
+            return None
+        if resolved.settings.step:
+            return self._refuse_step(args)
+        session = self.session_for(resolved, args)
         if session is None:
             return None
         return self._run(session, query.strip(), args)
 
+    def _refuse_step(self, args: Any) -> None:
+        # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
+        # reaching here means it was not: no kernel (terminal IPython), run_cell_magic, or a cell
+        # where the magic is not first.
+        from twnb.notebook.step_mode import refusal
+        from twnb.notebook.step_transform import NOT_A_STEP_CELL
+
+        return self._fail(refusal(self.shell) or NOT_A_STEP_CELL, args.strict)
+
     def prepare_round(self, query: str, args: Any) -> Any:
         """The Session for this cell's Round, or None after saying why there is none."""
+        resolved = self.resolve_round(query, args)
+        return None if resolved is None else self.session_for(resolved, args)
+
+    def resolve_round(self, query: str, args: Any) -> Any:
+        """The settings for this cell's Round (flags over %config over the files), or None after saying
+        why there are none."""
         if not query.strip():
             self._say("The cell is empty: write the request below %%taskweaver.", error=True)
             return None
@@ -207,13 +220,17 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if args.timeout is not None:
             flags["timeout"] = args.timeout
         try:
-            resolved = self.notebook.resolve(flags, self.traitlet_values())
-            session = self.notebook.session_for(resolved)
+            return self.notebook.resolve(flags, self.traitlet_values())
         except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
+            return self._fail(str(error), args.strict)
+
+    def session_for(self, resolved: Any, args: Any) -> Any:
+        try:
+            return self.notebook.session_for(resolved)
+        except ValueError as error:
             return self._fail(str(error), args.strict)
         except KeyboardInterrupt:  # the first Round imports the LLM client, which takes a moment
             return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
-        return session
 
     def _run(self, session: Any, query: str, args: Any) -> None:
         from twnb.notebook.round_display import RoundDisplay, has_widget_frontend

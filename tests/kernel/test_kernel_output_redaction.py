@@ -133,6 +133,42 @@ def test_the_users_own_cells_are_not_redacted(live_kernel):
     assert ("stream", {"name": "stdout", "text": SECRET + "\n"}) in live_kernel.shown
 
 
+# -- text written straight to descriptors 1 and 2 (os.write, C code), in a kernel as a notebook's --
+
+DESCRIPTOR_LEAK = f"""
+import os
+os.write(1, {SECRET[:9].encode()!r})
+os.write(1, {(SECRET[9:] + " via fd 1" + chr(10)).encode()!r})
+os.write(2, {("on fd 2: " + SHAPED + chr(10)).encode()!r})
+None
+"""
+
+
+@pytest.fixture(scope="module")
+def descriptor_run(tmp_path_factory: pytest.TempPathFactory):
+    from conftest import LiveKernel
+
+    kernel = LiveKernel(tmp_path_factory.mktemp("watched-kernel"), watched_descriptors=True)
+    try:
+        record = kernel.run_case(DESCRIPTOR_LEAK, redact_secrets=(SECRET,))
+        yield record, list(kernel.shown)
+    finally:
+        kernel.shutdown()
+
+
+def test_the_live_shell_shows_no_secret_written_straight_to_a_descriptor(descriptor_run):
+    _record, shown = descriptor_run
+    text = "".join(content.get("text", "") for kind, content in shown if kind == "stream")
+    assert "[redacted] via fd 1" in text
+    assert _leaked(_shown(shown)) == []
+
+
+def test_what_code_writes_to_the_descriptors_is_recorded_as_its_streams(descriptor_run):
+    record, _shown = descriptor_run
+    assert record["stdout"] == "[redacted] via fd 1\n"
+    assert record["stderr"] == "on fd 2: [redacted]\n"
+
+
 # -- a separate kernel ---------------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -137,25 +138,34 @@ class StreamTee:
     """
 
     def __init__(
-        self, original: TextIO, name: str, recorder: OutputRecorder, redact: Redact | None = None
+        self,
+        original: TextIO,
+        name: str,
+        recorder: OutputRecorder,
+        redact: Redact | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         self._original = original
         self._name = name
         self._recorder = recorder
         self._held = HeldText(redact) if redact is not None else None
+        # Text written straight to a file descriptor arrives from another thread
+        # (descriptor_output.py): one lock, shared by the tees of one recorder, keeps it whole.
+        self._lock = lock or threading.RLock()
 
     def write(self, text: str) -> int:
-        if self._held is None or not isinstance(text, str):
-            written = self._original.write(text)
-            if isinstance(text, str):
-                self._recorder.stream(self._name, text)
-            return written if isinstance(written, int) else len(text)
-        if self._recorder.is_quiet:  # the shell printing a display it was given, already redacted
-            self.drain()
-            self._original.write(text)
-        else:
-            self._emit(self._held.feed(text))
-        return len(text)
+        with self._lock:
+            if self._held is None or not isinstance(text, str):
+                written = self._original.write(text)
+                if isinstance(text, str):
+                    self._recorder.stream(self._name, text)
+                return written if isinstance(written, int) else len(text)
+            if self._recorder.is_quiet:  # the shell printing a display it was given, already redacted
+                self.drain()
+                self._original.write(text)
+            else:
+                self._emit(self._held.feed(text))
+            return len(text)
 
     def _emit(self, text: str) -> None:
         if text:
@@ -165,7 +175,8 @@ class StreamTee:
     def drain(self) -> None:
         """Let out (redacted) whatever text is still held back."""
         if self._held is not None:
-            self._emit(self._held.drain())
+            with self._lock:
+                self._emit(self._held.drain())
 
     def writelines(self, lines: Any) -> None:
         for line in lines:

@@ -9,17 +9,19 @@ A traceback is recorded only, never shown: the code that raised is an attempt th
 usually revises). Shown, it would leave a red `error` output in the user's cell under a Round that
 finished; the Round keeps it (the execution_result's outputs) and shows it inside its own display.
 With `redact`, every output (stream text, display and result text, tracebacks) is redacted before
-it is shown or recorded.
+it is shown or recorded, text written straight to descriptors 1 and 2 included (descriptor_output.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from twnb.kernel.capture import OutputRecorder, StreamTee
+from twnb.kernel.descriptor_output import descriptor_output_to
 from twnb.kernel.output_redaction import Redact, redact_bundle
 
 
@@ -49,9 +51,10 @@ def recorded_shell_output(
     original_write_output_prompt = displayhook.write_output_prompt
     original_finish_displayhook = displayhook.finish_displayhook
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    lock = threading.RLock()
     tees = [
-        StreamTee(saved_stdout, "stdout", recorder, redact),
-        StreamTee(saved_stderr, "stderr", recorder, redact),
+        StreamTee(saved_stdout, "stdout", recorder, redact, lock),
+        StreamTee(saved_stderr, "stderr", recorder, redact, lock),
     ]
 
     def drain() -> None:
@@ -113,8 +116,13 @@ def recorded_shell_output(
         stack.enter_context(_patched(displayhook, "finish_displayhook", finish_displayhook))
         stack.enter_context(_patched(shell, "_showtraceback", showtraceback))
         sys.stdout, sys.stderr = tees
+        # What the code writes to descriptors 1 and 2 (os.write, C code, child processes) would
+        # otherwise reach the notebook through ipykernel, unredacted; their last text still goes
+        # through the tees before the drain.
+        descriptors = descriptor_output_to({1: tees[0], 2: tees[1]}) if redact else contextlib.nullcontext()
         try:
-            yield
+            with descriptors:
+                yield
         finally:
             drain()
             sys.stdout, sys.stderr = saved_stdout, saved_stderr

@@ -1,0 +1,65 @@
+"""descriptor_output_to: a descriptor's text goes to a stream while inside, and the descriptor is put
+back as it was."""
+
+from __future__ import annotations
+
+import io
+import os
+
+from twnb.kernel.descriptor_output import descriptor_output_to
+
+
+class FilenoStream(io.StringIO):
+    """A stream that says it writes to descriptor `fd` (as a terminal's sys.stdout does)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+
+def _descriptor_pair() -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    return read_end, write_end
+
+
+def test_text_written_to_the_descriptor_inside_reaches_the_stream_before_leaving():
+    read_end, write_end = _descriptor_pair()
+    sink = io.StringIO()
+    try:
+        with descriptor_output_to({write_end: sink}):
+            encoded = "half a line, a character split in two: é\n".encode()
+            os.write(write_end, encoded[:-2])  # cuts é's two bytes apart
+            os.write(write_end, encoded[-2:])
+        assert sink.getvalue() == "half a line, a character split in two: é\n"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_the_descriptor_writes_where_it_did_after_leaving():
+    read_end, write_end = _descriptor_pair()
+    try:
+        with descriptor_output_to({write_end: io.StringIO()}):
+            pass
+        os.write(write_end, b"after")
+        assert os.read(read_end, 100) == b"after"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_stream_that_writes_to_the_descriptor_itself_is_left_alone():
+    read_end, write_end = _descriptor_pair()
+    stream = FilenoStream(write_end)
+    try:
+        with descriptor_output_to({write_end: stream}):
+            os.write(write_end, b"straight through")
+        assert os.read(read_end, 100) == b"straight through"
+        assert stream.getvalue() == ""
+    finally:
+        os.close(read_end)
+        os.close(write_end)

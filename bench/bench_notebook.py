@@ -8,7 +8,11 @@
    frontend), with every comm message counted at `Widget._send`: messages per second of stream at
    100 tokens/s (a fake clock, so the figure does not depend on this machine's speed), the same
    without the throttle, and the real time from the first token to its first widget message.
-3. What one finished Round with one matplotlib figure adds to a saved notebook: the widget state (every
+3. Widget CPU per streamed update once a 4 KB and a 400 KB message have streamed in, measured inside a
+   real kernel (so the messages go out through ipykernel's comm: building and serialising them
+   counts), and the size of the widget messages each update sends; ratio ~1 means an update costs
+   the same whatever the message's length.
+4. What one finished Round with one matplotlib figure adds to a saved notebook: the widget state (every
    model the RoundView made) and the static bundle, in KB, and how many copies of the figure's base64
    each holds; for a figure the code displayed (the cell's own display_data holds one more copy, so
    the Round refers to it) beside one only saved to a file (the Round has to carry it).
@@ -131,29 +135,115 @@ def bench_stream() -> None:
     )
 
 
-def _update_cpu_ms(size: int, updates: int = 200) -> float:
-    """CPU ms per widget update once a message of `size` characters has streamed in (every delta
-    flushed: no throttle), prose lines of 80 characters with a blank line every five."""
-    from twnb.memory import MessageDelta, PostStarted, RoundStarted
-    from twnb.notebook.round_view import RoundView
+# Run inside a real kernel: each widget update goes through ipykernel's comm, so the figure includes
+# building the state ipywidgets sends and serialising the message, as in a notebook.
+_UPDATE_COST_SETUP = """
+import time
+from twnb.memory import MessageDelta, PostStarted, RoundStarted
+from twnb.notebook.round_view import RoundView
 
+def _started_view(size):
     line = ("The margin in the West region rose while discounts fell; see [table](t.csv) " * 2)[:79]
-    prose = "".join(line + ("\n\n" if i % 5 == 4 else "\n") for i in range(size // 80 + 1))[:size]
-    view = RoundView("update cost", clock=_FakeClock(), rate_hz=1e9)
+    prose = "".join(line + ("\\n\\n" if i % 5 == 4 else "\\n") for i in range(size // 80 + 1))[:size]
+    view = RoundView("update cost", clock=lambda: 0.0, rate_hz=1e9)
     view.on_event(RoundStarted("round-1", "update cost"))
     view.on_event(PostStarted("post-1", "Planner", "User"))
     view.on_event(MessageDelta("post-1", prose, False))
+    return view
+
+def _update_cpu_ms(view, first, updates):
     started = time.thread_time()
-    for i in range(updates):
-        view.on_event(MessageDelta("post-1", "word" if i % 20 else "\n", False))
-    return (time.thread_time() - started) * 1000 / updates
+    for i in range(first, first + updates):
+        delta = "\\n\\n" if i % 100 == 99 else "\\n" if i % 20 == 19 else "word "
+        view.on_event(MessageDelta("post-1", delta, False))
+    return (time.thread_time() - started) * 1000
+"""
 
 
-def bench_update_cost() -> None:
-    small, large = _update_cpu_ms(4_000), _update_cpu_ms(400_000)
+_BATCH = 100  # updates per cell: a burst of them above IOPub's high-water mark would be dropped
+
+
+def _kernel_run(client: object, code: str, expression: str = "None") -> tuple[str, list[int]]:
+    """Run `code`; the value of `expression` afterwards (as text), and the size (JSON bytes) of every
+    widget message the run sent."""
+    import json
+
+    msg_id = client.execute(code, user_expressions={"value": expression})  # type: ignore[attr-defined]
+    sizes = []
+    while True:
+        msg = client.get_iopub_msg(timeout=600)  # type: ignore[attr-defined]
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "comm_msg":
+            sizes.append(len(json.dumps(content)))
+        elif kind == "error":
+            raise RuntimeError("\n".join(content["traceback"]))
+        elif kind == "status" and content["execution_state"] == "idle":
+            break
+    reply = client.get_shell_msg(timeout=600)  # type: ignore[attr-defined]
+    value = reply["content"]["user_expressions"]["value"]
+    if value["status"] != "ok":
+        raise RuntimeError(f"{expression}: {value}")
+    return value["data"]["text/plain"], sizes
+
+
+def _update_cost(
+    sizes: tuple[int, ...], repeat: int, updates: int = 1000
+) -> dict[int, tuple[float, list[int]]]:
+    """Per message size: CPU ms per widget update once a message of that many characters has streamed
+    in (every delta flushed: no throttle; median of `repeat` runs), and each update's message sizes.
+    Prose lines of 80 characters with a blank line every five; then words, with a line break every 20
+    updates and a paragraph break every 100."""
+    import os
+
+    from jupyter_client.manager import KernelManager
+
+    from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs(), transport="ipc")
+    km.start_kernel(env=env, cwd=str(ROOT))
+    client = km.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        _kernel_run(client, _UPDATE_COST_SETUP)
+        cpu: dict[int, list[float]] = {size: [] for size in sizes}
+        sent: dict[int, list[int]] = {}
+        for _ in range(repeat):  # interleaved so machine noise hits both alike
+            for size in sizes:
+                _kernel_run(client, f"view = _started_view({size})")
+                total, sent[size] = 0.0, []
+                for first in range(0, updates, _BATCH):
+                    run = f"cpu = _update_cpu_ms(view, {first}, {_BATCH})"
+                    text, batch = _kernel_run(client, run, "cpu")
+                    if len(batch) < _BATCH:  # IOPub dropped messages: the sizes would lie
+                        raise RuntimeError(f"{_BATCH} updates but {len(batch)} widget messages arrived")
+                    total += float(text)
+                    sent[size] += batch
+                cpu[size].append(total / updates)
+                _kernel_run(client, "view.close()")
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+    return {size: (statistics.median(cpu[size]), sent[size]) for size in sizes}
+
+
+def bench_update_cost(repeat: int) -> None:
+    cost = _update_cost((4_000, 400_000), repeat)
+    (small, small_sent), (large, large_sent) = cost[4_000], cost[400_000]
     print(
         f"widget CPU per streamed update: 4 KB message {small:.3f} ms, 400 KB message {large:.3f} ms "
         f"(ratio {large / small:.2f}; ~1 = independent of the message's length)"
+    )
+    print(
+        "widget messages per streamed update (through a kernel's comm): "
+        + ", ".join(
+            f"{label} message {sum(sent) / len(sent) / 1024:.1f} KB on average, "
+            f"{max(sent) / 1024:.1f} KB at most"
+            for label, sent in (("4 KB", small_sent), ("400 KB", large_sent))
+        )
     )
 
 
@@ -230,7 +320,7 @@ def main() -> None:
     args = parser.parse_args()
     bench_load(args.repeat)
     bench_stream()
-    bench_update_cost()
+    bench_update_cost(args.repeat)
     bench_saved_size(displayed=True)
     bench_saved_size(displayed=False)
 

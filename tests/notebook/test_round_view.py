@@ -35,8 +35,8 @@ def _view(clock: FakeClock | None = None) -> RoundView:
 
 
 def _markdown(view: RoundView, post_id: str) -> str:
-    outputs = view._posts[post_id].message_out.outputs
-    return outputs[0]["data"]["text/markdown"] if outputs else ""
+    chunks = view._posts[post_id].message_view.box.children
+    return "".join(chunk.outputs[0]["data"]["text/markdown"] for chunk in chunks)
 
 
 def _all_html(view: RoundView) -> str:

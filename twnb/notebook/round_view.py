@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.notebook.streamed_markdown import StreamedMarkdown
+from twnb.notebook.streamed_message import StreamedMessage
 from twnb.notebook.throttle import Throttle
 from twnb.render.code_html import code_html
 from twnb.render.html import failure_html, note_html, plan_html, state_badge
@@ -41,7 +41,6 @@ from twnb.render.labels import (
     tokens_label,
 )
 from twnb.render.links import artifact_label, artifact_url, display_path
-from twnb.render.markdown_escape import escape_markdown
 from twnb.render.markdown_html import LINK_STYLE
 from twnb.render.payload import plan_to_dict, settled_plan
 from twnb.render.previews import PREVIEW_CAP_BYTES, displayed_images
@@ -128,7 +127,7 @@ class RoundView:
 
     def _on_MessageDelta(self, event: Any) -> None:
         section = self._section(event.post_id)
-        section.message += event.text
+        section.message_view.append(event.text)
         self._stream(event.post_id, "message", bool(event.is_end))
 
     def _on_AttachmentDelta(self, event: Any) -> None:
@@ -142,7 +141,6 @@ class RoundView:
         section = self._section(event.post_id)
         section.clear()
         self._dirty = {key for key in self._dirty if key[0] != event.post_id}
-        section.message_out.outputs = ()
         section.attachments_html.value = ""
         self.status.value = _status_html(f"retrying: {event.reason}")
 
@@ -271,7 +269,7 @@ class RoundView:
             if section is None:
                 continue
             if (post_id, "message") in dirty:
-                section.message_out.outputs = _markdown_outputs(section.message, section.markdown)
+                section.message_view.flush()
             if any(key != "message" for pid, key in dirty if pid == post_id):
                 section.attachments_html.value = self._attachments_html(section)
         if dirty and self.first_update_at is None:
@@ -293,7 +291,7 @@ class RoundView:
 
     def _render_section(self, section: _PostSection) -> None:
         section.box.titles = (section.title(),)
-        section.message_out.outputs = _markdown_outputs(section.message)
+        section.message_view.flush()
         section.attachments_html.value = self._attachments_html(section)
 
     def _attachments_html(self, section: _PostSection) -> str:
@@ -366,18 +364,20 @@ class _PostSection:
         self.post_id = post_id
         self.send_from = send_from
         self.send_to = send_to
-        self.message = ""
         self.attachments: dict[str, tuple[str, Any]] = {}
         self.incomplete = ""  # why the reply was cut off, for a post kept after a failure
-        self.markdown = StreamedMarkdown()  # escapes only what streamed in since the settled lines
-        self.message_out = w.Output(layout=layout)
+        self.message_view = StreamedMessage(w, layout)  # sends only the message's last chunk per update
         self.attachments_html = w.HTML(layout=layout, style=style)
         self.box = w.Accordion(
-            children=[w.VBox([self.message_out, self.attachments_html], layout=layout)],
+            children=[w.VBox([self.message_view.box, self.attachments_html], layout=layout)],
             titles=(self.title(),),
             selected_index=0,
             layout=layout,
         )
+
+    @property
+    def message(self) -> str:
+        return self.message_view.text
 
     def title(self) -> str:
         extra = {"incomplete": self.incomplete} if self.incomplete else {}
@@ -402,12 +402,12 @@ class _PostSection:
 
     def clear(self) -> None:
         # The next attempt streams new attachment ids: drop the old ones, not just their text.
-        self.message = ""
+        self.message_view.clear()
         self.attachments = {}
         self.incomplete = ""
 
     def commit(self, post: Any) -> None:
-        self.message = post.message or ""
+        self.message_view.replace(post.message or "")
         self.incomplete = str((post.extra or {}).get("incomplete") or "")
         self.attachments = {
             attachment.id: (attachment.type.value, attachment.content) for attachment in post.attachment_list
@@ -415,23 +415,6 @@ class _PostSection:
 
 
 # --- HTML pieces (every piece of text escaped) ------------------------------------------------------
-
-
-def _markdown_outputs(text: str, stream: StreamedMarkdown | None = None) -> tuple[dict[str, Any], ...]:
-    if not text:
-        return ()
-    if stream is not None:
-        markdown, shown = stream.render(text)
-    else:
-        shown = clean_text(text)
-        markdown = escape_markdown(shown, links=True)
-    return (
-        {
-            "output_type": "display_data",
-            "data": {"text/markdown": markdown, "text/plain": shown},
-            "metadata": {},
-        },
-    )
 
 
 def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bool = False) -> str:

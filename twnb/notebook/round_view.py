@@ -375,10 +375,6 @@ class _PostSection:
             layout=layout,
         )
 
-    @property
-    def message(self) -> str:
-        return self.message_view.text
-
     def title(self) -> str:
         extra = {"incomplete": self.incomplete} if self.incomplete else {}
         return post_title({"send_from": self.send_from, "send_to": self.send_to, "extra": extra})

@@ -26,10 +26,6 @@ class StreamedMessage:
         self._live_shown = ""  # the live chunk's text as its Output shows it
         self.box = w.VBox(layout=layout)
 
-    @property
-    def text(self) -> str:
-        return self._chunks.text
-
     def append(self, text: str) -> None:
         self._chunks.append(text)
 

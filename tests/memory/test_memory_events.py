@@ -14,8 +14,6 @@ from twnb.memory import (
     NullObserver,
     Observer,
     ObserverGroup,
-    Plan,
-    PlanUpdated,
     Post,
     PostCommitted,
     PostRetry,
@@ -39,7 +37,6 @@ ALL_EVENTS = [
     PostCommitted(Post.create("m", "Planner")),
     StatusChanged("running code"),
     UsageReported("post-1", {"prompt_tokens": 3}),
-    PlanUpdated(Plan(name="p", description="d", expected_outcome="e", subtasks=[])),
     LLMCallStarted("1", "Planner", "m", "openai", "127.0.0.1", 8000, "json", ({"role": "user"},)),
     LLMCallEnded("1", "Planner", "m", "stop", {"prompt_tokens": 3}),
     CodeRunStarted("post-1", "x = 1"),
@@ -76,7 +73,7 @@ def test_events_built_by_keyword_equal_and_hash_like_those_built_by_position(eve
     values = {field.name: getattr(event, field.name) for field in dataclasses.fields(event)}
     again = type(event)(**values)
     assert again == event
-    if not isinstance(event, PostCommitted | PlanUpdated | UsageReported):  # these hold mutable data
+    if not isinstance(event, PostCommitted | UsageReported):  # these hold mutable data
         assert hash(again) == hash(event)
 
 
@@ -105,7 +102,6 @@ def test_event_fields_are_the_agreed_ones():
         "PostCommitted": ["post"],
         "StatusChanged": ["text"],
         "UsageReported": ["post_id", "usage"],
-        "PlanUpdated": ["plan"],
         "LLMCallStarted": [
             "call_id",
             "role",

@@ -205,12 +205,14 @@ def test_load_of_a_missing_file_says_so(shell, capsys):
 
 
 def _autosave(folder, session_id, rounds):
+    from twnb.memory import Conversation
     from twnb.session.autosave import round_file_data, write_round
 
     paths = []
+    conversation = Conversation(id="conv-1", rounds=list(rounds))
     for index, round in enumerate(rounds):
         data = round_file_data(
-            round, conversation_id="conv-1", session_id=session_id, index=index, redact=dict
+            round, conversation=conversation, session_id=session_id, index=index, redact=dict
         )
         paths.append(write_round(folder / session_id / "rounds", data))
     return paths

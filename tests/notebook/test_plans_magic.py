@@ -40,3 +40,14 @@ def test_recovering_a_plan_that_does_not_exist_says_so_in_one_line(shell, capsys
     shell.run_line_magic("taskweaver", "plans recover 3")
     (line,) = capsys.readouterr().err.splitlines()
     assert "There are no earlier plans yet" in line
+
+
+def test_a_recovered_plan_is_autosaved_and_load_latest_brings_it_back(shell, tmp_path, clean_env):
+    plan = _conversation_with_a_plan(tmp_path / "c.yaml")
+    shell.run_line_magic("taskweaver", f"load {tmp_path / 'c.yaml'}")
+    shell.run_line_magic("taskweaver", "plans recover 1")
+    shell.run_line_magic("taskweaver", "reset")
+    assert magics(shell).notebook.plans.waiting is None
+    shell.run_line_magic("taskweaver", "load --latest")
+    waiting = magics(shell).notebook.plans.waiting
+    assert waiting is not None and waiting.id == plan.id

@@ -12,11 +12,11 @@ from twnb.memory import (
     AttachmentDelta,
     AttachmentType,
     MessageDelta,
-    PlanUpdated,
     Post,
     PostCommitted,
     PostRetry,
     PostStarted,
+    Round,
     RoundEnded,
     RoundFailed,
     RoundStarted,
@@ -25,6 +25,7 @@ from twnb.memory import (
     derive_plan,
 )
 from twnb.notebook.round_view import RoundView
+from twnb.session.plan_notebook import PlanNotebook
 
 
 def _view(clock: FakeClock | None = None) -> RoundView:
@@ -51,6 +52,16 @@ def test_each_post_gets_a_collapsible_section_titled_from_and_to():
     (section,) = view.posts.children
     assert section.titles == ("Planner → CodeInterpreter",)
     assert section.selected_index == 0
+
+
+def test_a_post_whose_recipient_is_not_known_yet_is_titled_by_its_sender():
+    # Every reply streams before it names its recipient; in step mode the Planner's plan then waits
+    # for the user's approval, still without one.
+    view = RoundView("What is the mean?", clock=FakeClock())
+    view.on_event(PostStarted("post-1", "Planner", "Unknown"))
+    view.on_event(MessageDelta("post-1", "Compute the mean.", True))
+    (section,) = view.posts.children
+    assert section.titles == ("Planner",)
 
 
 def test_message_streams_into_the_post_as_markdown():
@@ -113,13 +124,34 @@ def test_hostile_text_in_attachments_status_and_failure_is_escaped():
     assert "<img" not in _all_html(view)
 
 
+def _following(view: RoundView) -> PlanNotebook:
+    """A plan notebook in a running Round, the view's checklist following it as the magics make it."""
+    plans = PlanNotebook()
+    plans.register_plan_change_hook("checklist", view.on_plan_change)
+    plans.start_round()
+    return plans
+
+
+def _checklist(view: RoundView) -> str:
+    return re.sub(r"<(\w+)[^>]*>", r"<\1>", view.plan.value)  # tags without their styles
+
+
 def test_plan_shows_as_a_checklist_with_states():
     round = analysis_round()
     view = _view()
-    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
-    plan = re.sub(r"<(\w+)[^>]*>", r"<\1>", view.plan.value)  # tags without their styles
-    assert "▶ compute the mean <small>(in_progress)</small>" in plan
-    assert "☐ report it <small>(todo)</small>" in plan
+    _following(view).update(derive_plan(None, round.post_list[1], user_query=round.user_query))
+    assert "▶ compute the mean <small>(in_progress)</small>" in _checklist(view)
+    assert "☐ report it <small>(todo)</small>" in _checklist(view)
+
+
+def test_the_checklist_follows_each_plan_change_of_the_plan_notebook():
+    round = analysis_round()
+    view = _view()
+    plans = _following(view)
+    first = derive_plan(None, round.post_list[1], user_query=round.user_query)
+    plans.update(first)
+    plans.update(derive_plan(first, round.post_list[3], user_query=round.user_query))
+    assert "☑ compute the mean <small>(done)</small>" in _checklist(view)
 
 
 def test_status_line_follows_status_events():
@@ -394,14 +426,16 @@ def test_a_successful_result_folds_once_the_round_ends_and_an_error_does_not():
     assert "result as the LLM was told" not in view._posts[failed.post_list[2].id].attachments_html.value
 
 
-def test_an_interrupt_marks_the_plan_step_in_progress_abandoned():
+def test_an_interrupt_abandons_the_unfinished_plan_steps_in_the_checklist():
     round = analysis_round()
     view = _view()
-    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
-    view.on_event(RoundEnded("round-1", "failed", "Interrupted by the user while code was running."))
-    plan = re.sub(r"<(\w+)[^>]*>", r"<\1>", view.plan.value)
-    assert "✗ compute the mean <small>(abandoned)</small>" in plan
-    assert "☐ report it <small>(todo)</small>" in plan
+    plans = _following(view)
+    plans.update(derive_plan(None, round.post_list[1], user_query=round.user_query))
+    interrupted = Round.create(user_query=round.user_query)
+    interrupted.change_round_state("failed")
+    plans.round_ended(interrupted)
+    assert "✗ compute the mean <small>(abandoned)</small>" in _checklist(view)
+    assert "✗ report it <small>(abandoned)</small>" in _checklist(view)
 
 
 def test_plan_steps_render_inline_markdown_in_full():
@@ -409,7 +443,7 @@ def test_plan_steps_render_inline_markdown_in_full():
     long_step = "Load `orders.csv` and " + " ".join(f"word{i}" for i in range(20))
     round.post_list[1].attachment_list[0].content = f"1. {long_step}\n2. report it"
     view = _view()
-    view.on_event(PlanUpdated(derive_plan(None, round.post_list[1], user_query=round.user_query)))
+    _following(view).update(derive_plan(None, round.post_list[1], user_query=round.user_query))
     assert "Load <code>orders.csv</code> and word0" in view.plan.value
     assert "word19" in view.plan.value
 

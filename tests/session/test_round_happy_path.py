@@ -140,13 +140,17 @@ def test_round_records_timing(make_session):
     assert timing["started_at"] <= timing["ended_at"] and timing["duration_s"] >= 0
 
 
-def test_plan_is_derived_at_every_planner_post(make_session, recorder):
+def test_plan_is_derived_at_every_planner_post(make_session):
     session = make_session(one_step("v = 5"))
-    session.run_round("Set v", recorder)
-    plans = [e.plan for e in recorder.of("PlanUpdated")]
-    assert len(plans) == 2
-    assert [s.state for s in plans[0].subtasks] == ["in_progress", "todo"]
-    assert session.plan is plans[-1] and session.plan.state == "done"
+    heard = []
+    session.plans.register_plan_change_hook("test", lambda notebook, plan: heard.append(plan.to_dict()))
+    round = session.run_round("Set v")
+    assert [[s["state"] for s in plan["subtasks"]] for plan in heard[:2]] == [
+        ["in_progress", "todo"],
+        ["done", "done"],
+    ]
+    assert heard[-1]["state"] == "done" and round.extra["plan"] == heard[-1]
+    assert session.plans.history[-1].id == heard[-1]["id"] and session.plans.current is None
 
 
 def test_events_start_and_end_the_round(make_session, recorder):

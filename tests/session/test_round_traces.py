@@ -187,6 +187,45 @@ def test_a_failed_round_is_an_error_span_with_every_span_ended(make_session, spa
     assert {s.name for s in spans.all} == {"invoke_agent", "invoke_agent Planner", "chat fake-model"}
 
 
+def _plan_events(span: Any) -> list[dict[str, Any]]:
+    return [dict(event.attributes) for event in span.events if event.name == "twnb.plan.changed"]
+
+
+def test_each_plan_change_is_an_event_on_the_rounds_span(make_session, spans):
+    session = make_session(one_step("x = 1"))
+    session.run_round("Set x")
+    plan_id = session.plans.history[-1].id
+    assert _plan_events(spans.one("invoke_agent")) == [
+        {
+            "twnb.plan.id": plan_id,
+            "twnb.plan.state": "in_progress",
+            "twnb.plan.steps": 2,
+            "twnb.plan.step_states": "in_progress,todo",
+        },
+        {
+            "twnb.plan.id": plan_id,
+            "twnb.plan.state": "done",
+            "twnb.plan.steps": 2,
+            "twnb.plan.step_states": "done,done",
+        },
+    ]
+
+
+def test_an_interrupted_rounds_plan_ends_abandoned_on_its_span_and_the_tracer_stops_listening(
+    make_session, spans
+):
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    assert "twnb.telemetry.round_spans" in session.plans.plan_change_hooks
+    with pytest.raises(StopIteration):
+        driver.throw(KeyboardInterrupt())
+    events = _plan_events(spans.one("invoke_agent"))
+    assert [e["twnb.plan.step_states"] for e in events] == ["in_progress,todo", "abandoned,abandoned"]
+    assert events[-1]["twnb.plan.state"] == "abandoned"
+    assert session.plans.plan_change_hooks == ()
+
+
 def test_no_content_is_recorded_unless_the_user_opts_in(make_session, spans, monkeypatch):
     monkeypatch.delenv(switch.CAPTURE_VARIABLE, raising=False)
     make_session(one_step("secret_code = 1")).run_round("My private request")
@@ -220,3 +259,4 @@ def test_with_tracing_off_a_round_gets_no_tracing_observer(make_session):
     assert switch.state.tracer is None
     session = make_session(one_step("x = 1"))
     assert session.tracing is not None and session._round_tracer(session.memory.create_round("q")) is None
+    assert session.plans.plan_change_hooks == ()

@@ -3,7 +3,8 @@
 See docs/architecture.md, "A Round's data flow".
 
 The session never knows who watches: a widget, a terminal printer, a tracer or a test is just an
-`Observer`. Deltas carry only the new piece of text, never the text so far.
+`Observer`. Deltas carry only the new piece of text, never the text so far. The plan is not reported
+here: it lives in the session's plan notebook, whose plan-change hooks are how anything follows it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any, Protocol, runtime_checkable
 from twnb.memory.attachment import AttachmentType
 from twnb.memory.extras import UsageRecord
 from twnb.memory.logs import get_logger
-from twnb.memory.plan import Plan
 from twnb.memory.post import Post
 
 logger = get_logger(__name__)
@@ -117,11 +117,6 @@ class UsageReported:
 
 
 @dataclass(frozen=True)
-class PlanUpdated:
-    plan: Plan
-
-
-@dataclass(frozen=True)
 class LLMCallStarted:
     """One request to the chat model is about to be sent (the client wrapper reports it; a retried
     attempt or a response-format fallback is a call of its own). `messages` are the request as sent,
@@ -191,7 +186,6 @@ Event = (
     | PostCommitted
     | StatusChanged
     | UsageReported
-    | PlanUpdated
     | LLMCallStarted
     | LLMCallEnded
     | CodeRunStarted

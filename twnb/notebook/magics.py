@@ -248,7 +248,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
         try:
             display.start()
-            with self.notebook.running_round():
+            with self.notebook.running_round(), display.following(session.plans):
                 round = session.run_round(query, observer=display.observer)
         except KeyboardInterrupt:
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
@@ -287,11 +287,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _final_plan(self, round: Any) -> Any:
         from twnb.render import plan_from_round
+        from twnb.session.plan_notebook import recorded_plan
 
-        # The session's plan belongs to its current Round only; a stand-in Round has none.
-        rounds = self.notebook.conversation.rounds
-        current = bool(rounds) and rounds[-1] is round
-        return (self.notebook.plan if current else None) or plan_from_round(round)
+        # The plan the Round ended with, as the plan notebook recorded it (a continued plan keeps its
+        # earlier steps' states); else the one its posts give (a stand-in Round has none).
+        return recorded_plan(round) or plan_from_round(round)
 
     # --- line form -----------------------------------------------------------------------------
 
@@ -476,9 +476,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
         from twnb.notebook.plans_table import plans_bundle
 
-        plans = self.notebook.plans
         if not rest:
-            display(plans_bundle(plans), raw=True)
+            display(plans_bundle(self.notebook.plans), raw=True)
             return
         if len(rest) != 2 or rest[0] != "recover" or not rest[1].isdigit():
             self._say("Usage: %taskweaver plans, or %taskweaver plans recover N", error=True)
@@ -487,11 +486,10 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(round_running_message("%taskweaver plans recover"), error=True)
             return
         try:
-            plan = plans.recover(int(rest[1]))
+            plan = self.notebook.recover_plan(int(rest[1]), self._settings_or_none())
         except ValueError as error:
             self._say(str(error), error=True)
             return
-        self.notebook.keep_plans(plans)
         steps = len(plan.subtasks)
         plural = "s" if steps != 1 else ""
         self._say(f"Plan {rest[1]} ({steps} step{plural}) is current: the next Round continues it.")

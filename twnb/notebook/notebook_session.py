@@ -97,13 +97,9 @@ class NotebookSession:
         return self.memory.session_id
 
     @property
-    def plan(self) -> Plan | None:
-        return self.session.plan if self.session is not None else None
-
-    @property
     def plans(self) -> Any:
         """The session's plan notebook; before a session exists, one read from the conversation (a
-        recovered plan is written back into it by `keep_plans`, for the session built later)."""
+        recovered plan is written back into it by `recover_plan`, for the session built later)."""
         if self.session is not None:
             return self.session.plans
         from twnb.session.plan_notebook import PlanNotebook
@@ -112,9 +108,17 @@ class NotebookSession:
         plans.load_from(self.conversation)
         return plans
 
-    def keep_plans(self, plans: Any) -> None:
-        if self.session is None:
-            plans.save_into(self.conversation)
+    def recover_plan(self, number: int, resolved: Any = None) -> Plan:
+        """Make earlier plan `number` current again for the next Round, kept in the conversation and
+        its autosave (ValueError with what to do when there is no such plan)."""
+        if self.session is not None:
+            return self.session.recover_plan(number)
+        plans = self.plans
+        plan = plans.recover(number)
+        plans.save_into(self.conversation)
+        rounds = self.conversation.rounds
+        self._autosave(rounds[-1:], len(rounds) - 1, resolved)  # the last Round's file carries it
+        return plan
 
     def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
@@ -133,25 +137,31 @@ class NotebookSession:
             conversation = load_conversation_file(path)
         if self.session is not None:
             return self.session.replace_conversation(conversation)
+        self.memory.conversation = conversation
+        self._autosave(conversation.rounds, 0, resolved)  # complete, as a Session's is after a load
+        return conversation
+
+    def _autosave(self, rounds: list[Round], first: int, resolved: Any) -> None:
+        """Autosave `rounds` (the conversation's from number `first`) without a session, where a
+        session for `resolved` would; without settings there is nowhere to write."""
+        if resolved is None:
+            return
         from twnb.session.autosave import save_round
 
-        self.memory.conversation = conversation
-        if resolved is not None:  # so the autosave is complete, as a Session's is after a load
-            folder = self.session_dir(resolved) / self.session_id / "rounds"
-            redact = self.redactor(resolved).redact_data
-            try:
-                for index, round in enumerate(conversation.rounds):
-                    save_round(
-                        folder,
-                        round,
-                        conversation_id=conversation.id,
-                        session_id=self.session_id,
-                        index=index,
-                        redact=redact,
-                    )
-            except OSError:
-                pass  # the conversation is loaded; the Round that runs next says what autosave hits
-        return conversation
+        folder = self.session_dir(resolved) / self.session_id / "rounds"
+        redact = self.redactor(resolved).redact_data
+        try:
+            for index, round in enumerate(rounds, start=first):
+                save_round(
+                    folder,
+                    round,
+                    conversation=self.conversation,
+                    session_id=self.session_id,
+                    index=index,
+                    redact=redact,
+                )
+        except OSError:
+            pass  # the conversation is as it should be; the Round that runs next says what autosave hits
 
     def save(self, path: str | os.PathLike[str], resolved: Any = None) -> Path:
         """The conversation as TaskWeaver YAML, redacted, the way a Session saves it (see

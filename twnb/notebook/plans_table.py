@@ -17,8 +17,8 @@ _STEPS_CHARS = 90
 
 def plans_bundle(plans: Any) -> dict[str, str]:
     rows = [_row(str(number), plan) for number, plan in enumerate(plans.history, start=1)]
-    if plans.current is not None:
-        rows.append(_row("next", plans.current, "continued by the next Round"))
+    if plans.waiting is not None:
+        rows.append(_row("next", plans.waiting, "continued by the next Round"))
     if not rows:
         return {"text/plain": NO_PLANS, "text/markdown": NO_PLANS}
     bundle = table_bundle(_COLUMNS, rows)

@@ -13,16 +13,20 @@ in one quiet line which attempt raised and that it was revised, and a Round that
 that line with its reason.
 
 While a widget Round runs, a `Heartbeat` ticks the view about once a second (elapsed time, held-back
-text); `finish` stops it before the final update.
+text); `finish` stops it before the final update. The widget's plan checklist follows the session's
+plan notebook through a plan-change hook, registered only while the Round runs (`following`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from twnb.render import MIME_TYPE, artifact_previews, round_bundle
+
+CHECKLIST_HOOK = "twnb.round_view.checklist"  # the name the live widget's hook has on a plan notebook
 
 
 def has_widget_frontend(shell: Any) -> bool:
@@ -78,6 +82,19 @@ class RoundDisplay:
         bundle.update(self.view.mime_bundle())  # only the live display carries the widget
         self._handle = display(bundle, raw=True, display_id=True)
         self.heartbeat.start()
+
+    @contextlib.contextmanager
+    def following(self, plans: Any) -> Iterator[None]:
+        """While the Round runs inside, the widget's checklist hears of each change of the plan notebook
+        `plans` (the session's); its hook is removed when the Round ends, however it ends."""
+        if not self.widgets:
+            yield  # the text view prints no plan
+            return
+        plans.register_plan_change_hook(CHECKLIST_HOOK, self.view.on_plan_change)
+        try:
+            yield
+        finally:
+            plans.remove_plan_change_hook(CHECKLIST_HOOK)
 
     def finish(self, round: Any, plan: Any = None) -> None:
         """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too.

@@ -42,7 +42,7 @@ from twnb.render.labels import (
 )
 from twnb.render.links import artifact_label, artifact_url, display_path
 from twnb.render.markdown_html import LINK_STYLE
-from twnb.render.payload import plan_to_dict, settled_plan
+from twnb.render.payload import plan_to_dict
 from twnb.render.previews import PREVIEW_CAP_BYTES, displayed_images
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
@@ -88,7 +88,6 @@ class RoundView:
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
         # The Planner restates its plan in every post: each text shows once, in the first post with it.
         self._plan_text_owner: dict[tuple[str, str], str] = {}
-        self._plan: dict[str, Any] | None = None  # the plan as last reported, as plain data
 
         self.header = self._html()
         self.plan = self._html()
@@ -162,10 +161,6 @@ class RoundView:
         self.tokens_cached += int(usage.get("cached_tokens") or 0)
         self._render_header()
 
-    def _on_PlanUpdated(self, event: Any) -> None:
-        self._plan = plan_to_dict(event.plan)
-        self.plan.value = plan_html(self._plan)
-
     def _on_RoundFailed(self, event: Any) -> None:
         self.failure.value = failure_html(state_label("failed", event.reason), event.reason)
 
@@ -174,10 +169,18 @@ class RoundView:
         self.state = state_label(event.state, event.failure_reason)
         if event.failure_reason:
             self.failure.value = failure_html(self.state, event.failure_reason)
-        if self._plan is not None:
-            self.plan.value = plan_html(settled_plan(self._plan, event.state))
         self.status.value = ""
         self._render_header()
+
+    # --- the plan notebook's hook ----------------------------------------------------------------
+
+    def on_plan_change(self, notebook: Any, plan: Any) -> None:
+        """The checklist follows the session's plan notebook (a plan-change hook, registered while the
+        Round runs): every new plan, and the plan as the Round ended it (done, or abandoned steps)."""
+        if plan is None:
+            return  # the notebook was emptied (reset, load): not while this Round runs
+        with self._lock:
+            self.plan.value = plan_html(plan_to_dict(plan))
 
     # --- the end of a Round ----------------------------------------------------------------------
 

@@ -125,7 +125,7 @@ class StepRound:
         round = None
         stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
         try:
-            with notebook.running_round():
+            with notebook.running_round(), display.following(self.session.plans):
                 driver = self.session.round_driver(self.query, display.observer, approve_plan=True)
                 round = await self._drive(driver)
         finally:

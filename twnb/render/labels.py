@@ -52,12 +52,13 @@ def incomplete_reason(post: Mapping[str, Any]) -> str | None:
 
 
 def post_title(post: Mapping[str, Any], *, arrow: str = "→") -> str:
-    """`Planner → User`; a reply cut off before it named its recipient has none to show."""
+    """`Planner → User`; a post whose recipient is not known (still streaming, waiting for the user's
+    approval of its plan, or cut off before it named one) shows only its sender."""
     send_from, send_to = str(post.get("send_from") or "?"), str(post.get("send_to") or "?")
+    head = send_from if send_to == "Unknown" else f"{send_from} {arrow} {send_to}"
     if (post.get("extra") or {}).get("incomplete"):
-        head = send_from if send_to == "Unknown" else f"{send_from} {arrow} {send_to}"
         return f"{head} (reply cut off)"
-    return f"{send_from} {arrow} {send_to}"
+    return head
 
 
 def tokens_label(tokens_in: int, tokens_out: int, cached: int = 0) -> str:

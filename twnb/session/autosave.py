@@ -3,7 +3,9 @@
 `<session_dir>/<session_id>/rounds/<round_id>.yaml` holds one Round, so saving after a post costs the
 same in Round 100 as in Round 1. Each file is a valid TaskWeaver conversation YAML with that one Round
 (TaskWeaver, and `Conversation.from_yaml`, read it as is) plus a `twnb_autosave` key giving the session
-id and the Round's position, from which a whole conversation is assembled again.
+id and the Round's position, from which a whole conversation is assembled again. Each file also carries
+the conversation's own top-level keys as they were when it was written (the plan waiting for the next
+Round, say); the assembled conversation takes those of the last Round's file.
 """
 
 from __future__ import annotations
@@ -22,19 +24,21 @@ AUTOSAVE_KEY = "twnb_autosave"
 def round_file_data(
     round: Round,
     *,
-    conversation_id: str,
+    conversation: Conversation,
     session_id: str,
     index: int,
     redact: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
-    """The autosave file's data for `round`; `redact` as for `save_round`."""
+    """The autosave file's data for `round` of `conversation`; `redact` as for `save_round`."""
     data = round.to_dict()
+    kept = {key: value for key, value in conversation.unknown_keys.items() if key != AUTOSAVE_KEY}
     return {
-        "id": conversation_id,
+        "id": conversation.id,
         "plugins": [],
         "roles": sorted({name for p in round.post_list for name in (p.send_from, p.send_to)}),
         "enabled": True,
         "rounds": [redact(data) if redact is not None else data],
+        **(redact(kept) if redact is not None else kept),
         AUTOSAVE_KEY: {"session_id": session_id, "index": index},
     }
 
@@ -50,15 +54,16 @@ def save_round(
     folder: Path,
     round: Round,
     *,
-    conversation_id: str,
+    conversation: Conversation,
     session_id: str,
     index: int,
     redact: Callable[[Any], Any] | None = None,
 ) -> Path:
-    """Write one Round's autosave file into `folder` (raises OSError when the disk refuses); `redact`
-    for a Round that is not redacted yet (a Session's are, post by post, when committed)."""
+    """Write the autosave file of `conversation`'s Round `round` into `folder` (raises OSError when the
+    disk refuses); `redact` for a Round that is not redacted yet (a Session's are, post by post, when
+    committed)."""
     data = round_file_data(
-        round, conversation_id=conversation_id, session_id=session_id, index=index, redact=redact
+        round, conversation=conversation, session_id=session_id, index=index, redact=redact
     )
     return write_round(folder, data)
 
@@ -73,7 +78,8 @@ def is_autosave_file(path: str | os.PathLike[str]) -> bool:
 
 def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
     """The whole conversation from an autosave folder (`.../rounds`), or from any one Round file in it:
-    every Round in the folder, in the order they were made, ids kept."""
+    every Round in the folder, in the order they were made, ids kept, and the top-level keys of the
+    last Round's file (a session rewrites that file when they change between Rounds)."""
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     files = sorted(folder.glob("*.yaml"))
@@ -94,6 +100,8 @@ def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
     for _, _, conversation in entries:
         result.rounds.extend(conversation.rounds)
     result.roles = result.all_roles()
+    last = entries[-1][2]
+    result.unknown_keys = {key: value for key, value in last.unknown_keys.items() if key != AUTOSAVE_KEY}
     return result
 
 

@@ -41,7 +41,6 @@ from twnb.memory import (
     Observer,
     ObserverGroup,
     Plan,
-    PlanUpdated,
     Post,
     PostCommitted,
     Round,
@@ -116,10 +115,8 @@ class Session:
         self.prices = prices
         self.llm_events = llm_events
         self.tracing = tracing
-        self.plan: Plan | None = None
-        self.plans = PlanNotebook()
-        self._carried: Plan | None = None  # the plan this Round continues (recovered), for the hint
-        planner.plan_hint = lambda: self.plans.hint(self._carried)
+        self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
+        planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
     # -- where things go ---------------------------------------------------------------------------
 
@@ -144,8 +141,7 @@ class Session:
         first plan as a `PlanRequest` and expects None (approved) or the user's list of steps."""
         current = self.memory.create_round(self._redact_text(query))
         index = len(self.memory.conversation.rounds) - 1
-        self._carried = self.plans.take_current()
-        self.plan = self._carried
+        self.plans.start_round()
         started = time.perf_counter()
         ledger = LedgerRecorder(self.prices)
         tracer = self._round_tracer(current)
@@ -194,7 +190,7 @@ class Session:
             if failure is not None:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
-            self._end_plan(current, watcher)  # before the Round's last events: done or abandoned
+            self._end_plan(current)  # before the Round's last events: done or abandoned
             if failure is not None:
                 watcher.on_event(RoundFailed(current.id, failure, failure_type))
             timing = current.extra["timing"]
@@ -255,8 +251,7 @@ class Session:
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
             if moves_the_plan(post):
-                self.plan = derive_plan(self.plan, post, user_query=round.user_query)
-                watcher.on_event(PlanUpdated(self.plan))
+                self.plans.update(derive_plan(self.plans.current, post, user_query=round.user_query))
             return post, None
         if recipient == self.code_interpreter.alias:
             post = self.code_interpreter.generate(self.memory, watcher)
@@ -310,23 +305,17 @@ class Session:
         if edited is None or [s.strip() for s in edited if s.strip()] == steps:
             return post
         apply_plan_edit(post, edited)
-        self.plan = derive_plan(None, post, user_query=round.user_query)
-        watcher.on_event(PlanUpdated(self.plan))
+        self.plans.update(derive_plan(None, post, user_query=round.user_query))
         self._commit(round, index, post, watcher)
         return Post.create(user_plan_message(edited), "User", self.planner.alias)
 
-    def _end_plan(self, round: Round, watcher: Observer) -> None:
+    def _end_plan(self, round: Round) -> None:
         """The Round's plan ends with it (done, or abandoned with its unfinished steps) into the plan
         notebook's history and `round.extra["plan"]`."""
         try:
-            before = self.plan.to_dict() if self.plan is not None else None
-            self.plans.round_ended(round, self.plan, self._carried)
-            if self.plan is not None and self.plan.to_dict() != before:
-                watcher.on_event(PlanUpdated(self.plan))
+            self.plans.round_ended(round)
         except Exception:  # bookkeeping must never hide how the Round ended
             logger.exception("could not record the plan of Round %s", round.id)
-        finally:
-            self._carried = None
 
     def _artifact_name(self, round: Round) -> str:
         number = next(
@@ -346,13 +335,16 @@ class Session:
         watcher.on_event(PostCommitted(post))
 
     def _autosave(self, round: Round, index: int, watcher: Observer | None = None) -> None:
+        """Write `round`'s autosave file; it carries the conversation's own top-level keys too (the
+        plan waiting for the next Round), as `save` writes them; the last Round's file's are what loads."""
+        self.plans.save_into(self.memory.conversation)  # also for a session built later around it
         if not self.autosave:
             return
         try:
             save_round(
                 self.autosave_dir,
                 round,
-                conversation_id=self.memory.conversation.id,
+                conversation=self.memory.conversation,
                 session_id=self.session_id,
                 index=index,
             )
@@ -405,6 +397,15 @@ class Session:
 
     # -- the conversation ------------------------------------------------------------------------------
 
+    def recover_plan(self, number: int) -> Plan:
+        """Make earlier plan `number` current again (see PlanNotebook.recover), and autosave it with the
+        last Round, so a kernel that dies before the next Round still has it."""
+        plan = self.plans.recover(number)
+        rounds = self.memory.conversation.rounds
+        if rounds:
+            self._autosave(rounds[-1], len(rounds) - 1)
+        return plan
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
         when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
@@ -421,7 +422,6 @@ class Session:
         here as committed posts are."""
         conversation = self._redacted_conversation(conversation)
         self.memory.conversation = conversation
-        self.plan = None
         self.plans.load_from(conversation)
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
             self._autosave(round, index)
@@ -446,7 +446,6 @@ class Session:
         """A new, empty conversation under a new session id."""
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
-        self.plan = None
         self.plans.reset()
 
 

@@ -7,6 +7,11 @@
         chat {model}
         execute_tool python           each code run (INTERNAL)
 
+The Round's span also gets an event `twnb.plan.changed` each time its plan's state or its steps'
+states change (the tracer follows the session's plan notebook through a plan-change hook until the
+Round ends): `twnb.plan.id`, `twnb.plan.state`, `twnb.plan.steps` (how many) and `twnb.plan.step_states`
+(each step's state in order, comma-separated: `done,in_progress,todo`); the steps' text is content.
+
 Every span carries `gen_ai.operation.name`, `gen_ai.provider.name` (set when the span starts, for
 samplers) and `gen_ai.conversation.id`. A role's span adds TaskWeaver's post attributes: `in.from`,
 `in.attachments`, `out.from`, `out.to` and `out.attachments` (attachment types, never their text).
@@ -26,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
@@ -43,14 +48,25 @@ from twnb.memory.events import (
     RoundFailed,
     RoundStarted,
 )
+from twnb.memory.plan import Plan
 
-__all__ = ["TOOL_NAME", "RoundSpans"]
+__all__ = ["PLAN_CHANGED", "TOOL_NAME", "RoundSpans"]
 
 TOOL_NAME = "python"
 TOOL_DESCRIPTION = "Runs Python code on the notebook's kernel; its variables stay in the notebook."
 ROUND_ENDED = "round_ended"
 OTHER = "_OTHER"
 _CODE_ERRORS = {"timeout": "timeout", "kernel_died": "kernel_died", "interrupted": "KeyboardInterrupt"}
+PLAN_CHANGED = "twnb.plan.changed"
+PLAN_HOOK = "twnb.telemetry.round_spans"  # the tracer's name on the session's plan notebook
+
+
+class PlanHooks(Protocol):
+    """What the tracer needs of the session's plan notebook: its hooks."""
+
+    def register_plan_change_hook(self, name: str, hook: Callable[[Any, Plan | None], None]) -> None: ...
+
+    def remove_plan_change_hook(self, name: str) -> None: ...
 
 
 class RoundSpans:
@@ -81,6 +97,8 @@ class RoundSpans:
         self.runs: dict[str, Span] = {}  # post id -> execute_tool span
         self.last_post: Any = None  # the post the next reply answers
         self.failure: tuple[str, str] | None = None
+        self.plans: PlanHooks | None = None  # the plan notebook followed until the Round ends
+        self.plan_seen: dict[str, Any] | None = None  # the last plan event's attributes
         self._handlers: dict[type, Callable[[Any], None]] = {
             RoundStarted: self._round_started,
             PostStarted: self._post_started,
@@ -97,6 +115,11 @@ class RoundSpans:
         handler = self._handlers.get(type(event))  # message deltas, the hot path, fall through here
         if handler is not None:
             handler(event)
+
+    def follow(self, plans: PlanHooks) -> None:
+        """Hear of the Round's plan changes from `plans` (the session's plan notebook) until it ends."""
+        self.plans = plans
+        plans.register_plan_change_hook(PLAN_HOOK, self._plan_changed)
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -147,6 +170,9 @@ class RoundSpans:
         self.failure = (event.error_type or OTHER, event.reason)
 
     def _round_ended(self, event: RoundEnded) -> None:
+        if self.plans is not None:
+            self.plans.remove_plan_change_hook(PLAN_HOOK)
+            self.plans = None
         error_type, reason = self.failure or (ROUND_ENDED, "the Round ended first")
         for spans in (self.calls, self.runs, self.roles):
             for span in spans.values():
@@ -164,6 +190,19 @@ class RoundSpans:
             )
         self.round.end()
         self.round = None
+
+    def _plan_changed(self, notebook: Any, plan: Plan | None) -> None:
+        if plan is None or self.round is None:
+            return
+        attributes: dict[str, Any] = {
+            "twnb.plan.id": plan.id,
+            "twnb.plan.state": plan.state,
+            "twnb.plan.steps": len(plan.subtasks),
+            "twnb.plan.step_states": ",".join(subtask.state for subtask in plan.subtasks),
+        }
+        if attributes != self.plan_seen:  # a plan that ends as it stood (done already) says it once
+            self.plan_seen = attributes
+            self.round.add_event(PLAN_CHANGED, attributes)
 
     # -- each role's reply ---------------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ def round_observer(session: Any, round: Round, *, provider: str, models: dict[st
         return None
     from twnb.telemetry.round_spans import RoundSpans
 
-    return RoundSpans(
+    spans = RoundSpans(
         state.tracer,
         conversation_id=session.memory.conversation.id,
         session_id=session.session_id,
@@ -89,6 +89,8 @@ def round_observer(session: Any, round: Round, *, provider: str, models: dict[st
         redact=session.redactor.redact if session.redactor is not None else None,
         capture_content=content_capture(),
     )
+    spans.follow(session.plans)  # the plan's changes become events on the Round's span
+    return spans
 
 
 def _shutdown_own() -> None:

@@ -123,3 +123,13 @@ def live_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKernel
         yield kernel
     finally:
         kernel.shutdown()
+
+
+@pytest.fixture(scope="module")
+def watched_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKernel]:
+    """A live kernel whose descriptors 1 and 2 ipykernel watches, as in a notebook."""
+    kernel = LiveKernel(tmp_path_factory.mktemp("watched-kernel"), watched_descriptors=True)
+    try:
+        yield kernel
+    finally:
+        kernel.shutdown()

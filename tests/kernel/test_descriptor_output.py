@@ -30,7 +30,7 @@ def test_text_written_to_the_descriptor_inside_reaches_the_stream_before_leaving
     read_end, write_end = _descriptor_pair()
     sink = io.StringIO()
     try:
-        with descriptor_output_to({write_end: sink}):
+        with descriptor_output_to({write_end: sink}, str):
             encoded = "half a line, a character split in two: é\n".encode()
             os.write(write_end, encoded[:-2])  # cuts é's two bytes apart
             os.write(write_end, encoded[-2:])
@@ -43,7 +43,7 @@ def test_text_written_to_the_descriptor_inside_reaches_the_stream_before_leaving
 def test_the_descriptor_writes_where_it_did_after_leaving():
     read_end, write_end = _descriptor_pair()
     try:
-        with descriptor_output_to({write_end: io.StringIO()}):
+        with descriptor_output_to({write_end: io.StringIO()}, str):
             pass
         os.write(write_end, b"after")
         assert os.read(read_end, 100) == b"after"
@@ -56,10 +56,26 @@ def test_a_stream_that_writes_to_the_descriptor_itself_is_left_alone():
     read_end, write_end = _descriptor_pair()
     stream = FilenoStream(write_end)
     try:
-        with descriptor_output_to({write_end: stream}):
+        with descriptor_output_to({write_end: stream}, str):
             os.write(write_end, b"straight through")
         assert os.read(read_end, 100) == b"straight through"
         assert stream.getvalue() == ""
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_the_text_is_echoed_redacted_to_where_the_descriptor_wrote_before():
+    read_end, write_end = _descriptor_pair()
+
+    def redact(text: str) -> str:
+        return text.replace("secret-value", "[redacted]")
+
+    try:
+        with descriptor_output_to({write_end: io.StringIO()}, redact):
+            os.write(write_end, b"log line with secret-")
+            os.write(write_end, b"value in two writes\n")
+        assert os.read(read_end, 1000) == b"log line with [redacted] in two writes\n"
     finally:
         os.close(read_end)
         os.close(write_end)

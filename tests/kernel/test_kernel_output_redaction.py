@@ -145,15 +145,9 @@ None
 
 
 @pytest.fixture(scope="module")
-def descriptor_run(tmp_path_factory: pytest.TempPathFactory):
-    from conftest import LiveKernel
-
-    kernel = LiveKernel(tmp_path_factory.mktemp("watched-kernel"), watched_descriptors=True)
-    try:
-        record = kernel.run_case(DESCRIPTOR_LEAK, redact_secrets=(SECRET,))
-        yield record, list(kernel.shown)
-    finally:
-        kernel.shutdown()
+def descriptor_run(watched_kernel):
+    record = watched_kernel.run_case(DESCRIPTOR_LEAK, redact_secrets=(SECRET,))
+    return record, list(watched_kernel.shown)
 
 
 def test_the_live_shell_shows_no_secret_written_straight_to_a_descriptor(descriptor_run):

@@ -6,9 +6,10 @@ notebook, ipykernel turns what reaches them into cell output itself (a pipe and 
 past `sys.stdout` and so past the executor's redaction: a secret written that way would be shown and
 saved in the notebook. While the code runs, each descriptor points at a pipe of ours; a thread reads it
 and writes the text to the stream given (the executor's `StreamTee`, which holds text by line,
-redacts, records and shows it). Afterwards the descriptor is put back, and the thread reads the pipe
-to its end (bounded wait: a child process the code left running may keep the pipe open; what it
-writes later still goes through the stream).
+redacts, records and shows it). As ipykernel does, the text is also echoed, redacted, to where the
+kernel's own output goes (the server's terminal or log). Afterwards the descriptor is put back, and the
+thread reads the pipe to its end (bounded wait: a child process the code left running may keep the pipe
+open; what it writes later still goes through the stream).
 
 A descriptor is left alone when the stream given itself writes to it (a terminal's `sys.stdout`):
 reading back what we write would loop.
@@ -21,8 +22,10 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Iterator
-from typing import Any, TextIO
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+from twnb.kernel.output_redaction import HeldText, Redact
 
 # How long the end of an execution waits for the pipe's last text (a child process still running may
 # hold the pipe open for longer: its later output is still redacted, only no longer waited for).
@@ -30,11 +33,18 @@ DRAIN_WAIT_S = 1.0
 _READ_SIZE = 65_536
 
 
-def _writes_to(stream: TextIO, fd: int) -> bool:
+class TextSink(Protocol):
+    """Where a descriptor's text goes: a text stream (the executor's StreamTee)."""
+
+    def write(self, text: str, /) -> int: ...
+
+
+def _fileno(stream: TextSink) -> int | None:
+    """The descriptor `stream` itself writes to, if it says."""
     try:
-        return stream.fileno() == fd
-    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
-        return False
+        return int(getattr(stream, "fileno")())  # noqa: B009  (a TextSink need not have one)
+    except (OSError, ValueError, AttributeError, TypeError):  # io.UnsupportedOperation is an OSError
+        return None
 
 
 @functools.cache
@@ -56,11 +66,12 @@ def _flush_c_stdio() -> None:
 
 
 class _DescriptorPump:
-    """Descriptor `fd` pointed at a pipe whose text a thread writes to `stream`."""
+    """Descriptor `fd` pointed at a pipe whose text a thread writes to `stream` and, redacted, echoes."""
 
-    def __init__(self, fd: int, stream: TextIO) -> None:
+    def __init__(self, fd: int, stream: TextSink, redact: Redact) -> None:
         self.fd = fd
         self.stream = stream
+        self.echo = HeldText(redact)
         read_end, write_end = os.pipe()
         try:
             self.saved = os.dup(fd)
@@ -68,6 +79,10 @@ class _DescriptorPump:
             os.close(read_end)
             os.close(write_end)
             raise
+        # The echo goes to the terminal copy ipykernel keeps when it watches the descriptors itself,
+        # else to the descriptor as it was.
+        own = _fileno(stream)
+        self.echo_fd, self.owns_echo = (own, False) if own is not None else (os.dup(self.saved), True)
         os.dup2(write_end, fd)
         os.close(write_end)  # the descriptor is now the pipe's only writer in this process
         self.read_end = read_end
@@ -78,14 +93,25 @@ class _DescriptorPump:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             while chunk := os.read(self.read_end, _READ_SIZE):
-                if text := decoder.decode(chunk):
-                    self.stream.write(text)
-            if text := decoder.decode(b"", final=True):
-                self.stream.write(text)
+                self._write(decoder.decode(chunk))
+            self._write(decoder.decode(b"", final=True))
+            self._echo(self.echo.drain())
         except (OSError, ValueError):  # the stream was closed under us: nothing left to show it on
             pass
         finally:
             os.close(self.read_end)
+            if self.owns_echo:
+                os.close(self.echo_fd)
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.stream.write(text)
+            self._echo(self.echo.feed(text))
+
+    def _echo(self, text: str) -> None:
+        if text:
+            with contextlib.suppress(OSError):  # a terminal gone is no reason to lose the cell's output
+                os.write(self.echo_fd, text.encode("utf-8", "replace"))
 
     def restore(self) -> None:
         os.dup2(self.saved, self.fd)
@@ -94,16 +120,17 @@ class _DescriptorPump:
 
 
 @contextlib.contextmanager
-def descriptor_output_to(streams: dict[int, TextIO]) -> Iterator[None]:
-    """While inside, what reaches each descriptor (1, 2) goes to its stream; everything written before
-    leaving is written to the stream before this returns (see DRAIN_WAIT_S)."""
+def descriptor_output_to(streams: Mapping[int, TextSink], redact: Redact) -> Iterator[None]:
+    """While inside, what reaches each descriptor (1, 2) goes to its stream (and, redacted, to where it
+    went before); everything written before leaving reaches the stream before this returns (within
+    DRAIN_WAIT_S)."""
     pumps: list[_DescriptorPump] = []
     _flush_c_stdio()
     try:
         for fd, stream in streams.items():
-            if not _writes_to(stream, fd):
+            if _fileno(stream) != fd:
                 with contextlib.suppress(OSError):  # no such descriptor (an embedding closed it)
-                    pumps.append(_DescriptorPump(fd, stream))
+                    pumps.append(_DescriptorPump(fd, stream, redact))
         yield
     finally:
         _flush_c_stdio()

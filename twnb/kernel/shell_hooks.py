@@ -119,7 +119,9 @@ def recorded_shell_output(
         # What the code writes to descriptors 1 and 2 (os.write, C code, child processes) would
         # otherwise reach the notebook through ipykernel, unredacted; their last text still goes
         # through the tees before the drain.
-        descriptors = descriptor_output_to({1: tees[0], 2: tees[1]}) if redact else contextlib.nullcontext()
+        descriptors = (
+            descriptor_output_to({1: tees[0], 2: tees[1]}, redact) if redact else contextlib.nullcontext()
+        )
         try:
             with descriptors:
                 yield

@@ -125,3 +125,30 @@ def test_the_static_bundle_shows_the_users_decisions(make_session):
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
     assert "I changed your plan" in markdown
     assert "Skipped by the user" in markdown
+
+
+def test_an_edit_verification_refuses_gets_the_refusal_naming_its_line_and_nothing_runs(make_session, shell):
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x")
+    next(driver)
+    refusal = session.check_edit("import subprocess\nx = 2")
+    assert refusal is not None
+    assert refusal.startswith("Verification refused the edited code:")
+    assert "Line 1: import subprocess" in refusal
+    assert "x" not in shell.user_ns and "subprocess" not in shell.user_ns
+
+
+def test_an_edit_verification_accepts_may_run(make_session):
+    session = make_session(one_step("x = 1"))
+    assert session.check_edit("import math\nx = math.sqrt(4)") is None
+
+
+def test_with_verification_off_an_edit_is_not_checked(make_session):
+    session = make_session(one_step("x = 1"), settings={"verify": False})
+    assert session.check_edit("import subprocess") is None
+
+
+def test_a_refused_edit_of_a_module_off_the_list_says_how_to_allow_it(make_session):
+    session = make_session(one_step("x = 1"))
+    refusal = session.check_edit("import requests")
+    assert refusal is not None and "allow_modules = ['requests']" in refusal

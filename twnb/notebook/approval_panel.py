@@ -80,6 +80,8 @@ class ApprovalPanel:
         self.editor.value = code
         self.editor.layout.display = "none"
         self.buttons["run"].description = "Run"
+        self.buttons["edit"].description = "Edit"
+        self.buttons["run"].layout.display = ""
         self._show(plan=False, code=True)
         self._enable(True)
 
@@ -87,7 +89,25 @@ class ApprovalPanel:
         self.editor.layout.display = ""
         self.code.layout.display = "none"
         self.buttons["run"].description = "Run edited"
+        self.buttons["run"].layout.display = ""
+        self.buttons["run"].disabled = False
         self.buttons["edit"].disabled = True
+
+    def refuse_edit(self, code: str, refusal: str) -> None:
+        """Verification refused the edited code: show it with the verdict, offer Edit again, Skip and
+        Stop (not Run). The editor keeps the edit, so editing again starts from it."""
+        self.title.value = (
+            '<b style="color:#cf222e">The edited code was not run</b> <small>change it, skip it or '
+            'stop</small><pre class="twnb-step-verdict" style="white-space:pre-wrap;margin:0;'
+            f'color:#cf222e">{html.escape(refusal)}</pre>'
+        )
+        self.code.value = f"<div>{code_html(code)}</div>"
+        self.code.layout.display = ""
+        self.editor.layout.display = "none"
+        self.buttons["run"].layout.display = "none"
+        self.buttons["run"].disabled = True
+        self.buttons["edit"].description = "Edit again"
+        self.buttons["edit"].disabled = False
 
     def edited_text(self) -> str:
         return str(self.editor.value)
@@ -98,8 +118,10 @@ class ApprovalPanel:
     # --- between decisions ---------------------------------------------------------------------------
 
     def lock(self, text: str) -> None:
+        """The decision is made: the code leaves the panel (the Round's post shows it from now on)."""
         self._enable(False)
         self.title.value = f"<small><i>{html.escape(text)}</i></small>"
+        self._show(plan=False, code=False)
 
     def close_panel(self) -> None:
         self._enable(False)

@@ -88,6 +88,7 @@ class RoundView:
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
         # The Planner restates its plan in every post: each text shows once, in the first post with it.
         self._plan_text_owner: dict[tuple[str, str], str] = {}
+        self._held: str | None = None  # the post whose code waits in step mode's panel (shown there)
 
         self.header = self._html()
         self.plan = self._html()
@@ -247,6 +248,16 @@ class RoundView:
             children.insert(children.index(self.status), widget)
             self.widget.children = tuple(children)
 
+    def hold_code(self, post_id: str | None) -> None:
+        """While `post_id`'s code waits for a decision in step mode's panel, its section says so instead
+        of showing the code too; None puts the code back in its section (it ran, or was skipped)."""
+        with self._lock:
+            released, self._held = self._held, post_id
+            for changed in {released, post_id} - {None}:
+                section = self._posts.get(str(changed))
+                if section is not None:
+                    section.attachments_html.value = self._attachments_html(section)
+
     def mime_bundle(self) -> dict[str, Any]:
         """The widget's view entry, to put beside the Round's static bundle in one display."""
         bundle = self.widget._repr_mimebundle_()
@@ -324,6 +335,8 @@ class RoundView:
                 # The real outputs are in the cell below; this is the text the LLM was given.
                 summary = "result as the LLM was told"
                 parts.append(details_html(summary, [attachment_html(kind, text)], open_=False))
+            elif section.is_code(kind) and section.post_id == self._held:
+                parts.append(f"<div>{_status_html('the code waits for your decision below')}</div>")
             else:
                 parts.append(attachment_html(kind, text, code=section.is_code(kind)))
         if notes:

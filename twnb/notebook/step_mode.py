@@ -3,7 +3,8 @@
 `%%taskweaver --step` cells are rewritten into `await run_step_cell(flags, body)` (step_transform.py).
 The coroutine drives the session's Round driver, the same generator the plain path drives: the
 Planner's first plan waits for Approve (edited or not) or Stop, and each piece of code for Run, Edit,
-Skip or Stop. Only this coroutine touches widgets or runs code; button callbacks post to its loop.
+Skip or Stop; code the user edited is verified as the model's was before it runs, and a refused edit
+does not run. Only this coroutine touches widgets or runs code; button callbacks post to its loop.
 
 Why it works only here: ipykernel 7.4 handles comm messages (the clicks) while an async cell awaits,
 and routes them back to the loop that displayed the widget. Older kernels queue them behind the cell,
@@ -112,6 +113,7 @@ class StepRound:
         self.magics.last_display = display
         self.panel = ApprovalPanel(self.post)
         self.observer = display.observer
+        self.view = display.view
         display.view.add_controls(self.panel.widget)
         widget = display.view.widget
         widget._view_count = 0  # the frontend counts the views it draws: the handshake
@@ -209,24 +211,49 @@ class StepRound:
         from twnb.session.code_request import EditedRun, Skipped, UserStopped
 
         self.panel.ask_code(request.code, request.verification)
-        self._status("waiting for your approval: Run, Edit, Skip or Stop")
-        editing = False
-        while True:
-            action = await self._decision(("run", "edit", "skip", "stop"))
-            if action != "edit":
-                break
-            editing = True
-            self.panel.start_editing()
-        if action == "stop":
+        self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
+        try:
+            code = await self._decide_code(request)
+        finally:
+            self.view.hold_code(None)
+        if code is None:
             self.panel.lock("Stopped.")
             raise UserStopped
-        if action == "skip":
+        if code is Skipped:
             self.panel.lock("Skipped.")
             return Skipped()
-        code = self.panel.edited_text() if editing else request.code
-        edited = editing and code.strip() != request.code.strip()
+        edited = code.strip() != request.code.strip()
         self.panel.lock("Running the edited code…" if edited else "Running…")
         self._status("running code")
         sys.stdout.flush()
         result = self.session.execute(request, code if edited else None)
         return EditedRun(code, result) if edited else result
+
+    async def _decide_code(self, request: Any) -> Any:
+        """The code to run (the model's, or the user's edit that verification let through), `Skipped`,
+        or None for Stop. An edit verification refuses does not run: the panel shows the refusal and
+        offers Edit again, Skip and Stop."""
+        from twnb.session.code_request import Skipped
+
+        allowed: tuple[str, ...] = ("run", "edit", "skip", "stop")
+        self._status("waiting for your approval: Run, Edit, Skip or Stop")
+        editing = False
+        while True:
+            action = await self._decision(allowed)
+            if action == "stop":
+                return None
+            if action == "skip":
+                return Skipped
+            if action == "edit":
+                editing = True
+                allowed = ("run", "skip", "stop")
+                self.panel.start_editing()
+                continue
+            code = self.panel.edited_text() if editing else request.code
+            refusal = self.session.check_edit(code) if code.strip() != request.code.strip() else None
+            if refusal is None:
+                return code
+            editing = False
+            allowed = ("edit", "skip", "stop")
+            self.panel.refuse_edit(code, refusal)
+            self._status("verification refused your edit: Edit again, Skip or Stop")

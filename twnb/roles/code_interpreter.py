@@ -30,7 +30,7 @@ from twnb.roles.response_schema import ResponseFormatChoice, role_response_forma
 from twnb.roles.role import Role, attach, current_round_posts
 from twnb.roles.round_digest import CondensePolicy, describe_variable, first_text
 from twnb.roles.translator import PostTranslator
-from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
+from twnb.roles.verification import Refusal, VerificationConfig, allowable_modules, verify_code
 
 RESULT_CHARS = 4000  # the bounded execution text a prompt gets per run
 
@@ -138,16 +138,20 @@ class CodeInterpreter(Role):
             problem = "\n".join(str(refusal) for refusal in refusals)
             refused = "No code is executed due to code verification failure."
             self._nothing_runs(post, "INCORRECT", problem, refused, observer)
-            message = f"Verification refused the code:\n{problem}"
-            modules = allowable_modules(refusals)
-            if modules:  # for the user, whom the Planner may tell: how to allow them if they trust them
-                listed = ", ".join(repr(m) for m in modules)
-                message += (
-                    f"\n(The user can allow them with %config TaskWeaverMagics.allow_modules = [{listed}].)"
-                )
+            # for the user, whom the Planner may tell: how to allow them if they trust them
+            message = f"Verification refused the code:\n{problem}" + _allow_hint(refusals, "The user")
             self._set_message(post, message, observer)
             self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
         return post
+
+    def check_edit(self, code: str) -> str | None:
+        """Verification's refusal of `code` (the user's edit of a post's code, before it runs), or None
+        when it may run: it passed, or verification is off. The same check the model's code gets."""
+        refusals = verify_code(code, self.verification)
+        if not refusals:
+            return None
+        problem = "\n".join(str(refusal) for refusal in refusals)
+        return f"Verification refused the edited code:\n{problem}" + _allow_hint(refusals, "You")
 
     @staticmethod
     def code_to_run(post: Post) -> str | None:
@@ -287,3 +291,12 @@ class CodeInterpreter(Role):
         if result.status == "timeout":
             return f"The code was stopped at its time limit: {clip(error or '', 300, one_line=True)}"
         return f"The code failed: {clip(error or 'unknown error', 300, one_line=True)}"
+
+
+def _allow_hint(refusals: list[Refusal], who: str) -> str:
+    """How to allow the refused modules, if any could be allowed (for whoever trusts them)."""
+    modules = allowable_modules(refusals)
+    if not modules:
+        return ""
+    listed = ", ".join(repr(m) for m in modules)
+    return f"\n({who} can allow them with %config TaskWeaverMagics.allow_modules = [{listed}].)"

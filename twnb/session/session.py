@@ -386,6 +386,12 @@ class Session:
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
 
+    def check_edit(self, code: str) -> str | None:
+        """Verification's refusal of the user's edit of a request's code, or None when it may run (it
+        passed, or verification is off). Step mode asks before it runs an edit: code the user changed
+        is checked as the model's code was."""
+        return self.code_interpreter.check_edit(code)
+
     def execute(self, request: CodeRequest, code: str | None = None) -> ExecutionResult:
         """Run the request's code (or `code`, the user's edit of it) on the executor."""
         return self.executor.run(

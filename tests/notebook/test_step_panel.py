@@ -1,0 +1,101 @@
+"""Step mode's approval panel inside the live Round widget (real ipywidgets, no frontend needed): the
+code waiting for a decision shows once, and an edit verification refused cannot be run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nb_fake_clock import FakeClock
+
+from twnb.memory import AttachmentDelta, AttachmentType, PostStarted, RoundStarted
+from twnb.notebook.approval_panel import ApprovalPanel
+from twnb.notebook.round_view import RoundView
+
+CODE = "waiting_total = 2 + 3\nwaiting_total"
+NAME = "waiting_total"  # one token once highlighted: each time the code is shown, it is there twice
+REFUSAL = "Verification refused the edited code:\nLine 1: import subprocess -> Importing module 'subprocess'"
+
+
+def _waiting() -> tuple[RoundView, ApprovalPanel]:
+    """A Round whose code post has streamed in and now waits in the panel, as step mode shows it."""
+    clicks: list[Any] = []
+    view = RoundView("Add them up.", clock=FakeClock())
+    view.on_event(RoundStarted("round-1", "Add them up."))
+    view.on_event(PostStarted("post-2", "CodeInterpreter", "Planner"))
+    view.on_event(AttachmentDelta("post-2", "a-1", AttachmentType.reply_type, "python", True))
+    view.on_event(AttachmentDelta("post-2", "a-2", AttachmentType.reply_content, CODE, True))
+    panel = ApprovalPanel(clicks.append)
+    view.add_controls(panel.widget)
+    panel.ask_code(CODE, "CORRECT")
+    view.hold_code("post-2")
+    return view, panel
+
+
+def _shown(widget: Any) -> str:
+    """The text of every widget a person sees under `widget` (hidden ones and their children left out)."""
+    layout = getattr(widget, "layout", None)
+    if layout is not None and layout.display == "none":
+        return ""
+    parts = [str(getattr(widget, "value", "") or "")] if hasattr(widget, "value") else []
+    for output in getattr(widget, "outputs", ()) or ():
+        parts.append(str(output.get("data", {}).get("text/plain", "")))
+    for child in getattr(widget, "children", ()) or ():
+        parts.append(_shown(child))
+    return "\n".join(parts)
+
+
+def _offered(widget: Any) -> list[str]:
+    """The buttons a person sees under `widget` and can click, by label."""
+    layout = getattr(widget, "layout", None)
+    if layout is not None and layout.display == "none":
+        return []
+    if type(widget).__name__ == "Button":
+        return [] if widget.disabled else [widget.description]
+    return [label for child in getattr(widget, "children", ()) or () for label in _offered(child)]
+
+
+def _times_shown(view: RoundView) -> int:
+    return _shown(view.widget).count(f">{NAME}<")  # the highlighted token, as an element's text
+
+
+def test_while_the_code_waits_it_shows_once_in_the_panel():
+    view, panel = _waiting()
+    assert _offered(view.widget) == ["Run", "Edit", "Skip", "Stop"]
+    assert _times_shown(view) == 2  # the assignment and the last line: one copy of the code
+    assert NAME in panel.code.value
+    assert NAME not in view._posts["post-2"].attachments_html.value
+    assert "waits for your decision" in view._posts["post-2"].attachments_html.value
+
+
+def test_once_decided_the_code_shows_once_in_its_post():
+    view, panel = _waiting()
+    panel.lock("Running…")
+    view.hold_code(None)
+    assert _times_shown(view) == 2
+    assert NAME in view._posts["post-2"].attachments_html.value
+    assert panel.code.layout.display == "none"
+
+
+def test_while_editing_the_code_shows_once_in_the_editor():
+    view, panel = _waiting()
+    panel.start_editing()
+    shown = _shown(view.widget)
+    assert shown.count(CODE) == 1 and _times_shown(view) == 0
+
+
+def test_a_refused_edit_shows_the_verdict_and_offers_edit_again_skip_and_stop_but_not_run():
+    view, panel = _waiting()
+    panel.start_editing()
+    panel.refuse_edit("import subprocess\n" + CODE, REFUSAL)
+    assert "import subprocess -&gt; Importing module" in panel.title.value
+    assert _offered(view.widget) == ["Edit again", "Skip", "Stop"]
+
+
+def test_editing_again_after_a_refusal_starts_from_the_refused_edit_and_offers_run():
+    view, panel = _waiting()
+    panel.start_editing()
+    panel.editor.value = "import subprocess\n" + CODE
+    panel.refuse_edit(panel.edited_text(), REFUSAL)
+    panel.start_editing()
+    assert panel.edited_text().startswith("import subprocess")
+    assert _offered(view.widget) == ["Run edited", "Skip", "Stop"]

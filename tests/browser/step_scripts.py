@@ -49,3 +49,26 @@ def slow_step_script() -> dict[str, list[Any]]:
 
 def step_notebook(*after: str) -> Any:
     return notebook_of("%load_ext twnb", f"%%taskweaver --step\n{STEP_REQUEST}", *after)
+
+
+# An edit that adds a module the default verification refuses: it must never run.
+REFUSED_EDIT = "import subprocess\n" + EDITED_CODE
+# While a reply streams this slowly (two characters every 0.3 s: minutes for a whole reply), the test
+# has all the time it needs to press Interrupt during the LLM call.
+SLOW_STREAM = {"chunk_size": 2, "delay_s": 0.3}
+SLOW_PLAN_REASONING = "Scripted for the browser tests."  # the Planner's first streamed words
+SLOW_THOUGHT = "A reply that streams slowly."
+
+
+def slow_planner_script() -> dict[str, list[Any]]:
+    """The Planner's first reply streams for minutes."""
+    script = step_script()
+    script["Planner"][0] = {"content": script["Planner"][0], **SLOW_STREAM}
+    return script
+
+
+def slow_code_reply_script() -> dict[str, list[Any]]:
+    """The plan comes at once; the CodeInterpreter's reply streams for minutes."""
+    script = step_script()
+    script["CodeInterpreter"][0] = {"content": _code(STEP_CODE, SLOW_THOUGHT), **SLOW_STREAM}
+    return script

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from notebook_page import (
+    ERROR_OUTPUT,
     KERNEL_TIMEOUT_MS,
     ROUND_TIMEOUT_MS,
     add_cell_below_and_run,
@@ -22,8 +24,13 @@ from step_scripts import (
     EDITED_CODE,
     EDITED_STEPS,
     NEXT_CELL,
+    REFUSED_EDIT,
+    SLOW_PLAN_REASONING,
+    SLOW_THOUGHT,
     STEP_CODE,
     edited_plan_script,
+    slow_code_reply_script,
+    slow_planner_script,
     slow_step_script,
     step_notebook,
     step_script,
@@ -31,6 +38,8 @@ from step_scripts import (
 from test_lab_live_rounds import INTERRUPT_BUTTON, _wait_for_file
 
 from twnb.session.conversation_store import load_conversation_file
+
+LIVE_WIDGET = ".jupyter-widgets"  # what ipywidgets draws (the live Round, step mode's panel)
 
 
 def _start(lab, browser_context, module_llm, name, script, *after):
@@ -52,9 +61,12 @@ def _approve_plan(page):
     _click(page, "approve")
 
 
+def _saved_round(lab):
+    return load_conversation_file(max((lab.root / ".twnb").glob("*/rounds/*.yaml"))).rounds[-1]
+
+
 def _saved_code_post(lab):
-    conversation = load_conversation_file(max((lab.root / ".twnb").glob("*/rounds/*.yaml")))
-    posts = [p for p in conversation.rounds[-1].post_list if p.send_from == "CodeInterpreter"]
+    posts = [p for p in _saved_round(lab).post_list if p.send_from == "CodeInterpreter"]
     return posts[-1]
 
 
@@ -167,4 +179,64 @@ def test_while_the_code_waits_for_a_click_the_round_says_so(lab, browser_context
     expect(cell).not_to_contain_text("running code")
     _click(page, "stop")
     wait_until_ran(cell)
+    page.close()
+
+
+def test_an_edit_verification_refuses_shows_the_verdict_and_does_not_run(lab, browser_context, module_llm):
+    page, cell = _start(
+        lab, browser_context, module_llm, "step-refused.ipynb", step_script(), "print('subprocess' in dir())"
+    )
+    _approve_plan(page)
+    _click(page, "edit")
+    page.locator(".twnb-step-editor textarea").fill(REFUSED_EDIT)
+    _click(page, "run")
+    verdict = page.locator(".twnb-step-verdict")
+    expect(verdict).to_contain_text("import subprocess", timeout=ROUND_TIMEOUT_MS)
+    expect(verdict).to_contain_text("not allowed")
+    expect(page.locator(".twnb-step-run")).to_be_hidden()
+    expect(page.locator(".twnb-step-edit")).to_have_text("Edit again")
+    expect(page.locator(".twnb-step-edit")).to_be_enabled()
+    page.screenshot(path=str(screenshot_path("lab-step-edit-refused")), full_page=True)
+    _click(page, "skip")
+    wait_until_ran(cell)
+    expect(_printed(cell, "edited code ran")).to_have_count(0)
+    check = code_cells(page).nth(2)  # queued behind the Round: what the kernel has after it
+    wait_until_ran(check)
+    expect(outputs(check)).to_have_text(["False"])
+    post = _saved_code_post(lab)
+    assert _attachment(post, "reply_content") == STEP_CODE
+    assert _attachment(post, "execution_status") == "NONE"
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("role", "script", "streamed"),
+    [
+        ("Planner", slow_planner_script, SLOW_PLAN_REASONING),
+        ("CodeInterpreter", slow_code_reply_script, SLOW_THOUGHT),
+    ],
+)
+def test_interrupt_during_the_llm_call_ends_the_round_interrupted_and_the_next_cell_runs(
+    lab, browser_context, module_llm, role, script, streamed
+):
+    name = f"step-interrupt-{role.lower()}.ipynb"
+    page, cell = _start(lab, browser_context, module_llm, name, script(), "print('the next cell ran')")
+    if role == "CodeInterpreter":
+        _approve_plan(page)
+    expect(cell).to_contain_text(streamed, timeout=ROUND_TIMEOUT_MS)  # the reply is streaming
+    expect(cell).to_contain_text(f"{role}: calling the LLM")
+    expect(cell.locator(LIVE_WIDGET)).not_to_have_count(0)
+    page.locator(INTERRUPT_BUTTON).click()
+    wait_until_ran(cell, 60_000)
+    expect(outputs(cell).first).to_contain_text(re.compile(r"\binterrupted\b"))
+    expect(cell.locator(LIVE_WIDGET)).to_have_count(0)  # the widget gave way to the static Round
+    expect(cell.locator(ERROR_OUTPUT)).to_have_count(0)
+    expect(cell).not_to_contain_text("Traceback")
+    next_cell = code_cells(page).nth(2)
+    wait_until_ran(next_cell, KERNEL_TIMEOUT_MS)
+    expect(outputs(next_cell)).to_have_text(["the next cell ran"])
+    cell.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path(f"lab-step-interrupted-{role.lower()}")), full_page=True)
+    last = _saved_round(lab).post_list[-1]
+    assert last.send_from == role and last.extra.get("incomplete")  # the reply was cut off mid-stream
     page.close()

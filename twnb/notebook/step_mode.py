@@ -15,12 +15,15 @@ checked, and the widget must report a view (`_view_count`) within a few seconds.
 Approved code runs on the main thread through the session's executor (store_history=False, its
 outputs in the cell, the time-limit watchdog's SIGINT handler raising KeyboardInterrupt in the code, so
 the Interrupt button stops it). An interrupt while the cell awaits a click cancels the awaiting task;
-either way the Round ends interrupted with every post kept.
+one during the Round's own work (an LLM reply streaming blocks the kernel's loop, so ipykernel's
+cancelling would wait for it) raises KeyboardInterrupt at once, as in a plain cell. Either way the
+Round ends interrupted with every post kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 from typing import Any
 
@@ -149,15 +152,22 @@ class StepRound:
             return False
 
     async def _drive(self, driver: Any) -> Any:
+        from twnb.notebook.interrupt_guard import interrupts_raise
         from twnb.session.code_request import PlanRequest, UserStopped
 
         to_send: Any = None
         to_throw: BaseException | None = None
         while True:
             try:
-                request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
+                with interrupts_raise():  # an LLM call blocks the loop: Interrupt must reach it
+                    request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
             except StopIteration as stop:
                 return stop.value
+            except KeyboardInterrupt as interrupt:  # landed just outside the driver's own handling
+                if inspect.getgeneratorstate(driver) == inspect.GEN_CLOSED:
+                    return None  # the driver had recorded its Round's end: show_final finds that Round
+                to_send, to_throw = None, interrupt  # it had just yielded: end its Round interrupted
+                continue
             to_send, to_throw = None, None
             try:
                 if isinstance(request, PlanRequest):

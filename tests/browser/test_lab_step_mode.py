@@ -177,6 +177,8 @@ def test_while_the_code_waits_for_a_click_the_round_says_so(lab, browser_context
     expect(page.locator(".twnb-step-run")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
     expect(cell).to_contain_text("waiting for your approval: Run, Edit, Skip or Stop")
     expect(cell).not_to_contain_text("running code")
+    expect(cell).to_contain_text("the code waits for your decision below")
+    assert cell.inner_text().count("print('step code ran', step_total)") == 1  # the code shows once
     _click(page, "stop")
     wait_until_ran(cell)
     page.close()

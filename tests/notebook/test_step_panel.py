@@ -99,3 +99,10 @@ def test_editing_again_after_a_refusal_starts_from_the_refused_edit_and_offers_r
     panel.start_editing()
     assert panel.edited_text().startswith("import subprocess")
     assert _offered(view.widget) == ["Run edited", "Skip", "Stop"]
+
+
+def test_while_the_plan_waits_no_code_button_is_enabled():
+    panel = ApprovalPanel(lambda _item: None)
+    panel.ask_plan(["Add them up", "Report"])
+    enabled = {action for action, button in panel.buttons.items() if not button.disabled}
+    assert enabled == {"approve"}

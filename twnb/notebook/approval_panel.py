@@ -137,7 +137,8 @@ class ApprovalPanel:
             self.editor.layout.display = "none"
 
     def _enable(self, on: bool) -> None:
-        for button in self.buttons.values():
-            button.disabled = not on
+        # Only the buttons of what waits are enabled: a hidden one never is (tests wait on "enabled").
+        for action in CODE_ACTIONS:
+            self.buttons[action].disabled = not (on and self._mode == "code")
         for child in self.plan_row.children:
-            child.disabled = not on
+            child.disabled = not (on and self._mode == "plan")

@@ -32,6 +32,7 @@ POST_EXTRA = PostExtra(
     edited_from="x = 1",
     edited_by="User",
     skipped_by="User",
+    approved_by="User",
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,

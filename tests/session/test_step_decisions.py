@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
-from twnb.session.code_request import CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
+from twnb.session.code_request import ApprovedRun, CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
 from twnb.session.session import STOPPED
 
 
@@ -34,6 +34,60 @@ def test_an_approved_plan_goes_on_to_the_code_unchanged(make_session):
     next(driver)
     request = driver.send(None)
     assert isinstance(request, CodeRequest) and request.verification == "CORRECT"
+
+
+def _approved_round(session, plan_sent_back=None):
+    """A step-mode Round: the plan approved (None, or the same steps sent back), the code Run as it was."""
+    driver = session.round_driver("Set x", approve_plan=True)
+    next(driver)
+    request = driver.send(plan_sent_back)
+    return _finish(driver, ApprovedRun(session.execute(request)))
+
+
+def test_a_plan_approved_unchanged_is_recorded_as_approved_by_the_user(make_session):
+    session = make_session(one_step("x = 1"))
+    round = _approved_round(session)
+    plan = round.post_list[1]
+    assert (plan.send_from, plan.extra.get("approved_by")) == ("Planner", "User")
+    assert "edited_by" not in plan.extra and "edited_from" not in plan.extra
+
+
+def test_a_plan_sent_back_with_the_same_steps_counts_as_approved(make_session):
+    session = make_session(one_step("x = 1"))
+    round = _approved_round(session, ["Do it", "Report <interactively depends on 1>"])
+    assert round.post_list[1].extra.get("approved_by") == "User"
+    assert kinds(round)[:2] == [("User", "Planner"), ("Planner", "CodeInterpreter")]
+
+
+def test_code_run_unchanged_is_recorded_as_approved_by_the_user(make_session, shell):
+    session = make_session(one_step("x = 1"))
+    round = _approved_round(session)
+    post = round.post_list[2]
+    assert shell.user_ns["x"] == 1
+    assert post.extra.get("approved_by") == "User" and "edited_by" not in post.extra
+    assert attachment(post, "reply_content").content == "x = 1"
+    assert attachment(post, "execution_status").content == "SUCCESS"
+
+
+def test_a_plain_round_records_no_decision(make_session):
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x")
+    round = _finish(driver, session.execute(next(driver)))
+    decided = [p for p in round.post_list if {"approved_by", "edited_by", "skipped_by"} & set(p.extra)]
+    assert decided == []
+
+
+def test_approvals_send_the_llm_exactly_what_a_plain_round_sends(make_session, fake_llm, shell):
+    def prompts() -> list:
+        return [(r["role"], r["body"]["messages"]) for r in fake_llm.chat_requests()]
+
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x")
+    _finish(driver, session.execute(next(driver)))
+    plain = prompts()
+    shell.reset(new_session=False)  # the same kernel state for the second Round
+    _approved_round(make_session(one_step("x = 1")))
+    assert prompts()[len(plain) :] == plain
 
 
 def test_an_edited_plan_is_recorded_as_the_users_and_handed_back_to_the_planner(make_session, fake_llm):
@@ -125,6 +179,16 @@ def test_the_static_bundle_shows_the_users_decisions(make_session):
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
     assert "I changed your plan" in markdown
     assert "Skipped by the user" in markdown
+
+
+def test_the_static_bundle_shows_the_users_approvals(make_session):
+    from twnb.render import round_bundle
+
+    session = make_session(one_step("x = 1"))
+    round = _approved_round(session)
+    markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
+    assert "**Planner → CodeInterpreter**\n\n*You approved this plan.*" in markdown
+    assert "**CodeInterpreter → Planner**\n\n*You ran this code.*" in markdown
 
 
 def test_an_edit_verification_refuses_gets_the_refusal_naming_its_line_and_nothing_runs(make_session, shell):

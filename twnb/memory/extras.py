@@ -54,8 +54,9 @@ class PostExtra(TypedDict, total=False):
     - `edited_from`: step mode: the code a person replaced before it ran (a CodeInterpreter Post), or the
       plan a person edited (a Planner Post: its `init_plan`, `plan`, `current_plan_step`, `send_to`
       and `message` as the model wrote them).
-    - `edited_by`, `skipped_by`: step mode: "User" when a person edited the Post's code or plan, or
-      chose not to run its code.
+    - `edited_by`, `skipped_by`, `approved_by`: step mode: "User" when a person edited the Post's code
+      or plan, chose not to run its code, or approved its plan or code as it was (a record for the
+      reader only: what the LLM is sent for an approval is what a plain Round sends).
     """
 
     usage: UsageRecord
@@ -68,6 +69,7 @@ class PostExtra(TypedDict, total=False):
     edited_from: str | dict[str, str]
     edited_by: str
     skipped_by: str
+    approved_by: str
 
 
 class RoundExtra(TypedDict, total=False):

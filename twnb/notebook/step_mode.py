@@ -218,7 +218,7 @@ class StepRound:
         return steps if steps != request.steps else None
 
     async def _approve_code(self, request: Any) -> Any:
-        from twnb.session.code_request import EditedRun, Skipped, UserStopped
+        from twnb.session.code_request import ApprovedRun, EditedRun, Skipped, UserStopped
 
         self.panel.ask_code(request.code, request.verification)
         self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
@@ -237,7 +237,7 @@ class StepRound:
         self._status("running code")
         sys.stdout.flush()
         result = self.session.execute(request, code if edited else None)
-        return EditedRun(code, result) if edited else result
+        return EditedRun(code, result) if edited else ApprovedRun(result)
 
     async def _decide_code(self, request: Any) -> Any:
         """The code to run (the model's, or the user's edit that verification let through), `Skipped`,

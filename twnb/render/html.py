@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.render.code_html import code_html, preformatted_html
+from twnb.render.decisions import decision_line
 from twnb.render.labels import (
     PLANNER_NOTES,
     attachment_label,
@@ -121,6 +122,8 @@ def _post(
         if open_ or not first_line
         else f' <small style="{_MUTED}">{html.escape(shorten(first_line, 90))}</small>'
     )
+    decision = decision_line(post)  # in the summary: seen with the post folded
+    decided = f' <small style="{_MUTED}"><i>{html.escape(decision)}.</i></small>' if decision else ""
     body = []
     cut_off = incomplete_reason(post)
     if cut_off:
@@ -130,7 +133,7 @@ def _post(
     body.append(_attachments(post, previews, shown_notes, linked))
     return (
         f'<details{" open" if open_ else ""} style="{_POST}"><summary style="cursor:pointer">'
-        f"<b>{html.escape(post_title(post))}</b>{hint}</summary>" + "".join(body) + "</details>"
+        f"<b>{html.escape(post_title(post))}</b>{decided}{hint}</summary>" + "".join(body) + "</details>"
     )
 
 

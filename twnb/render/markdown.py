@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.render.decisions import decision_line
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -44,6 +45,9 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
     for post in payload.get("post_list") or []:
         lines.append(f"**{inline(post_title(post))}**")
         lines.append("")
+        decision = decision_line(post)
+        if decision is not None:
+            lines += [f"*{decision}.*", ""]
         cut_off = incomplete_reason(post)
         if cut_off is not None:
             lines += [f"*{inline(cut_off)}*", ""]

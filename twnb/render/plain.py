@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.render.decisions import decision_line
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -32,6 +33,9 @@ def round_text(payload: Mapping[str, Any]) -> str:
             lines.append(f"  [{plain_text(step.get('state', ''))}] {plain_text(step.get('name', ''))}")
     for post in payload.get("post_list") or []:
         lines.append(f"--- {plain_text(post_title(post, arrow='->'))}")
+        decision = decision_line(post)
+        if decision is not None:
+            lines.append(f"({decision}.)")
         cut_off = incomplete_reason(post)
         if cut_off is not None:
             lines.append(plain_text(cut_off))

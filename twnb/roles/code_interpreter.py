@@ -196,6 +196,13 @@ class CodeInterpreter(Role):
             self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
         return post
 
+    @staticmethod
+    def record_approved(post: Post, observer: Observer | None = None) -> Post:
+        """The user chose Run on the code as it was: marked in the record only (what the LLM is told
+        of the run is what a plain Round tells it)."""
+        post.extra["approved_by"] = "User"
+        return post
+
     def record_edit(self, post: Post, code: str, observer: Observer | None = None) -> Post:
         """The user edited the code before it ran: `code` becomes the reply (what ran and is saved), the
         model's own code is kept in `post.extra["edited_from"]`, and the message that goes back to the

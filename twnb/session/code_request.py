@@ -1,5 +1,6 @@
 """What the Round driver yields (code to run, a plan to approve) and what a step-mode driver may send
-back besides a plain ExecutionResult (the user skipped the code, or edited it before it ran)."""
+back besides a plain ExecutionResult (the user ran the code as it was, skipped it, or edited it before
+it ran)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ class PlanRequest:
 @dataclass
 class Skipped:
     """Sent instead of a result: the user chose not to run the code."""
+
+
+@dataclass
+class ApprovedRun:
+    """Sent instead of a result: the user chose Run on the code as it was, and `result` is what running
+    it gave (recorded as the plain result, and the post as approved by the User)."""
+
+    result: Any
 
 
 @dataclass

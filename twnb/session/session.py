@@ -63,7 +63,14 @@ from twnb.roles.planner import Planner
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_round
-from twnb.session.code_request import CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
+from twnb.session.code_request import (
+    ApprovedRun,
+    CodeRequest,
+    EditedRun,
+    PlanRequest,
+    Skipped,
+    UserStopped,
+)
 from twnb.session.conversation_store import load_conversation_file, save_conversation_file
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
@@ -137,8 +144,9 @@ class Session:
         self, query: str, observer: Observer | None = None, *, approve_plan: bool = False
     ) -> Generator[CodeRequest | PlanRequest, Any, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
-        step-mode driver, `Skipped` or `EditedRun`). With `approve_plan` it also yields the Planner's
-        first plan as a `PlanRequest` and expects None (approved) or the user's list of steps."""
+        step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
+        the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
+        steps."""
         current = self.memory.create_round(self._redact_text(query))
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
@@ -280,6 +288,9 @@ class Session:
                     if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
                         self.code_interpreter.record_edit(post, received.code, watcher)
                         result = received.result
+                    elif isinstance(received, ApprovedRun):  # step mode: the user ran it unchanged
+                        self.code_interpreter.record_approved(post, watcher)
+                        result = received.result
                     self.code_interpreter.record_execution(post, result, watcher)
                     watcher.on_event(_run_ended(post, result))
                 waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
@@ -293,9 +304,10 @@ class Session:
     def _approve_plan(
         self, round: Round, index: int, post: Post, watcher: Observer
     ) -> Generator[PlanRequest, Any, Post]:
-        """Pause on the Planner's first plan. An edited plan is recorded in the Planner's post (its own
-        plan kept in `extra["edited_from"]`), which then goes to the User, and the User's post hands the
-        edited plan back: the Planner continues from there with the plan the user made."""
+        """Pause on the Planner's first plan. A plan approved as it was is marked `extra["approved_by"]`
+        and goes on unchanged. An edited plan is recorded in the Planner's post (its own plan kept in
+        `extra["edited_from"]`), which then goes to the User, and the User's post hands the edited plan
+        back: the Planner continues from there with the plan the user made."""
         steps = [step.text for step in parse_steps(_first(post, "init_plan"))]
         try:
             edited = yield PlanRequest(post.id, steps)
@@ -303,6 +315,7 @@ class Session:
             self._keep(round, index, post, watcher)
             raise
         if edited is None or [s.strip() for s in edited if s.strip()] == steps:
+            post.extra["approved_by"] = "User"  # the record only: the Planner's prompt does not change
             return post
         apply_plan_edit(post, edited)
         self.plans.update(derive_plan(None, post, user_query=round.user_query))

@@ -1,0 +1,69 @@
+"""Step mode's decisions in the saved output: one short line on each post a person decided on, in the
+HTML, Markdown and plain-text views alike; a post nobody decided on gets none."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from nb_rounds import analysis_round
+
+from twnb.render import plan_from_round, round_bundle
+from twnb.render.decisions import CODE_DECISIONS, PLAN_DECISIONS
+
+PLAN, CODE = 1, 2  # analysis_round's Planner post with the plan, and its CodeInterpreter post
+DECISIONS = [
+    (PLAN, "approved_by", "You approved this plan", "Planner", "CodeInterpreter"),
+    (PLAN, "edited_by", "You changed this plan", "Planner", "CodeInterpreter"),
+    (CODE, "approved_by", "You ran this code", "CodeInterpreter", "Planner"),
+    (CODE, "edited_by", "You edited this code before it ran", "CodeInterpreter", "Planner"),
+    (CODE, "skipped_by", "You skipped this code", "CodeInterpreter", "Planner"),
+]
+EVERY_LINE = [*PLAN_DECISIONS.values(), *CODE_DECISIONS.values()]
+
+
+def _bundle(index: int | None = None, key: str | None = None) -> dict:
+    round = analysis_round()
+    if index is not None and key is not None:
+        round.post_list[index].extra[key] = "User"  # type: ignore[literal-required]
+    return round_bundle(round, session_id="s", plan=plan_from_round(round))
+
+
+def _summaries(html: str) -> list[str]:
+    return re.findall(r"<summary[^>]*>(.*?)</summary>", html, flags=re.S)
+
+
+@pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
+def test_html_shows_the_decision_in_the_decided_posts_summary_only(index, key, line, sender, recipient):
+    html = _bundle(index, key)["text/html"]
+    with_line = [s for s in _summaries(html) if line in s]
+    assert len(with_line) == 1
+    assert f"<b>{sender} → {recipient}</b>" in with_line[0]
+    assert html.count(line) == 1
+
+
+@pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
+def test_markdown_shows_the_decision_under_the_decided_posts_title(index, key, line, sender, recipient):
+    markdown = _bundle(index, key)["text/markdown"]
+    assert f"**{sender} → {recipient}**\n\n*{line}.*\n" in markdown
+    assert markdown.count(line) == 1
+
+
+@pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
+def test_plain_text_shows_the_decision_under_the_decided_posts_title(index, key, line, sender, recipient):
+    text = _bundle(index, key)["text/plain"]
+    assert f"--- {sender} -> {recipient}\n({line}.)\n" in text
+    assert text.count(line) == 1
+
+
+@pytest.mark.parametrize("view", ["text/html", "text/markdown", "text/plain"])
+def test_a_round_nobody_decided_on_shows_no_decision_line(view):
+    shown = _bundle()[view]
+    assert [line for line in EVERY_LINE if line in shown] == []
+
+
+def test_a_skip_is_the_decision_even_beside_an_approval():
+    round = analysis_round()
+    round.post_list[CODE].extra.update({"approved_by": "User", "skipped_by": "User"})
+    text = round_bundle(round, session_id="s")["text/plain"]
+    assert "(You skipped this code.)" in text and "You ran this code" not in text

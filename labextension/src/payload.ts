@@ -33,7 +33,8 @@ export interface IPost {
   send_from?: string;
   send_to?: string;
   attachment_list?: IAttachment[];
-  extra?: { timing?: IPostTiming; usage?: IUsage };
+  /** Step mode marks a post a person decided on: `approved_by`, `edited_by` or `skipped_by` is "User". */
+  extra?: { timing?: IPostTiming; usage?: IUsage; approved_by?: string; edited_by?: string; skipped_by?: string };
 }
 
 export interface ISubtask {
@@ -116,6 +117,32 @@ export function contentText(value: unknown): string {
 export interface IStep {
   code: string;
   result: string;
+  decision: string | null;
+}
+
+type DecisionKey = 'approved_by' | 'edited_by' | 'skipped_by';
+// In this order: a skip or an edit is the decision even if a key beside it says more.
+const PLAN_DECISIONS: [DecisionKey, string][] = [
+  ['edited_by', 'You changed this plan'],
+  ['approved_by', 'You approved this plan']
+];
+const CODE_DECISIONS: [DecisionKey, string][] = [
+  ['skipped_by', 'You skipped this code'],
+  ['edited_by', 'You edited this code before it ran'],
+  ['approved_by', 'You ran this code']
+];
+
+/** A post whose reply is Python code (a CodeInterpreter reply without `reply_type: text`). */
+export function hasCode(post: IPost): boolean {
+  const replyType = attachment(post, 'reply_type');
+  return attachment(post, 'reply_content') !== undefined && (!replyType || contentText(replyType.content).trim() !== 'text');
+}
+
+/** The step-mode decision a person made on `post`, as twnb's static views say it, or null. */
+export function decisionLine(post: IPost): string | null {
+  const extra = post.extra ?? {};
+  const found = (hasCode(post) ? CODE_DECISIONS : PLAN_DECISIONS).find(([key]) => extra[key] === 'User');
+  return found ? found[1] : null;
 }
 
 /** The posts whose execution succeeded, in post order: their code and its result. */
@@ -127,7 +154,11 @@ export function successfulSteps(payload: IRoundPayload): IStep[] {
     if (status && contentText(status.content).trim() === 'SUCCESS' && code) {
       const text = contentText(code.content);
       if (text.trim()) {
-        steps.push({ code: text, result: contentText(attachment(post, 'execution_result')?.content) });
+        steps.push({
+          code: text,
+          result: contentText(attachment(post, 'execution_result')?.content),
+          decision: decisionLine(post)
+        });
       }
     }
   }

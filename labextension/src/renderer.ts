@@ -21,6 +21,7 @@ import {
   attachment,
   attachments,
   contentText,
+  decisionLine,
   posts,
   schemaNote,
   seconds,
@@ -199,6 +200,11 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       list.appendChild(item);
     }
     body.appendChild(list);
+    // Step mode: whether the user approved the plan as it was or changed it (the first plan decided on).
+    const decided = posts(payload).find(post => post.send_from === 'Planner' && decisionLine(post));
+    if (decided) {
+      body.appendChild(element('div', 'twnb-decision', decisionLine(decided) ?? ''));
+    }
     return details;
   }
 
@@ -225,6 +231,9 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     for (const step of steps) {
       const block = element('div', 'twnb-code');
       markdown(block, fenced(step.code, 'python'));
+      if (step.decision) {
+        body.appendChild(element('div', 'twnb-decision', step.decision));
+      }
       body.appendChild(block);
       if (step.result) {
         body.appendChild(element('pre', 'twnb-result', step.result));
@@ -286,6 +295,10 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     details.dataset.index = String(index);
     const summary = element('summary', 'twnb-post-summary');
     summary.append(element('span', 'twnb-post-route', `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`), ' ');
+    const decision = decisionLine(post);
+    if (decision) {
+      summary.append(element('span', 'twnb-decision', decision), ' ');
+    }
     const status = attachment(post, 'execution_status');
     if (status) {
       const text = contentText(status.content);

@@ -194,3 +194,64 @@ def test_the_round_history_panel_lists_the_rounds_and_a_click_selects_and_shows_
     items.nth(3).click()
     wait_until(lambda: saved.evaluate(JS_ACTIVE_CELL) == target, 30, "the fourth Round's cell selected")
     expect(code_cells(saved).nth(target).locator(".jp-InputArea")).to_be_in_viewport()
+
+
+def _step_mode_round():
+    """A Round steered in step mode, as the session records it: the plan approved as it was, one piece
+    of code Run, one edited before it ran, one skipped."""
+    from twnb.memory import Attachment, AttachmentType, Post, Round
+
+    def code(text: str, status: str, decision: str) -> Post:
+        made = Post.create(f"{decision} code.", "CodeInterpreter", "Planner")
+        for kind, content in [("reply_type", "python"), ("reply_content", text)]:
+            made.add_attachment(Attachment.create(AttachmentType(kind), content))
+        made.add_attachment(Attachment.create(AttachmentType.execution_status, status))
+        made.extra[decision] = "User"  # type: ignore[literal-required]
+        return made
+
+    round = Round.create("Square, then total.")
+    round.add_post(Post.create("Square, then total.", "User", "Planner"))
+    plan = Post.create("Make the squares.", "Planner", "CodeInterpreter")
+    plan.add_attachment(Attachment.create(AttachmentType.init_plan, "1. Make the squares\n2. Total them"))
+    plan.extra["approved_by"] = "User"
+    round.add_post(plan)
+    round.add_post(code(FIRST_CODE, "SUCCESS", "approved_by"))
+    edited = code(SECOND_CODE, "SUCCESS", "edited_by")
+    edited.extra["edited_from"] = "total = 0"
+    round.add_post(edited)
+    round.add_post(code("import os", "NONE", "skipped_by"))
+    round.add_post(Post.create("The total is 60.", "Planner", "User"))
+    round.change_round_state("finished")
+    return round
+
+
+def test_a_saved_step_mode_round_shows_each_decision_the_user_made(lab, labextension_bundle, browser_context):
+    from twnb.render import plan_from_round, round_payload
+
+    round = _step_mode_round()
+    data = round_payload(round, session_id="step", plan=plan_from_round(round))
+    lab.write_notebook("decided.ipynb", saved_notebook(data))
+    page = browser_context.new_page()
+    try:
+        open_without_kernel(page, lab.server.notebook_url("decided.ipynb"))
+        shown = rendered_round(round_cells(page).nth(0))
+        expect(shown.locator(".twnb-plan .twnb-decision")).to_have_text("You approved this plan")
+        expect(shown.locator(".twnb-code-section .twnb-decision")).to_have_text(
+            ["You ran this code", "You edited this code before it ran"]
+        )
+        shown.locator(".twnb-posts > summary").click()
+        decisions = [
+            post.locator(".twnb-decision").all_inner_texts()
+            for post in shown.locator(".twnb-post > .twnb-post-summary").all()
+        ]
+        assert decisions == [
+            [],
+            ["You approved this plan"],
+            ["You ran this code"],
+            ["You edited this code before it ran"],
+            ["You skipped this code"],
+            [],
+        ]
+        page.screenshot(path=str(screenshot_path("labext-lab-step-decisions")))
+    finally:
+        page.close()

@@ -133,6 +133,14 @@ def run_save_and_shut_down(
     open_notebook(page, server.notebook_url(name))
     run_all_cells(page)
     wait_until_ran(round_cells(page).nth(rounds - 1), int(timeout_s * 1000))
+    save_ended_rounds(page, server, name, rounds, timeout_s)
+    shut_down_kernel(page)
+
+
+def save_ended_rounds(
+    page: Page, server: JupyterServer, name: str, rounds: int, timeout_s: float = ROUND_TIMEOUT_MS / 1000
+) -> None:
+    """Ctrl+S until the file on disk holds `rounds` ended Rounds."""
 
     def saved() -> bool:
         return len([s for s in saved_round_states(server, name) if s in ENDED]) == rounds
@@ -148,7 +156,6 @@ def run_save_and_shut_down(
         except AssertionError:
             if attempt == 2:
                 raise
-    shut_down_kernel(page)
 
 
 def reopen_in_lab(page: Page, name: str) -> None:

@@ -13,8 +13,11 @@ from notebook_page import (
     code_cells,
     open_notebook,
     outputs,
+    reopen_in_lab,
     round_cells,
     run_all_cells,
+    save_ended_rounds,
+    shut_down_kernel,
     wait_until_ran,
 )
 from playwright.sync_api import expect
@@ -37,6 +40,7 @@ from step_scripts import (
 )
 from test_lab_live_rounds import INTERRUPT_BUTTON, _wait_for_file
 
+from twnb.render import MIME_TYPE
 from twnb.session.conversation_store import load_conversation_file
 
 LIVE_WIDGET = ".jupyter-widgets"  # what ipywidgets draws (the live Round, step mode's panel)
@@ -80,10 +84,21 @@ def _attachment(post, kind):
     return next(str(a.content) for a in post.attachment_list if a.type.value == kind)
 
 
+def _saved_views(lab, name):
+    """The saved notebook's Round output, its static views and the Round JSON."""
+    for cell in lab.server.saved_notebook(name)["cells"]:
+        for output in cell.get("outputs", []):
+            if MIME_TYPE in output.get("data", {}):
+                return output["data"]
+    raise AssertionError(f"{name} holds no Round output")
+
+
 def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     lab, browser_context, module_llm
 ):
-    page, cell = _start(lab, browser_context, module_llm, "step-run.ipynb", step_script(), NEXT_CELL)
+    """... and the saved notebook, reopened, says the user approved the plan and ran the code."""
+    name = "step-run.ipynb"
+    page, cell = _start(lab, browser_context, module_llm, name, step_script(), NEXT_CELL)
     _approve_plan(page)
     expect(page.locator(".twnb-step-run")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
     next_cell = code_cells(page).nth(2)
@@ -97,6 +112,16 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     expect(outputs(next_cell)).to_have_text(["next cell sees 10"])
     cell.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_path("lab-step-ran")), full_page=True)
+    save_ended_rounds(page, lab.server, name, 1)
+    views = _saved_views(lab, name)
+    for view in ("text/html", "text/markdown", "text/plain"):
+        assert "You approved this plan" in views[view] and "You ran this code" in views[view], view
+    shut_down_kernel(page)
+    reopen_in_lab(page, name)
+    shown = round_cells(page).first.locator(".jp-OutputArea")  # the extension's view, or the HTML
+    expect(shown).to_contain_text("You approved this plan")
+    expect(shown).to_contain_text("You ran this code")
+    page.screenshot(path=str(screenshot_path("lab-step-ran-reopened")), full_page=True)
     page.close()
 
 

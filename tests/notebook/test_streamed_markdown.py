@@ -105,6 +105,13 @@ def test_a_code_fence_past_the_chunk_size_is_never_cut():
     assert chunks.live == "After the code.\n"
 
 
+def test_display_math_spanning_a_blank_line_past_the_chunk_size_is_never_cut():
+    math = "$$\n" + "a = b\n\n" * 500 + "$$\n"
+    chunks = streamed("Intro.\n\n" + math + "\nAfter the math.\n", 5, 100)
+    assert chunks.closed == ["Intro.\n\n" + math + "\n"]
+    assert chunks.live == "After the math.\n"
+
+
 def test_a_list_with_blank_lines_between_items_stays_in_one_chunk():
     items = "".join(f"{n}. item number {n}\n\n" for n in range(1, 200))
     chunks = streamed(items, 4, 100)

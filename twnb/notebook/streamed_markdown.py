@@ -5,12 +5,14 @@ Escaping and sending the whole message at every streamed update made each update
 message is long. A message is read here as a run of chunks: once the last chunk has grown past
 `CHUNK_CHARS`, it is closed at the next line where Markdown starts afresh, and never changes again.
 
-Where Markdown starts afresh: a line after a blank line, outside a code fence, not indented and not a
-list item. Everything before such a line renders the same whatever follows it (a blank line ends a
-paragraph, table or block quote; a line at the margin that is no list item ends a list or an indented
-code block; raw HTML and link reference definitions are escaped, so none spans lines; JupyterLab's
-math never spans a blank line). So the chunks, each rendered alone, read as the whole message does, and
-`escape_markdown` of the chunks, joined, is `escape_markdown` of the whole.
+Where Markdown starts afresh: a line after a blank line, outside a code fence and outside `$$` display
+math, not indented and not a list item. Everything before such a line renders the same whatever
+follows it (a blank line ends a paragraph, table or block quote; a line at the margin that is no list
+item ends a list or an indented code block; raw HTML and link reference definitions are escaped, so
+none spans lines). JupyterLab ends math at a blank line, but other renderers (nbconvert's, VS Code's)
+let `$$ ... $$` span one, so a chunk is never closed while a `$$` is open. So the chunks, each
+rendered alone, read as the whole message does, and `escape_markdown` of the chunks, joined, is
+`escape_markdown` of the whole.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class MarkdownChunks:
         self.live = ""  # the last chunk's text, still growing
         self._read = 0  # how many characters of `live` were read as complete lines
         self._fences = FenceReader()
+        self._math_open = False  # an odd number of `$$` read outside code fences
         self._previous = "x"  # the last line read, as shown (not blank: the message's start is no break)
         self._start_live()
 
@@ -105,13 +108,17 @@ class MarkdownChunks:
             if (
                 start >= self._chunk_chars
                 and not self._fences.in_fence
+                and not self._math_open
                 and starts_afresh(self._previous, line)
             ):
                 self.closed.append(self.live[:start])
                 self.live = self.live[start:]
                 end -= start
                 self._start_live()
+            was_in_fence = self._fences.in_fence
             self._fences.read(line)
+            if not was_in_fence and not self._fences.in_fence and line.count("$$") % 2:
+                self._math_open = not self._math_open
             self._previous = line
             self._read = end + 1
             if not self._fences.in_fence:

@@ -202,6 +202,14 @@ def test_an_edit_verification_refuses_gets_the_refusal_naming_its_line_and_nothi
     assert "x" not in shell.user_ns and "subprocess" not in shell.user_ns
 
 
+def test_the_refusal_of_an_edit_speaks_to_the_user_not_in_the_models_words(make_session):
+    session = make_session(one_step("x = 1"))
+    refusal = session.check_edit("import subprocess\nx = 2")
+    assert refusal is not None
+    assert "Importing module 'subprocess' is not allowed." in refusal
+    assert "your instructions" not in refusal
+
+
 def test_an_edit_verification_accepts_may_run(make_session):
     session = make_session(one_step("x = 1"))
     assert session.check_edit("import math\nx = math.sqrt(4)") is None

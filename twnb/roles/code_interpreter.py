@@ -150,7 +150,9 @@ class CodeInterpreter(Role):
         refusals = verify_code(code, self.verification)
         if not refusals:
             return None
-        problem = "\n".join(str(refusal) for refusal in refusals)
+        # The refusals' hints speak to the model ("the modules listed in your instructions"): the
+        # user is told where and why, and how to allow a module when that is possible.
+        problem = "\n".join(refusal.problem for refusal in refusals)
         return f"Verification refused the edited code:\n{problem}" + _allow_hint(refusals, "You")
 
     @staticmethod

@@ -45,9 +45,13 @@ class Refusal:
     hint: str = ""
     subject: str = ""
 
+    @property
+    def problem(self) -> str:
+        """Where and why, without the hint (which is addressed to the model)."""
+        return f"Line {self.line}: {self.source} -> {self.message}"
+
     def __str__(self) -> str:
-        text = f"Line {self.line}: {self.source} -> {self.message}"
-        return f"{text} {self.hint}" if self.hint else text
+        return f"{self.problem} {self.hint}" if self.hint else self.problem
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "rule": str(self.rule)}

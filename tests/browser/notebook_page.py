@@ -137,6 +137,19 @@ def run_save_and_shut_down(
     shut_down_kernel(page)
 
 
+def save_until(page: Page, saved: Callable[[], bool], what: str, timeout_s: float = SAVE_TIMEOUT_S) -> None:
+    """Ctrl+S until `saved()` says the file on disk holds what it should (`what`, for the failure)."""
+    # A busy page can drop the key press (seen under load): press again, as a person would.
+    for attempt in range(3):
+        save(page)
+        try:
+            wait_until(saved, SAVE_TIMEOUT_S if attempt < 2 else timeout_s, f"Ctrl+S saving {what}")
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
+
+
 def save_ended_rounds(
     page: Page, server: JupyterServer, name: str, rounds: int, timeout_s: float = ROUND_TIMEOUT_MS / 1000
 ) -> None:
@@ -145,17 +158,7 @@ def save_ended_rounds(
     def saved() -> bool:
         return len([s for s in saved_round_states(server, name) if s in ENDED]) == rounds
 
-    # A busy page can drop the key press (seen under load): press again, as a person would.
-    for attempt in range(3):
-        save(page)
-        try:
-            wait_until(
-                saved, SAVE_TIMEOUT_S if attempt < 2 else timeout_s, f"Ctrl+S saving {rounds} ended Rounds"
-            )
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
+    save_until(page, saved, f"{rounds} ended Rounds", timeout_s)
 
 
 def reopen_in_lab(page: Page, name: str) -> None:

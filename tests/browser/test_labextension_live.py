@@ -5,7 +5,6 @@ the Round history panel."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from labextension_page import (
@@ -23,6 +22,7 @@ from notebook_page import (
     round_cells,
     run_all_cells,
     save,
+    save_until,
     saved_round_states,
     wait_until,
     wait_until_ran,
@@ -58,11 +58,8 @@ def ran(lab, labextension_bundle, browser_context, module_llm):
     expect(rendered_round(round_cells(page).nth(1))).to_have_count(1, timeout=ROUND_TIMEOUT_MS)
     page.screenshot(path=str(screenshot_path("labext-lab-live-finished")), full_page=True)
     widget_texts = list(page.evaluate("() => window.twnbWidgetTexts"))
-    save(page)
-    deadline = time.monotonic() + 60
-    while (states := saved_round_states(lab.server, NAME)) != ["finished", "finished"]:
-        assert time.monotonic() < deadline, f"Ctrl+S did not save both finished Rounds; on disk: {states}"
-        time.sleep(0.2)  # polling the file, not waiting a guessed time
+    both_saved = lambda: saved_round_states(lab.server, NAME) == ["finished", "finished"]  # noqa: E731
+    save_until(page, both_saved, "both finished Rounds", 60)
     return page, widget_texts
 
 

@@ -10,9 +10,8 @@ from notebook_page import (
     open_notebook,
     round_cells,
     run_all_cells,
-    save,
+    save_until,
     saved_round_states,
-    wait_until,
     wait_until_ran,
 )
 from playwright.sync_api import expect
@@ -37,11 +36,11 @@ def test_a_live_round_in_notebook7_shows_the_widget_then_the_extension_before_an
     expect(rendered_round(first)).to_have_count(1, timeout=ROUND_TIMEOUT_MS)
     widget_texts = page.evaluate("() => window.twnbWidgetTexts")
     assert any("Make the squares of 1 to 3" in text for text in widget_texts), widget_texts
-    save(page)
-    wait_until(
+    save_until(
+        page,
         lambda: saved_round_states(notebook7.server, NAME) == ["finished", "finished"],
+        "both finished Rounds",
         60,
-        "Ctrl+S saving both finished Rounds",
     )
     page.reload()
     wait_for_plugin(page)

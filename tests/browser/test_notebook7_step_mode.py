@@ -13,9 +13,8 @@ from notebook_page import (
     outputs,
     round_cells,
     run_all_cells,
-    save,
+    save_until,
     saved_round_states,
-    wait_until,
     wait_until_ran,
 )
 from playwright.sync_api import expect
@@ -43,8 +42,7 @@ def test_in_notebook7_the_approved_plan_and_run_code_are_saved_and_shown_on_reop
     expect(_printed(cell, "edited code ran 30")).to_have_count(1)  # it ran in the cell
     expect(outputs(cell).first).to_contain_text(re.compile(r"\bfinished\b"), timeout=UI_TIMEOUT_MS)
     page.screenshot(path=str(screenshot_path("notebook7-step-ran")), full_page=True)
-    save(page)
-    wait_until(lambda: saved_round_states(notebook7.server, NAME) == ["finished"], 60, "Ctrl+S saving it")
+    save_until(page, lambda: saved_round_states(notebook7.server, NAME) == ["finished"], "the Round", 60)
     page.close()  # Notebook 7 shows one notebook per browser tab: close it, open it again
     page = browser_context.new_page()
     open_notebook(page, notebook7.server.notebook_url(NAME))

@@ -7,7 +7,7 @@ translation, verification, the executor's capture and scans, events, redaction a
 derivation. Autosave (one Round file rewritten atomically after every post) is timed separately: the
 same Rounds with autosave off and on.
 
-    python bench/bench_session.py [--rounds 100] [--window 10]
+    python bench/bench_session.py [--rounds 100] [--window 10] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -43,10 +43,12 @@ class InstantStream:
 
 
 class InstantClient:
-    """Canned replies per role, cycling: the Planner delegates then answers; the code is trivial."""
+    """Canned replies per role, cycling: the Planner delegates then answers; the code is trivial: it
+    makes a new variable each Round (`x_N = N`), or with `one_variable` rebinds the same one."""
 
-    def __init__(self) -> None:
+    def __init__(self, one_variable: bool = False) -> None:
         self.calls = {"Planner": 0, "CodeInterpreter": 0}
+        self.one_variable = one_variable
 
     def stream(self, messages: list[dict], *, model: str, role: str = "", response_format: Any = None) -> Any:
         n = self.calls[role] = self.calls[role] + 1
@@ -54,7 +56,7 @@ class InstantClient:
             reply = {
                 "thought": "Set a variable.",
                 "reply_type": "python",
-                "reply_content": f"x_{n} = {n}\nx_{n}",
+                "reply_content": f"x = {n}\nx" if self.one_variable else f"x_{n} = {n}\nx_{n}",
             }
         elif n % 2:
             reply = _planner("CodeInterpreter", "Set the next variable.", "InProcess")
@@ -76,7 +78,7 @@ def _planner(send_to: str, message: str, stop: str) -> dict[str, str]:
 
 
 def run(
-    rounds: int, autosave: bool, shell: Any, workdir: Path
+    rounds: int, autosave: bool, shell: Any, workdir: Path, one_variable: bool = False
 ) -> tuple[list[float], list[float], list[float], Any]:
     from twnb.config.settings import Settings
     from twnb.kernel import LiveShellExecutor
@@ -86,7 +88,7 @@ def run(
     session_dir = workdir / f".twnb-{int(autosave)}"
     executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
     session = build_session(
-        Settings(model="instant"), executor, client=InstantClient(), session_dir=session_dir
+        Settings(model="instant"), executor, client=InstantClient(one_variable), session_dir=session_dir
     )
     session.autosave = autosave
     spent = [0.0]
@@ -117,6 +119,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--window", type=int, default=10, help="Rounds averaged around each figure")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs without autosave pooled per figure (steadier median)"
+    )
     args = parser.parse_args()
     import os
 
@@ -129,12 +134,16 @@ def main() -> None:
     with contextlib.redirect_stdout(io.StringIO()):
         run(3, False, shell, workdir)  # warm-up: imports, first prompt loads
         run(3, True, shell, workdir)  # and the first autosave's folders and files
-        off, off_cpu, off_summary, _ = run(args.rounds, False, shell, workdir)
+        runs = [run(args.rounds, False, shell, workdir) for _ in range(args.repeat)]
+        one = [run(args.rounds, False, shell, workdir, one_variable=True)[1] for _ in range(args.repeat)]
         on, _, _, saved = run(args.rounds, True, shell, workdir)
+    off, off_cpu, off_summary = ([r[i] for r in runs] for i in range(3))
     w = args.window
 
-    def at(times: list[float], end: int) -> float:
-        return statistics.median(times[max(end - w, 0) : end])
+    def at(times: list[float] | list[list[float]], end: int) -> float:
+        """The median over the `w` Rounds before `end`, of every run given."""
+        pooled = times if isinstance(times[0], list) else [times]
+        return statistics.median(t for run_times in pooled for t in run_times[max(end - w, 0) : end])
 
     # CPU time too: on a shared machine the wall time of a few ms swings with the load.
     for label, times in (("autosave off", off), ("autosave off, CPU", off_cpu), ("autosave on ", on)):
@@ -143,6 +152,11 @@ def main() -> None:
             f"per-Round overhead, {label}: Round 10 {r10:6.2f} ms | Round {args.rounds} {r100:6.2f} ms "
             f"| ratio {r100 / r10:.2f}"
         )
+    r10, r100 = at(one, 10), at(one, args.rounds)
+    print(
+        f"  the same, CPU, with the code rebinding one variable (the namespace stays small): Round 10 "
+        f"{r10:6.2f} ms | Round {args.rounds} {r100:6.2f} ms | ratio {r100 / r10:.2f}"
+    )
     for end in (10, args.rounds):
         ns = at(off_summary, end)
         print(

@@ -145,10 +145,40 @@ export function decisionLine(post: IPost): string | null {
   return found ? found[1] : null;
 }
 
+// The words step mode records for a skip or an edit at the start of the post's message and, for a skip,
+// its result (what the LLM was told; twnb.memory.extras holds them). The decision line is the one
+// place a view says the decision, so the post is shown without them.
+const RECORDED_WORDS: [DecisionKey, string][] = [
+  ['skipped_by', 'Skipped by the user: the code did not run.'],
+  ['edited_by', 'The user edited the code before it ran; the code shown is what ran.']
+];
+
+/** `post` as shown under its decision line: its message and execution result without the recorded
+ * words that say the same decision (a text left empty is not shown). Other posts as they are. */
+export function withoutDecisionWords(post: IPost): IPost {
+  const extra = post.extra ?? {};
+  const found = hasCode(post) ? RECORDED_WORDS.find(([key]) => extra[key] === 'User') : undefined;
+  if (!found) {
+    return post;
+  }
+  const words = found[1];
+  const strip = (text: unknown): unknown => {
+    const trimmed = typeof text === 'string' ? text.trimStart() : '';
+    return trimmed.startsWith(words) ? trimmed.slice(words.length).trimStart() : text;
+  };
+  return {
+    ...post,
+    message: strip(post.message) as string | undefined,
+    attachment_list: attachments(post).map(item =>
+      item.type === 'execution_result' ? { ...item, content: strip(item.content) } : item
+    )
+  };
+}
+
 /** The posts whose execution succeeded, in post order: their code and its result. */
 export function successfulSteps(payload: IRoundPayload): IStep[] {
   const steps: IStep[] = [];
-  for (const post of posts(payload)) {
+  for (const post of posts(payload).map(withoutDecisionWords)) {
     const status = attachment(post, 'execution_status');
     const code = attachment(post, 'reply_content');
     if (status && contentText(status.content).trim() === 'SUCCESS' && code) {

@@ -26,6 +26,7 @@ import {
   schemaNote,
   seconds,
   successfulSteps,
+  withoutDecisionWords,
   tokens,
   unknownAttachmentTypes
 } from './payload';
@@ -286,7 +287,8 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
   private _posts(payload: IRoundPayload): HTMLElement {
     const all = posts(payload);
     const [details, body] = section(`Conversation (${all.length} posts)`, 'twnb-posts', false);
-    all.forEach((post, index) => body.appendChild(this._post(post, index)));
+    // Each decided post under its decision line, without the record's words for the same decision.
+    all.forEach((post, index) => body.appendChild(this._post(withoutDecisionWords(post), index)));
     return details;
   }
 
@@ -348,7 +350,9 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       } else if (type === 'execution_status') {
         label('Execution', text, `twnb-field twnb-exec-${text.toLowerCase()}`);
       } else if (type === 'execution_result') {
-        body.appendChild(element('pre', 'twnb-result', text));
+        if (text) {
+          body.appendChild(element('pre', 'twnb-result', text));
+        }
       } else if (type === 'code_error') {
         if (text && text !== 'No error is found.') {
           body.appendChild(element('pre', 'twnb-error', text));

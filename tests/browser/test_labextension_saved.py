@@ -200,12 +200,21 @@ def _step_mode_round():
     """A Round steered in step mode, as the session records it: the plan approved as it was, one piece
     of code Run, one edited before it ran, one skipped."""
     from twnb.memory import Attachment, AttachmentType, Post, Round
+    from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER
+
+    # The message and result each decision leaves in the record, in the record's own words.
+    recorded = {
+        "approved_by": ("The code ran successfully.", "Result:\n[1, 4, 9]"),
+        "edited_by": (f"{EDITED_BY_USER} The code ran successfully.", "Result:\n60"),
+        "skipped_by": (SKIPPED_BY_USER, SKIPPED_BY_USER),
+    }
 
     def code(text: str, status: str, decision: str) -> Post:
-        made = Post.create(f"{decision} code.", "CodeInterpreter", "Planner")
-        for kind, content in [("reply_type", "python"), ("reply_content", text)]:
+        message, result = recorded[decision]
+        made = Post.create(message, "CodeInterpreter", "Planner")
+        attached = [("reply_type", "python"), ("reply_content", text), ("execution_status", status)]
+        for kind, content in [*attached, ("execution_result", result)]:
             made.add_attachment(Attachment.create(AttachmentType(kind), content))
-        made.add_attachment(Attachment.create(AttachmentType.execution_status, status))
         made.extra[decision] = "User"  # type: ignore[literal-required]
         return made
 
@@ -252,6 +261,13 @@ def test_a_saved_step_mode_round_shows_each_decision_the_user_made(lab, labexten
             ["You skipped this code"],
             [],
         ]
+        for post in shown.locator(".twnb-post > .twnb-post-summary").all()[2:5]:
+            post.click()
+        posts = shown.locator(".twnb-post")
+        expect(posts.nth(3)).to_contain_text("The code ran successfully.")
+        for index, word in [(3, "edited"), (4, "skipped")]:
+            assert posts.nth(index).inner_text().lower().count(word) == 1
+        assert shown.inner_text().lower().count("skipped") == 1
         page.screenshot(path=str(screenshot_path("labext-lab-step-decisions")))
     finally:
         page.close()

@@ -99,3 +99,10 @@ def test_a_round_without_a_ledger_draws_no_waterfall():
 
     round = Round.create(user_query="q")
     assert "twnb-timeline" not in round_bundle(round, session_id="s")["text/html"]
+
+
+def test_code_the_user_skipped_is_a_grey_bar_that_says_not_run():
+    skipped = Ledger(1.0, [LedgerEntry("code", "CodeInterpreter", 0.5, 0.0, "skipped")])
+    (bar,) = bars(timeline_html(skipped))
+    assert bar[5] == "CodeInterpreter code: 0.00 s, not run"
+    assert "#cf222e" not in bar[6]

@@ -178,7 +178,7 @@ def test_the_static_bundle_shows_the_users_decisions(make_session):
     round = _finish(driver, Skipped())
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
     assert "I changed your plan" in markdown
-    assert "Skipped by the user" in markdown
+    assert "*You skipped this code.*" in markdown
 
 
 def test_the_static_bundle_shows_the_users_approvals(make_session):
@@ -224,3 +224,54 @@ def test_a_refused_edit_of_a_module_off_the_list_says_how_to_allow_it(make_sessi
     session = make_session(one_step("x = 1"))
     refusal = session.check_edit("import requests")
     assert refusal is not None and "allow_modules = ['requests']" in refusal
+
+
+VIEWS = ["text/html", "text/markdown", "text/plain"]
+
+
+def _skipped_round(make_session):
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    return _finish(driver, Skipped())
+
+
+def _edited_round(make_session):
+    session = make_session(one_step("x = 1"))
+    driver = session.round_driver("Set x")
+    result = session.execute(next(driver), "x = 2")
+    return _finish(driver, EditedRun("x = 2", result))
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_says_once_that_the_user_skipped_the_code(make_session, view):
+    from twnb.render import round_bundle
+
+    shown = round_bundle(_skipped_round(make_session), session_id="s")[view]
+    assert "You skipped this code" in shown
+    assert shown.lower().count("skipped") == 1
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_says_once_that_the_user_edited_the_code(make_session, view):
+    from twnb.render import round_bundle
+
+    shown = round_bundle(_edited_round(make_session), session_id="s")[view]
+    assert "You edited this code before it ran" in shown
+    assert shown.lower().count("edited") == 1
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_an_edited_posts_view_keeps_what_the_run_gave(make_session, view):
+    from twnb.render import round_bundle
+
+    shown = round_bundle(_edited_round(make_session), session_id="s")[view]
+    assert "The code ran successfully." in shown
+
+
+def test_the_round_json_keeps_the_words_the_record_and_the_llm_have_for_a_skip(make_session):
+    from twnb.render import round_bundle
+
+    round = _skipped_round(make_session)
+    data = round_bundle(round, session_id="s")["application/vnd.twnb.round+json"]
+    assert data["post_list"] == round.to_dict()["post_list"]

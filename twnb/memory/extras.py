@@ -72,6 +72,13 @@ class PostExtra(TypedDict, total=False):
     approved_by: str
 
 
+# The words a step-mode decision leaves in the record (a post's message, a skipped post's result),
+# which are also what the LLM is told of it. Views say the decision once, in their own line, and drop
+# these words where they repeat it.
+SKIPPED_BY_USER: Final = "Skipped by the user: the code did not run."
+EDITED_BY_USER: Final = "The user edited the code before it ran; the code shown is what ran."
+
+
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when

@@ -2,6 +2,10 @@
 
 Step mode marks the posts it paused on in their `extra`: `approved_by`, `edited_by` or `skipped_by`
 is "User". A Round the user stopped needs no line here: its failure note already says so.
+
+The record says a skip or an edit in words of its own too (the post's message, a skipped post's
+result: what the LLM was told). The line is the one place a view says it, so `without_decision_words`
+drops those words from the post a view shows.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER
 from twnb.render.labels import has_code
 
 PLAN_DECISIONS = {"edited_by": "You changed this plan", "approved_by": "You approved this plan"}
@@ -25,3 +30,27 @@ def decision_line(post: Mapping[str, Any]) -> str | None:
     decisions = CODE_DECISIONS if has_code(post) else PLAN_DECISIONS
     # In the order above: a skip or an edit is the decision even if a key beside it says more.
     return next((line for key, line in decisions.items() if extra.get(key) == "User"), None)
+
+
+# The words each code decision leaves at the start of the post's message and result.
+_RECORDED_WORDS = {"skipped_by": SKIPPED_BY_USER, "edited_by": EDITED_BY_USER}
+
+
+def without_decision_words(post: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`post` as a view shows it under its decision line: its message and execution result without the
+    words that record the same decision (a text left empty is then not shown). Others as they are."""
+    extra = post.get("extra") or {}
+    words = next((w for key, w in _RECORDED_WORDS.items() if extra.get(key) == "User"), None)
+    if words is None or not has_code(post):
+        return post
+
+    def strip(text: Any) -> Any:
+        if not isinstance(text, str) or not text.lstrip().startswith(words):
+            return text
+        return text.lstrip()[len(words) :].lstrip()
+
+    attachments = [
+        {**a, "content": strip(a.get("content"))} if a.get("type") == "execution_result" else a
+        for a in post.get("attachment_list") or []
+    ]
+    return {**post, "message": strip(post.get("message")), "attachment_list": attachments}

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.render.code_html import code_html, preformatted_html
-from twnb.render.decisions import decision_line
+from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.labels import (
     PLANNER_NOTES,
     attachment_label,
@@ -57,7 +57,8 @@ def round_html(payload: Mapping[str, Any]) -> str:
     shown_notes: dict[str, str] = {}  # the plan texts already shown in this Round
     linked: set[str] = set()
     for post in payload.get("post_list") or []:
-        parts.append(_post(post, str(post.get("id")) in keep_open, previews, shown_notes, linked))
+        shown = without_decision_words(post)  # its decision line says it once
+        parts.append(_post(shown, str(post.get("id")) in keep_open, previews, shown_notes, linked))
     failure = (payload.get("extra") or {}).get("failure_reason")
     if payload.get("state") == "failed":
         parts.append(failure_html(payload_state(payload), failure or "the Round failed"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from twnb.render.decisions import decision_line
+from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -43,6 +43,7 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
             lines.append(f"- [{mark}] {inline(_one_line(step.get('name', '')))} *({inline(state)})*")
         lines.append("")
     for post in payload.get("post_list") or []:
+        post = without_decision_words(post)  # the decision line below says it once
         lines.append(f"**{inline(post_title(post))}**")
         lines.append("")
         decision = decision_line(post)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from twnb.render.decisions import decision_line
+from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -32,6 +32,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
         for step in plan["subtasks"]:
             lines.append(f"  [{plain_text(step.get('state', ''))}] {plain_text(step.get('name', ''))}")
     for post in payload.get("post_list") or []:
+        post = without_decision_words(post)  # the decision line below says it once
         lines.append(f"--- {plain_text(post_title(post, arrow='->'))}")
         decision = decision_line(post)
         if decision is not None:

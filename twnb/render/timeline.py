@@ -21,6 +21,9 @@ _COLOURS = {"llm": "#0969da", "code": "#1a7f37"}
 _FAILED = "#cf222e"
 _OK_STATUSES = {"stop", "length", "success", ""}
 _KIND_LABEL = {"llm": "LLM", "code": "code"}
+# Code the user skipped in step mode ran nothing and failed nothing: a grey bar that says "not run"
+# (the post's decision line is where a view says the user skipped it).
+_SKIPPED, _NOT_RUN, _GREY = "skipped", "not run", "#8c959f"
 _MUTED = "opacity:0.75"
 
 
@@ -43,7 +46,7 @@ def _figures(entry: LedgerEntry) -> str:
         if entry.cost is not None:
             parts.append(f"cost {format_cost(entry.cost)}")
     if entry.status not in _OK_STATUSES:
-        parts.append(entry.status)
+        parts.append(_NOT_RUN if entry.status == _SKIPPED else entry.status)
     return ", ".join(parts)
 
 
@@ -74,7 +77,7 @@ def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
     for entry in ledger.entries:
         left, width = bar_geometry(entry, ledger.duration_s)
         ok = entry.status in _OK_STATUSES
-        colour = _COLOURS.get(entry.kind, "#57606a") if ok else _FAILED
+        colour = _COLOURS.get(entry.kind, "#57606a") if ok else _GREY if entry.status == _SKIPPED else _FAILED
         label = f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}"
         figures = _figures(entry)
         # Block elements with margin and width in percent: what a saved, untrusted notebook keeps

@@ -23,7 +23,8 @@ from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.memory.clip import clip
-from twnb.roles.code_prompt import EDITED_BY_USER, SKIPPED_BY_USER, CodePrompt
+from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER
+from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format

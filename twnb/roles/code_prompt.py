@@ -25,15 +25,13 @@ from typing import Any
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
 from twnb.memory.clip import clip
+from twnb.memory.extras import EDITED_BY_USER
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
 from twnb.roles.round_digest import CondensePolicy, code_digest, first_text
 
 CODE_KEYS = ("thought", "reply_type", "reply_content")
-# What the model (and the record) is told of a user's decision in step mode.
-SKIPPED_BY_USER = "Skipped by the user: the code did not run."
-EDITED_BY_USER = "The user edited the code before it ran; the code shown is what ran."
 
 
 def code_reply_json(post: Post) -> str:

@@ -31,10 +31,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from scripted_analysis import chat_tokens, scripted_calls, token_counter
 
+from twnb.roles.round_digest import CondensePolicy
+
 ROLES = {"planner_call_1": "Planner", "planner_call_2": "Planner", "code_call": "CodeInterpreter"}
-# In every call of the scripted analysis, the posts added since the role's previous call are rendered
-# as the last two messages (see the module docstring).
+# With the previous Round in full (CondensePolicy(block_rounds=1)), every call of the scripted analysis
+# renders the posts added since the role's previous call as its last two messages: the role's previous
+# reply, then one user turn with what followed it (see the module docstring).
 NEW_MESSAGES = 2
+FULL_PREVIOUS_ROUND = CondensePolicy(block_rounds=1)
 
 
 def wire_text(messages: list[Any]) -> str:
@@ -49,9 +53,10 @@ def shared_prefix(previous: str, current: str) -> str:
     return os.path.commonprefix([previous, current])  # noqa: RUF071
 
 
-def append_only_share(messages: list[Any], count: Callable[[str], int]) -> float:
-    """The share of the call that is not new since the role's previous call: the ceiling."""
-    new = chat_tokens(messages[-NEW_MESSAGES:], count) - 3  # -3: the request's own overhead, counted once
+def append_only_share(messages: list[Any], full: list[Any], count: Callable[[str], int]) -> float:
+    """The share of the call (`messages`) that is not new since the role's previous call: the ceiling.
+    What is new is measured in `full`, the same call composed with the previous Round in full."""
+    new = chat_tokens(full[-NEW_MESSAGES:], count) - 3  # -3: the request's own overhead, counted once
     return 1 - new / chat_tokens(messages, count)
 
 
@@ -60,12 +65,13 @@ def measure(rounds: int, first: int, count: Callable[[str], int]) -> dict[str, d
     shares: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
     ceilings: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
     tokens: dict[str, list[int]] = {"Planner": [], "CodeInterpreter": []}
-    for number, call, messages in scripted_calls(rounds):
+    calls = zip(scripted_calls(rounds), scripted_calls(rounds, FULL_PREVIOUS_ROUND), strict=True)
+    for (number, call, messages), (*_, full) in calls:
         role = ROLES[call]
         text = wire_text(messages)
         if number >= first and role in previous:
             shares[role].append(count(shared_prefix(previous[role], text)) / count(text))
-            ceilings[role].append(append_only_share(messages, count))
+            ceilings[role].append(append_only_share(messages, full, count))
             tokens[role].append(chat_tokens(messages, count))
         previous[role] = text
     return {

@@ -11,17 +11,17 @@ import os
 from pathlib import Path
 
 import pytest
-from prompt_history import analysis_round, memory_with, render, sent, with_task
+from prompt_history import analysis_round, memory_with, planner_post, render, sent, with_task
 
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.namespace_delta import CHANGES_HEADER, SNAPSHOT_HEADER
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
-from twnb.roles.round_digest import CondensePolicy, history_layout
+from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-POLICY = CondensePolicy()  # the default the roles use
+POLICY = CondensePolicy()  # the CodeInterpreter's default; the Planner's differs only in block_rounds
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "current_plan_step", "send_to")
 CODE_KEYS = ("thought", "reply_type", "reply_content")
 NAMESPACE = (
@@ -134,7 +134,7 @@ def test_consecutive_calls_of_a_role_only_append_to_the_history_between_condensa
         for role, memory in ((planner, opened), (code, with_task(opened)), (planner, with_task(opened))):
             role_rounds = memory.get_role_rounds(role.alias, include_failure_rounds=True)
             head = role.prompt.condensed_past(role_rounds, NAMESPACE)[0]
-            text, key = render(role.compose(memory)), history_layout(role_rounds, POLICY).snapshot_key
+            text, key = render(role.compose(memory)), role.prompt.layout(role_rounds).snapshot_key
             if role.alias in previous:
                 before, before_head, before_key = previous[role.alias]
                 kept = before[: before.index(before_head) + len(before_head)]
@@ -169,7 +169,7 @@ def test_namespace_summary_is_sent_once_at_the_head_of_the_history():
 def test_a_reply_s_reasoning_rides_in_the_request_as_thinking_and_is_never_sent():
     planner, code = make_roles()
     memory = with_task(memory_with([analysis_round(1), analysis_round(2)]))
-    for post in memory.conversation.rounds[-2].post_list:
+    for post in memory.conversation.rounds[-2].post_list + memory.conversation.rounds[-1].post_list:
         post.extra["reasoning"] = f"THINKING-OF-{post.send_from}"
     for role in (planner, code):
         request = role.compose(memory)
@@ -181,13 +181,31 @@ def test_a_reply_s_reasoning_rides_in_the_request_as_thinking_and_is_never_sent(
 def test_planner_condenses_older_rounds():
     planner, _ = make_roles()
     text = render(planner.compose(memory_with([analysis_round(n) for n in range(1, 31)])))
-    # With the default policy after 30 Rounds: 30 in full, 25-29 condensed, 23-24 one line each.
-    assert "RESULT-OF-ROUND-30" in text  # the previous Round in full, its output capped
-    assert "RESULT-OF-ROUND-29" not in text and "table_29 = sales" not in text  # condensed: no output or code
+    # With the Planner's policy after 30 Rounds: 25-30 condensed, 23-24 one line each, older counted.
+    assert "RESULT-OF-ROUND-30" not in text and "table_30 = sales" not in text  # no output or code
+    assert "Question 30" in text and "ANSWER-30" in text and "made table_30 (DataFrame, 23x10)" in text
     assert "Question 25" in text and "ANSWER-25" in text and "made table_25 (DataFrame, 23x10)" in text
     one_line = next(line for line in text.splitlines() if "Question 23:" in line)
     assert "ANSWER-23" in one_line
     assert "(22 earlier rounds not shown" in text and "Question 22:" not in text
+
+
+def test_planner_keeps_a_round_that_asked_the_user_in_full_while_the_answer_is_planned():
+    planner, _ = make_roles()
+    asking = analysis_round(2)
+    asking.post_list[-1] = planner_post("User", "Which region do you mean?", "2. Report", "Clarification")
+    text = render(planner.compose(memory_with([analysis_round(1), asking], "The West, please")))
+    assert "table_2 = sales" in text and "RESULT-OF-ROUND-2" in text  # its step in full
+    assert '"stop": "Clarification"' in text
+    assert "table_1 = sales" not in text  # the Round before it is still digested
+
+
+def test_planner_digests_the_previous_round_once_the_user_has_answered_it():
+    planner, _ = make_roles()
+    asking = analysis_round(2)
+    asking.post_list[-1] = planner_post("User", "Which region do you mean?", "2. Report", "Clarification")
+    text = render(planner.compose(memory_with([analysis_round(1), asking, analysis_round(3)])))
+    assert "table_2 = sales" not in text and "Question 2:" in text
 
 
 def test_codeinterpreter_condenses_older_rounds():
@@ -210,12 +228,19 @@ def test_a_failed_round_stays_as_one_line_saying_its_code_ran():
     assert "RESULT-OF-ROUND-2" not in text
 
 
-def test_a_failed_previous_round_is_shown_in_full_with_its_failure_reason():
-    planner, code = make_roles()
+def test_a_failed_previous_round_is_shown_to_the_codeinterpreter_in_full_with_its_failure_reason():
+    _, code = make_roles()
     memory = memory_with([analysis_round(1), analysis_round(2, state="failed")])
-    for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
-        assert "table_2 = sales" in text
-        assert "(This round failed: The LLM call failed: HTTP 500. Its code did run.)" in text
+    text = render(code.compose(with_task(memory)))
+    assert "table_2 = sales" in text
+    assert "(This round failed: The LLM call failed: HTTP 500. Its code did run.)" in text
+
+
+def test_a_failed_previous_round_is_digested_for_the_planner_with_its_failure_reason():
+    planner, _ = make_roles()
+    text = render(planner.compose(memory_with([analysis_round(1), analysis_round(2, state="failed")])))
+    line = next(line for line in text.splitlines() if "Question 2:" in line)
+    assert "round failed (The LLM call failed: HTTP 500.)" in line and "made table_2" in line
 
 
 def test_prompt_size_stays_flat_as_rounds_accumulate():

@@ -79,10 +79,20 @@ class ChatPrompt:
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         raise NotImplementedError(f"{type(self).__name__}.digest_round")
 
+    def keeps_in_full(self, round: Round) -> bool:
+        """Whether the previous Round stays in full while the next one runs, although the policy
+        digests it (`block_rounds` 0): the role needs more of it than its digest."""
+        return False
+
+    def layout(self, rounds: list[Round]) -> HistoryLayout:
+        """Which of `rounds` (the current one last) this role sees in which form."""
+        keep = len(rounds) > 1 and self.keeps_in_full(rounds[-2])
+        return history_layout(rounds, self.policy, keep_previous=keep)
+
     def condensed_past(self, rounds: list[Round], summary: str) -> tuple[str, list[Round], str]:
         """(the head of the history: digests of the older Rounds and the namespace snapshot, the Rounds
         to render in full with the current one last, the namespace changes for the last message)."""
-        layout: HistoryLayout = history_layout(rounds, self.policy)
+        layout = self.layout(rounds)
         digest = [self.templates.fill("omitted_rounds", count=str(layout.omitted))] if layout.omitted else []
         digest += [d for r in layout.one_line if (d := self._digest(r, one_line=True))]
         digest += [d for r in layout.condensed if (d := self._digest(r, one_line=False))]

@@ -17,7 +17,7 @@ from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
-from twnb.roles.planner_prompt import PlannerPrompt, Worker
+from twnb.roles.planner_prompt import PLANNER_POLICY, PlannerPrompt, Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
@@ -99,7 +99,7 @@ class Planner(Role):
         if examples is None:
             role_set = {"Planner", "User", *self.recipients}
             examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
-        self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or CondensePolicy())
+        self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or PLANNER_POLICY)
         self.namespace_summary = namespace_summary
         # The session's plan notebook sets this: the plan a Round continues, as a note (else "").
         self.plan_hint: Callable[[], str] | None = None

@@ -5,9 +5,11 @@ Layout (each part is what TaskWeaver's Planner sends, made lean):
 1. system: the Planner's instructions, the workers' intros and its JSON schema. Byte-identical on every
    call: no time, no session id, no variables, so provider prompt caching can hit.
 2. the few-shot examples, rendered once and reused (also byte-identical).
-3. the conversation: older Rounds as a digest (round_digest.py) at the head of the first message, the
-   newest Rounds in full, TaskWeaver-style (`From: X\\nMessage: ...` user turns, the Planner's own JSON
-   as assistant turns); code and output of a worker's step only for the newest Rounds.
+3. the conversation: earlier Rounds as a digest (round_digest.py) at the head of the first message, the
+   current Round in full, TaskWeaver-style (`From: X\\nMessage: ...` user turns, the Planner's own JSON
+   as assistant turns), with the code and output of a worker's step. A Round is digested as soon as
+   the next one starts (`PLANNER_POLICY`), unless it ended with a question to the User, whose answer
+   continues its plan.
    The history changes shape only in steps (round_digest.history_layout); in between, a call only adds
    at its end, so a provider's prompt cache reuses all that came before.
 4. the namespace summary: a snapshot after the condensed Rounds, taken when the history last changed
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from twnb.llm.messages import Msg
@@ -31,6 +33,15 @@ from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
 from twnb.roles.round_digest import CondensePolicy, first_text, planner_digest
 
 PLANNER_KEYS = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
+# Stops that hand the Round to the User with the plan unfinished: the next request answers them.
+ASKING_STOPS = ("Clarification", "AdditionalInformation")
+# The Planner digests the previous Round as soon as a new one starts. Its digest keeps what the
+# Planner works from (the request, each step's status and variables, the answer); its code and
+# output, which the CodeInterpreter builds on, stay in full in that role's prompt. Folding the
+# previous Round at the start of the next rewrites only the end of the history, where the new request
+# goes anyway, so the Planner's first call of a Round reuses nearly all of its previous call (a
+# provider's prompt cache), and its prompts are about a fifth smaller (bench/bench_prompt_cache.py).
+PLANNER_POLICY = CondensePolicy(block_rounds=0)
 
 
 def planner_reply_json(post: Post) -> str:
@@ -58,7 +69,7 @@ class PlannerPrompt(ChatPrompt):
     templates: PromptTemplates
     workers: Sequence[Worker]
     examples: Sequence[Conversation] = ()
-    policy: CondensePolicy = field(default_factory=CondensePolicy)
+    policy: CondensePolicy = PLANNER_POLICY
 
     def __post_init__(self) -> None:
         self._namespace = NamespaceSnapshot()
@@ -94,6 +105,13 @@ class PlannerPrompt(ChatPrompt):
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         return planner_digest(round, self.policy, one_line=one_line)
+
+    def keeps_in_full(self, round: Round) -> bool:
+        """A Round that ended with the Planner asking the User: its plan goes on in the next one."""
+        for post in reversed(round.post_list):
+            if post.send_from == "Planner":
+                return post.send_to == "User" and first_text(post, AttachmentType.stop) in ASKING_STOPS
+        return False
 
     def _render_full(
         self, rounds: Sequence[Round], outputs: dict[str, int | None], *, lead: str

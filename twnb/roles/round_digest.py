@@ -25,8 +25,10 @@ class CondensePolicy:
 
     A provider's prompt cache reuses only the exact start of the previous request, so the history
     changes in steps, each tier at its own pace, and between steps a call only appends:
-    - the newest earlier Rounds, `block_rounds` at most (at least one), are rendered in full (their
-      results cut to `recent_output_chars`); every `block_rounds` Rounds they fold into digests;
+    - the newest earlier Rounds, `block_rounds` at most, are rendered in full (their results cut to
+      `recent_output_chars`); every `block_rounds` Rounds they fold into digests. With 0, a Round is
+      digested as soon as the next one starts (unless the caller keeps the previous one in full):
+      the fold then rewrites only the end of the history, where the new request goes anyway;
     - before them, `condensed_rounds` to `condensed_rounds + condensed_step - 1` Rounds as a digest
       (answers cut to `answer_chars`), moved to one line `condensed_step` Rounds at a time;
     - before those, `oneline_rounds` to `oneline_rounds + oneline_step - 1` Rounds as one line
@@ -193,14 +195,20 @@ def _step_down(value: int, minimum: int, step: int) -> int:
     return max(((value - minimum) // max(step, 1)) * max(step, 1), 0)
 
 
-def history_layout(rounds: list[Round], policy: CondensePolicy) -> HistoryLayout:
+def history_layout(
+    rounds: list[Round], policy: CondensePolicy, *, keep_previous: bool = False
+) -> HistoryLayout:
     """The tiers of `rounds` (the last being the current one), each tier's start a step function of
-    the number of Rounds, so the tiers change only at their steps."""
+    the number of Rounds, so the tiers change only at their steps. `keep_previous`: show the previous
+    Round in full even when `policy.block_rounds` is 0."""
     if not rounds:
         return HistoryLayout([], [], [], 0, ("", 0))
     earlier = rounds[:-1]
-    block = max(policy.block_rounds, 1)
-    full_start = ((len(earlier) - 1) // block) * block if earlier else 0
+    if policy.block_rounds > 0:
+        block = policy.block_rounds
+        full_start = ((len(earlier) - 1) // block) * block if earlier else 0
+    else:
+        full_start = max(len(earlier) - 1, 0) if keep_previous else len(earlier)
     condensed_start = _step_down(full_start, policy.condensed_rounds, policy.condensed_step)
     if policy.oneline_rounds is None:
         oneline_start = 0

@@ -216,6 +216,19 @@ def test_codeinterpreter_condenses_older_rounds():
     assert "Aggregate month 29 into table_29." in text and "code SUCCESS; made table_29" in text
 
 
+def test_a_digest_names_the_files_a_step_made_without_their_folder():
+    """Two copies of the same analysis in different folders send the same prompt."""
+    planner, code = make_roles()
+    plotted = analysis_round(1)
+    step = next(p for p in plotted.post_list if p.send_from == "CodeInterpreter")
+    next(a for a in step.attachment_list if a.type.value == "artifact_paths").content = [
+        "/home/ana/sales/twnb-artifacts/round-1-revenue.png"
+    ]
+    memory = memory_with([plotted, analysis_round(2), analysis_round(3)])
+    for text in (render(planner.compose(memory)), render(code.compose(with_task(memory)))):
+        assert "files round-1-revenue.png" in text and "/home/ana" not in text
+
+
 def test_a_failed_round_stays_as_one_line_saying_its_code_ran():
     planner, _ = make_roles()
     rounds = [analysis_round(1), analysis_round(2, state="failed"), analysis_round(3)]

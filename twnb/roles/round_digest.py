@@ -12,6 +12,7 @@ No LLM is called: the digest is built from the posts' attachments and twnb's `ex
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,7 +110,9 @@ def step_line(post: Post, *, with_error: bool = True) -> str:
         parts.append("made " + ", ".join(made))
     files = artifact_list(post)
     if files:
-        parts.append("files " + ", ".join(files))
+        # by name, as the post's own message says them: a folder would make the prompt differ
+        # between two copies of the same analysis (and a cassette recorded in one replay as drifted)
+        parts.append("files " + ", ".join(os.path.basename(f) for f in files))
     return "; ".join(parts)
 
 

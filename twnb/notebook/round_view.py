@@ -26,14 +26,14 @@ from typing import Any
 from twnb.notebook.streamed_message import StreamedMessage
 from twnb.notebook.throttle import Throttle
 from twnb.render.code_html import code_html
+from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.html import failure_html, note_html, plan_html, state_badge
 from twnb.render.labels import (
-    HIDDEN_TYPES,
     PLANNER_NOTES,
     attachment_label,
     autosave_note,
     incomplete_reason,
-    is_no_error,
+    is_shown,
     post_title,
     sections_kept_open,
     state_label,
@@ -314,7 +314,7 @@ class RoundView:
         notes = []
         verified = section.verification() == "CORRECT"
         for kind, text in section.attachments.values():
-            if kind in HIDDEN_TYPES or is_no_error(kind, text):
+            if not is_shown(kind, text):  # hidden, "no error", or empty (a skip's result under its line)
                 continue
             if kind == "verification" and str(text).strip() in ("CORRECT", "NONE"):
                 if verified and not section.has("execution_status"):
@@ -382,6 +382,7 @@ class _PostSection:
         self.send_to = send_to
         self.attachments: dict[str, tuple[str, Any]] = {}
         self.incomplete = ""  # why the reply was cut off, for a post kept after a failure
+        self.decision: str | None = None  # step mode: what the user decided on this post, once committed
         self.message_view = StreamedMessage(w, layout)  # sends only the message's last chunk per update
         self.attachments_html = w.HTML(layout=layout, style=style)
         self.box = w.Accordion(
@@ -393,7 +394,9 @@ class _PostSection:
 
     def title(self) -> str:
         extra = {"incomplete": self.incomplete} if self.incomplete else {}
-        return post_title({"send_from": self.send_from, "send_to": self.send_to, "extra": extra})
+        title = post_title({"send_from": self.send_from, "send_to": self.send_to, "extra": extra})
+        # In the title, as the static view has it in the post's summary: seen with the post folded.
+        return f"{title} · {self.decision}" if self.decision else title
 
     def has(self, kind: str) -> bool:
         return any(k == kind for k, _ in self.attachments.values())
@@ -419,10 +422,19 @@ class _PostSection:
         self.incomplete = ""
 
     def commit(self, post: Any) -> None:
-        self.message_view.replace(post.message or "")
+        # A decided post is shown as the static view shows it: the decision in one line (the title),
+        # the message and result without the record's words for the same decision.
+        attachments = [{"id": a.id, "type": a.type.value, "content": a.content} for a in post.attachment_list]
+        # The fields the static view reads, without to_dict()'s deep copy of `extra`.
+        shown = without_decision_words(
+            {"message": post.message, "extra": post.extra, "attachment_list": attachments}
+        )
+        self.decision = decision_line(shown)
+        self.message_view.replace(shown.get("message") or "")
         self.incomplete = str((post.extra or {}).get("incomplete") or "")
         self.attachments = {
-            attachment.id: (attachment.type.value, attachment.content) for attachment in post.attachment_list
+            str(attachment["id"]): (str(attachment["type"]), attachment["content"])
+            for attachment in shown.get("attachment_list") or []
         }
 
 

@@ -45,6 +45,44 @@ def test_names_with_a_credential_part_are_secret(name):
 
 @pytest.mark.parametrize(
     "name",
+    [
+        "DBPASSWORD",
+        "dbpassword",
+        "MYSQLPASSWD",
+        "GITHUBTOKEN",
+        "CLIENTSECRET",
+        "SERVICEAPIKEY",
+        "AWSCREDENTIAL",
+        "AWSCREDENTIALS",
+        "APP_DBPASSWORD",
+    ],
+)
+def test_names_ending_with_a_long_secret_word_are_secret_without_a_separator(name):
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MONKEY",  # KEY and AUTH count only as parts: short words end ordinary names
+        "TURKEYSANDWICH",
+        "KEYBOARD_LAYOUT",
+        "OAUTHOR",
+        "AUTHOR",
+        "TOKENIZERS_PARALLELISM",
+        "MAX_TOKENS",  # TOKENS is not TOKEN: the number of tokens is a setting, not a secret
+        "MAXTOKENS",
+        "PASSWORDLESS",
+        "SECRETARY",
+        "TOKENIZER_PATH",
+    ],
+)
+def test_names_that_only_contain_a_secret_word_are_not_secret(name):
+    assert not is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
     ["AUTHOR", "MAX_TOKENS", "MONKEY", "keyring", "HOME", "PASSWORDLESS", "TOKENIZER_PATH", "authority"],
 )
 def test_names_whose_parts_are_not_credentials_are_not_secret(name):

@@ -270,3 +270,19 @@ def test_an_examples_folder_without_role_folders_is_a_clear_message(llm_shell, f
     assert result.success
     assert "has no planner/ or code_interpreter/ folder" in capsys.readouterr().err
     assert fake_llm.chat_requests() == []
+
+
+@pytest.mark.parametrize("name", ["DBPASSWORD", "GITHUBTOKEN"])
+def test_a_secret_named_without_a_separator_is_redacted_from_what_code_prints(
+    llm_shell, fake_llm, monkeypatch, capfd, name
+):
+    secret = "correct-horse-battery-staple"  # no key shape: only the variable's name marks it secret
+    monkeypatch.setenv(name, secret)
+    script = answer_round(final_message="Printed.")
+    script["CodeInterpreter"] = [code(f"import os\nprint('it is', os.environ[{name!r}])")]
+    fake_llm.load(script)
+    llm_shell.run_cell("%%taskweaver\nPrint it.")
+    printed = capfd.readouterr().out
+    assert "it is [redacted]" in printed and secret not in printed
+    assert secret not in str(magics(llm_shell).notebook.conversation.to_dict())
+    assert secret not in str([r["body"]["messages"] for r in fake_llm.chat_requests()])

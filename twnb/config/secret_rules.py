@@ -6,7 +6,10 @@ Generated code runs in the process that holds the user's keys, so a value counts
 - it is the value of an environment (or ``.env``) variable whose NAME has a credential-like part: KEY,
   TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL(S), AUTH or APIKEY, the name split into parts on ``_``,
   ``-`` and case changes (``OPENAI_API_KEY``, ``apiKey``, ``DB_CREDENTIALS`` are; ``AUTHOR``,
-  ``MAX_TOKENS`` and ``MONKEY`` are not), from 8 characters up (``1`` or ``true`` would blank out text);
+  ``MAX_TOKENS`` and ``MONKEY`` are not), or whose name ends with one of the long words PASSWORD,
+  PASSWD, SECRET, TOKEN, APIKEY, CREDENTIAL(S) without a separator (``DBPASSWORD``, ``GITHUBTOKEN``;
+  the short KEY and AUTH still need a part of their own), from 8 characters up (``1`` or ``true``
+  would blank out text);
 - it is the password of a URL with user info (``postgresql://user:pw@host/db``);
 - it is a PEM private-key block;
 - it is shaped like a key: OpenAI ``sk-...``, Azure's 32 hex digits, AWS ``AKIA...``, GitHub ``ghp_...``,
@@ -42,6 +45,10 @@ MIN_KEY_LENGTH = 4  # the configured API key: a short key for a local server is 
 _SECRET_PARTS = frozenset(
     {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "APIKEY"}
 )
+# Words long enough to count at the end of a name run together (DBPASSWORD, GITHUBTOKEN): ordinary names
+# do not end with them. KEY and AUTH are short enough to end ordinary words (MONKEY, HOCKEY), so they
+# count only as parts; TOKENS (MAX_TOKENS, a setting) is not TOKEN.
+_SECRET_ENDINGS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY", "CREDENTIAL", "CREDENTIALS")
 # A name's parts: runs of capitals not followed by a small letter (OPENAI, API), capitalised or small
 # words (Key, api), digits. `_` and `-` separate by not matching.
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -93,7 +100,10 @@ _MIXED_RUN = re.compile(
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """True for variable names whose values are secrets (matched on the name's parts)."""
+    """True for variable names whose values are secrets (matched on the name's parts, and on its end for
+    the long words)."""
+    if name.upper().endswith(_SECRET_ENDINGS):
+        return True
     return any(part.upper() in _SECRET_PARTS for part in _NAME_PART.findall(name))
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from twnb.memory import PromptUtil
 from twnb.render import artifact_previews, plan_from_round, round_bundle
+from twnb.render.decisions import decision_line, without_decision_words
+from twnb.render.labels import is_no_error
 from twnb.render.markdown_escape import escape_markdown
 from twnb.render.payload import plan_to_dict
 from twnb.replay.large_outputs import cut_large_outputs, text_of
@@ -99,6 +101,12 @@ def round_cells(
         if piece is not None and piece.failed and not include_failed:
             continue
         lines += ["", f"**{_inline(post.send_from)} → {_inline(post.send_to)}**"]
+        # Step mode: the user's decision in one line, as the Round's own views say it; the message then
+        # reads without the record's words for the same decision.
+        shown = without_decision_words(post.to_dict())
+        decision = decision_line(shown)
+        if decision is not None:
+            lines += ["", f"*{decision}.*"]
         thought = _text(post, "thought")
         if thought:
             lines += [
@@ -119,9 +127,10 @@ def round_cells(
             result.cells.append(cell)
             lines = []
         else:
-            lines += _not_run(post)
-        if post.message and post.message.strip() and post.message != _shown_reply(post):
-            lines += ["", _markdown(post.message, links=post.send_to == "User")]
+            lines += _not_run(post, decided=decision is not None)
+        message = shown.get("message") or ""
+        if message.strip() and message != _shown_reply(post):
+            lines += ["", _markdown(message, links=post.send_to == "User")]
     if lines:
         result.cells.append(markdown_cell("\n".join(lines).strip("\n"), metadata={"twnb": {"cell": "text"}}))
     return result
@@ -242,20 +251,20 @@ def _round_heading(round: Any, number: int) -> list[str]:
     return lines
 
 
-def _not_run(post: Any) -> list[str]:
-    """A CodeInterpreter reply that ran nothing: a text reply, or code that was refused."""
+def _not_run(post: Any, *, decided: bool = False) -> list[str]:
+    """A CodeInterpreter reply that ran nothing: a text reply, code that was refused, or code the user
+    skipped (`decided`: the decision line above already says why)."""
     kind = _text(post, "reply_type")
     content = _text(post, "reply_content")
     if not content:
         return []
     if kind == "python":
-        why = _text(post, "code_error") or _text(post, "execution_result") or "it was not run"
-        return [
-            "",
-            "Code that was not run (" + _markdown(why.strip().split("\n")[0]) + "):",
-            "",
-            _fenced(content),
-        ]
+        error = _text(post, "code_error")
+        if error is not None and is_no_error("code_error", error):
+            error = None  # verification's "No error is found." is no reason
+        why = error or _text(post, "execution_result") or "it was not run"
+        reason = "" if decided else " (" + _markdown(why.strip().split("\n")[0]) + ")"
+        return ["", f"Code that was not run{reason}:", "", _fenced(content)]
     return ["", _markdown(content)]
 
 

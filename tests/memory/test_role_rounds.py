@@ -199,3 +199,64 @@ def test_a_round_that_stops_being_last_loses_its_temporal_parts_on_the_next_call
     assert memory.get_role_rounds("Planner")[0].post_list[1].message == "keep drop end"
     memory.create_round("q1")
     assert memory.get_role_rounds("Planner")[0].post_list[1].message == "keep  end"
+
+
+def _settled(memory: Memory) -> None:
+    """Two calls with a Round added between: the first Rounds are settled in the cached views."""
+    memory.get_role_rounds("Planner")
+    memory.create_round("next")
+    memory.get_role_rounds("Planner")
+
+
+def test_a_settled_round_given_a_post_since_the_last_call_shows_it():
+    memory = _memory(("finished", "finished", "finished"))
+    _settled(memory)
+    memory.conversation.rounds[0].add_post(Post.create("more", "User", "Planner"))
+    assert memory.get_role_rounds("Planner")[0].post_list[-1].message == "more"
+
+
+def test_a_settled_round_that_failed_since_the_last_call_is_left_out():
+    memory = _memory(("finished", "finished", "finished"))
+    _settled(memory)
+    memory.conversation.rounds[1].change_round_state("failed")
+    assert [r.user_query for r in memory.get_role_rounds("Planner")] == ["q0", "q2", "next"]
+
+
+def test_a_settled_round_replaced_since_the_last_call_shows_the_replacement():
+    memory = _memory(("finished", "finished", "finished"))
+    _settled(memory)
+    memory.conversation.rounds[1] = _memory(("finished",)).conversation.rounds[0]
+    memory.conversation.rounds[1].user_query = "replaced"
+    assert [r.user_query for r in memory.get_role_rounds("Planner")] == ["q0", "replaced", "q2", "next"]
+
+
+def test_a_settled_round_removed_since_the_last_call_is_gone_and_the_rest_keep_their_views():
+    memory = _memory(("finished", "finished", "finished"))
+    _settled(memory)
+    before = memory.get_role_rounds("Planner")
+    del memory.conversation.rounds[0]
+    after = memory.get_role_rounds("Planner")
+    assert [r.user_query for r in after] == ["q1", "q2", "next"]
+    assert after[0] is before[1]
+
+
+def test_a_round_that_becomes_last_again_gets_its_temporal_parts_back():
+    memory = _memory(("finished", "finished"))
+    _settled(memory)
+    del memory.conversation.rounds[-1]
+    assert memory.get_role_rounds("Planner")[-1].post_list[1].message == "keep drop end"
+
+
+def test_the_list_returned_is_the_callers_own():
+    memory = _memory(("finished", "finished"))
+    memory.get_role_rounds("Planner").clear()
+    assert len(memory.get_role_rounds("Planner")) == 2
+
+
+def test_a_settled_round_whose_state_changed_since_the_last_call_shows_the_new_state():
+    memory = _memory(("finished", "finished", "finished"))
+    memory.get_role_rounds("Planner", include_failure_rounds=True)
+    memory.create_round("next")
+    memory.get_role_rounds("Planner", include_failure_rounds=True)
+    memory.conversation.rounds[1].change_round_state("failed")
+    assert memory.get_role_rounds("Planner", include_failure_rounds=True)[1].state == "failed"

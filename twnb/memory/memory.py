@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 
 from twnb.memory.attachment import Attachment, AttachmentType
 from twnb.memory.conversation import Conversation
@@ -41,12 +44,27 @@ def _copy_post(post: Post) -> Post:
 # every post of every Round on every prompt would cost more than the copies the cache saves.
 _ViewKey = tuple[Round, bool, str, int, tuple[tuple[Post, str, int], ...]]
 
+_STATE = attrgetter("state")
+_POSTS = attrgetter("post_list")
+
 
 def _view_key(round: Round, *, last: bool) -> _ViewKey:
     posts = (
         tuple((post, post.message, len(post.attachment_list)) for post in round.post_list) if last else ()
     )
     return (round, last, round.state, len(round.post_list), posts)
+
+
+@dataclass
+class _RoleViews:
+    """One role's views as the previous call made them, with what each was made from, index by index:
+    the Rounds, their states and post counts, and their keys."""
+
+    rounds: list[Round]
+    states: list[str]
+    sizes: list[int]
+    keys: list[_ViewKey]
+    views: list[Round]
 
 
 def _role_view(round: Round, role: RoleName, last: bool) -> Round:
@@ -69,8 +87,8 @@ class Memory:
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self.conversation = Conversation.init()
-        # (role, include_failure_rounds) -> id(Round) -> (what the view was made from, the view)
-        self._role_views: dict[tuple[RoleName, bool], dict[int, tuple[_ViewKey, Round]]] = {}
+        # (role, include_failure_rounds) -> the views the previous call gave, and what they were made from
+        self._role_views: dict[tuple[RoleName, bool], _RoleViews] = {}
 
     def create_round(self, user_query: str) -> Round:
         round = Round.create(user_query=user_query)
@@ -90,26 +108,55 @@ class Memory:
         every Round each time, so a call costs more with each Round. Here a Round's view is copied
         once and reused until the Round changes (a post added, its state changed, or it is no longer
         the last; in the last Round also a post replaced, given a new message or another attachment),
-        so a call costs about the same in Round 100 as in Round 10. Treat the views as read-only (a
-        change to one shows in the next call's view of that Round, never in the conversation), and
-        the posts of earlier Rounds as settled: a post edited in place there is not seen again.
+        and the Rounds settled since the previous call are checked all at once, so a call costs about
+        the same in Round 100 as in Round 10. Treat the views as read-only (a change to one shows in
+        the next call's view of that Round, never in the conversation), and the posts of earlier
+        Rounds as settled: a post edited in place there is not seen again.
         """
-        rounds = [
-            round
-            for round in self.conversation.rounds
-            if include_failure_rounds or round.state != "failed"
-        ]
-        cached = self._role_views.get((role, include_failure_rounds), {})
-        fresh: dict[int, tuple[_ViewKey, Round]] = {}
-        views: list[Round] = []
-        for index, round in enumerate(rounds):
+        everything = self.conversation.rounds
+        states: list[str] = list(map(_STATE, everything))
+        if include_failure_rounds:
+            rounds = list(everything)
+        else:
+            kept = list(map("failed".__ne__, states))
+            rounds, states = list(compress(everything, kept)), list(compress(states, kept))
+        sizes = list(map(len, map(_POSTS, rounds)))
+        previous = self._role_views.get((role, include_failure_rounds))
+        # The Rounds before the previous call's last are settled: when they are the same Rounds (or
+        # equal ones, whose views are equal too), in the same states with the same post counts, and
+        # still not the last, their views stand. The lists are compared in C, and a list finds the
+        # same object equal without calling its __eq__, so this check costs next to nothing per
+        # Round. Only the Rounds after them are checked one by one.
+        settled = 0
+        if previous is not None:
+            end = len(previous.rounds) - 1
+            if (
+                0 < end < len(rounds)
+                and rounds[:end] == previous.rounds[:end]
+                and states[:end] == previous.states[:end]
+                and sizes[:end] == previous.sizes[:end]
+            ):
+                settled = end
+        keys = previous.keys[:settled] if previous is not None else []
+        views = previous.views[:settled] if previous is not None else []
+        by_id: dict[int, tuple[_ViewKey, Round]] | None = None
+        for index in range(settled, len(rounds)):
+            round = rounds[index]
             key = _view_key(round, last=index == len(rounds) - 1)
-            hit = cached.get(id(round))
+            hit: tuple[_ViewKey, Round] | None = None
+            if previous is not None:
+                if index < len(previous.rounds) and previous.rounds[index] is round:
+                    hit = (previous.keys[index], previous.views[index])
+                else:
+                    if by_id is None:
+                        made = zip(previous.keys, previous.views, strict=True)
+                        by_id = dict(zip(map(id, previous.rounds), made, strict=True))
+                    hit = by_id.get(id(round))
             view = hit[1] if hit is not None and hit[0] == key else _role_view(round, role, key[1])
-            fresh[id(round)] = (key, view)
+            keys.append(key)
             views.append(view)
-        self._role_views[(role, include_failure_rounds)] = fresh
-        return views
+        self._role_views[(role, include_failure_rounds)] = _RoleViews(rounds, states, sizes, keys, views)
+        return list(views)
 
     def get_shared_memory_entries(self, entry_type: SharedMemoryEntryType) -> list[SharedMemoryEntry]:
         """Entries of `entry_type`: conversation-scoped ones from any round, round-scoped ones from the

@@ -82,6 +82,21 @@ def test_variable_delta_never_touches_contents():
     assert [c.kind for c in variable_delta(before, namespace_signatures(namespace))] == ["rebound"]
 
 
+def test_plain_values_are_compared_by_value_in_the_delta():
+    before = namespace_signatures({"same": 10**6, "zero": 0.0, "word": "abc", "big": 10**40, "flag": True})
+    after = namespace_signatures({"same": 10**6, "zero": -0.0, "word": "abd", "big": 10**40 + 1, "flag": 1})
+    changes = variable_delta(before, after)
+    assert [(c.name, c.kind) for c in changes] == [
+        ("zero", "rebound"), ("word", "rebound"), ("big", "rebound"), ("flag", "rebound")
+    ]
+    assert [(c.type, c.shape) for c in changes[:2]] == [("float", None), ("str", [3])]
+
+
+def test_a_short_string_value_never_shows_in_its_signature():
+    [signature] = namespace_signatures({"pin": "hunter2"}).values()
+    assert "hunter2" not in repr(signature)
+
+
 @pytest.mark.parametrize("name", ["OPENAI_API_KEY", "my_token", "db_password", "clientSecret", "apikey"])
 def test_secret_names(name):
     assert looks_secret_name(name)

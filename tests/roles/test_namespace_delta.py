@@ -39,3 +39,25 @@ def test_the_snapshot_is_kept_while_the_layout_key_stays_and_retaken_when_it_cha
     retaken, none = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
     assert kept == first and changes.endswith("- m: int = 4")
     assert retaken.endswith("- m: int = 4") and none == ""
+
+
+def test_the_changes_follow_each_new_summary_under_the_same_snapshot():
+    snapshot = NamespaceSnapshot()
+    snapshot.split("layout-1", BEFORE)
+    _, first = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
+    _, again = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
+    _, next_ = snapshot.split("layout-1", BEFORE + "\n- m: int = 5")
+    assert first == again == f"{CHANGES_HEADER}\n- m: int = 4"
+    assert next_ == f"{CHANGES_HEADER}\n- m: int = 5"
+
+
+def test_the_changes_are_against_a_retaken_snapshot_even_for_a_summary_seen_before():
+    snapshot = NamespaceSnapshot()
+    snapshot.split("layout-1", BEFORE)
+    _, before_retake = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
+    snapshot.split("layout-2", BEFORE + "\n- m: int = 5")
+    _, after_retake = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
+    assert before_retake == f"{CHANGES_HEADER}\n- m: int = 4"
+    assert after_retake == f"{CHANGES_HEADER}\n- m: int = 4"
+    _, back = snapshot.split("layout-2", BEFORE + "\n- m: int = 5")
+    assert back == ""

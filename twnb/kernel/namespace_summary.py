@@ -161,29 +161,41 @@ def _fallback_type(value: Any) -> str:
         return str(type.__dict__["__name__"].__get__(type(value)))
 
 
-# The lines of plain immutable values, by (name, type, value, screen): a notebook piles up such
-# variables, and describing them again at each of a Round's three summaries made a Round's cost grow
-# with the notebook's age. Mutable values are described afresh each time (their content may change).
+# The lines of plain immutable values, by (name, type, value), for the environment's secrets they were
+# screened against: a notebook piles up such variables, and describing them again at each of a Round's
+# three summaries made a Round's cost grow with the notebook's age. Mutable values are described
+# afresh each time (their content may change). Keyed by the secrets' tuple, not the screen, which
+# hashes in Python: one lookup per variable per summary.
 _SCALAR_LINES: dict[tuple[Any, ...], str] = {}
+_SCALAR_LINES_SECRETS: list[tuple[str, ...]] = [()]
 _SCALAR_LINES_MAX = 4096
 _SCALAR_STR_MAX = 4096
 
 
-def _scalar_key(name: str, value: Any, screen: SecretScreen) -> tuple[Any, ...] | None:
+def _scalar_lines(screen: SecretScreen) -> dict[tuple[Any, ...], str]:
+    """The remembered lines, forgotten when the environment's secrets are not those they were screened
+    against (a key set since must hide a value shown before)."""
+    if _SCALAR_LINES_SECRETS[0] != screen.environment_values:
+        _SCALAR_LINES.clear()
+        _SCALAR_LINES_SECRETS[0] = screen.environment_values
+    return _SCALAR_LINES
+
+
+def _scalar_key(name: str, value: Any) -> tuple[Any, ...] | None:
     kind = type(value)
     if kind is float:
-        return (name, kind, value.hex(), screen)  # hex tells -0.0 from 0.0 and is equal for NaNs
+        return (name, kind, value.hex())  # hex tells -0.0 from 0.0 and is equal for NaNs
     if kind in (int, bool, type(None)) or (kind is str and len(value) <= _SCALAR_STR_MAX):
-        return (name, kind, value, screen)
+        return (name, kind, value)
     return None
 
 
-def _remember(key: tuple[Any, ...] | None, line: str) -> None:
+def _remember(lines: dict[tuple[Any, ...], str], key: tuple[Any, ...] | None, line: str) -> None:
     if key is None:
         return
-    if len(_SCALAR_LINES) >= _SCALAR_LINES_MAX:
-        _SCALAR_LINES.clear()
-    _SCALAR_LINES[key] = line
+    if len(lines) >= _SCALAR_LINES_MAX:
+        lines.clear()
+    lines[key] = line
 
 
 def summarize_namespace(
@@ -211,14 +223,15 @@ def summarize_namespace(
     # made (a dict keeps insertion order); the lines are put back in namespace order below.
     names.reverse()
     cut: str | None = None
+    remembered = _scalar_lines(screen)
     for position, name in enumerate(names):
         value = namespace.get(name)
         if time.monotonic() > deadline:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
-        key = _scalar_key(name, value, screen)
-        line = _SCALAR_LINES.get(key) if key is not None else None
+        key = _scalar_key(name, value)
+        line = remembered.get(key) if key is not None else None
         if line is None:
             if looks_secret_name(name):
                 line = f"- {name}: {HIDDEN}"
@@ -227,7 +240,7 @@ def summarize_namespace(
             if line is None:
                 continue
             line = screen.redact(line)
-            _remember(key, line)
+            _remember(remembered, key, line)
         if used + len(line) + 1 > max_chars - 60:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not shown: summary limit of {max_chars} characters]"

@@ -36,14 +36,23 @@ def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str,
             continue
         cls = type(value)
         type_name = cls.__name__
-        top_module = (getattr(cls, "__module__", "") or "").split(".")[0]
-        shape = dtype = dtype_sig = None
         if cls in scalar_types or (cls in (str, bytes) and len(value) <= 256):
             # Hex for ints: repr of a huge int raises (Python's digit limit); hex is linear and unlimited.
             text = format(value, "x") if cls is int else repr(value)
-            identity = "v:" + hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
-        else:
-            identity = f"id:{id(value)}"
+            # A short number is its own identity (hashing it cost more than the rest of its signature);
+            # text is hashed, so a password in a variable never travels in a signature, and so is a
+            # long number, to keep signatures small.
+            if cls in scalar_types and len(text) <= 32:
+                identity = "t:" + text
+            else:
+                identity = "v:" + hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:16]
+            # Builtins: neither a lazy nor an eager library's object; only str and bytes have a size.
+            size = None if cls in scalar_types else [len(value)]
+            signatures[name] = [type_name, size, None, identity, None]
+            continue
+        identity = f"id:{id(value)}"
+        top_module = (getattr(cls, "__module__", "") or "").split(".")[0]
+        shape = dtype = dtype_sig = None
         try:
             if top_module in lazy_modules or "Lazy" in type_name:
                 pass  # touching shape or dtypes of a lazy frame may compute it

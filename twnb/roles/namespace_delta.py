@@ -9,7 +9,7 @@ that are new or different, and the names no longer defined. The role sees the sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SNAPSHOT_HEADER = (
     "The notebook's variables when this list was made (the last message says what changed since):"
@@ -30,15 +30,22 @@ def summary_changes(before: str, after: str) -> str:
         return ""
     old, new = before.splitlines(), after.splitlines()
     old_set, new_set = set(old), set(new)
-    added = [line for line in new if line not in old_set]
+    # The sets tell in C which lines differ; only then are the lists walked for their order (a summary
+    # has a line per variable, and this runs at every call of both roles).
+    new_only, old_only = new_set - old_set, old_set - new_set
+    added = [line for line in new if line in new_only] if new_only else []
     added_names = {_name(line) for line in added}
     # A summary cut at its size or time limit leaves out the oldest names: absent is not gone then.
-    cut = any(line.startswith("[... ") for line in new)
-    gone = [
-        _name(line)
-        for line in old
-        if not cut and line not in new_set and line.startswith("- ") and _name(line) not in added_names
-    ]
+    cut = "[... " in after and any(line.startswith("[... ") for line in new)
+    gone = (
+        [
+            _name(line)
+            for line in old
+            if line in old_only and line.startswith("- ") and _name(line) not in added_names
+        ]
+        if old_only and not cut
+        else []
+    )
     parts = [CHANGES_HEADER, *added]
     if gone:
         parts.append(REMOVED.format(names=", ".join(gone)))
@@ -51,11 +58,18 @@ class NamespaceSnapshot:
 
     key: object = None
     text: str = ""
+    # The last summary split against this snapshot and its changes: a role's next call often sees the
+    # same summary (no code ran since), and the changes are a function of the two texts alone.
+    _last: tuple[str, str] | None = field(default=None, repr=False)
 
     def split(self, key: object, summary: str) -> tuple[str, str]:
         """(the snapshot text for the history, the changes for the last message) for this call."""
         summary = summary.strip()
         if key != self.key:
-            self.key, self.text = key, summary
+            if summary != self.text:
+                self.text, self._last = summary, None
+            self.key = key
         snapshot = f"{SNAPSHOT_HEADER}\n{self.text}" if self.text else ""
-        return snapshot, summary_changes(self.text, summary)
+        if self._last is None or self._last[0] != summary:
+            self._last = (summary, summary_changes(self.text, summary))
+        return snapshot, self._last[1]

@@ -206,3 +206,18 @@ def test_the_log_filter_redacts_tracebacks(captured_log):
     assert len(records) == 1
     assert "RuntimeError: server said [redacted]" in records[0]
     assert CANARY not in records[0]
+
+
+def test_a_text_redacted_before_a_secret_appeared_is_redacted_again_after():
+    environ: dict[str, str] = {}
+    r = Redactor(environ=environ)
+    messages = [{"role": "user", "content": f"the value is {CANARY}"}]
+    assert r.redact_data(messages) == messages
+    environ["LATE_TOKEN"] = CANARY
+    assert r.redact_data(messages) == [{"role": "user", "content": f"the value is {REDACTED}"}]
+
+
+def test_a_text_redacted_again_gives_the_same_result():
+    r = Redactor(environ={"SERVICE_TOKEN": CANARY})
+    text = f"x {CANARY} y"
+    assert r.redact(text) == r.redact(text) == f"x {REDACTED} y"

@@ -32,6 +32,8 @@ from twnb.memory.logs import ScrubbingFilter
 __all__ = ["ENVIRONMENT_TTL_S", "RedactingFilter", "Redactor"]
 
 ENVIRONMENT_TTL_S = 0.25
+# Texts redacted once are remembered, up to this many characters in all (then forgotten at once).
+MEMO_MAX_CHARS = 4_000_000
 
 
 class Redactor:
@@ -59,6 +61,13 @@ class Redactor:
         self._cache_pattern: re.Pattern[str] | None = None
         self._environment_read: tuple[int, float, frozenset[str]] | None = None  # (size, when, values)
         self._cache_environment: frozenset[str] | None = None
+        # The same texts are redacted again and again: every prompt repeats the system prompt, the
+        # examples and most of the previous call's history, and each pass of the secret-shape rules
+        # costs far more than a lookup. A memo holds what the texts became under one literal pattern
+        # (a new secret makes a new pattern, hence a new memo); a thread that still holds the old
+        # memo only ever writes there.
+        self._memo: tuple[re.Pattern[str] | None, dict[str, str]] = (None, {})
+        self._memo_chars = 0
 
     @classmethod
     def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
@@ -114,11 +123,23 @@ class Redactor:
         return obj
 
     def _redact(self, text: str, pattern: re.Pattern[str] | None) -> str:
-        if pattern is not None:
-            text = pattern.sub(REDACTED, text)
+        memo_pattern, memo = self._memo
+        if memo_pattern is not pattern:
+            memo = {}
+            self._memo, self._memo_chars = (pattern, memo), 0
+        done = memo.get(text)
+        if done is not None:
+            return done
+        done = pattern.sub(REDACTED, text) if pattern is not None else text
         if self._key_shapes:
-            text = redact_shapes(text)
-        return text
+            done = redact_shapes(done)
+        if len(text) <= MEMO_MAX_CHARS // 16:  # a huge text is seldom sent twice
+            if self._memo_chars + 2 * len(text) > MEMO_MAX_CHARS:
+                memo.clear()
+                self._memo_chars = 0
+            memo[text] = done
+            self._memo_chars += len(text) + len(done)
+        return done
 
     def redact_exception(self, exc: BaseException) -> str:
         """The exception's text, redacted: for messages shown to the user or saved in a Round."""

@@ -110,6 +110,35 @@ def test_an_object_the_delta_cannot_read_never_stops_the_code(executor):
     assert any("variable delta could not be computed (RuntimeError: odd type)" in n for n in result.notes)
 
 
+def _kinds(result: ExecutionResult) -> dict[str, str]:
+    return {change.name: change.kind for change in result.variables}
+
+
+def test_a_value_the_users_own_cell_rebound_since_the_last_run_is_seen_by_the_next_delta(executor):
+    executor.run("bare_n = 1001")
+    executor.shell.run_cell("bare_n = 2002", store_history=True)  # the user's cell, between two runs
+    assert _kinds(executor.run("bare_n = 1001")) == {"bare_n": "rebound"}
+
+
+def test_a_value_set_back_to_an_equal_new_object_is_not_a_change(executor):
+    executor.run("bare_s = 'same text'")
+    executor.shell.run_cell("bare_s = ''.join(['same', ' text'])", store_history=True)
+    assert _kinds(executor.run("bare_t = 1")) == {"bare_t": "created"}
+
+
+def test_the_summary_follows_the_code_and_the_users_own_cell(executor):
+    executor.run("bare_v = 11")
+    after_code = executor.namespace_summary(describe_libraries=False)
+    executor.shell.run_cell("bare_v = 12", store_history=True)
+    after_cell = executor.namespace_summary(describe_libraries=False)
+    executor.shell.run_cell("bare_list = [1]\nbare_list.append(2)", store_history=True)
+    executor.shell.run_cell("bare_list.append(3)", store_history=True)  # changed in place
+    in_place = executor.namespace_summary(describe_libraries=False)
+    assert "- bare_v: int = 11" in after_code
+    assert "- bare_v: int = 12" in after_cell and "= 11" not in after_cell
+    assert "- bare_list: list, len 3 = [1, 2, 3]" in in_place
+
+
 def test_code_that_changes_directory_is_compared_against_the_same_folder(tmp_path, monkeypatch):
     # A relative workdir is resolved once, before the code runs: `os.chdir` in the code must not make
     # every file of the new folder look freshly written.

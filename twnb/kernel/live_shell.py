@@ -59,6 +59,9 @@ class LiveShellExecutor:
         self.stream_head_chars = stream_head_chars
         self.stream_tail_chars = stream_tail_chars
         self.max_listed_files = max_listed_files
+        # Each name's plain value and signature from the last scan: most are the same objects at the
+        # next (namespace_signatures).
+        self._signatures_memo: dict[str, Any] = {}
 
     def _skipped_dirs(self) -> tuple[Path, ...]:
         return tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
@@ -86,7 +89,7 @@ class LiveShellExecutor:
         skip = self._skipped_dirs()
         before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
         hidden = self._hidden_names()
-        before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes)
+        before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
         watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr))
         cell: Any = None
@@ -109,7 +112,11 @@ class LiveShellExecutor:
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
         changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
-        after_vars = None if before_vars is None else _signatures_or_note(self.shell.user_ns, hidden, notes)
+        after_vars = (
+            None
+            if before_vars is None
+            else _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
+        )
         variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
         return build_result(
             execution_id=execution_id,
@@ -182,11 +189,13 @@ def _telling(stream: Any) -> Callable[[str], None]:
     return tell
 
 
-def _signatures_or_note(namespace: dict[str, Any], hidden: set[str], notes: list[str]) -> Any:
+def _signatures_or_note(
+    namespace: dict[str, Any], hidden: set[str], notes: list[str], memo: dict[str, Any]
+) -> Any:
     # The delta is a courtesy: an object we did not foresee must never keep the code from running
     # or lose its result.
     try:
-        return namespace_signatures(namespace, hidden)
+        return namespace_signatures(namespace, hidden, memo)
     except Exception as exc:
         notes.append(f"The variable delta could not be computed ({type(exc).__name__}: {exc}).")
         return None

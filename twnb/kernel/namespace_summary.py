@@ -165,8 +165,11 @@ def _fallback_type(value: Any) -> str:
 # screened against: a notebook piles up such variables, and describing them again at each of a Round's
 # three summaries made a Round's cost grow with the notebook's age. Mutable values are described
 # afresh each time (their content may change). Keyed by the secrets' tuple, not the screen, which
-# hashes in Python: one lookup per variable per summary.
+# hashes in Python: one lookup per variable per summary. Beside them, each name's last plain value and
+# its line: the same object again (most variables, at most summaries) is found by name and identity,
+# without building and hashing a key.
 _SCALAR_LINES: dict[tuple[Any, ...], str] = {}
+_LINES_BY_NAME: dict[str, tuple[Any, str]] = {}
 _SCALAR_LINES_SECRETS: list[tuple[str, ...]] = [()]
 _SCALAR_LINES_MAX = 4096
 _SCALAR_STR_MAX = 4096
@@ -177,6 +180,7 @@ def _scalar_lines(screen: SecretScreen) -> dict[tuple[Any, ...], str]:
     against (a key set since must hide a value shown before)."""
     if _SCALAR_LINES_SECRETS[0] != screen.environment_values:
         _SCALAR_LINES.clear()
+        _LINES_BY_NAME.clear()
         _SCALAR_LINES_SECRETS[0] = screen.environment_values
     return _SCALAR_LINES
 
@@ -195,6 +199,7 @@ def _remember(lines: dict[tuple[Any, ...], str], key: tuple[Any, ...] | None, li
         return
     if len(lines) >= _SCALAR_LINES_MAX:
         lines.clear()
+        _LINES_BY_NAME.clear()
     lines[key] = line
 
 
@@ -230,17 +235,23 @@ def summarize_namespace(
             left_out = len(names) - position
             cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
-        key = _scalar_key(name, value)
-        line = remembered.get(key) if key is not None else None
-        if line is None:
-            if looks_secret_name(name):
-                line = f"- {name}: {HIDDEN}"
-            else:
-                line = _describe_within(name, value, short, per_object_budget_s, screen)
+        last = _LINES_BY_NAME.get(name)
+        if last is not None and last[0] is value:
+            line = last[1]  # the same plain (immutable) object as before: the same line
+        else:
+            key = _scalar_key(name, value)
+            line = remembered.get(key) if key is not None else None
             if line is None:
-                continue
-            line = screen.redact(line)
-            _remember(remembered, key, line)
+                if looks_secret_name(name):
+                    line = f"- {name}: {HIDDEN}"
+                else:
+                    line = _describe_within(name, value, short, per_object_budget_s, screen)
+                if line is None:
+                    continue
+                line = screen.redact(line)
+                _remember(remembered, key, line)
+            if key is not None:
+                _LINES_BY_NAME[name] = (value, line)
         if used + len(line) + 1 > max_chars - 60:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not shown: summary limit of {max_chars} characters]"

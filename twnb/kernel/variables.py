@@ -20,8 +20,15 @@ IPYTHON_NAMES = frozenset(
 Signature = list[Any]  # [type name, shape or None, dtype text or None, identity, dtype signature or None]
 
 
-def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str, Signature]:
-    """Cheap signature of every public, non-IPython name in `namespace` (JSON-able)."""
+def namespace_signatures(
+    namespace: dict[str, Any], skip: Any = (), memo: dict[str, tuple[Any, Signature]] | None = None
+) -> dict[str, Signature]:
+    """Cheap signature of every public, non-IPython name in `namespace` (JSON-able).
+
+    `memo` (a dict the caller keeps between calls, else none) holds each name's plain (immutable) value
+    and its signature from the previous call: the same object again is not signed again. It is
+    refilled with this call's.
+    """
     import hashlib
 
     skipped = set(skip)
@@ -31,8 +38,17 @@ def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str,
     scalar_types = (int, float, bool, complex, type(None))
     sized_builtins = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
     signatures: dict[str, Signature] = {}
+    previous = dict(memo) if memo else {}
+    if memo is not None:
+        memo.clear()
     for name, value in list(namespace.items()):
         if name.startswith("_") or name in skipped:
+            continue
+        last = previous.get(name)
+        if last is not None and last[0] is value:
+            signatures[name] = last[1]
+            if memo is not None:
+                memo[name] = last
             continue
         cls = type(value)
         type_name = cls.__name__
@@ -49,6 +65,8 @@ def namespace_signatures(namespace: dict[str, Any], skip: Any = ()) -> dict[str,
             # Builtins: neither a lazy nor an eager library's object; only str and bytes have a size.
             size = None if cls in scalar_types else [len(value)]
             signatures[name] = [type_name, size, None, identity, None]
+            if memo is not None:
+                memo[name] = (value, signatures[name])
             continue
         identity = f"id:{id(value)}"
         top_module = (getattr(cls, "__module__", "") or "").split(".")[0]

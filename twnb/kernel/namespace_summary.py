@@ -236,6 +236,7 @@ def summarize_namespace(
             cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
         last = _LINES_BY_NAME.get(name)
+        line: str | None
         if last is not None and last[0] is value:
             line = last[1]  # the same plain (immutable) object as before: the same line
         else:

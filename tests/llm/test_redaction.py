@@ -221,3 +221,61 @@ def test_a_text_redacted_again_gives_the_same_result():
     r = Redactor(environ={"SERVICE_TOKEN": CANARY})
     text = f"x {CANARY} y"
     assert r.redact(text) == r.redact(text) == f"x {REDACTED} y"
+
+
+_PARAGRAPHS = [
+    "An ordinary paragraph of prose, long enough to matter. " * 6,
+    "Authorization: Bearer",
+    "Authorization: BeArEr  ",
+    "abcdefghijklmnopqrstuvwx and more",
+    "the key sk-abcdefghijklmnopqrstuvwxyz012345",
+    "mask-abcdefghijklmnopqrstuvwxyz012345 is a word",
+    "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED",
+    "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy\n-----END RSA PRIVATE KEY-----",
+    "AKIAABCDEFGHIJKLMNOP",
+    "0123456789abcdef0123456789abcdef",
+    "postgres://user:pa55word@db.example.com/x",
+    f"a secret {CANARY} in the middle",
+    "line-one-secret",
+    "line-two-secret ends here",
+    "",
+    "   ",
+]
+
+
+def _texts(count: int) -> list[str]:
+    import random
+
+    chooser = random.Random(7)
+    separators = ["\n\n", "\n\n\n", "\n", " "]
+    return [
+        chooser.choice(separators).join(chooser.choices(_PARAGRAPHS, k=chooser.randint(2, 9)))
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [{"SERVICE_TOKEN": CANARY}, {"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"}, {}],
+    ids=["plain secret", "secret across a blank line", "no secret"],
+)
+def test_a_long_text_redacted_by_paragraphs_gives_what_redacting_it_whole_gives(environ, monkeypatch):
+    import twnb.config.redaction as redaction
+
+    texts = [t for t in _texts(1500) if len(t) >= redaction.SPLIT_MIN_CHARS]
+    remembering = Redactor(environ=environ)
+    got = [remembering.redact(text) for text in texts]  # paragraphs seen before are looked up
+    monkeypatch.setattr(redaction, "SPLIT_MIN_CHARS", 10**9)
+    whole = [Redactor(environ=environ).redact(text) for text in texts]
+    assert len(texts) > 200 and got == whole
+
+
+def test_a_secret_holding_a_blank_line_is_redacted_in_a_long_text():
+    r = Redactor(environ={"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"})
+    text = "An ordinary paragraph. " * 30 + "\n\nline-one-secret\n\nline-two-secret ends here"
+    assert r.redact(text).endswith(f"\n\n{REDACTED} ends here")
+
+
+def test_bearer_and_its_token_split_by_a_blank_line_in_a_long_text_lose_the_token():
+    text = "An ordinary paragraph. " * 30 + "\n\nAuthorization: Bearer\n\nabcdefghijklmnop"
+    assert "abcdefghijklmnop" not in Redactor(environ={}).redact(text)

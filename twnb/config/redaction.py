@@ -34,6 +34,9 @@ __all__ = ["ENVIRONMENT_TTL_S", "RedactingFilter", "Redactor"]
 ENVIRONMENT_TTL_S = 0.25
 # Texts redacted once are remembered, up to this many characters in all (then forgotten at once).
 MEMO_MAX_CHARS = 4_000_000
+# A text from this long, with blank lines, is redacted paragraph by paragraph when that gives the same
+# result (_splittable), so a paragraph seen before is a lookup.
+SPLIT_MIN_CHARS = 512
 
 
 class Redactor:
@@ -130,16 +133,33 @@ class Redactor:
         done = memo.get(text)
         if done is not None:
             return done
-        done = pattern.sub(REDACTED, text) if pattern is not None else text
-        if self._key_shapes:
-            done = redact_shapes(done)
+        if len(text) >= SPLIT_MIN_CHARS and "\n\n" in text and _splittable(text, pattern, self._key_shapes):
+            # A prompt message often joins a long part seen before (the namespace snapshot, a Round's
+            # digest) to a new one: each paragraph is redacted, and remembered, on its own.
+            done = "\n\n".join(self._redact_remembered(part, pattern, memo) for part in text.split("\n\n"))
+        else:
+            done = self._redact_once(text, pattern)
+        self._remember(memo, text, done)
+        return done
+
+    def _redact_remembered(self, text: str, pattern: re.Pattern[str] | None, memo: dict[str, str]) -> str:
+        done = memo.get(text)
+        if done is None:
+            done = self._redact_once(text, pattern)
+            self._remember(memo, text, done)
+        return done
+
+    def _redact_once(self, text: str, pattern: re.Pattern[str] | None) -> str:
+        done = pattern.sub(REDACTED, text) if pattern is not None and text else text
+        return redact_shapes(done) if self._key_shapes and done else done
+
+    def _remember(self, memo: dict[str, str], text: str, done: str) -> None:
         if len(text) <= MEMO_MAX_CHARS // 16:  # a huge text is seldom sent twice
             if self._memo_chars + 2 * len(text) > MEMO_MAX_CHARS:
                 memo.clear()
                 self._memo_chars = 0
             memo[text] = done
             self._memo_chars += len(text) + len(done)
-        return done
 
     def redact_exception(self, exc: BaseException) -> str:
         """The exception's text, redacted: for messages shown to the user or saved in a Round."""
@@ -157,6 +177,21 @@ class Redactor:
             self._cache_key = secrets
         self._cache_environment = environment
         return self._cache_pattern
+
+
+def _splittable(text: str, pattern: re.Pattern[str] | None, key_shapes: bool) -> bool:
+    """True when redacting `text`'s paragraphs (split at blank lines) one by one gives what redacting
+    it whole gives: no match can reach across a blank line. The shapes' character classes exclude line
+    breaks, and a key's word boundary sees a line break either way; what could reach across is a
+    literal secret holding a line break (re.escape keeps it in the pattern), a PEM block (its body, or
+    "to the end of the text" when its END is cut), and "Bearer" followed by white space."""
+    if pattern is not None and "\n" in pattern.pattern:
+        return False
+    if not key_shapes:
+        return True
+    if "-----BEGIN " in text:
+        return False
+    return not any(part.rstrip()[-6:].lower() == "bearer" for part in text.split("\n\n")[:-1])
 
 
 class RedactingFilter(ScrubbingFilter):

@@ -229,13 +229,15 @@ def summarize_namespace(
     names.reverse()
     cut: str | None = None
     remembered = _scalar_lines(screen)
+    # Looked up once: this loop runs for every variable at each of a Round's summaries.
+    by_name, now, room = _LINES_BY_NAME, time.monotonic, max_chars - 60
     for position, name in enumerate(names):
         value = namespace.get(name)
-        if time.monotonic() > deadline:
+        if now() > deadline:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not described: time budget of {total_budget_s:g} s]"
             break
-        last = _LINES_BY_NAME.get(name)
+        last = by_name.get(name)
         line: str | None
         if last is not None and last[0] is value:
             line = last[1]  # the same plain (immutable) object as before: the same line
@@ -252,8 +254,8 @@ def summarize_namespace(
                 line = screen.redact(line)
                 _remember(remembered, key, line)
             if key is not None:
-                _LINES_BY_NAME[name] = (value, line)
-        if used + len(line) + 1 > max_chars - 60:
+                by_name[name] = (value, line)
+        if used + len(line) + 1 > room:
             left_out = len(names) - position
             cut = f"[... {left_out} older names not shown: summary limit of {max_chars} characters]"
             break

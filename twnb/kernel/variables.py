@@ -106,8 +106,11 @@ def namespace_signatures_source() -> str:
 
 def variable_delta(before: dict[str, Signature], after: dict[str, Signature]) -> list[VariableChange]:
     changes: list[VariableChange] = []
-    for name, (type_name, shape, dtype, identity, dtype_sig) in after.items():
+    for name, signature in after.items():
         old = before.get(name)
+        if old is signature:
+            continue  # the same signature object: a plain value neither scan signed again
+        type_name, shape, dtype, identity, dtype_sig = signature
         if old is None:
             changes.append(VariableChange(name, "created", type_name, shape, dtype))
             continue
@@ -120,7 +123,8 @@ def variable_delta(before: dict[str, Signature], after: dict[str, Signature]) ->
         else:
             continue
         changes.append(VariableChange(name, kind, type_name, shape, dtype, old_type, old_shape))
-    for name, (type_name, shape, dtype, _identity, _sig) in before.items():
-        if name not in after:
-            changes.append(VariableChange(name, "deleted", type_name, shape, dtype))
+    if before.keys() - after.keys():
+        for name, (type_name, shape, dtype, _identity, _sig) in before.items():
+            if name not in after:
+                changes.append(VariableChange(name, "deleted", type_name, shape, dtype))
     return changes

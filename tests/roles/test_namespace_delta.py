@@ -61,3 +61,9 @@ def test_the_changes_are_against_a_retaken_snapshot_even_for_a_summary_seen_befo
     assert after_retake == f"{CHANGES_HEADER}\n- m: int = 4"
     _, back = snapshot.split("layout-2", BEFORE + "\n- m: int = 5")
     assert back == ""
+
+
+def test_a_snapshot_made_with_a_text_gives_the_changes_against_that_text():
+    snapshot = NamespaceSnapshot(key="layout-1", text=BEFORE)
+    _, changes = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
+    assert changes == f"{CHANGES_HEADER}\n- m: int = 4"

@@ -28,8 +28,14 @@ def summary_changes(before: str, after: str) -> str:
     """What `after` says that `before` did not: its new or changed lines, then the names gone."""
     if before == after:
         return ""
-    old, new = before.splitlines(), after.splitlines()
-    old_set, new_set = set(old), set(new)
+    old = before.splitlines()
+    return _changes(old, set(old), after)
+
+
+def _changes(old: list[str], old_set: set[str], after: str) -> str:
+    """`summary_changes` from the lines of `before`, as a list and a set (a snapshot keeps them)."""
+    new = after.splitlines()
+    new_set = set(new)
     # The sets tell in C which lines differ; only then are the lists walked for their order (a summary
     # has a line per variable, and this runs at every call of both roles).
     new_only, old_only = new_set - old_set, old_set - new_set
@@ -60,16 +66,24 @@ class NamespaceSnapshot:
     text: str = ""
     # The last summary split against this snapshot and its changes: a role's next call often sees the
     # same summary (no code ran since), and the changes are a function of the two texts alone.
-    _last: tuple[str, str] | None = field(default=None, repr=False)
+    _last: tuple[str, str] | None = field(default=None, init=False, repr=False)
+    # The snapshot's lines, as a list and a set, split once for every call it serves.
+    _lines: tuple[list[str], set[str]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        lines = self.text.splitlines()
+        self._lines = (lines, set(lines))
 
     def split(self, key: object, summary: str) -> tuple[str, str]:
         """(the snapshot text for the history, the changes for the last message) for this call."""
         summary = summary.strip()
         if key != self.key:
             if summary != self.text:
-                self.text, self._last = summary, None
+                lines = summary.splitlines()
+                self.text, self._last, self._lines = summary, None, (lines, set(lines))
             self.key = key
         snapshot = f"{SNAPSHOT_HEADER}\n{self.text}" if self.text else ""
         if self._last is None or self._last[0] != summary:
-            self._last = (summary, summary_changes(self.text, summary))
+            changes = "" if summary == self.text else _changes(*self._lines, summary)
+            self._last = (summary, changes)
         return snapshot, self._last[1]

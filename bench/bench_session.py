@@ -7,7 +7,7 @@ translation, verification, the executor's capture and scans, events, redaction a
 derivation. Autosave (one Round file rewritten atomically after every post) is timed separately: the
 same Rounds with autosave off and on.
 
-    python bench/bench_session.py [--rounds 100] [--window 10] [--repeat 3]
+    python bench/bench_session.py [--rounds 100] [--window 10] [--repeat 9]
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--window", type=int, default=10, help="Rounds averaged around each figure")
     parser.add_argument(
-        "--repeat", type=int, default=3, help="runs without autosave pooled per figure (steadier median)"
+        "--repeat", type=int, default=9, help="runs without autosave pooled per figure (steadier median)"
     )
     args = parser.parse_args()
     import os

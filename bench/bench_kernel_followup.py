@@ -88,12 +88,18 @@ def main() -> None:
     kernel_total = load_s + kernel_analysis
     size_mb = csv_path.stat().st_size / 1e6
     print(f"rows: {args.rows:,} (CSV {size_mb:.1f} MB, written in {write_s:.2f} s, not counted)")
-    print(f"LiveShellExecutor (data already in the kernel): analysis {live_analysis:.3f} s, loading 0 s, "
-          f"total {live_analysis:.3f} s")
-    print(f"KernelExecutor (separate kernel): start {start_s:.2f} s, loading {load_s:.3f} s, "
-          f"analysis {kernel_analysis:.3f} s, total (load + analysis) {kernel_total:.3f} s")
-    print(f"ratio of totals (KernelExecutor / LiveShellExecutor): {kernel_total / live_analysis:.1f}x; "
-          f"with kernel start-up: {(kernel_total + start_s) / live_analysis:.1f}x")
+    print(
+        f"LiveShellExecutor (data already in the kernel): analysis {live_analysis:.3f} s, loading 0 s, "
+        f"total {live_analysis:.3f} s"
+    )
+    print(
+        f"KernelExecutor (separate kernel): start {start_s:.2f} s, loading {load_s:.3f} s, "
+        f"analysis {kernel_analysis:.3f} s, total (load + analysis) {kernel_total:.3f} s"
+    )
+    print(
+        f"ratio of totals (KernelExecutor / LiveShellExecutor): {kernel_total / live_analysis:.1f}x; "
+        f"with kernel start-up: {(kernel_total + start_s) / live_analysis:.1f}x"
+    )
 
 
 if __name__ == "__main__":

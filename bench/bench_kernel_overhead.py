@@ -24,9 +24,7 @@ from twnb.kernel import LiveShellExecutor
 
 CASES = {
     "trivial code": "bench_x = sum(range(100))\nbench_x",
-    "matplotlib figure": (
-        "fig, ax = plt.subplots(figsize=(4, 3))\nax.plot(range(100))\nplt.show()"
-    ),
+    "matplotlib figure": ("fig, ax = plt.subplots(figsize=(4, 3))\nax.plot(range(100))\nplt.show()"),
 }
 
 
@@ -51,8 +49,11 @@ def main() -> None:
         (workdir / f"existing-{i:03}.txt").write_text("x")
     os.chdir(workdir)
     shell = InteractiveShell.instance()
-    shell.run_cell("import matplotlib\nmatplotlib.use('module://matplotlib_inline.backend_inline')\n"
-                   "import matplotlib.pyplot as plt", store_history=False)
+    shell.run_cell(
+        "import matplotlib\nmatplotlib.use('module://matplotlib_inline.backend_inline')\n"
+        "import matplotlib.pyplot as plt",
+        store_history=False,
+    )
     executor = LiveShellExecutor(shell, workdir, workdir / ".artifacts", session_dir=workdir / ".twnb")
     real_stdout = sys.stdout
     devnull = open(os.devnull, "w")  # noqa: SIM115 - the shells print; the figures go to real stdout
@@ -66,8 +67,10 @@ def main() -> None:
             )
         finally:
             sys.stdout = real_stdout
-        print(f"{label}: bare run_cell {bare * 1000:.2f} ms, LiveShellExecutor.run {live * 1000:.2f} ms, "
-              f"overhead {(live - bare) * 1000:.2f} ms, ratio {live / bare:.2f}x")
+        print(
+            f"{label}: bare run_cell {bare * 1000:.2f} ms, LiveShellExecutor.run {live * 1000:.2f} ms, "
+            f"overhead {(live - bare) * 1000:.2f} ms, ratio {live / bare:.2f}x"
+        )
     devnull.close()
 
 

@@ -42,18 +42,21 @@ def _partition(number: int, counter: str) -> pd.DataFrame:
 
 def dask_frame(counter: Path):
     meta = pd.DataFrame({"user": pd.Series([], dtype="str"), "amount": pd.Series([], dtype="float64")})
-    return dd.from_map(_partition, range(PARTITIONS), counter=str(counter), meta=meta,
-                       divisions=[None] * (PARTITIONS + 1))
+    return dd.from_map(
+        _partition, range(PARTITIONS), counter=str(counter), meta=meta, divisions=[None] * (PARTITIONS + 1)
+    )
 
 
 def parquet_scan(folder: Path, counter: Path) -> pl.LazyFrame:
     rng = np.random.default_rng(0)
     for number in range(PARQUET_FILES):
-        pl.DataFrame({
-            "day": rng.integers(0, 365, ROWS_PER_FILE),
-            "store": rng.integers(0, 50, ROWS_PER_FILE),
-            "amount": rng.random(ROWS_PER_FILE),
-        }).write_parquet(folder / f"part-{number:03d}.parquet")
+        pl.DataFrame(
+            {
+                "day": rng.integers(0, 365, ROWS_PER_FILE),
+                "store": rng.integers(0, 50, ROWS_PER_FILE),
+                "amount": rng.random(ROWS_PER_FILE),
+            }
+        ).write_parquet(folder / f"part-{number:03d}.parquet")
 
     def batch(frame: pl.DataFrame) -> pl.DataFrame:
         _mark(counter)
@@ -95,8 +98,10 @@ def main() -> None:
 
     print(f"namespace summary, best of {REPEATS}:")
     print(f"  {EAGER_FRAMES} eager pandas frames:                              {eager_only * 1000:7.1f} ms")
-    print(f"  the same + Dask ({PARTITIONS:,} partitions) + Polars scan:   {with_lazy * 1000:7.1f} ms"
-          f"   ({PARQUET_FILES} Parquet files, {rows:,} rows, {size_mb:.0f} MB)")
+    print(
+        f"  the same + Dask ({PARTITIONS:,} partitions) + Polars scan:   {with_lazy * 1000:7.1f} ms"
+        f"   ({PARQUET_FILES} Parquet files, {rows:,} rows, {size_mb:.0f} MB)"
+    )
     print(f"  ratio: {with_lazy / eager_only:.2f}")
     for line in text.splitlines():
         if line.startswith(("- events:", "- scan:")):

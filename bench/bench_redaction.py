@@ -65,7 +65,8 @@ def main() -> None:
         text = prompt_text(size)
         messages = [{"role": "system", "content": "You are the Planner."}] + [
             # Numbered: the text repeats, and a remembered 4 KB piece would not be redacted again.
-            {"role": "user", "content": f"{i}: {text[i : i + 4000]}"} for i in range(0, size, 4000)
+            {"role": "user", "content": f"{i}: {text[i : i + 4000]}"}
+            for i in range(0, size, 4000)
         ]
         assert "tok-03" not in make_redactor().redact(text)
         results["redact"][size] = best_of(lambda r, text=text: r.redact(text))

@@ -64,5 +64,6 @@ if [ -f twnb/labextension/package.json ]; then
 fi
 
 ruff check twnb tests bench
+ruff format --check twnb tests bench
 mypy  # [tool.mypy] in pyproject.toml: what it checks, and how strictly
 python -m pytest "$@"

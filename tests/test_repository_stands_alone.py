@@ -37,4 +37,4 @@ def test_a_pointer_outside_is_found_with_its_file_and_line(tmp_path):
     (tmp_path / "README.md").write_text("fine\n")
     (tmp_path / "twnb").mkdir()
     (tmp_path / "twnb" / "x.py").write_text('"""Doc.\n\nSee reference/' + 'taskweaver.md §1."""\n')
-    assert pointers_outside(tmp_path) == ["twnb/x.py:3: See reference/" + "taskweaver.md §1.\"\"\""]
+    assert pointers_outside(tmp_path) == ["twnb/x.py:3: See reference/" + 'taskweaver.md §1."""']

@@ -32,17 +32,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
     demo.add_argument(
-        "--notebook", default="quickstart", choices=("quickstart", "bigger-than-memory"),
+        "--notebook",
+        default="quickstart",
+        choices=("quickstart", "bigger-than-memory"),
         help="which analysis: the coffee-sales quickstart (default), or Dask over 16 million Parquet rows",
     )
     where = demo.add_mutually_exclusive_group()
     where.add_argument(
-        "--kernel", metavar="NAME", help="run in this kernelspec's kernel (`jupyter kernelspec list`); "
-        "default: a kernel of this Python"
+        "--kernel",
+        metavar="NAME",
+        help="run in this kernelspec's kernel (`jupyter kernelspec list`); default: a kernel of this Python",
     )
     where.add_argument(
-        "--existing", metavar="CONNECTION_FILE", help="run in a running kernel, attached by its connection "
-        "file (kernel-*.json in `jupyter --runtime-dir`); it is left running"
+        "--existing",
+        metavar="CONNECTION_FILE",
+        help="run in a running kernel, attached by its connection "
+        "file (kernel-*.json in `jupyter --runtime-dir`); it is left running",
     )
     demo.add_argument(
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
@@ -121,8 +126,12 @@ def run_demo_command(args: argparse.Namespace) -> int:
 
     try:
         result = run_demo(
-            args.out, live=args.live, timeout=args.timeout, kernel_name=args.kernel,
-            connection_file=args.existing, demo=DEMO_NOTEBOOKS[args.notebook],
+            args.out,
+            live=args.live,
+            timeout=args.timeout,
+            kernel_name=args.kernel,
+            connection_file=args.existing,
+            demo=DEMO_NOTEBOOKS[args.notebook],
         )
     except DemoError as error:
         print(f"twnb demo failed: {error}", file=sys.stderr)

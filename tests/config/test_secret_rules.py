@@ -14,9 +14,7 @@ from twnb.config.secret_rules import (
 )
 from twnb.kernel.secret_screen import SecretScreen
 
-PEM = (
-    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Jq0vPm\nq8L2hX9Zk1Y\n-----END RSA PRIVATE KEY-----"
-)
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Jq0vPm\nq8L2hX9Zk1Y\n-----END RSA PRIVATE KEY-----"
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
     ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"

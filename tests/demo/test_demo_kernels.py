@@ -36,8 +36,9 @@ def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp
     try:
         kc.wait_for_ready(timeout=60)
         out = tmp_path / "out"
-        result = run_demo(out, connection_file=km.connection_file, shares_filesystem=False,
-                          progress=lambda line: None)
+        result = run_demo(
+            out, connection_file=km.connection_file, shares_filesystem=False, progress=lambda line: None
+        )
         assert result.round_states == ["finished", "finished", "finished"], result.failures
         assert (out / "quickstart-conversation.yaml").is_file()
         assert out / "unusual_weeks.csv" in result.artifacts
@@ -46,8 +47,9 @@ def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp
         assert any(path.suffix == ".png" and path.is_file() for path in result.artifacts)
         assert result.notes[0].startswith("The kernel ran elsewhere, in ")
         assert km.is_alive()
-        as_it_was = (f"import os\nassert os.getcwd() == {str(kernel_side)!r}\n"
-                     "assert 'TWNB_REPLAY' not in os.environ")
+        as_it_was = (
+            f"import os\nassert os.getcwd() == {str(kernel_side)!r}\nassert 'TWNB_REPLAY' not in os.environ"
+        )
         reply = kc.execute_interactive(as_it_was, timeout=30, output_hook=lambda msg: None)
         assert reply["content"]["status"] == "ok", reply["content"]
     finally:
@@ -58,14 +60,25 @@ def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp
 def test_twnb_demo_runs_in_a_kernelspec_named_on_the_command_line(tmp_path):
     spec_dir = tmp_path / "jupyter" / "kernels" / "twnb-demo-test"
     spec_dir.mkdir(parents=True)
-    (spec_dir / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "twnb demo test", "language": "python",
-    }))
+    (spec_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "twnb demo test",
+                "language": "python",
+            }
+        )
+    )
     env = _clean_env(JUPYTER_PATH=str(tmp_path / "jupyter"))
     twnb = Path(sys.executable).parent / "twnb"
-    proc = subprocess.run([str(twnb), "demo", "--kernel", "twnb-demo-test", "-o", "out"], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(twnb), "demo", "--kernel", "twnb-demo-test", "-o", "out"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Rounds finished: 3 of 3" in proc.stdout
 

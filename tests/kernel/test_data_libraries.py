@@ -48,8 +48,10 @@ def test_a_connected_dask_client_is_named_with_its_workers():
         "client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=False,"
         " dashboard_address=None))"
     )
-    assert "- Dask: a distributed Client is connected (2 workers, 2 threads); .compute() and .persist() run" \
+    assert (
+        "- Dask: a distributed Client is connected (2 workers, 2 threads); .compute() and .persist() run"
         in summary
+    )
 
 
 def test_a_dask_client_and_its_cluster_are_described_by_their_workers_not_their_addresses():
@@ -61,6 +63,8 @@ def test_a_dask_client_and_its_cluster_are_described_by_their_workers_not_their_
         "import twnb.kernel as k\n"
         "print(k.summarize_namespace({'cluster': cluster, 'client': client}, describe_libraries=False))\n"
     )
-    assert ("- cluster: distributed.LocalCluster (2 workers)\n"
-            "- client: distributed.Client (connected: 2 workers, 2 threads)") in summary
+    assert (
+        "- cluster: distributed.LocalCluster (2 workers)\n"
+        "- client: distributed.Client (connected: 2 workers, 2 threads)"
+    ) in summary
     assert "inproc://" not in summary

@@ -66,7 +66,9 @@ def test_a_local_kernel_is_found_to_share_our_filesystem(running_kernel, tmp_pat
         result = executor.run("open('made-here.txt', 'w').write('x')")
     assert place is not None
     assert (place.hostname, place.cwd, place.shares_filesystem) == (
-        socket.gethostname(), str(running_kernel.cwd), True
+        socket.gethostname(),
+        str(running_kernel.cwd),
+        True,
     )
     assert result.artifacts == [str(running_kernel.cwd / "made-here.txt")]
 

@@ -87,7 +87,10 @@ def test_plain_values_are_compared_by_value_in_the_delta():
     after = namespace_signatures({"same": 10**6, "zero": -0.0, "word": "abd", "big": 10**40 + 1, "flag": 1})
     changes = variable_delta(before, after)
     assert [(c.name, c.kind) for c in changes] == [
-        ("zero", "rebound"), ("word", "rebound"), ("big", "rebound"), ("flag", "rebound")
+        ("zero", "rebound"),
+        ("word", "rebound"),
+        ("big", "rebound"),
+        ("flag", "rebound"),
     ]
     assert [(c.type, c.shape) for c in changes[:2]] == [("float", None), ("str", [3])]
 
@@ -240,8 +243,10 @@ def test_llm_text_shows_library_frames_without_their_install_prefix():
 
 
 def test_llm_text_lists_artifacts_as_markdown_links(tmp_path: Path):
-    result = _result(artifacts=[str(tmp_path / "plots" / "fig 1.png")],
-                     variables=[VariableChange("df", "created", "DataFrame", [10, 2])])
+    result = _result(
+        artifacts=[str(tmp_path / "plots" / "fig 1.png")],
+        variables=[VariableChange("df", "created", "DataFrame", [10, 2])],
+    )
     text = execution_text_for_llm(result, relative_to=tmp_path)
     assert "- [fig 1.png](<plots/fig 1.png>)" in text
     assert "df (created, DataFrame (10, 2))" in text
@@ -294,8 +299,19 @@ def _lazy_stand_in(module: str, type_name: str, touched: list[str]):
 
     namespace = {
         name: refuse(name)
-        for name in ("__repr__", "__str__", "__len__", "__iter__", "__bool__", "__eq__", "__hash__",
-                     "__getitem__", "compute", "collect", "head")
+        for name in (
+            "__repr__",
+            "__str__",
+            "__len__",
+            "__iter__",
+            "__bool__",
+            "__eq__",
+            "__hash__",
+            "__getitem__",
+            "compute",
+            "collect",
+            "head",
+        )
     }
     for name in ("shape", "columns", "dtypes", "dtype", "schema"):
         namespace[name] = property(refuse(name))

@@ -35,23 +35,29 @@ def _marks(counter: Path) -> int:
 
 def _partition(number: int, counter: str) -> pd.DataFrame:
     _mark(Path(counter))
-    return pd.DataFrame({"user": [f"u{number}"], "amount": [float(number)]},
-                        index=pd.Index([number], name="event_id"))
+    return pd.DataFrame(
+        {"user": [f"u{number}"], "amount": [float(number)]}, index=pd.Index([number], name="event_id")
+    )
 
 
 def _dask_events(counter: Path, partitions: int):
-    meta = pd.DataFrame({"user": pd.Series([], dtype="str"), "amount": pd.Series([], dtype="float64")},
-                        index=pd.Index([], dtype="int64", name="event_id"))
-    return dd.from_map(_partition, range(partitions), counter=str(counter), meta=meta,
-                       divisions=[None] * (partitions + 1))
+    meta = pd.DataFrame(
+        {"user": pd.Series([], dtype="str"), "amount": pd.Series([], dtype="float64")},
+        index=pd.Index([], dtype="int64", name="event_id"),
+    )
+    return dd.from_map(
+        _partition, range(partitions), counter=str(counter), meta=meta, divisions=[None] * (partitions + 1)
+    )
 
 
 def test_a_dask_frame_shows_columns_dtypes_partitions_and_index_without_computing(tmp_path):
     counter = tmp_path / "counter"
     events = _dask_events(counter, 500)
     summary = summarize_namespace({"events": events})
-    assert ("- events: dask.DataFrame (lazy: not computed), 500 partitions, index 'event_id'; "
-            "columns: user (string), amount (float64)") in summary
+    assert (
+        "- events: dask.DataFrame (lazy: not computed), 500 partitions, index 'event_id'; "
+        "columns: user (string), amount (float64)"
+    ) in summary
     assert _marks(counter) == 0
     events.partitions[0].compute(scheduler="sync")
     assert _marks(counter) == 1
@@ -87,8 +93,10 @@ def test_a_dask_array_shows_shape_and_chunks_without_computing(tmp_path):
     blocks = [da.from_delayed(dask.delayed(block)(), shape=(100, 10), dtype="float64") for _ in range(3)]
     array = da.concatenate(blocks)
     summary = summarize_namespace({"array": array})
-    assert ("- array: dask.Array (lazy: not computed), shape (300, 10), dtype float64, chunk size (100, 10), "
-            "3 chunks") in summary
+    assert (
+        "- array: dask.Array (lazy: not computed), shape (300, 10), dtype float64, chunk size (100, 10), "
+        "3 chunks"
+    ) in summary
     assert _marks(counter) == 0
     array.sum().compute(scheduler="sync")
     assert _marks(counter) == 3
@@ -101,12 +109,15 @@ def test_a_polars_lazy_frame_shows_its_schema_without_running_the_plan(tmp_path)
         _mark(counter)
         return frame
 
-    lazy = pl.LazyFrame({"city": ["a", "b"], "temp": [1.5, 2.5]}).map_batches(batch).with_columns(
-        hot=pl.col("temp") > 2
+    lazy = (
+        pl.LazyFrame({"city": ["a", "b"], "temp": [1.5, 2.5]})
+        .map_batches(batch)
+        .with_columns(hot=pl.col("temp") > 2)
     )
     summary = summarize_namespace({"lazy": lazy})
-    assert ("- lazy: polars.LazyFrame (lazy: not computed); columns: city (String), temp (Float64), "
-            "hot (Boolean)") in summary
+    assert (
+        "- lazy: polars.LazyFrame (lazy: not computed); columns: city (String), temp (Float64), hot (Boolean)"
+    ) in summary
     assert _marks(counter) == 0
     lazy.collect()
     assert _marks(counter) == 1
@@ -114,10 +125,12 @@ def test_a_polars_lazy_frame_shows_its_schema_without_running_the_plan(tmp_path)
 
 def test_a_polars_parquet_scan_shows_the_files_schema_and_an_eager_frame_keeps_its_shape(tmp_path):
     pl.DataFrame({"id": [1, 2, 3], "name": ["x", "y", "z"]}).write_parquet(tmp_path / "part-0.parquet")
-    summary = summarize_namespace({
-        "scan": pl.scan_parquet(tmp_path / "*.parquet"),
-        "eager": pl.DataFrame({"id": [1, 2, 3]}),
-    })
+    summary = summarize_namespace(
+        {
+            "scan": pl.scan_parquet(tmp_path / "*.parquet"),
+            "eager": pl.DataFrame({"id": [1, 2, 3]}),
+        }
+    )
     assert "- scan: polars.LazyFrame (lazy: not computed); columns: id (Int64), name (String)" in summary
     assert "- eager: DataFrame, shape (3, 1); columns: id (Int64)" in summary
 
@@ -133,8 +146,10 @@ def test_a_duckdb_relation_shows_columns_and_types_without_running_the_query(tmp
     con.create_function("marked", marked, ["BIGINT"], "BIGINT")
     relation = con.sql("select marked(i) as n, 'x' || i as label from range(5) t(i)")
     summary = summarize_namespace({"relation": relation})
-    assert ("- relation: duckdb.DuckDBPyRelation (lazy: not computed); columns: n (BIGINT), label (VARCHAR)"
-            in summary)
+    assert (
+        "- relation: duckdb.DuckDBPyRelation (lazy: not computed); columns: n (BIGINT), label (VARCHAR)"
+        in summary
+    )
     assert _marks(counter) == 0
     relation.fetchall()
     assert _marks(counter) == 5
@@ -146,8 +161,10 @@ def test_an_ibis_table_shows_its_schema():
     events = ibis.table({"user": "string", "amount": "float64"}, name="events")
     expression = events.mutate(doubled=events.amount * 2)
     summary = summarize_namespace({"expression": expression})
-    assert ("- expression: ibis.Table (lazy: not computed); columns: user (string), amount (float64), "
-            "doubled (float64)") in summary
+    assert (
+        "- expression: ibis.Table (lazy: not computed); columns: user (string), amount (float64), "
+        "doubled (float64)"
+    ) in summary
 
 
 def test_a_chunked_xarray_dataset_shows_dims_variables_and_chunks_without_computing(tmp_path):
@@ -166,9 +183,11 @@ def test_a_chunked_xarray_dataset_shows_dims_variables_and_chunks_without_comput
     )
     dataset = xr.Dataset({"temperature": (("time", "station"), temperature)})
     summary = summarize_namespace({"dataset": dataset})
-    assert ("- dataset: xarray.Dataset, dims time=40, station=3; "
-            "variables: temperature (time, station; float32); "
-            "chunked (lazy: not computed): largest chunk time=10, station=3") in summary
+    assert (
+        "- dataset: xarray.Dataset, dims time=40, station=3; "
+        "variables: temperature (time, station; float32); "
+        "chunked (lazy: not computed): largest chunk time=10, station=3"
+    ) in summary
     assert _marks(counter) == 0
     dataset.temperature.sum().compute(scheduler="sync")
     assert _marks(counter) == 4

@@ -54,8 +54,10 @@ def test_a_spark_frame_shows_its_schema_and_is_never_computed(spark, tmp_path: P
     marked = F.udf(_marked(str(counter)), LongType())
     frame = spark.range(1000).withColumn("marked", marked("id")).withColumn("label", F.lit("x"))
     summary = summarize_namespace({"frame": frame})  # the default per-object time budget
-    assert ("- frame: pyspark.DataFrame (lazy: not computed); columns: id (bigint), marked (bigint), "
-            "label (string)") in summary
+    assert (
+        "- frame: pyspark.DataFrame (lazy: not computed); columns: id (bigint), marked (bigint), "
+        "label (string)"
+    ) in summary
     assert not counter.exists()
     frame.limit(3).collect()
     assert counter.exists()

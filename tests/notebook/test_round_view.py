@@ -284,7 +284,11 @@ def _figure_post(tmp_path, *, displayed: bool):
     from twnb.memory import Attachment, Post
 
     png = tmp_path / "fig.png"
-    png.write_bytes(base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="))
+    png.write_bytes(
+        base64.b64decode(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+        )
+    )
     post = Post.create("made a figure", "CodeInterpreter", "Planner")
     result = Attachment.create(AttachmentType.execution_result, "The execution succeeded.")
     if displayed:

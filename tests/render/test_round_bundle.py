@@ -331,7 +331,7 @@ HOSTILE_LINKS = [
     "[a](https:evil.example)",
     "![a](https://evil.example/leak.png)",
     "![a](leak.png)",
-    "[a](x.csv \"title\")",
+    '[a](x.csv "title")',
     "[[a](javascript:void)](x.csv)",
 ]
 

@@ -7,8 +7,10 @@ import pytest
 from session_script import one_step
 
 LEVELS = zip("abcdefgh", "bcdefghi", strict=True)
-ALIAS_BOMB = "rounds: []\n" + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
-    f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in LEVELS
+ALIAS_BOMB = (
+    "rounds: []\n"
+    + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    + "".join(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]\n" for prev, name in LEVELS)
 )
 
 

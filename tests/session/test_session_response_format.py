@@ -20,9 +20,7 @@ def test_each_role_asks_for_its_own_json_schema(make_session, fake_llm):
 def test_a_server_refusing_json_schema_gets_json_object_from_then_on(make_session, fake_llm):
     reply = planner_reply("CodeInterpreter", "Run it")
     refused = {"content": reply, "reject_response_format": ["json_schema"]}
-    session = make_session(
-        {"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("u = 1")]}
-    )
+    session = make_session({"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("u = 1")]})
     round = session.run_round("Set u")
     assert round.state == "finished"
     assert formats(fake_llm) == ["json_schema", "json_object", "json_object", "json_object"]
@@ -30,9 +28,7 @@ def test_a_server_refusing_json_schema_gets_json_object_from_then_on(make_sessio
 
 def test_a_server_refusing_response_format_gets_plain_text_from_then_on(make_session, fake_llm):
     refused = {"content": planner_reply("CodeInterpreter", "Run it"), "reject_response_format": True}
-    session = make_session(
-        {"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("t = 1")]}
-    )
+    session = make_session({"Planner": [refused, answer("Done.")], "CodeInterpreter": [code_reply("t = 1")]})
     round = session.run_round("Set t")
     assert round.state == "finished"
     assert formats(fake_llm) == ["json_schema", "json_object", None, None, None]

@@ -210,8 +210,8 @@ PRICE_KINDS = ("input", "output", "cached")
 def _prices(raw: Any, bad: Any) -> dict[str, dict[str, float]]:
     """model -> {input, output[, cached]} per million tokens, from a mapping or its JSON/YAML text."""
     expected = (
-        "prices per million tokens by model, e.g. {\"gpt-4o-mini\": {\"input\": 0.15, \"output\": 0.6, "
-        "\"cached\": 0.075}}"
+        'prices per million tokens by model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6, '
+        '"cached": 0.075}}'
     )
     if isinstance(raw, str):
         import yaml  # JSON is YAML; only read when the setting is given as text

@@ -133,10 +133,13 @@ class DemoKernel:
             place = KernelPlace(place.hostname, place.cwd, shares_filesystem)
         self.place = place
         self.folder = str(out) if place.shares_filesystem else os.path.join(place.cwd, out.name)
-        code = (_SETUP.replace("@FOLDER@", repr(self.folder)).replace("@ENVIRON@", repr(environ))
-                .replace("@BUNDLED@", repr(BUNDLED_CASSETTE))
-                .replace("@ASSETS@", repr([asset.name for asset in demo.assets]))
-                .replace("@CASSETTE@", repr(demo.cassette.name)))
+        code = (
+            _SETUP.replace("@FOLDER@", repr(self.folder))
+            .replace("@ENVIRON@", repr(environ))
+            .replace("@BUNDLED@", repr(BUNDLED_CASSETTE))
+            .replace("@ASSETS@", repr([asset.name for asset in demo.assets]))
+            .replace("@CASSETTE@", repr(demo.cassette.name))
+        )
         reply = execute_quietly(self._client(), code, alive=self._alive, timeout=120)
         if reply.get("status") != "ok":
             raise DemoKernelError(
@@ -166,10 +169,13 @@ class DemoKernel:
             for path in attachment.content or []
         }
         paths = [f"{self.folder}/{path}" for path in sorted(relative)]
-        sizes = self._evaluate(
-            "[(lambda os: os.path.getsize(p) if os.path.isfile(p) else -1)(__import__('os')) "
-            f"for p in {paths!r}]"
-        ) or []
+        sizes = (
+            self._evaluate(
+                "[(lambda os: os.path.getsize(p) if os.path.isfile(p) else -1)(__import__('os')) "
+                f"for p in {paths!r}]"
+            )
+            or []
+        )
         files = [(path, size) for path, size in zip(paths, sizes, strict=False) if size >= 0]
         place = KernelPlace(self.place.hostname, self.folder, False)
         back = bring_back(self._evaluate, place, files, out)

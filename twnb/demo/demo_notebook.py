@@ -27,7 +27,10 @@ class DemoNotebook:
 
 
 def round_notebook(
-    opening: list[nbformat.NotebookNode], requests: tuple[str, ...], outro: str, conversation_file: str,
+    opening: list[nbformat.NotebookNode],
+    requests: tuple[str, ...],
+    outro: str,
+    conversation_file: str,
     closing: tuple[str, ...] = (),
 ) -> nbformat.NotebookNode:
     """A demo notebook: the opening cells, one `%%taskweaver` cell per request, then the conversation

@@ -175,8 +175,15 @@ def run_demo(
 
 # The demo's settings, handed to a kernel that was not started with the demo's environment.
 _KERNEL_SETTINGS = (
-    "TWNB_SESSION_DIR", "TWNB_REPLAY", "TWNB_RECORD", "TWNB_MODEL", "TWNB_PLANNER_MODEL", "TWNB_CODE_MODEL",
-    "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "OPENAI_API_VERSION",
+    "TWNB_SESSION_DIR",
+    "TWNB_REPLAY",
+    "TWNB_RECORD",
+    "TWNB_MODEL",
+    "TWNB_PLANNER_MODEL",
+    "TWNB_CODE_MODEL",
+    "OPENAI_BASE_URL",
+    "AZURE_OPENAI_ENDPOINT",
+    "OPENAI_API_VERSION",
 )
 
 

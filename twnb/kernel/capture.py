@@ -61,8 +61,11 @@ class OutputRecorder:
         kept = buffer.write(text)
         if kept:
             last = self._outputs[-1] if self._outputs else None
-            if last is not None and last.get("output_type") == "stream" and last["name"] == name and (
-                last is not self._tail_slots.get(name)
+            if (
+                last is not None
+                and last.get("output_type") == "stream"
+                and last["name"] == name
+                and (last is not self._tail_slots.get(name))
             ):
                 last["text"] += kept
             else:

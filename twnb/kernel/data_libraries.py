@@ -18,7 +18,15 @@ from typing import Any
 
 # Verification allows these by default (roles/verification_policy.py reads this list).
 BIG_DATA_LIBRARIES: tuple[str, ...] = (
-    "dask", "distributed", "polars", "duckdb", "pyarrow", "pyspark", "ibis", "xarray", "zarr",
+    "dask",
+    "distributed",
+    "polars",
+    "duckdb",
+    "pyarrow",
+    "pyspark",
+    "ibis",
+    "xarray",
+    "zarr",
 )
 # Imported without the user asking (pandas imports pyarrow): never a reason to show the text.
 _IMPORTED_BY_OTHERS = frozenset({"pyarrow"})
@@ -44,8 +52,10 @@ def _dask_client() -> str:
         client = distributed.default_client()
     except ValueError:  # what it raises when no Client was made (or all are closed)
         return none
-    return (f"Dask: a distributed Client is connected ({client_resources(client)}); "
-            ".compute() and .persist() run on that cluster.")
+    return (
+        f"Dask: a distributed Client is connected ({client_resources(client)}); "
+        ".compute() and .persist() run on that cluster."
+    )
 
 
 def client_resources(client: Any) -> str:

@@ -238,8 +238,9 @@ class KernelExecutor:
     def _execute_quietly(
         self, code: str, *, user_expressions: dict[str, str] | None = None, timeout: float = 30.0
     ) -> dict[str, Any]:
-        return execute_quietly(self._kc, code, alive=self._alive, user_expressions=user_expressions,
-                               timeout=timeout)
+        return execute_quietly(
+            self._kc, code, alive=self._alive, user_expressions=user_expressions, timeout=timeout
+        )
 
     def _expression(self, expression: str, timeout: float = 30.0) -> Any:
         return evaluate(self._kc, expression, alive=self._alive, timeout=timeout)
@@ -317,12 +318,15 @@ class KernelExecutor:
 
         died_now = ending in ("died", "stuck")
         if died_now and not self.owns_kernel:
-            notes.append(
+            died = (
                 "The kernel stopped while running the code; twnb did not start it, so it is not restarted: "
-                "start it again and attach to its new connection file." if ending == "died" else
-                f"The kernel did not answer the interrupt within {self.interrupt_grace_s:g} s; twnb did not "
-                "start it, so it is left running: interrupt or restart it from its notebook."
+                "start it again and attach to its new connection file."
             )
+            stuck = (
+                f"The kernel did not answer the interrupt within {self.interrupt_grace_s:g} s; twnb did "
+                "not start it, so it is left running: interrupt or restart it from its notebook."
+            )
+            notes.append(died if ending == "died" else stuck)
         elif died_now:
             exit_code = self._exit_code()
             if ending == "died":
@@ -377,10 +381,12 @@ class KernelExecutor:
         path (a link to them works here), the rest named with the host and path where they are."""
         assert self.place is not None
         if not self._remote_scan:
-            return FileChanges(notes=[
-                "The kernel's files are not on this machine and could not be scanned there: files the "
-                "code wrote are not listed."
-            ])
+            return FileChanges(
+                notes=[
+                    "The kernel's files are not on this machine and could not be scanned there: files the "
+                    "code wrote are not listed."
+                ]
+            )
         try:
             found = json.loads(self._expression("__twnb_scan_changes()"))
         except (TypeError, ValueError, SyntaxError):

@@ -65,8 +65,10 @@ def _dask(value: Any, screen: SecretScreen) -> str | None:
         return f"dask.{kind}{named} ({LAZY_NOTE}), dtype {meta.dtype}, {partitions}"
     if kind == "Array":
         # Shape and chunks are known without computing (nan where a size depends on the data).
-        return (f"dask.Array ({LAZY_NOTE}), shape {value.shape}, dtype {value.dtype}, "
-                f"chunk size {value.chunksize}, {count(value.npartitions, 'chunk')}")
+        return (
+            f"dask.Array ({LAZY_NOTE}), shape {value.shape}, dtype {value.dtype}, "
+            f"chunk size {value.chunksize}, {count(value.npartitions, 'chunk')}"
+        )
     return None
 
 

@@ -82,8 +82,9 @@ def _describe(name: str, value: Any, short: reprlib.Repr, screen: SecretScreen) 
         dtype = getattr(value, "dtype", None)
         series_name = getattr(value, "name", None) if top in FRAME_MODULES else None
         label = f" named {series_name!r}" if isinstance(series_name, str) else ""
-        return (f"- {name}: {type(value).__name__}{label}, shape {_shape(value)}"
-                + (f", dtype {dtype}" if dtype is not None else ""))
+        return f"- {name}: {type(value).__name__}{label}, shape {_shape(value)}" + (
+            f", dtype {dtype}" if dtype is not None else ""
+        )
     if callable(value):
         if getattr(value, "__module__", None) != "__main__":
             return None  # imported or IPython's own: the code's imports already say so

@@ -113,4 +113,3 @@ class ExecutionResult:
 def new_execution_id() -> str:
     """A readable, sortable id; it names the files an execution saves (`<id>-display-1.png`)."""
     return f"exec-{now_compact()}-{secrets.token_hex(3)}"
-

@@ -130,4 +130,3 @@ def recorded_shell_output(
             sys.stdout, sys.stderr = saved_stdout, saved_stderr
             for name, value in saved_traceback_state.items():
                 setattr(shell, name, value)
-

@@ -13,9 +13,7 @@ from typing import Any
 from twnb.kernel.result import VariableChange, VariableChangeKind
 
 # Names IPython puts in every user namespace; never the user's variables.
-IPYTHON_NAMES = frozenset(
-    {"In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh", "_", "__", "___"}
-)
+IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh", "_", "__", "___"})
 
 Signature = list[Any]  # [type name, shape or None, dtype text or None, identity, dtype signature or None]
 
@@ -32,8 +30,19 @@ def namespace_signatures(
     import hashlib
 
     skipped = set(skip)
-    eager_modules = ("numpy", "pandas", "torch", "tensorflow", "jax", "jaxlib", "xarray", "scipy", "polars",
-                     "cupy", "pyarrow")
+    eager_modules = (
+        "numpy",
+        "pandas",
+        "torch",
+        "tensorflow",
+        "jax",
+        "jaxlib",
+        "xarray",
+        "scipy",
+        "polars",
+        "cupy",
+        "pyarrow",
+    )
     lazy_modules = ("dask", "pyspark", "ibis", "vaex", "ray", "modin", "duckdb")
     scalar_types = (int, float, bool, complex, type(None))
     sized_builtins = (list, tuple, dict, set, frozenset, str, bytes, bytearray)

@@ -49,9 +49,7 @@ _POSTS = attrgetter("post_list")
 
 
 def _view_key(round: Round, *, last: bool) -> _ViewKey:
-    posts = (
-        tuple((post, post.message, len(post.attachment_list)) for post in round.post_list) if last else ()
-    )
+    posts = tuple((post, post.message, len(post.attachment_list)) for post in round.post_list) if last else ()
     return (round, last, round.state, len(round.post_list), posts)
 
 

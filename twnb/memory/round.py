@@ -20,6 +20,7 @@ ROUND_STATES: tuple[str, ...] = get_args(RoundState)
 # `%taskweaver history`): the Round goes on, so the failure must be seen where the Round is.
 AUTOSAVE_FAILED: Final = "autosave_failed"
 
+
 @dataclass
 class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys

@@ -426,6 +426,7 @@ class CodeChecker(ast.NodeVisitor):
                 hint,
                 subject,
             )
+
     def ipython_call(self, node: ast.Call) -> bool:
         """Judge `get_ipython().<method>(...)`, which is what `%`, `%%` and `!` become. True if handled."""
         func = node.func

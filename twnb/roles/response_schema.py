@@ -29,6 +29,4 @@ def role_response_format(choice: ResponseFormatChoice, schema: Mapping[str, Any]
         return json_schema_format(schema, name)
     if choice == "json_object":
         return json_object_format()
-    raise ValueError(
-        f"response_format {choice!r} is not one of 'json_schema', 'json_object', a dict or None"
-    )
+    raise ValueError(f"response_format {choice!r} is not one of 'json_schema', 'json_object', a dict or None")

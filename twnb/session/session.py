@@ -492,8 +492,6 @@ def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
     )
 
 
-
-
 def _first(post: Post, kind: str) -> str:
     return next((str(a.content) for a in post.attachment_list if a.type.value == kind), "")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import os
 
-from twnb.kernel.descriptor_output import descriptor_output_to
+from twnb.kernel.descriptor_output import DescriptorOutput, descriptor_output_to
 
 
 class FilenoStream(io.StringIO):
@@ -76,6 +76,24 @@ def test_the_text_is_echoed_redacted_to_where_the_descriptor_wrote_before():
             os.write(write_end, b"log line with secret-")
             os.write(write_end, b"value in two writes\n")
         assert os.read(read_end, 1000) == b"log line with [redacted] in two writes\n"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_after_a_hand_over_the_descriptor_writes_to_the_new_stream_and_restore_puts_it_back():
+    read_end, write_end = _descriptor_pair()
+    first, second = io.StringIO(), io.StringIO()
+    try:
+        output = DescriptorOutput({write_end: first}, str)
+        os.write(write_end, b"before\n")
+        output.hand_over({write_end: second})
+        os.write(write_end, b"after\n")
+        output.restore()
+        os.write(write_end, b"restored")
+        assert (first.getvalue(), second.getvalue()) == ("before\n", "after\n")
+        # each text echoed once to where the descriptor wrote before, then the descriptor's own
+        assert os.read(read_end, 100) == b"before\nafter\nrestored"
     finally:
         os.close(read_end)
         os.close(write_end)

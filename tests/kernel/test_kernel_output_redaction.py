@@ -7,6 +7,8 @@ split across writes can be recognised, on its own.
 
 from __future__ import annotations
 
+import queue
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -161,6 +163,79 @@ def test_what_code_writes_to_the_descriptors_is_recorded_as_its_streams(descript
     record, _shown = descriptor_run
     assert record["stdout"] == "[redacted] via fd 1\n"
     assert record["stderr"] == "on fd 2: [redacted]\n"
+
+
+# -- a thread the code left running, writing after its execution ended ------------------------------
+
+LINGERING_ENV = "TWNB_TEST_LINGERING_KEY"
+
+
+def _lingering(delay_s: float, label: str) -> str:
+    """Code that leaves a thread behind which prints the secret (to sys.stdout and to descriptor 1)
+    `delay_s` seconds later, after the execution has ended."""
+    return f"""
+import os, threading, time
+def __later():
+    time.sleep({delay_s})
+    print("{label} print", os.environ["{LINGERING_ENV}"])
+    os.write(1, ("{label} fd " + os.environ["{LINGERING_ENV}"] + chr(10)).encode())
+threading.Thread(target=__later).start()
+"""
+
+
+def _later_stream_text(kernel, *needles: str, timeout: float = 20) -> str:
+    """The stream text the kernel sends on iopub (to any cell) until every needle has arrived."""
+    text = ""
+    deadline = time.monotonic() + timeout
+    while not all(needle in text for needle in needles) and time.monotonic() < deadline:
+        try:
+            msg = kernel.kc.get_iopub_msg(timeout=0.5)
+        except queue.Empty:
+            continue
+        if msg["msg_type"] == "stream":
+            text += msg["content"]["text"]
+    return text
+
+
+@pytest.fixture(scope="module")
+def lingering_text(watched_kernel):
+    watched_kernel.execute(f"import os; os.environ[{LINGERING_ENV!r}] = {SECRET!r}")
+    record = watched_kernel.run_case(_lingering(0.5, "late"), redact_secrets=(SECRET,))
+    assert record["status"] == "success", record
+    return _later_stream_text(watched_kernel, "late print", "late fd")
+
+
+def test_what_a_thread_left_running_prints_after_the_execution_is_redacted(lingering_text):
+    assert "late print [redacted]" in lingering_text
+    assert SECRET not in lingering_text
+
+
+def test_what_a_thread_left_running_writes_to_descriptor_1_after_the_execution_is_redacted(lingering_text):
+    assert "late fd [redacted]" in lingering_text
+    assert SECRET not in lingering_text
+
+
+def test_once_the_left_thread_ended_the_users_own_cells_print_as_before(watched_kernel, lingering_text):
+    time.sleep(1)  # the watcher notices the thread's end within a poll
+    watched_kernel.execute(f"print({SECRET!r})")
+    assert ("stream", {"name": "stdout", "text": SECRET + "\n"}) in watched_kernel.shown
+    assert watched_kernel.evaluate("type(__import__('sys').stdout).__name__") == "OutStream"
+
+
+def test_once_the_left_thread_ended_the_descriptors_write_where_they_did(watched_kernel, lingering_text):
+    time.sleep(1)
+    watched_kernel.execute(f"import os; os.write(1, {('user fd ' + SECRET + chr(10)).encode()!r})")
+    shown = "".join(content.get("text", "") for kind, content in watched_kernel.shown if kind == "stream")
+    assert f"user fd {SECRET}" in shown
+
+
+def test_an_execution_while_a_thread_lingers_records_its_own_output(watched_kernel, lingering_text):
+    watched_kernel.run_case(_lingering(2, "slow"), redact_secrets=(SECRET,))
+    record = watched_kernel.run_case(f"print('second', {SECRET!r})", redact_secrets=(SECRET,))
+    assert record["stdout"] == "second [redacted]\n"
+    text = _later_stream_text(watched_kernel, "slow print", "slow fd")
+    assert "slow print [redacted]" in text and "slow fd [redacted]" in text
+    assert SECRET not in text
 
 
 # -- a separate kernel ---------------------------------------------------------------------------

@@ -133,7 +133,8 @@ class OutputRecorder:
 
 
 class StreamTee:
-    """Stands in for sys.stdout/sys.stderr: writes go on to the original (still shown) and to the recorder.
+    """Stands in for sys.stdout/sys.stderr: writes go on to the original (still shown) and to the recorder
+    (none: shown only).
 
     With `redact`, text is held back until it can be redacted whole (see `HeldText`) and both the
     original and the recorder get the redacted text; call `drain()` before another output is shown (to
@@ -144,7 +145,7 @@ class StreamTee:
         self,
         original: TextIO,
         name: str,
-        recorder: OutputRecorder,
+        recorder: OutputRecorder | None,
         redact: Redact | None = None,
         lock: threading.RLock | None = None,
     ) -> None:
@@ -160,10 +161,11 @@ class StreamTee:
         with self._lock:
             if self._held is None or not isinstance(text, str):
                 written = self._original.write(text)
-                if isinstance(text, str):
+                if isinstance(text, str) and self._recorder is not None:
                     self._recorder.stream(self._name, text)
                 return written if isinstance(written, int) else len(text)
-            if self._recorder.is_quiet:  # the shell printing a display it was given, already redacted
+            if self._recorder is not None and self._recorder.is_quiet:
+                # the shell printing a display it was given, already redacted
                 self.drain()
                 self._original.write(text)
             else:
@@ -173,7 +175,8 @@ class StreamTee:
     def _emit(self, text: str) -> None:
         if text:
             self._original.write(text)
-            self._recorder.stream(self._name, text)
+            if self._recorder is not None:
+                self._recorder.stream(self._name, text)
 
     def drain(self) -> None:
         """Let out (redacted) whatever text is still held back."""

@@ -9,7 +9,9 @@ and writes the text to the stream given (the executor's `StreamTee`, which holds
 redacts, records and shows it). As ipykernel does, the text is also echoed, redacted, to where the
 kernel's own output goes (the server's terminal or log). Afterwards the descriptor is put back, and the
 thread reads the pipe to its end (bounded wait: a child process the code left running may keep the pipe
-open; what it writes later still goes through the stream).
+open; what it writes later still goes through the stream). `DescriptorOutput.hand_over` sends the text
+to other streams instead, with no moment in between when it would pass unredacted (lingering_output.py
+keeps the descriptors so while threads the code left running still live).
 
 A descriptor is left alone when the stream given itself writes to it (a terminal's `sys.stdout`):
 reading back what we write would loop.
@@ -68,13 +70,15 @@ def _flush_c_stdio() -> None:
 class _DescriptorPump:
     """Descriptor `fd` pointed at a pipe whose text a thread writes to `stream` and, redacted, echoes."""
 
-    def __init__(self, fd: int, stream: TextSink, redact: Redact) -> None:
+    def __init__(self, fd: int, stream: TextSink, redact: Redact, saved: int | None = None) -> None:
+        """`saved`: the descriptor as it was, already copied (a pump handing over); else copied here."""
         self.fd = fd
         self.stream = stream
+        self.redact = redact
         self.echo = HeldText(redact)
         read_end, write_end = os.pipe()
         try:
-            self.saved = os.dup(fd)
+            self.saved = os.dup(fd) if saved is None else saved
         except OSError:
             os.close(read_end)
             os.close(write_end)
@@ -118,21 +122,57 @@ class _DescriptorPump:
         os.close(self.saved)
         self.thread.join(DRAIN_WAIT_S)
 
+    def hand_over(self, stream: TextSink) -> _DescriptorPump | None:
+        """A new pump, writing to `stream`, takes the descriptor over in one step (no moment when it
+        writes past us); this one's thread reads its pipe to the end first (within DRAIN_WAIT_S)."""
+        try:
+            successor: _DescriptorPump | None = _DescriptorPump(self.fd, stream, self.redact, self.saved)
+        except OSError:  # no descriptor left for a pipe: put it back, as when none could be made first
+            self.restore()
+            return None
+        self.thread.join(DRAIN_WAIT_S)
+        return successor
+
+
+class DescriptorOutput:
+    """Descriptors 1 and 2 pointed at pipes whose text goes to streams (see the module's docstring),
+    until `restore()`; `hand_over()` sends what comes next to other streams, with no gap between."""
+
+    def __init__(self, streams: Mapping[int, TextSink], redact: Redact) -> None:
+        self._pumps: list[_DescriptorPump] = []
+        _flush_c_stdio()
+        try:
+            for fd, stream in streams.items():
+                if _fileno(stream) != fd:
+                    with contextlib.suppress(OSError):  # no such descriptor (an embedding closed it)
+                        self._pumps.append(_DescriptorPump(fd, stream, redact))
+        except BaseException:
+            self.restore()
+            raise
+
+    def hand_over(self, streams: Mapping[int, TextSink]) -> None:
+        """From now on each descriptor's text goes to its stream in `streams`; everything written
+        before reaches the former stream before this returns (within DRAIN_WAIT_S)."""
+        _flush_c_stdio()
+        successors = [pump.hand_over(streams[pump.fd]) for pump in self._pumps]
+        self._pumps = [pump for pump in successors if pump is not None]
+
+    def restore(self) -> None:
+        """Put the descriptors back; everything written before reaches the stream before this returns
+        (within DRAIN_WAIT_S)."""
+        _flush_c_stdio()
+        pumps, self._pumps = self._pumps, []
+        for pump in pumps:
+            pump.restore()
+
 
 @contextlib.contextmanager
 def descriptor_output_to(streams: Mapping[int, TextSink], redact: Redact) -> Iterator[None]:
     """While inside, what reaches each descriptor (1, 2) goes to its stream (and, redacted, to where it
     went before); everything written before leaving reaches the stream before this returns (within
     DRAIN_WAIT_S)."""
-    pumps: list[_DescriptorPump] = []
-    _flush_c_stdio()
+    output = DescriptorOutput(streams, redact)
     try:
-        for fd, stream in streams.items():
-            if _fileno(stream) != fd:
-                with contextlib.suppress(OSError):  # no such descriptor (an embedding closed it)
-                    pumps.append(_DescriptorPump(fd, stream, redact))
         yield
     finally:
-        _flush_c_stdio()
-        for pump in pumps:
-            pump.restore()
+        output.restore()

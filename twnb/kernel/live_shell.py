@@ -32,7 +32,9 @@ class LiveShellExecutor:
     `session_dir` and `artifacts_dir` are left out of the working-directory scan. Images the code
     displays are saved in `artifacts_dir`, named after `run(..., artifact_name=...)` when given.
     `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
-    is shown in the notebook or recorded; the user's own cells are not touched.
+    is shown in the notebook or recorded, and to what threads it left running write later; the user's
+    own cells are not touched, except while such a thread still runs (their output is then redacted
+    too: lingering_output.py).
     """
 
     def __init__(

@@ -9,7 +9,8 @@ A traceback is recorded only, never shown: the code that raised is an attempt th
 usually revises). Shown, it would leave a red `error` output in the user's cell under a Round that
 finished; the Round keeps it (the execution_result's outputs) and shows it inside its own display.
 With `redact`, every output (stream text, display and result text, tracebacks) is redacted before
-it is shown or recorded, text written straight to descriptors 1 and 2 included (descriptor_output.py).
+it is shown or recorded, text written straight to descriptors 1 and 2 included (descriptor_output.py),
+and so is what threads the code left running write after it ended (lingering_output.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from twnb.kernel.capture import OutputRecorder, StreamTee
-from twnb.kernel.descriptor_output import descriptor_output_to
+from twnb.kernel.descriptor_output import DescriptorOutput
+from twnb.kernel.lingering_output import Lingering, take_over, threads_started_since
 from twnb.kernel.output_redaction import Redact, redact_bundle
 
 
@@ -51,6 +53,11 @@ def recorded_shell_output(
     original_write_output_prompt = displayhook.write_output_prompt
     original_finish_displayhook = displayhook.finish_displayhook
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
+    # Stand-ins an earlier execution left for its threads: this execution's tees replace them.
+    lingering = take_over() if redact is not None else None
+    if lingering is not None:
+        saved_stdout, saved_stderr = lingering.streams_under(saved_stdout, saved_stderr)
+    threads_before = set(threading.enumerate()) if redact is not None else set()
     lock = threading.RLock()
     tees = [
         StreamTee(saved_stdout, "stdout", recorder, redact, lock),
@@ -119,14 +126,27 @@ def recorded_shell_output(
         # What the code writes to descriptors 1 and 2 (os.write, C code, child processes) would
         # otherwise reach the notebook through ipykernel, unredacted; their last text still goes
         # through the tees before the drain.
-        descriptors = (
-            descriptor_output_to({1: tees[0], 2: tees[1]}, redact) if redact else contextlib.nullcontext()
-        )
+        descriptors: DescriptorOutput | None = None
+        if lingering is not None:
+            lingering.drain()
+            descriptors = lingering.descriptors
+            if descriptors is not None:
+                descriptors.hand_over({1: tees[0], 2: tees[1]})
+        elif redact is not None:
+            descriptors = DescriptorOutput({1: tees[0], 2: tees[1]}, redact)
         try:
-            with descriptors:
-                yield
+            yield
         finally:
+            # Threads the code (or an earlier execution) left running keep writing: redact that too.
+            running = threads_started_since(threads_before) if redact is not None else []
+            if lingering is not None:
+                running += lingering.alive()
+            if running and redact is not None:
+                Lingering(shell, (saved_stdout, saved_stderr), redact, descriptors, running)
+            else:
+                if descriptors is not None:
+                    descriptors.restore()
+                sys.stdout, sys.stderr = saved_stdout, saved_stderr
             drain()
-            sys.stdout, sys.stderr = saved_stdout, saved_stderr
             for name, value in saved_traceback_state.items():
                 setattr(shell, name, value)

@@ -229,6 +229,21 @@ def test_once_the_left_thread_ended_the_descriptors_write_where_they_did(watched
     assert f"user fd {SECRET}" in shown
 
 
+def test_while_a_thread_lingers_the_users_own_cell_shows_a_piece_of_a_line_at_once(
+    watched_kernel, lingering_text
+):
+    """Threads a library leaves can live on for the session: the user's own output is not held back
+    for its line's end (as redaction would) meanwhile, nor changed."""
+    watched_kernel.run_case(_lingering(3, "long"), redact_secrets=(SECRET,))
+    watched_kernel.execute(
+        "import sys, time; print('piece', end=''); sys.stdout.flush(); time.sleep(1); "
+        f"print(' rest', {SECRET!r})"
+    )
+    texts = [content["text"] for kind, content in watched_kernel.shown if kind == "stream"]
+    assert texts[:2] == ["piece", f" rest {SECRET}\n"]
+    assert "long print [redacted]" in _later_stream_text(watched_kernel, "long print", "long fd")
+
+
 def test_an_execution_while_a_thread_lingers_records_its_own_output(watched_kernel, lingering_text):
     watched_kernel.run_case(_lingering(2, "slow"), redact_secrets=(SECRET,))
     record = watched_kernel.run_case(f"print('second', {SECRET!r})", redact_secrets=(SECRET,))

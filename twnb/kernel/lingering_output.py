@@ -7,10 +7,13 @@ writes later in the cell that started it: unredacted, and saved with the noteboo
 So when threads the code started are still alive at its end, redacting stand-ins stay in place (a
 `Lingering`): sys.stdout and sys.stderr are StreamTees that redact and show, recording nothing, and
 descriptors 1 and 2 keep writing to a pipe of ours. A watcher thread looks every POLL_S seconds and,
-once those threads have all ended, puts back exactly what was there. Meanwhile the user's own cells
-print through the redactor too (secrets in their output are masked; held text is let out at each cell's
-end). The next execution takes the stand-ins over (`take_over`) and leaves them again at its own end
-while any of those threads, or of its own, still run.
+once those threads have all ended, puts back exactly what was there. Only threads other than the main
+one write to sys.stdout and sys.stderr through the redactor (`OffMainThreadRedacted`): the user's own
+cells print straight to the kernel's streams, as before, so a progress bar or a line printed in pieces
+shows at once (threads the code left can be long-lived: a progress bar's monitor, a library's pool).
+What reaches descriptors 1 and 2 meanwhile, whoever wrote it, is redacted by line (held text is let out
+at each cell's end). The next execution takes the stand-ins over (`take_over`) and leaves them again at
+its own end while any of those threads, or of its own, still run.
 """
 
 from __future__ import annotations
@@ -45,6 +48,31 @@ def threads_started_since(before: set[threading.Thread]) -> list[threading.Threa
     return [t for t in threading.enumerate() if t not in before and not _is_infrastructure(t)]
 
 
+class OffMainThreadRedacted:
+    """sys.stdout or sys.stderr while threads linger: the main thread (the user's cells, IPython) writes
+    to the kernel's stream as it did; any other thread through `tee`, which redacts (a thread the
+    lingering ones started included)."""
+
+    def __init__(self, original: TextIO, tee: StreamTee) -> None:
+        self._original = original
+        self._tee = tee
+
+    def write(self, text: str) -> int:
+        if threading.current_thread() is threading.main_thread():
+            return self._original.write(text)
+        return self._tee.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._original.flush()
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._original, attribute)
+
+
 class Lingering:
     """Redacting stand-ins for sys.stdout, sys.stderr and (when given) descriptors 1 and 2, in place
     from construction until `threads` have all ended or the next execution takes them over."""
@@ -65,8 +93,12 @@ class Lingering:
             StreamTee(originals[0], "stdout", None, redact, lock),
             StreamTee(originals[1], "stderr", None, redact, lock),
         )
+        self.streams = (
+            OffMainThreadRedacted(originals[0], self.tees[0]),
+            OffMainThreadRedacted(originals[1], self.tees[1]),
+        )
         self.descriptors = descriptors
-        sys.stdout, sys.stderr = self.tees
+        sys.stdout, sys.stderr = self.streams
         if descriptors is not None:
             descriptors.hand_over({1: self.tees[0], 2: self.tees[1]})
         # Text held back for its line's end is let out when each of the user's cells ends, as it
@@ -79,10 +111,10 @@ class Lingering:
     def streams_under(self, stdout: TextIO, stderr: TextIO) -> tuple[TextIO, TextIO]:
         """What an execution starting now should write to (and put back): the originals where the
         stand-ins are still in place, else what replaced them."""
-        tees: tuple[object, object] = self.tees  # compared by identity with what sys holds
+        streams: tuple[object, object] = self.streams  # compared by identity with what sys holds
         return (
-            self.originals[0] if stdout is tees[0] else stdout,
-            self.originals[1] if stderr is tees[1] else stderr,
+            self.originals[0] if stdout is streams[0] else stdout,
+            self.originals[1] if stderr is streams[1] else stderr,
         )
 
     def drain(self) -> None:
@@ -115,9 +147,9 @@ class Lingering:
         self._unhook()
         if self.descriptors is not None:
             self.descriptors.restore()  # their last text still goes through the stand-ins
-        if sys.stdout is self.tees[0]:
+        if sys.stdout is self.streams[0]:
             sys.stdout = self.originals[0]
-        if sys.stderr is self.tees[1]:
+        if sys.stderr is self.streams[1]:
             sys.stderr = self.originals[1]
         self.drain()
 

@@ -132,7 +132,27 @@ class OutputRecorder:
         return buffer.total if buffer else 0
 
 
-class StreamTee:
+class StandInStream:
+    """A stand-in for sys.stdout or sys.stderr: what it does not do itself (flushing, the encoding,
+    `isatty`, ...) is the stream's it stands in for (`_original`). Subclasses write."""
+
+    _original: TextIO
+
+    def write(self, text: str) -> int:
+        raise NotImplementedError
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._original.flush()
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._original, attribute)
+
+
+class StreamTee(StandInStream):
     """Stands in for sys.stdout/sys.stderr: writes go on to the original (still shown) and to the recorder
     (none: shown only).
 
@@ -183,13 +203,3 @@ class StreamTee:
         if self._held is not None:
             with self._lock:
                 self._emit(self._held.drain())
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        self._original.flush()
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self._original, attribute)

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from twnb.kernel.capture import StreamTee
+from twnb.kernel.capture import StandInStream, StreamTee
 from twnb.kernel.descriptor_output import DescriptorOutput
 from twnb.kernel.output_redaction import Redact
 
@@ -48,7 +48,7 @@ def threads_started_since(before: set[threading.Thread]) -> list[threading.Threa
     return [t for t in threading.enumerate() if t not in before and not _is_infrastructure(t)]
 
 
-class OffMainThreadRedacted:
+class OffMainThreadRedacted(StandInStream):
     """sys.stdout or sys.stderr while threads linger: the main thread (the user's cells, IPython) writes
     to the kernel's stream as it did; any other thread through `tee`, which redacts (a thread the
     lingering ones started included)."""
@@ -61,16 +61,6 @@ class OffMainThreadRedacted:
         if threading.current_thread() is threading.main_thread():
             return self._original.write(text)
         return self._tee.write(text)
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        self._original.flush()
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self._original, attribute)
 
 
 class Lingering:

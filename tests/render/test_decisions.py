@@ -67,3 +67,12 @@ def test_a_skip_is_the_decision_even_beside_an_approval():
     round.post_list[CODE].extra.update({"approved_by": "User", "skipped_by": "User"})
     text = round_bundle(round, session_id="s")["text/plain"]
     assert "(You skipped this code.)" in text and "You ran this code" not in text
+
+
+@pytest.mark.parametrize("view", ["text/html", "text/markdown", "text/plain"])
+def test_a_stop_after_a_refused_edit_says_so_and_shows_the_edit_once(view):
+    round = analysis_round()
+    round.post_list[CODE].extra["refused_edit"] = {"code": "stopped_edit = 1", "refusal": "Line 1: no"}
+    shown = round_bundle(round, session_id="s")[view]
+    assert shown.count("You stopped here after verification refused your edit") == 1
+    assert shown.count("stopped_edit") == 1

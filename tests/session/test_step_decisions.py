@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
-from twnb.session.code_request import ApprovedRun, CodeRequest, EditedRun, PlanRequest, Skipped, UserStopped
+from twnb.session.code_request import (
+    ApprovedRun,
+    CodeRequest,
+    EditedRun,
+    PlanRequest,
+    RefusedEdit,
+    Skipped,
+    UserStopped,
+)
 from twnb.session.session import STOPPED
 
 
@@ -275,3 +283,82 @@ def test_the_round_json_keeps_the_words_the_record_and_the_llm_have_for_a_skip(m
     round = _skipped_round(make_session)
     data = round_bundle(round, session_id="s")["application/vnd.twnb.round+json"]
     assert data["post_list"] == round.to_dict()["post_list"]
+
+
+REFUSED_CODE = "import subprocess\nnever = 2"
+
+
+def _skipped_after_refusal(make_session, code=REFUSED_CODE):
+    """Skip pressed after verification refused the user's edit `code`, as step mode sends it."""
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    refusal = session.check_edit(code)
+    assert refusal is not None
+    return _finish(driver, Skipped(RefusedEdit(code, refusal))), refusal
+
+
+def test_a_skip_after_a_refused_edit_keeps_the_edit_and_the_refusal_the_user_saw(make_session, shell):
+    round, refusal = _skipped_after_refusal(make_session)
+    post = round.post_list[2]
+    assert post.extra["refused_edit"] == {"code": REFUSED_CODE, "refusal": refusal}
+    assert post.extra["skipped_by"] == "User" and "never" not in shell.user_ns
+    assert attachment(post, "reply_content").content == "never = 1"
+
+
+def test_a_refused_edit_survives_the_saved_yaml(make_session, tmp_path):
+    from twnb.memory import Conversation
+
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    _finish(driver, Skipped(RefusedEdit(REFUSED_CODE, "Verification refused the edited code: ...")))
+    session.save(tmp_path / "conv.yaml")
+    loaded = Conversation.from_yaml(str(tmp_path / "conv.yaml")).rounds[0].post_list[2]
+    assert loaded.extra["refused_edit"]["code"] == REFUSED_CODE
+
+
+def test_a_stop_after_a_refused_edit_keeps_the_edit_and_the_refusal(make_session):
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    with pytest.raises(StopIteration) as stop:
+        driver.throw(UserStopped(RefusedEdit(REFUSED_CODE, "refused")))
+    round = stop.value.value
+    assert round.extra["failure_reason"] == STOPPED
+    assert round.post_list[-1].extra["refused_edit"] == {"code": REFUSED_CODE, "refusal": "refused"}
+
+
+def test_a_plain_skip_records_no_refused_edit(make_session):
+    round = _skipped_round(make_session)
+    assert "refused_edit" not in round.post_list[2].extra
+
+
+def test_a_skip_after_a_refused_edit_sends_the_llm_what_a_plain_skip_sends(make_session, fake_llm):
+    def prompts() -> list:
+        return [(r["role"], r["body"]["messages"]) for r in fake_llm.chat_requests()]
+
+    _skipped_round(make_session)
+    plain = prompts()
+    _skipped_after_refusal(make_session)
+    assert prompts()[len(plain) :] == plain
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_shows_the_refused_edit_once_under_its_skip_line(make_session, view):
+    from twnb.render import round_bundle
+
+    round, _ = _skipped_after_refusal(make_session, "import subprocess\nrefused_value = 2")
+    shown = round_bundle(round, session_id="s")[view]
+    assert shown.count("You skipped this code after verification refused your edit") == 1
+    assert shown.count("refused_value") == 1
+    assert shown.count("Verification refused the edited code:") == 1
+    assert shown.index("You skipped this code") < shown.index("refused_value")
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_plain_skips_view_shows_no_refused_edit(make_session, view):
+    from twnb.render import round_bundle
+
+    shown = round_bundle(_skipped_round(make_session), session_id="s")[view]
+    assert "refused" not in shown and "your edit" not in shown

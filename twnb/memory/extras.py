@@ -42,6 +42,15 @@ class DroppedAttempt(TypedDict):
     raw_text: str
 
 
+class RefusedEdit(TypedDict):
+    """Step mode: the user's last edit of a post's code that verification refused (it never ran), and
+    the refusal the user was shown. Kept when the user then skipped the code or stopped the Round, so
+    what they typed is not lost; a record for the reader only, never sent to the LLM."""
+
+    code: str
+    refusal: str
+
+
 class PostExtra(TypedDict, total=False):
     """`Post.extra`.
 
@@ -57,6 +66,8 @@ class PostExtra(TypedDict, total=False):
     - `edited_by`, `skipped_by`, `approved_by`: step mode: "User" when a person edited the Post's code
       or plan, chose not to run its code, or approved its plan or code as it was (a record for the
       reader only: what the LLM is sent for an approval is what a plain Round sends).
+    - `refused_edit`: step mode: the user's last edit verification refused, with the refusal, on a
+      post whose code the user then skipped or stopped at (`RefusedEdit`).
     """
 
     usage: UsageRecord
@@ -70,6 +81,7 @@ class PostExtra(TypedDict, total=False):
     edited_by: str
     skipped_by: str
     approved_by: str
+    refused_edit: RefusedEdit
 
 
 # The words a step-mode decision leaves in the record (a post's message, a skipped post's result),

@@ -226,12 +226,12 @@ class StepRound:
             code = await self._decide_code(request)
         finally:
             self.view.hold_code(None)
-        if code is None:
+        if isinstance(code, UserStopped):
             self.panel.lock("Stopped.")
-            raise UserStopped
-        if code is Skipped:
+            raise code
+        if isinstance(code, Skipped):
             self.panel.lock("Skipped.")
-            return Skipped()
+            return code
         edited = code.strip() != request.code.strip()
         self.panel.lock("Running the edited code…" if edited else "Running…")
         self._status("running code")
@@ -241,19 +241,21 @@ class StepRound:
 
     async def _decide_code(self, request: Any) -> Any:
         """The code to run (the model's, or the user's edit that verification let through), `Skipped`,
-        or None for Stop. An edit verification refuses does not run: the panel shows the refusal and
-        offers Edit again, Skip and Stop."""
-        from twnb.session.code_request import Skipped
+        or `UserStopped` for Stop. An edit verification refuses does not run: the panel shows the
+        refusal and offers Edit again, Skip and Stop; a Skip or Stop then keeps the last refused edit in
+        the record, so what the user typed is not lost."""
+        from twnb.session.code_request import RefusedEdit, Skipped, UserStopped
 
         allowed: tuple[str, ...] = ("run", "edit", "skip", "stop")
         self._status("waiting for your approval: Run, Edit, Skip or Stop")
         editing = False
+        refused: RefusedEdit | None = None
         while True:
             action = await self._decision(allowed)
             if action == "stop":
-                return None
+                return UserStopped(refused)
             if action == "skip":
-                return Skipped
+                return Skipped(refused)
             if action == "edit":
                 editing = True
                 allowed = ("run", "skip", "stop")
@@ -264,6 +266,7 @@ class StepRound:
             if refusal is None:
                 return code
             editing = False
+            refused = RefusedEdit(code, refusal)
             allowed = ("edit", "skip", "stop")
             self.panel.refuse_edit(code, refusal)
             self._status("verification refused your edit: Edit again, Skip or Stop")

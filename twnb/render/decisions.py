@@ -1,7 +1,9 @@
 """The decision a person made on a post in step mode, as one short line every view shows.
 
 Step mode marks the posts it paused on in their `extra`: `approved_by`, `edited_by` or `skipped_by`
-is "User". A Round the user stopped needs no line here: its failure note already says so.
+is "User". A Round the user stopped needs no line here: its failure note already says so, unless
+the user stopped after verification refused their edit (`refused_edit`): then the line says so, and
+the views show that edit, which never ran, under it.
 
 The record says a skip or an edit in words of its own too (the post's message, a skipped post's
 result: what the LLM was told). The line is the one place a view says it, so `without_decision_words`
@@ -24,9 +26,25 @@ CODE_DECISIONS = {
 }
 
 
+# A skip or a stop after verification refused the user's edit: the edit is shown under the line.
+SKIPPED_AFTER_REFUSAL = "You skipped this code after verification refused your edit"
+STOPPED_AFTER_REFUSAL = "You stopped here after verification refused your edit"
+
+
+def refused_edit(post: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(the code, the refusal) of the user's last edit verification refused, kept on a code post they
+    then skipped or stopped at; None for any other post."""
+    kept = (post.get("extra") or {}).get("refused_edit")
+    if not isinstance(kept, Mapping) or not has_code(post) or not isinstance(kept.get("code"), str):
+        return None
+    return kept["code"], str(kept.get("refusal") or "")
+
+
 def decision_line(post: Mapping[str, Any]) -> str | None:
     """`You approved this plan`, `You ran this code`, ... for a post the user decided on, else None."""
     extra = post.get("extra") or {}
+    if refused_edit(post) is not None:
+        return SKIPPED_AFTER_REFUSAL if extra.get("skipped_by") == "User" else STOPPED_AFTER_REFUSAL
     decisions = CODE_DECISIONS if has_code(post) else PLAN_DECISIONS
     # In the order above: a skip or an edit is the decision even if a key beside it says more.
     return next((line for key, line in decisions.items() if extra.get(key) == "User"), None)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.render.code_html import code_html, preformatted_html
-from twnb.render.decisions import decision_line, without_decision_words
+from twnb.render.decisions import decision_line, refused_edit, without_decision_words
 from twnb.render.labels import (
     PLANNER_NOTES,
     attachment_label,
@@ -129,6 +129,14 @@ def _post(
     cut_off = incomplete_reason(post)
     if cut_off:
         body.append(_note_box("#9a6700", f"<b>⚠ {html.escape(cut_off)}</b>"))
+    refused = refused_edit(post)
+    if refused is not None:  # what the user typed, which never ran, and why
+        code, refusal = refused
+        body.append(
+            f'<div><small style="{_MUTED}">your edit (not run)</small>{code_html(clean_text(code))}'
+            + (_note_box("#cf222e", preformatted_html(clean_text(refusal))) if refusal else "")
+            + "</div>"
+        )
     if message.strip():
         body.append(markdown_html(message))
     body.append(_attachments(post, previews, shown_notes, linked))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from twnb.render.decisions import decision_line, without_decision_words
+from twnb.render.decisions import decision_line, refused_edit, without_decision_words
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -49,6 +49,12 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
         decision = decision_line(post)
         if decision is not None:
             lines += [f"*{decision}.*", ""]
+        refused = refused_edit(post)
+        if refused is not None:  # what the user typed, which never ran, and why
+            code, refusal = refused
+            lines += ["*your edit (not run):*", "", *fence(clean_text(code), "python"), ""]
+            if refusal:
+                lines += [*fence(clean_text(refusal), "text"), ""]
         cut_off = incomplete_reason(post)
         if cut_off is not None:
             lines += [f"*{inline(cut_off)}*", ""]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from twnb.render.decisions import decision_line, without_decision_words
+from twnb.render.decisions import decision_line, refused_edit, without_decision_words
 from twnb.render.labels import (
     CODE_TYPES,
     RESULT_TYPES,
@@ -37,6 +37,12 @@ def round_text(payload: Mapping[str, Any]) -> str:
         decision = decision_line(post)
         if decision is not None:
             lines.append(f"({decision}.)")
+        refused = refused_edit(post)
+        if refused is not None:  # what the user typed, which never ran, and why
+            code, refusal = refused
+            lines.append("[your edit (not run)]")
+            lines += ["  " + line for line in plain_text(code).splitlines()]
+            lines += ["  " + line for line in plain_text(refusal).splitlines()]
         cut_off = incomplete_reason(post)
         if cut_off is not None:
             lines.append(plain_text(cut_off))

@@ -23,7 +23,7 @@ from twnb.llm.chat_client import ChatClient
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.memory.clip import clip
-from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER
+from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER, RefusedEdit
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
@@ -216,6 +216,13 @@ class CodeInterpreter(Role):
                 attachment.content = code
                 break
         post.extra["edited_by"] = "User"
+        return post
+
+    @staticmethod
+    def record_refused_edit(post: Post, code: str, refusal: str) -> Post:
+        """The user skipped the code, or stopped, after verification refused their edit `code` with
+        `refusal`: kept in the record only (the LLM is told of the skip or stop as in any Round)."""
+        post.extra["refused_edit"] = RefusedEdit(code=code, refusal=refusal)
         return post
 
     def record_skipped(self, post: Post, observer: Observer | None = None) -> Post:

@@ -32,8 +32,20 @@ class PlanRequest:
 
 
 @dataclass
+class RefusedEdit:
+    """The user's last edit of the code that verification refused (it did not run), and the refusal
+    they were shown: kept in the record when they then skip the code or stop the Round."""
+
+    code: str
+    refusal: str
+
+
+@dataclass
 class Skipped:
-    """Sent instead of a result: the user chose not to run the code."""
+    """Sent instead of a result: the user chose not to run the code (`refused_edit`: after
+    verification refused their edit of it)."""
+
+    refused_edit: RefusedEdit | None = None
 
 
 @dataclass
@@ -53,4 +65,9 @@ class EditedRun:
 
 
 class UserStopped(KeyboardInterrupt):
-    """Thrown into the driver when the user pressed Stop: the Round ends interrupted, every post kept."""
+    """Thrown into the driver when the user pressed Stop: the Round ends interrupted, every post kept
+    (`refused_edit`: the user stopped after verification refused their edit of the code)."""
+
+    def __init__(self, refused_edit: RefusedEdit | None = None) -> None:
+        super().__init__()
+        self.refused_edit = refused_edit

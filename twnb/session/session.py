@@ -68,6 +68,7 @@ from twnb.session.code_request import (
     CodeRequest,
     EditedRun,
     PlanRequest,
+    RefusedEdit,
     Skipped,
     UserStopped,
 )
@@ -278,10 +279,13 @@ class Session:
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
                     watcher.on_event(CodeRunEnded(post.id, "no_result", error_type=type(error).__name__))
                     self.code_interpreter.record_no_result(post, _no_result(error), watcher)
+                    if isinstance(error, UserStopped):
+                        self._keep_refused_edit(post, error.refused_edit)
                     raise
                 result = received
                 if isinstance(received, Skipped):  # step mode: the user chose not to run it
                     self.code_interpreter.record_skipped(post, watcher)
+                    self._keep_refused_edit(post, received.refused_edit)
                     watcher.on_event(CodeRunEnded(post.id, "skipped"))
                     result = None
                 else:
@@ -398,6 +402,11 @@ class Session:
                 to_send = self.execute(request)
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
+
+    def _keep_refused_edit(self, post: Post, refused: RefusedEdit | None) -> None:
+        """Step mode: what the user typed is never lost, even when verification refused it to run."""
+        if refused is not None:
+            self.code_interpreter.record_refused_edit(post, refused.code, refused.refusal)
 
     def check_edit(self, code: str) -> str | None:
         """Verification's refusal of the user's edit of a request's code, or None when it may run (it

@@ -33,6 +33,7 @@ POST_EXTRA = PostExtra(
     edited_by="User",
     skipped_by="User",
     approved_by="User",
+    refused_edit={"code": "import os", "refusal": "Verification refused the edited code: os is blocked."},
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,

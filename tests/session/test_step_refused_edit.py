@@ -5,6 +5,7 @@ session decide, no frontend needed. A Skip or Stop after the refusal carries the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 from session_script import one_step
 
@@ -30,7 +31,10 @@ def _decided(session, clicks: list[str]):
             step.inbox.put_nowait((click, None))
         return await step._decide_code(request)
 
-    return asyncio.run(decide())
+    # On a thread of its own: the browser tests' Playwright, earlier in the same process, leaves an
+    # event loop marked running on the main thread, where asyncio.run refuses to start another.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, decide()).result()
 
 
 def test_skip_after_a_refused_edit_carries_the_edit_and_the_refusal_the_user_saw(make_session):

@@ -16,6 +16,9 @@
    model the RoundView made) and the static bundle, in KB, and how many copies of the figure's base64
    each holds; for a figure the code displayed (the cell's own display_data holds one more copy, so
    the Round refers to it) beside one only saved to a file (the Round has to carry it).
+5. Widget state a saved notebook keeps, in KB per Round: `twnb demo`'s quickstart as nbclient saves it
+   (a client that draws no widgets: the Rounds make none), and a Round's RoundView after it ended, as a
+   frontend that drops closed models (JupyterLab's widget manager) would save it (its open models).
 """
 
 from __future__ import annotations
@@ -314,6 +317,56 @@ def bench_saved_size(displayed: bool) -> None:
     print(f"  copies of the {how} figure: " + ", ".join(f"{name} {n}" for name, n in copies.items()))
 
 
+def bench_widget_state_per_round() -> None:
+    import json
+    import tempfile
+
+    from ipywidgets.widgets.widget import _instances
+
+    from twnb.memory import PostCommitted
+    from twnb.notebook.round_view import RoundView
+    from twnb.render import MIME_TYPE, artifact_previews, round_bundle
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "demo"
+        subprocess.run(
+            [sys.executable, "-m", "twnb.cli", "demo", "-o", str(out)],
+            capture_output=True,
+            check=True,
+            cwd=tmp,
+        )
+        notebook = json.loads((out / "quickstart.ipynb").read_text())
+        rounds = sum(
+            MIME_TYPE in output.get("data", {})
+            for cell in notebook["cells"]
+            for output in cell.get("outputs", [])
+        )
+        widgets = json.dumps(notebook["metadata"].get("widgets", {}))
+        kb = (len(widgets) if notebook["metadata"].get("widgets") else 0) / 1024
+        print(
+            f"twnb demo (nbclient), {rounds} Rounds: widget state {kb:.1f} KB, "
+            f"{kb / max(rounds, 1):.2f} KB per Round"
+        )
+
+        folder = Path(tmp)
+        round, _ = _figure_round(folder, displayed=True)
+        before = set(_instances)
+        view = RoundView(round.user_query, base_dir=folder)
+        for post in round.post_list:
+            view.on_event(PostCommitted(post))
+        view.finish(
+            round, round_bundle(round, session_id="s", previews=artifact_previews(round, folder))[MIME_TYPE]
+        )
+        made = set(_instances) - before
+        view.close()
+        left = [_instances[key] for key in set(_instances) & made]
+        state = json.dumps([w.get_state() for w in left]) if left else ""
+        print(
+            f"a finished Round's RoundView: {len(made)} models made, {len(left)} left open after it ended: "
+            f"{len(state) / 1024:.1f} KB of widget state per Round for JupyterLab to save"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -323,6 +376,7 @@ def main() -> None:
     bench_update_cost(args.repeat)
     bench_saved_size(displayed=True)
     bench_saved_size(displayed=False)
+    bench_widget_state_per_round()
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ CANARY_KEY = "sk-canary-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 class CountingClient(NotebookClient):
     """nbclient, counting the widget state updates the kernel sends (what a frontend would redraw)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, frontend: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.frontend = frontend
         self.widget_updates = 0
         self.update_displays = 0
         self.html_values: list[str] = []  # every HTML widget value sent, in order
@@ -36,6 +37,29 @@ class CountingClient(NotebookClient):
                 self.html_values.append(value)
         super().handle_comm_msg(outs, msg, cell_index)
 
+    async def async_execute_cell(self, cell: Any, cell_index: int, *args: Any, **kwargs: Any) -> Any:
+        if self.frontend:  # name the cell in the request's metadata, as JupyterLab does
+            self.kc.execute = self._named_execute(cell)
+        return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
+
+    def _named_execute(self, cell: Any) -> Any:
+        client = self.kc
+
+        def execute(code: str, store_history: bool = True, stop_on_error: bool = True) -> str:
+            content = {
+                "code": code,
+                "silent": False,
+                "store_history": store_history,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": stop_on_error,
+            }
+            msg = client.session.msg("execute_request", content, metadata={"cellId": cell.get("id", "")})
+            client.shell_channel.send(msg)
+            return str(msg["header"]["msg_id"])
+
+        return execute
+
     def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
         if msg["msg_type"] == "update_display_data":
             self.update_displays += 1
@@ -43,10 +67,18 @@ class CountingClient(NotebookClient):
 
 
 def run_notebook(
-    folder: Path, cells: list[str], env: Mapping[str, str], *, allow_errors: bool = False
+    folder: Path,
+    cells: list[str],
+    env: Mapping[str, str],
+    *,
+    allow_errors: bool = False,
+    frontend: bool = False,
 ) -> tuple[Any, CountingClient]:
     """Execute `cells` (code) in a fresh python3 kernel whose working directory is `folder`, with `env`
-    added to its environment; the notebook is saved as folder/run.ipynb and validated."""
+    added to its environment; the notebook is saved as folder/run.ipynb and validated.
+
+    `frontend=True` names each cell in its execute request, as JupyterLab does, so the kernel takes
+    this client for one that draws widgets (nbclient alone names none)."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     saved = {name: os.environ.get(name) for name in env}
@@ -57,6 +89,7 @@ def run_notebook(
             kernel_name="python3",
             timeout=60,
             allow_errors=allow_errors,
+            frontend=frontend,
             resources={"metadata": {"path": str(folder)}},
         )
         try:

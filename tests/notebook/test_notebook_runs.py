@@ -32,7 +32,10 @@ def folder(tmp_path: Path) -> Path:
 def test_saved_notebook_holds_the_final_round_instead_of_the_widget(fake_llm, folder):
     fake_llm.load(answer_round())
     nb, client = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
+        folder,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"],
+        llm_env(fake_llm, folder),
+        frontend=True,
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]
@@ -67,7 +70,10 @@ def test_code_ran_on_the_live_kernel(fake_llm, folder):
 def test_hostile_message_is_saved_as_text(fake_llm, folder):
     fake_llm.load(answer_round())
     nb, _ = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, folder)
+        folder,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"],
+        llm_env(fake_llm, folder),
+        frontend=True,
     )
     (output,) = outputs_with(nb, MIME_TYPE)
     assert "<img" not in output["data"]["text/markdown"]
@@ -88,7 +94,10 @@ def test_streaming_updates_are_throttled(fake_llm, folder):
     long_message = "word " * 800  # 4 KB streamed 4 characters at a time, ~2.5 s
     fake_llm.load(answer_round(final_message=long_message, delay_s=0.0025))
     nb, client = run_notebook(
-        folder, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", STATS], llm_env(fake_llm, folder)
+        folder,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", STATS],
+        llm_env(fake_llm, folder),
+        frontend=True,
     )
     deltas, updates = (int(x) for x in cell_text(nb.cells[2]).split())
     assert deltas > 1000
@@ -173,7 +182,7 @@ def test_elapsed_time_ticks_while_code_runs(fake_llm, folder):
         }
     )
     cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
-    _, client = run_notebook(folder, cells, llm_env(fake_llm, folder))
+    _, client = run_notebook(folder, cells, llm_env(fake_llm, folder), frontend=True)
     running = [v for v in client.html_values if ">running</span>" in v]
     seconds = {int(m) for v in running for m in re.findall(r"<small>(\d+) s", v)}
     assert {1, 2} <= seconds  # no event arrives during the sleep: only the heartbeat moves the clock
@@ -215,7 +224,7 @@ def test_saved_notebook_holds_no_absolute_path_of_its_folder(fake_llm, folder):
 
 def test_a_safe_link_in_the_answer_is_saved_as_a_link(fake_llm, folder):
     fake_llm.load(answer_round(final_message="Saved [weeks.csv](weeks.csv); [x](javascript:alert(1))"))
-    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder), frontend=True)
     (output,) = outputs_with(nb, MIME_TYPE)
     page = rendered(output["data"]["text/markdown"])
     assert '<a href="weeks.csv">weeks.csv</a>' in page
@@ -227,7 +236,7 @@ def test_a_safe_link_in_the_answer_is_saved_as_a_link(fake_llm, folder):
 
 def test_saved_widget_folds_all_but_the_code_and_the_answer(fake_llm, folder):
     fake_llm.load(answer_round())
-    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder), frontend=True)
     sections = {s["titles"][0]: s["selected_index"] for s in _widget_states(nb) if s.get("titles")}
     assert sections == {
         "User → Planner": None,
@@ -240,7 +249,7 @@ def test_saved_widget_folds_all_but_the_code_and_the_answer(fake_llm, folder):
 def test_a_reply_cut_off_mid_stream_is_saved_marked_incomplete(fake_llm, folder):
     reply = answer_round()["Planner"][0]
     fake_llm.load({"Planner": [{**reply, "drop_after_chars": 120, "times": 10}]})
-    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder))
+    nb, _ = run_notebook(folder, ASK, llm_env(fake_llm, folder), frontend=True)
     (output,) = outputs_with(nb, MIME_TYPE)
     (cut,) = [p for p in output["data"][MIME_TYPE]["post_list"] if p.get("extra", {}).get("incomplete")]
     assert cut["send_from"] == "Planner"

@@ -448,7 +448,7 @@ def test_plan_steps_render_inline_markdown_in_full():
     round.post_list[1].attachment_list[0].content = f"1. {long_step}\n2. report it"
     view = _view()
     _following(view).update(derive_plan(None, round.post_list[1], user_query=round.user_query))
-    assert "Load <code>orders.csv</code> and word0" in view.plan.value
+    assert "Load <code>orders.csv</code> and word0" in re.sub(r"<code [^>]*>", "<code>", view.plan.value)
     assert "word19" in view.plan.value
 
 

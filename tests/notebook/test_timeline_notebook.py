@@ -27,7 +27,8 @@ def test_the_drawn_bars_and_totals_are_the_saved_ledgers_figures(fake_llm, tmp_p
     script["CodeInterpreter"] = [code("import time\ntime.sleep(0.4)\nanswer = 6 * 7\nanswer")]
     fake_llm.load(script)
     env = {**llm_env(fake_llm, tmp_path), "TWNB_PRICES": json.dumps(PRICES)}
-    nb, client = run_notebook(tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], env)
+    cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"]
+    nb, client = run_notebook(tmp_path, cells, env, frontend=True)
 
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]

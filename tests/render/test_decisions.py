@@ -34,12 +34,16 @@ def _summaries(html: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
-def test_html_shows_the_decision_in_the_decided_posts_summary_only(index, key, line, sender, recipient):
+def test_html_shows_the_decision_in_the_main_view_and_the_decided_posts_summary(
+    index, key, line, sender, recipient
+):
     html = _bundle(index, key)["text/html"]
-    with_line = [s for s in _summaries(html) if line in s]
+    main, conversation = html.split("<b>Conversation (")
+    assert main.count(line) == 1  # beside the plan or the code block, seen without unfolding anything
+    with_line = [s for s in _summaries(conversation) if line in s]
     assert len(with_line) == 1
     assert f"<b>{sender} → {recipient}</b>" in with_line[0]
-    assert html.count(line) == 1
+    assert conversation.count(line) == 1
 
 
 @pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
@@ -74,5 +78,7 @@ def test_a_stop_after_a_refused_edit_says_so_and_shows_the_edit_once(view):
     round = analysis_round()
     round.post_list[CODE].extra["refused_edit"] = {"code": "stopped_edit = 1", "refusal": "Line 1: no"}
     shown = round_bundle(round, session_id="s")[view]
-    assert shown.count("You stopped here after verification refused your edit") == 1
+    said = "You stopped here after verification refused your edit"
+    # The HTML says it in its main view and in the post's summary in the folded conversation.
+    assert shown.count(said) == (2 if view == "text/html" else 1)
     assert shown.count("stopped_edit") == 1

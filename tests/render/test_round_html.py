@@ -72,18 +72,20 @@ def test_llm_html_in_a_message_is_shown_as_text():
 def test_message_markdown_is_rendered_with_code_and_safe_links_only():
     text = "Saved `weeks` to [weeks.csv](weeks.csv); see [x](javascript:alert(1)) and ![i](https://e/x.png)"
     tags = _Tags(_html(analysis_round(message=text)))
-    assert [a["href"] for a in tags.named("a")] == ["weeks.csv"]
+    # The answer in the main view, and its post in the folded conversation.
+    assert [a["href"] for a in tags.named("a")] == ["weeks.csv", "weeks.csv"]
     assert "weeks" in [t for t in tags.text]  # the code span's text
-    assert ("code", {}) in tags.tags
+    assert "code" in [name for name, _ in tags.tags]
     assert not tags.named("img")
 
 
-def test_each_post_is_a_foldable_details_section_titled_from_to():
+def test_each_post_is_a_foldable_details_section_titled_from_to_in_the_conversation():
     round = analysis_round()
     html = _html(round)
     assert len(_Tags(html).named("details")) >= len(round.post_list)
-    titles = re.findall(r"<summary[^>]*><b>([^<]*)</b>", html)
-    assert titles[: len(round.post_list)] == [
+    conversation = html.split("<b>Conversation (4 posts)</b>")[1]
+    titles = re.findall(r"<summary[^>]*><b>([^<]*)</b>", conversation)
+    assert titles == [
         "User → Planner",
         "Planner → CodeInterpreter",
         "CodeInterpreter → Planner",
@@ -91,10 +93,13 @@ def test_each_post_is_a_foldable_details_section_titled_from_to():
     ]
 
 
-def test_the_answer_and_the_code_stay_open_the_instructions_fold():
+def test_the_main_view_shows_the_code_and_the_answer_and_the_conversation_folds():
     html = _html(analysis_round())
     opened = re.findall(r"<details( open)?[^>]*><summary[^>]*><b>([^<]*)</b>", html)
-    assert [title for flag, title in opened if flag] == ["CodeInterpreter → Planner", "Planner → User"]
+    assert [title for flag, title in opened if flag] == ["Code (1 block, 1 ran)"]
+    assert next(title for flag, title in opened if not flag) == "Conversation (4 posts)"
+    main = html.split("<b>Conversation (")[0]
+    assert 'class="twnb-answer"' in main and 'class="highlight"' in main
 
 
 def test_header_gives_request_state_time_and_tokens():
@@ -176,7 +181,8 @@ def test_artifact_preview_is_an_inline_data_uri_image_within_the_cap(tmp_path):
 def test_artifact_link_is_relative_and_labelled_by_its_file_name(tmp_path):
     round, previews = _round_with_artifact(tmp_path, "twnb-artifacts/round-1-figure.png")
     html = _html(round, previews=previews, base_dir=tmp_path)
-    (link,) = [a for a in _Tags(html).named("a") if "figure" in str(a["href"])]
+    link, in_its_post = [a for a in _Tags(html).named("a") if "figure" in str(a["href"])]
+    assert link == in_its_post  # the main view's artifacts, and the post in the conversation
     assert link["href"] == "twnb-artifacts/round-1-figure.png"
     assert ">round-1-figure.png</a>" in html
     assert "text-decoration:underline" in str(link["style"])
@@ -212,5 +218,5 @@ def test_a_post_cut_off_by_a_failure_says_so():
 
 def test_a_link_into_a_hidden_folder_stays_text():
     tags = _Tags(_html(analysis_round(message="See [fig.png](.twnb/artifacts/fig.png) and [ok](out/ok.csv)")))
-    assert [a["href"] for a in tags.named("a")] == ["out/ok.csv"]
+    assert [a["href"] for a in tags.named("a")] == ["out/ok.csv", "out/ok.csv"]  # the answer, its post
     assert "[fig.png](.twnb/artifacts/fig.png)" in "".join(tags.text)

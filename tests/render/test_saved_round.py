@@ -21,7 +21,10 @@ def _round_outputs(nb) -> list[dict]:
 def test_a_finished_round_is_saved_as_exactly_the_four_static_views(fake_llm, tmp_path):
     fake_llm.load(answer_round())
     nb, _ = run_notebook(
-        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
+        tmp_path,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"],
+        llm_env(fake_llm, tmp_path),
+        frontend=True,  # the live widget's display, replaced
     )
     (output,) = _round_outputs(nb)
     assert set(output["data"]) == FOUR_VIEWS
@@ -43,10 +46,25 @@ def test_a_failed_round_is_saved_as_exactly_the_four_static_views(fake_llm, tmp_
 def test_the_live_widget_is_closed_once_the_round_has_ended(fake_llm, tmp_path):
     fake_llm.load(answer_round())
     _, client = run_notebook(
-        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
+        tmp_path,
+        ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"],
+        llm_env(fake_llm, tmp_path),
+        frontend=True,
     )
     assert client.opened_comms  # the widget was shown while the Round ran
     assert client.opened_comms <= client.closed_comms
+
+
+def test_a_client_that_draws_no_widgets_gets_none_and_saves_no_widget_state(fake_llm, tmp_path):
+    fake_llm.load(answer_round())
+    nb, client = run_notebook(
+        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
+    )
+    assert not client.opened_comms  # nbclient names no cell: nothing would draw a widget
+    assert "widgets" not in nb.metadata
+    (output,) = _round_outputs(nb)
+    assert output["data"][MIME_TYPE]["state"] == "finished"  # the placeholder, updated in place
+    assert client.update_displays == 1
 
 
 def test_show_gives_the_same_four_views_as_the_round_itself(fake_llm, tmp_path):

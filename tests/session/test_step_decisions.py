@@ -251,22 +251,31 @@ def _edited_round(make_session):
     return _finish(driver, EditedRun("x = 2", result))
 
 
+def _parts(shown: str, view: str) -> list[str]:
+    """The parts of a view that each say a decision once: the HTML has a main view (beside the code)
+    and the folded conversation (in the post's summary); the Markdown and the text one list of posts."""
+    if view != "text/html":
+        return [shown]
+    main, conversation = shown.split("<b>Conversation (")
+    return [main, conversation]
+
+
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_says_once_that_the_user_skipped_the_code(make_session, view):
     from twnb.render import round_bundle
 
-    shown = round_bundle(_skipped_round(make_session), session_id="s")[view]
-    assert "You skipped this code" in shown
-    assert shown.lower().count("skipped") == 1
+    for part in _parts(round_bundle(_skipped_round(make_session), session_id="s")[view], view):
+        assert "You skipped this code" in part
+        assert part.lower().count("skipped") == 1
 
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_says_once_that_the_user_edited_the_code(make_session, view):
     from twnb.render import round_bundle
 
-    shown = round_bundle(_edited_round(make_session), session_id="s")[view]
-    assert "You edited this code before it ran" in shown
-    assert shown.lower().count("edited") == 1
+    for part in _parts(round_bundle(_edited_round(make_session), session_id="s")[view], view):
+        assert "You edited this code before it ran" in part
+        assert part.lower().count("edited") == 1
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -350,7 +359,9 @@ def test_each_view_shows_the_refused_edit_once_under_its_skip_line(make_session,
 
     round, _ = _skipped_after_refusal(make_session, "import subprocess\nrefused_value = 2")
     shown = round_bundle(round, session_id="s")[view]
-    assert shown.count("You skipped this code after verification refused your edit") == 1
+    for part in _parts(shown, view):
+        assert part.count("You skipped this code after verification refused your edit") == 1
+    shown = _parts(shown, view)[0]  # the HTML shows the edit in its main view only
     assert shown.count("refused_value") == 1
     assert shown.count("Verification refused the edited code:") == 1
     assert shown.index("You skipped this code") < shown.index("refused_value")

@@ -233,13 +233,14 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
 
     def _run(self, session: Any, query: str, args: Any) -> None:
-        from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
+        from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
 
         # The session's Rounds are redacted when recorded (its one Redactor): the display shows them as is.
         display = RoundDisplay(
             query,
             session_id=self.notebook.session_id,
             widgets=has_widget_frontend(self.shell),
+            in_place=has_kernel(self.shell),
             base_dir=self.notebook.workdir,
         )
         self.last_display = display

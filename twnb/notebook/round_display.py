@@ -5,8 +5,11 @@ together with the Round's static bundle. When the Round ends (finished, failed o
 display is updated to the final static bundle alone (`application/vnd.twnb.round+json`, `text/html`,
 `text/markdown`, `text/plain`) and the widget is closed: a frontend that finds a widget view in a saved
 output picks it, finds no model after a reopen and shows an error instead of any view beside it.
-Without a widget frontend (terminal IPython, a bare shell) milestones are printed as they happen and
-the final bundle is displayed once, which prints its `text/plain`.
+A kernel whose client draws no widgets (nbclient, papermill: the execute request names no cell, see
+`has_widget_frontend`) gets no widget, whose state nbclient would save: the static bundle is shown
+under the `display_id` at once and updated when the Round ends. Without a kernel (terminal IPython, a
+bare shell) milestones are printed as they happen and the final bundle is displayed once, which
+prints its `text/plain`.
 
 Code that raised leaves no traceback in the cell (the Round keeps and shows it): an `AttemptLine` says
 in one quiet line which attempt raised and that it was revised, and a Round that did not finish ends
@@ -30,7 +33,28 @@ CHECKLIST_HOOK = "twnb.round_view.checklist"  # the name the live widget's hook 
 
 
 def has_widget_frontend(shell: Any) -> bool:
-    """A Jupyter kernel's shell can carry widgets (comms); terminal and bare shells cannot."""
+    """Whether a frontend that draws widgets sent the cell now running.
+
+    Terminal and bare shells carry no widgets. A kernel does, but a headless client (nbclient,
+    papermill, `twnb demo`) draws none, and nbclient saves the state of every widget it ever saw,
+    closed or not, in the notebook's metadata (about 30 KB per Round). The frontends that draw widgets
+    (JupyterLab, Notebook 7, VS Code) name the cell in the execute request's metadata (`cellId`);
+    nbclient sends empty metadata. Without that name the Round shows its static bundle alone, updated
+    when it ends, and makes no widget. A kernel too old to say what the request was keeps the widget.
+    """
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return False
+    try:
+        request = kernel.get_parent("shell")
+    except Exception:  # an ipykernel without get_parent (before 6): no way to tell, show the widget
+        return True
+    metadata = request.get("metadata") if isinstance(request, dict) else None
+    return isinstance(metadata, dict) and bool(metadata.get("cellId"))
+
+
+def has_kernel(shell: Any) -> bool:
+    """A kernel's client shows displays and updates them in place; a terminal prints them once."""
     return getattr(shell, "kernel", None) is not None
 
 
@@ -43,12 +67,15 @@ class RoundDisplay:
         *,
         session_id: str,
         widgets: bool,
+        in_place: bool = False,
         base_dir: str | Path | None = None,
         redact: Callable[[Any], Any] | None = None,
     ) -> None:
         self.request = request
         self.session_id = session_id
         self.widgets = widgets
+        # A kernel's client without widgets (nbclient): the static bundle shown at once, updated at the end.
+        self.in_place = widgets or in_place
         self.base_dir = base_dir
         self._redact = redact
         self._handle: Any = None
@@ -64,6 +91,11 @@ class RoundDisplay:
             self.heartbeat = Heartbeat(self.view.tick)
             self.attempt_line = AttemptLine()
             self.observer: Any = ObserverGroup([self.view, self.attempt_line])
+        elif self.in_place:
+            from twnb.notebook.attempt_line import AttemptLine
+
+            self.attempt_line = AttemptLine()  # nobody watches: no progress printed, one line per attempt
+            self.view = self.observer = self.attempt_line
         else:
             from twnb.notebook.text_progress import TextProgress
 
@@ -71,7 +103,7 @@ class RoundDisplay:
             self.observer = self.view
 
     def start(self) -> None:
-        if not self.widgets:
+        if not self.in_place:
             return
         from IPython.display import display
 
@@ -79,9 +111,11 @@ class RoundDisplay:
 
         placeholder = Round.create(user_query=self.request)
         bundle = self._bundle(placeholder, plan=None, previews=[])
-        bundle.update(self.view.mime_bundle())  # only the live display carries the widget
+        if self.widgets:
+            bundle.update(self.view.mime_bundle())  # only the live display carries the widget
         self._handle = display(bundle, raw=True, display_id=True)
-        self.heartbeat.start()
+        if self.heartbeat is not None:
+            self.heartbeat.start()
 
     @contextlib.contextmanager
     def following(self, plans: Any) -> Iterator[None]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from twnb.notebook.streamed_message import StreamedMessage
 from twnb.notebook.throttle import Throttle
-from twnb.render.code_html import code_html
+from twnb.render.code_html import code_html, preformatted_html
 from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.html import failure_html, note_html, plan_html, state_badge
 from twnb.render.labels import (
@@ -456,8 +456,9 @@ def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bo
     ):
         colour = "#cf222e" if kind == "code_error" else "inherit"
         return (
-            f'<div><small>{label}</small><pre style="white-space:pre-wrap;margin:0;color:{colour}">'
-            f"{html.escape(clip_middle(text, _RESULT_LIMIT))}</pre></div>"
+            f"<div><small>{label}</small>"
+            + preformatted_html(clip_middle(text, _RESULT_LIMIT), style=f"color:{colour}")
+            + "</div>"
         )
     if kind == "execution_status":
         colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"

@@ -1,7 +1,8 @@
-"""`text/html`: a finished Round as the widget showed it, readable with no widget and no extension.
+"""`text/html`: a finished Round, readable with no widget and no extension, laid out as the extension
+lays it out: both draw the payload's view (view.py), so a notebook reads the same with and without it.
 
 Self-contained: no script, no style block, no external CSS. What a saved, untrusted notebook keeps is
-what this uses: plain elements (`details` per post, lists), Pygments classes for code (the frontend's
+what this uses: plain elements (`details`, lists), Pygments classes for code (the frontend's
 theme colours them), inline styles with plain values only (JupyterLab strips `var(--jp-...)`
 declarations from untrusted output), and colours chosen to read on light and dark backgrounds (badges
 with white text, grey borders at half opacity); text itself inherits the theme's colour. Previews
@@ -11,27 +12,22 @@ are bounded data-URI thumbnails; file links are relative paths to visible files.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from twnb.render.code_html import code_html, preformatted_html
-from twnb.render.decisions import decision_line, refused_edit, without_decision_words
+from twnb.render.decisions import without_decision_words
 from twnb.render.labels import (
     PLANNER_NOTES,
     attachment_label,
-    autosave_note,
     has_code,
-    incomplete_reason,
     is_shown,
-    payload_state,
-    post_title,
-    sections_kept_open,
-    summary_line,
 )
 from twnb.render.links import artifact_label, artifact_url
 from twnb.render.markdown_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
+from twnb.render.view import plan_steps, view_of
 
 RESULT_LIMIT = 8000  # characters of one execution result shown; the JSON keeps everything
 STATE_COLOURS = {
@@ -46,41 +42,106 @@ _GREY = "rgba(128,128,128,0.45)"  # a border that shows on white and on near-bla
 _BOX = f"border:1px solid {_GREY};border-radius:6px;padding:6px 10px;margin:2px 0"
 _POST = f"border-left:3px solid {_GREY};padding:0 0 0 8px;margin:6px 0"
 _MUTED = "opacity:0.75"
+_ANSWER = "border-left:3px solid #2f81f7;padding:2px 10px;margin:6px 0"
+OPEN_SECTION_LIMIT = 20  # the code section starts open up to this many blocks (a 500-post Round folds)
+# A code block's outcome as a badge: its words and a colour that reads on light and dark alike.
+OUTCOMES = {
+    "ran": ("ran", "#1a7f37"),
+    "failed": ("raised", "#cf222e"),
+    "refused": ("refused by verification", "#cf222e"),
+    "skipped": ("not run", "#57606a"),  # its decision line says who skipped it
+    "not_run": ("not run", "#57606a"),
+}
 
 
 def round_html(payload: Mapping[str, Any]) -> str:
-    """The Round in `payload` (the MIME JSON) as one self-contained HTML fragment."""
+    """The Round in `payload` (the MIME JSON) as one self-contained HTML fragment, laid out as the
+    JupyterLab extension lays it out (both draw the payload's view, view.py): the request, the plan,
+    each code block with what became of it, the artifacts, the answer, the notes, the ledger, and the
+    whole conversation folded beneath."""
+    view = view_of(payload)
     twnb = payload.get("twnb") or {}
-    previews = {str(p.get("path")): p for p in twnb.get("previews") or []}
-    keep_open = sections_kept_open(payload)
-    parts = [_header(payload), plan_html(twnb.get("plan"))]
-    shown_notes: dict[str, str] = {}  # the plan texts already shown in this Round
-    linked: set[str] = set()
-    for post in payload.get("post_list") or []:
-        shown = without_decision_words(post)  # its decision line says it once
-        parts.append(_post(shown, str(post.get("id")) in keep_open, previews, shown_notes, linked))
-    failure = (payload.get("extra") or {}).get("failure_reason")
-    if payload.get("state") == "failed":
-        parts.append(failure_html(payload_state(payload), failure or "the Round failed"))
-    unsaved = autosave_note(payload)
-    if unsaved:  # the Round went on: said once, where the Round is, not only in a log
-        parts.append(note_html("Not autosaved", unsaved))
-    rest = [p for path, p in previews.items() if path not in linked]
-    if rest:
-        parts.append("<div>" + "".join(_artifact(str(p.get("path")), p) for p in rest) + "</div>")
-    parts.append(timeline_html(twnb.get("ledger")))  # where the time and the tokens went
+    previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
+    parts = [_header(view), plan_html(view["plan"], view["plan_decision"]), _code_section(view["code"])]
+    parts.append(_artifacts(view["artifacts"], previews))
+    if view["answer"]:
+        parts.append(f'<div class="twnb-answer" style="{_ANSWER}">{markdown_html(view["answer"])}</div>')
+    parts += [note_html(note["label"], note["text"]) for note in view["notes"]]
+    parts.append(timeline_html(view["ledger"]))  # where the time and the tokens went
+    parts.append(_conversation(payload, view))
     return f'<div class="twnb-round" style="{_BOX}">' + "".join(parts) + "</div>"
 
 
-def _header(payload: Mapping[str, Any]) -> str:
-    state = payload_state(payload)
-    summary = summary_line(payload)
-    query = clean_text(payload.get("user_query", ""))
-    request = "<br>".join(inline_html(line, links=False) for line in query.splitlines())
+def _header(view: Mapping[str, Any]) -> str:
+    summary = view["summary"]
+    request = "<br>".join(inline_html(line, links=False) for line in view["request"].splitlines())
     return (
-        f"<div><b>twnb</b> {state_badge(state)}"
+        f"<div><b>twnb</b> {state_badge(view['state'])}"
         + (f' <small style="{_MUTED}">{html.escape(summary)}</small>' if summary else "")
         + f'</div><div style="margin:4px 0;font-weight:600">{request}</div>'
+    )
+
+
+def _code_section(blocks: Sequence[Mapping[str, Any]]) -> str:
+    """Every piece of code the Round wrote, each with its outcome and the decision made on it."""
+    if not blocks:
+        return ""
+    ran = sum(block["outcome"] == "ran" for block in blocks)
+    title = f"Code ({len(blocks)} block{'s' if len(blocks) != 1 else ''}, {ran} ran)"
+    body = "".join(_code_block(index, block) for index, block in enumerate(blocks, 1))
+    return _section(title, body, open_=len(blocks) <= OPEN_SECTION_LIMIT)
+
+
+def _code_block(index: int, block: Mapping[str, Any]) -> str:
+    outcome = str(block["outcome"])
+    label, colour = OUTCOMES.get(outcome, (outcome, "#57606a"))
+    parts = [
+        f'<div style="margin:6px 0 0 0"><small style="{_MUTED}">{index}.</small> {_badge(label, colour)}'
+    ]
+    if block.get("decision_line"):
+        parts.append(f' <small style="{_MUTED}"><i>{html.escape(block["decision_line"])}.</i></small>')
+    parts.append("</div>")
+    refused = block.get("refused_edit")
+    if refused:  # what the user typed, which never ran, and why
+        parts.append(
+            f'<div><small style="{_MUTED}">your edit (not run)</small>{code_html(refused["code"])}'
+            + (_note_box("#cf222e", preformatted_html(refused["refusal"])) if refused["refusal"] else "")
+            + "</div>"
+        )
+    parts.append(code_html(block["code"]))
+    if block.get("result"):  # the real outputs are in the cell; this is the text the LLM was given
+        parts.append(_folded("result as the LLM was told", preformatted_html(block["result"])))
+    if block.get("error"):
+        parts.append(_note_box("#cf222e", preformatted_html(block["error"])))
+    return "".join(parts)
+
+
+def _artifacts(artifacts: Sequence[Mapping[str, Any]], previews: Sequence[Mapping[str, Any]]) -> str:
+    if not artifacts:
+        return ""
+    items = []
+    for artifact in artifacts:
+        index = artifact.get("preview")
+        preview = previews[index] if isinstance(index, int) and 0 <= index < len(previews) else None
+        items.append(_artifact(str(artifact["path"]), preview, omitted=artifact.get("omitted")))
+    return '<div class="twnb-artifacts" style="margin:4px 0">' + "".join(items) + "</div>"
+
+
+def _conversation(payload: Mapping[str, Any], view: Mapping[str, Any]) -> str:
+    """Every post as recorded, folded: the main view above says what a reader needs."""
+    posts = [p for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
+    shown_notes: dict[str, str] = {}  # the plan texts already shown in this Round
+    body = "".join(
+        _post(without_decision_words(post), summary, shown_notes)
+        for post, summary in zip(posts, view["posts"], strict=False)
+    )
+    return _section(f"Conversation ({len(posts)} post{'s' if len(posts) != 1 else ''})", body, open_=False)
+
+
+def _section(title: str, body: str, *, open_: bool) -> str:
+    return (
+        f'<details{" open" if open_ else ""} style="margin:4px 0"><summary style="cursor:pointer">'
+        f"<b>{html.escape(title)}</b></summary>{body}</details>"
     )
 
 
@@ -92,66 +153,54 @@ def state_badge(state: str) -> str:
     )
 
 
-def plan_html(plan: Mapping[str, Any] | None) -> str:
-    """The plan as a checklist: each step's mark, its full text (inline Markdown) and its state."""
-    if not plan or not plan.get("subtasks"):
+def plan_html(plan: Any, decision: str | None = None) -> str:
+    """The plan as a checklist: each step's mark, its full text (inline Markdown) and its state. Takes
+    the view's steps, or a plan's dict (`{"subtasks": [...]}`, the live widget's)."""
+    steps = plan if isinstance(plan, list) else plan_steps(plan)
+    if not steps:
         return ""
     items = []
-    for step in plan["subtasks"]:
+    for step in steps:
         state = str(step.get("state", "todo"))
         mark = STEP_MARKS.get(state, "☐")
-        text = inline_html(" ".join(clean_text(step.get("name", "")).split()), links=False)
+        text = inline_html(str(step.get("text", "")), links=False)
         label = f'<small style="{_MUTED}">({html.escape(state)})</small>'
         items.append(f'<li style="margin:2px 0">{mark} {text} {label}</li>')
+    decided = (
+        f'<div><small style="{_MUTED}"><i>{html.escape(decision)}.</i></small></div>' if decision else ""
+    )
     return (
         '<div style="margin:4px 0"><b>Plan</b>'
-        '<ul style="list-style:none;padding-left:4px;margin:2px 0">' + "".join(items) + "</ul></div>"
+        '<ul style="list-style:none;padding-left:4px;margin:2px 0">'
+        + "".join(items)
+        + "</ul>"
+        + decided
+        + "</div>"
     )
 
 
-def _post(
-    post: Mapping[str, Any],
-    open_: bool,
-    previews: Mapping[str, Mapping[str, Any]],
-    shown_notes: dict[str, str],
-    linked: set[str],
-) -> str:
+def _post(post: Mapping[str, Any], summary: Mapping[str, Any], shown_notes: dict[str, str]) -> str:
     message = clean_text(post.get("message") or "")
     first_line = next((line.strip() for line in message.splitlines() if line.strip()), "")
-    hint = (
-        ""
-        if open_ or not first_line
-        else f' <small style="{_MUTED}">{html.escape(shorten(first_line, 90))}</small>'
-    )
-    decision = decision_line(post)  # in the summary: seen with the post folded
+    hint = f' <small style="{_MUTED}">{html.escape(shorten(first_line, 90))}</small>' if first_line else ""
+    decision = summary.get("decision")  # in the summary: seen with the post folded
     decided = f' <small style="{_MUTED}"><i>{html.escape(decision)}.</i></small>' if decision else ""
     body = []
-    cut_off = incomplete_reason(post)
-    if cut_off:
-        body.append(_note_box("#9a6700", f"<b>⚠ {html.escape(cut_off)}</b>"))
-    refused = refused_edit(post)
-    if refused is not None:  # what the user typed, which never ran, and why
-        code, refusal = refused
-        body.append(
-            f'<div><small style="{_MUTED}">your edit (not run)</small>{code_html(clean_text(code))}'
-            + (_note_box("#cf222e", preformatted_html(clean_text(refusal))) if refusal else "")
-            + "</div>"
-        )
+    if summary.get("cut_off"):
+        body.append(_note_box("#9a6700", f"<b>⚠ {html.escape(summary['cut_off'])}</b>"))
+    # A refused edit the user then skipped or stopped at is shown once, under its code block above.
     if message.strip():
         body.append(markdown_html(message))
-    body.append(_attachments(post, previews, shown_notes, linked))
+    body.append(_attachments(post, shown_notes))
     return (
-        f'<details{" open" if open_ else ""} style="{_POST}"><summary style="cursor:pointer">'
-        f"<b>{html.escape(post_title(post))}</b>{decided}{hint}</summary>" + "".join(body) + "</details>"
+        f'<details style="{_POST}"><summary style="cursor:pointer">'
+        f"<b>{html.escape(str(summary.get('title', '')))}</b>{decided}{hint}</summary>"
+        + "".join(body)
+        + "</details>"
     )
 
 
-def _attachments(
-    post: Mapping[str, Any],
-    previews: Mapping[str, Mapping[str, Any]],
-    shown_notes: dict[str, str],
-    linked: set[str],
-) -> str:
+def _attachments(post: Mapping[str, Any], shown_notes: dict[str, str]) -> str:
     attachments = [(str(a.get("type")), a.get("content")) for a in post.get("attachment_list") or []]
     kinds = {kind: content for kind, content in attachments}
     verified = str(kinds.get("verification", "")).strip() == "CORRECT"
@@ -173,8 +222,7 @@ def _attachments(
             notes.append(_labelled_text(kind, text))
         elif kind == "artifact_paths":
             paths = [content] if isinstance(content, str) else [str(p) for p in content or []]
-            linked.update(paths)
-            parts.append("<div>" + "".join(_artifact(p, previews.get(p)) for p in paths) + "</div>")
+            parts.append("<div>" + "".join(_artifact(p, None) for p in paths) + "</div>")
         elif kind == "reply_content" and has_code(post):
             parts.append(code_html(text))
         elif kind == "execution_status":
@@ -218,7 +266,7 @@ def _labelled_text(kind: str, text: str, *, accent: str | None = None) -> str:
     )
 
 
-def _artifact(path: str, preview: Mapping[str, Any] | None) -> str:
+def _artifact(path: str, preview: Mapping[str, Any] | None, *, omitted: Any = None) -> str:
     """A link to the artifact, labelled by its file name, and its thumbnail when there is one."""
     label = html.escape(artifact_label(path))
     url = artifact_url(path)
@@ -234,8 +282,8 @@ def _artifact(path: str, preview: Mapping[str, Any] | None) -> str:
             f'<br><img src="data:{mime};base64,{html.escape(str(preview["data"]))}" alt="{label}" '
             'style="max-width:320px;max-height:320px">'
         )
-    elif preview is not None and preview.get("omitted"):
-        image = f' <small style="{_MUTED}">({html.escape(str(preview["omitted"]))})</small>'
+    elif omitted:
+        image = f' <small style="{_MUTED}">({html.escape(str(omitted))})</small>'
     return f'<div style="margin:2px 0">{link}{image}</div>'
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from twnb.render.code_html import code_html
+from twnb.render.code_html import MONOSPACE, code_html
 from twnb.render.links import safe_link_target
 from twnb.render.markdown_escape import CODE_SPAN, LINK_OR_CODE_SPAN, split_fences
 
@@ -44,7 +44,8 @@ def inline_html(line: str, *, links: bool = True) -> str:
     for match in token.finditer(line):
         parts.append(_emphasis(html.escape(line[position : match.start()], quote=False)))
         if match.group("code") is not None:
-            parts.append(f"<code>{html.escape(match.group('code').strip(), quote=False)}</code>")
+            code = html.escape(match.group("code").strip(), quote=False)
+            parts.append(f'<code style="{MONOSPACE}">{code}</code>')
         else:
             parts.append(_link(match.group(0), match.group("label"), match.group("target")))
         position = match.end()

@@ -1,8 +1,9 @@
 """`application/vnd.twnb.round+json`: the Round as data, so the notebook, replay and exports share it.
 
 The JSON keeps the Round's `to_dict()` keys at the top level (what TaskWeaver tools read) and puts
-twnb's own view data in one `twnb` object: schema version, session, plan, timing, usage, ledger and
-artifact previews (see docs/architecture.md).
+twnb's own view data in one `twnb` object: schema version, session, plan, timing, usage, ledger,
+artifact previews and `view`, what every view of the Round shows, computed once (view.py; see
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.render.links import display_path
+from twnb.render.view import round_view
 
 MIME_TYPE = "application/vnd.twnb.round+json"
 SCHEMA_VERSION = 1
@@ -51,6 +53,7 @@ def round_payload(
         "ledger": plain_data(extra.get("ledger") or {}),
         "previews": [dict(p) for p in previews or []],
     }
+    data["twnb"]["view"] = plain_data(round_view(data))
     return data
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from twnb.memory.ledger import Ledger, LedgerEntry, format_cost
 from twnb.render.labels import tokens_label
 
-__all__ = ["bar_geometry", "timeline_html", "totals_text"]
+__all__ = ["LedgerRowView", "bar_geometry", "ledger_rows", "timeline_html", "totals_text"]
 
 _COLOURS = {"llm": "#0969da", "code": "#1a7f37"}
 _FAILED = "#cf222e"
@@ -25,6 +25,17 @@ _KIND_LABEL = {"llm": "LLM", "code": "code"}
 # (the post's decision line is where a view says the user skipped it).
 _SKIPPED, _NOT_RUN, _GREY = "skipped", "not run", "#8c959f"
 _MUTED = "opacity:0.75"
+
+
+class LedgerRowView(TypedDict):
+    label: str  # "Planner LLM"
+    figures: str  # "1.20 s, 1,200 in / 300 out"
+    kind: str  # llm | code
+    tone: str  # llm | code | failed | skipped
+    start_s: float
+    duration_s: float
+    left: float  # percent of the Round's time line
+    width: float
 
 
 def bar_geometry(entry: LedgerEntry, duration_s: float) -> tuple[float, float]:
@@ -67,33 +78,60 @@ def totals_text(ledger: Ledger) -> str:
     return " · ".join(parts)
 
 
-def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
-    """The waterfall, or "" for a Round with nothing in its ledger."""
-    if not isinstance(ledger, Ledger):
-        ledger = Ledger.from_dict(ledger)
-    if not ledger.entries:
-        return ""
-    rows = []
+def ledger_rows(ledger: Ledger) -> list[LedgerRowView]:
+    """One row per entry, as every view draws it: label, figures, tone and the bar's place in percent."""
+    rows: list[LedgerRowView] = []
     for entry in ledger.entries:
         left, width = bar_geometry(entry, ledger.duration_s)
         ok = entry.status in _OK_STATUSES
-        colour = _COLOURS.get(entry.kind, "#57606a") if ok else _GREY if entry.status == _SKIPPED else _FAILED
-        label = f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}"
-        figures = _figures(entry)
+        tone = entry.kind if ok else "skipped" if entry.status == _SKIPPED else "failed"
+        rows.append(
+            LedgerRowView(
+                label=f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}",
+                figures=_figures(entry),
+                kind=entry.kind,
+                tone=tone,
+                start_s=entry.start_s,
+                duration_s=entry.duration_s or 0.0,
+                left=left,
+                width=width,
+            )
+        )
+    return rows
+
+
+_TONES = {**_COLOURS, "failed": _FAILED, "skipped": _GREY}
+
+
+def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
+    """The waterfall, or "" for a Round with nothing in its ledger (a Ledger, its dict, or the view's
+    `ledger`: `{"rows": [...], "totals": "..."}`)."""
+    if isinstance(ledger, Mapping) and "rows" in ledger:
+        rows, totals_line = list(ledger.get("rows") or []), str(ledger.get("totals") or "")
+    else:
+        parsed = ledger if isinstance(ledger, Ledger) else Ledger.from_dict(ledger)
+        rows, totals_line = ledger_rows(parsed), totals_text(parsed) if parsed.entries else ""
+    if not rows:
+        return ""
+    drawn = []
+    for row in rows:
+        label, figures = str(row.get("label", "")), str(row.get("figures", ""))
+        colour = _TONES.get(str(row.get("tone")), "#57606a")
+        left, width = float(row.get("left") or 0.0), float(row.get("width") or 0.0)
         # Block elements with margin and width in percent: what a saved, untrusted notebook keeps
         # (no flex, no absolute positioning, no CSS variables).
-        rows.append(
+        drawn.append(
             '<div style="margin:2px 0">'
             f'<div style="font-size:80%;{_MUTED}">{html.escape(label)} · {html.escape(figures)}</div>'
-            f'<div class="twnb-bar" data-kind="{html.escape(entry.kind)}" data-start="{entry.start_s}" '
-            f'data-duration="{entry.duration_s or 0.0}" data-left="{left}" data-width="{width}" '
-            f'title="{html.escape(label + ": " + figures)}" '
+            f'<div class="twnb-bar" data-kind="{html.escape(str(row.get("kind", "")))}" '
+            f'data-start="{float(row.get("start_s") or 0.0)}" '
+            f'data-duration="{float(row.get("duration_s") or 0.0)}" '
+            f'data-left="{left}" data-width="{width}" title="{html.escape(label + ": " + figures)}" '
             f'style="margin-left:{left}%;width:{width}%;height:6px;border-radius:2px;background:{colour}">'
             "</div></div>"
         )
-    totals = html.escape(totals_text(ledger))
     return (
         '<div class="twnb-timeline" style="margin:4px 0">'
-        + "".join(rows)
-        + f'<div class="twnb-totals" style="font-size:85%;{_MUTED}">{totals}</div></div>'
+        + "".join(drawn)
+        + f'<div class="twnb-totals" style="font-size:85%;{_MUTED}">{html.escape(totals_line)}</div></div>'
     )

@@ -1,0 +1,289 @@
+"""The view of a Round: what every view shows, computed once from the Round's payload.
+
+The payload carries it as `twnb.view` (contract 6's `twnb` object gains one key; `schema_version`
+stays 1), so the static views here and the JupyterLab extension draw the same facts instead of each
+deriving them from the raw posts: the display state, the plan steps, each code block with its outcome
+and the decision a person made on it, every artifact with its link and preview, the answer, the notes
+(failure, autosave, cells left unrun) and the ledger's bars and totals. docs/architecture.md has a table
+of each fact and where each view shows it.
+
+Texts are as users read them (delimiters removed); Markdown texts (plan steps, the answer) stay
+Markdown source: each view escapes and renders them its own way (HTML here, JupyterLab's sanitizer in
+the extension). A new fact is one key here, with a default a reader of an older view can assume
+absent; `VIEW_VERSION` changes only when an existing key changes meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from twnb.memory.ledger import Ledger
+from twnb.render.decisions import (
+    SKIPPED_AFTER_REFUSAL,
+    decision_line,
+    refused_edit,
+    without_decision_words,
+)
+from twnb.render.labels import (
+    autosave_note,
+    has_code,
+    incomplete_reason,
+    is_no_error,
+    payload_state,
+    post_title,
+    summary_line,
+)
+from twnb.render.links import artifact_label, artifact_url
+from twnb.render.previews import IMAGE_SUFFIXES
+from twnb.render.text import as_text, clean_text, clip_middle
+from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
+
+VIEW_VERSION = 1
+RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
+HELD_BACK_CELLS = "held_back_cells"  # Round.extra: why the cells queued below a step Round did not run
+
+
+class PlanStepView(TypedDict):
+    text: str  # inline Markdown
+    state: str  # todo | in_progress | done | abandoned
+
+
+class RefusedEditView(TypedDict):
+    code: str
+    refusal: str
+
+
+class CodeBlockView(TypedDict):
+    post_id: str
+    code: str
+    # ran | failed (raised, timed out) | refused (verification) | skipped (by the user) | not_run
+    outcome: str
+    # approved | edited | skipped | refused_then_skipped | refused_then_stopped, or None (no step mode)
+    decision: str | None
+    decision_line: str | None
+    result: str  # what a successful run printed or returned, as the LLM was told (clipped)
+    error: str  # the traceback, time limit or verification's reasons (clipped)
+    refused_edit: RefusedEditView | None
+    artifacts: list[str]  # paths, as in `artifacts`
+
+
+class ArtifactView(TypedDict):
+    path: str  # relative to the notebook's folder when inside it
+    label: str  # the file name
+    url: str | None  # a safe relative link, None when it cannot be linked (hidden or absolute)
+    kind: str  # image | file
+    preview: int | None  # index into twnb.previews
+    omitted: str | None  # why a preview is not shown
+
+
+class NoteView(TypedDict):
+    kind: str  # failure | autosave | held_back_cells
+    label: str
+    text: str
+
+
+class LedgerView(TypedDict):
+    rows: list[LedgerRowView]
+    totals: str
+
+
+class PostView(TypedDict):
+    title: str  # "Planner → User", "(reply cut off)" when it was
+    decision: str | None  # the decision line, when a person decided on it
+    cut_off: str | None  # why the reply was cut off
+
+
+class RoundView(TypedDict):
+    version: int
+    state: str  # created | running | finished | failed | interrupted
+    request: str
+    summary: str  # time · tokens · calls · cost
+    plan: list[PlanStepView]
+    plan_decision: str | None
+    code: list[CodeBlockView]
+    artifacts: list[ArtifactView]
+    answer: str | None  # Markdown
+    notes: list[NoteView]
+    ledger: LedgerView | None
+    posts: list[PostView]  # one per post, in post_list's order
+
+
+def round_view(payload: Mapping[str, Any]) -> RoundView:
+    """The view of the Round in `payload` (its `to_dict()` keys and the `twnb` object, without `view`)."""
+    twnb = payload.get("twnb") or {}
+    posts = [p for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
+    previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
+    return {
+        "version": VIEW_VERSION,
+        "state": payload_state(payload),
+        "request": clean_text(payload.get("user_query", "")),
+        "summary": summary_line(payload),
+        "plan": plan_steps(twnb.get("plan")),
+        "plan_decision": next(
+            (decision_line(p) for p in posts if p.get("send_from") == "Planner" and decision_line(p)), None
+        ),
+        "code": [code_block(p) for p in posts if has_code(p)],
+        "artifacts": artifacts(posts, previews),
+        "answer": answer(posts),
+        "notes": notes(payload),
+        "ledger": ledger_view(twnb.get("ledger")),
+        "posts": [post_view(p) for p in posts],
+    }
+
+
+def view_of(payload: Mapping[str, Any]) -> RoundView:
+    """The view a payload carries, or computed afresh when it carries none of this version (a Round
+    saved by an older twnb, or a payload built by hand)."""
+    view = (payload.get("twnb") or {}).get("view")
+    if isinstance(view, Mapping) and view.get("version") == VIEW_VERSION:
+        return view  # type: ignore[return-value]
+    return round_view(payload)
+
+
+def plan_steps(plan: Any) -> list[PlanStepView]:
+    if not isinstance(plan, Mapping):
+        return []
+    return [
+        {"text": " ".join(clean_text(step.get("name", "")).split()), "state": str(step.get("state", "todo"))}
+        for step in plan.get("subtasks") or []
+        if isinstance(step, Mapping)
+    ]
+
+
+_DECISIONS = (("skipped_by", "skipped"), ("edited_by", "edited"), ("approved_by", "approved"))
+
+
+def code_block(post: Mapping[str, Any]) -> CodeBlockView:
+    """A code post as the main view shows it: the code, what became of it and who decided."""
+    extra = post.get("extra") or {}
+    shown = without_decision_words(post)
+    kinds: dict[str, Any] = {}
+    for attachment in shown.get("attachment_list") or []:
+        kinds.setdefault(str(attachment.get("type")), attachment.get("content"))
+    refused = refused_edit(post)
+    line = decision_line(post)
+    if refused is not None:
+        decision: str | None = (
+            "refused_then_skipped" if line == SKIPPED_AFTER_REFUSAL else "refused_then_stopped"
+        )
+    else:
+        decision = next((name for key, name in _DECISIONS if extra.get(key) == "User"), None)
+    status = str(kinds.get("execution_status", "")).strip().upper()
+    verdict = str(kinds.get("verification", "")).strip()
+    error_text = ""
+    if extra.get("skipped_by") == "User":
+        outcome = "skipped"
+    elif status == "SUCCESS":
+        outcome = "ran"
+    elif status:
+        outcome = "failed"
+        error_text = as_text(kinds.get("execution_result"))
+        code_error = kinds.get("code_error")
+        if (
+            code_error
+            and not is_no_error("code_error", code_error)
+            and clean_text(code_error) not in error_text
+        ):
+            error_text = (error_text + "\n" + as_text(code_error)).strip()
+    elif verdict and verdict not in ("CORRECT", "NONE"):
+        outcome = "refused"
+        error_text = as_text(kinds.get("code_error")) or verdict
+    else:
+        outcome = "not_run"
+    return {
+        "post_id": str(post.get("id", "")),
+        "code": clean_text(kinds.get("reply_content", "")),
+        "outcome": outcome,
+        "decision": decision,
+        "decision_line": line,
+        "result": clip_middle(clean_text(kinds.get("execution_result") or ""), RESULT_LIMIT)
+        if outcome == "ran"
+        else "",
+        "error": clip_middle(clean_text(error_text), RESULT_LIMIT),
+        "refused_edit": {"code": clean_text(refused[0]), "refusal": clean_text(refused[1])}
+        if refused
+        else None,
+        "artifacts": _paths(post),
+    }
+
+
+def _paths(post: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    for attachment in post.get("attachment_list") or []:
+        if attachment.get("type") != "artifact_paths":
+            continue
+        content = attachment.get("content")
+        paths = [content] if isinstance(content, str) else list(content or [])
+        found += [str(p) for p in paths if str(p).strip() and str(p) not in found]
+    return found
+
+
+def artifacts(posts: list[Mapping[str, Any]], previews: list[Mapping[str, Any]]) -> list[ArtifactView]:
+    """Every artifact the Round's posts name, once each, in order; then previews no post names."""
+    by_path = {str(p.get("path")): index for index, p in enumerate(previews)}
+    paths: list[str] = []
+    for post in posts:
+        paths += [p for p in _paths(post) if p not in paths]
+    paths += [p for p in by_path if p not in paths]
+    found: list[ArtifactView] = []
+    for path in paths:
+        index = by_path.get(path)
+        preview = previews[index] if index is not None else {}
+        image = str(preview.get("mime", "")).startswith("image/") or _suffix(path) in IMAGE_SUFFIXES
+        found.append(
+            {
+                "path": path,
+                "label": artifact_label(path),
+                "url": artifact_url(path),
+                "kind": "image" if image else "file",
+                "preview": index if index is not None and preview.get("data") else None,
+                "omitted": str(preview["omitted"]) if preview.get("omitted") else None,
+            }
+        )
+    return found
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def answer(posts: list[Mapping[str, Any]]) -> str | None:
+    """The answer the user got: the last post the Planner sent to the User, as Markdown."""
+    answers = [p for p in posts if p.get("send_from") == "Planner" and p.get("send_to") == "User"]
+    text = clean_text(answers[-1].get("message") or "") if answers else ""
+    return text if text.strip() else None
+
+
+def notes(payload: Mapping[str, Any]) -> list[NoteView]:
+    """What a reader must not miss: why the Round did not finish, an autosave that failed, and why the
+    cells queued below a step-mode Round did not run."""
+    extra = payload.get("extra") or {}
+    found: list[NoteView] = []
+    state = payload_state(payload)
+    if payload.get("state") == "failed":
+        reason = clean_text(extra.get("failure_reason") or "the Round failed")
+        found.append({"kind": "failure", "label": f"Round {state}", "text": reason})
+    unsaved = autosave_note(payload)
+    if unsaved:
+        found.append({"kind": "autosave", "label": "Not autosaved", "text": clean_text(unsaved)})
+    held = extra.get(HELD_BACK_CELLS)
+    if held:
+        found.append({"kind": HELD_BACK_CELLS, "label": "Cells below not run", "text": clean_text(held)})
+    return found
+
+
+def ledger_view(ledger: Any) -> LedgerView | None:
+    parsed = (
+        ledger
+        if isinstance(ledger, Ledger)
+        else Ledger.from_dict(ledger if isinstance(ledger, Mapping) else None)
+    )
+    if not parsed.entries:
+        return None
+    return {"rows": ledger_rows(parsed), "totals": totals_text(parsed)}
+
+
+def post_view(post: Mapping[str, Any]) -> PostView:
+    return {"title": post_title(post), "decision": decision_line(post), "cut_off": incomplete_reason(post)}

@@ -46,9 +46,11 @@ fi
 # The JupyterLab extension (labextension/): a clean install from the committed package-lock.json and a
 # fresh build (a TypeScript error fails here), before pip installs twnb and ships that build into the
 # environment (pip's build hook sees it up to date). jupyter-builder is the bundler command it calls.
+# Then its linters (ESLint, Prettier) and its unit tests (vitest, over the payloads in
+# labextension/test/fixtures that tests/render/test_view_fixtures.py keeps up to date).
 if command -v npm >/dev/null && command -v node >/dev/null; then
   python -m pip install --quiet "jupyter-builder>=1.3"
-  (cd labextension && npm ci --no-audit --no-fund && npm run build)
+  (cd labextension && npm ci --no-audit --no-fund && npm run build && npm run lint && npm test)
 else
   echo "tests/run.sh: node and npm not found: the JupyterLab extension is not built and its browser" \
     "tests will be skipped (they fail under CI=true)." >&2

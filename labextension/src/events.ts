@@ -10,6 +10,8 @@ export interface IRoundAction {
   action: 'insert-code' | 'copy-code' | 'open-artifact';
   roundId?: string;
   path?: string;
+  /** Set by the plugin once it has done the action (the event is dispatched synchronously). */
+  done?: boolean;
 }
 
 export function requestAction(from: HTMLElement, detail: IRoundAction): void {

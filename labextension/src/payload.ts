@@ -65,6 +65,8 @@ export interface ITwnbSection {
   timing?: IPostTiming;
   usage?: IUsage;
   previews?: IPreview[];
+  /** What every view shows, computed once by twnb (view.ts reads it). */
+  view?: unknown;
 }
 
 export interface IRoundPayload {
@@ -78,10 +80,28 @@ export interface IRoundPayload {
 
 /** Attachment types TaskWeaver and twnb write; anything else is shown as plain text and named. */
 export const KNOWN_ATTACHMENT_TYPES = new Set([
-  'init_plan', 'plan', 'current_plan_step', 'plan_reasoning', 'stop', 'thought', 'reply_type',
-  'reply_content', 'verification', 'code_error', 'execution_status', 'execution_result',
-  'artifact_paths', 'revise_message', 'function', 'web_exploring_plan', 'web_exploring_screenshot',
-  'web_exploring_link', 'invalid_response', 'text', 'shared_memory_entry', 'image_url'
+  'init_plan',
+  'plan',
+  'current_plan_step',
+  'plan_reasoning',
+  'stop',
+  'thought',
+  'reply_type',
+  'reply_content',
+  'verification',
+  'code_error',
+  'execution_status',
+  'execution_result',
+  'artifact_paths',
+  'revise_message',
+  'function',
+  'web_exploring_plan',
+  'web_exploring_screenshot',
+  'web_exploring_link',
+  'invalid_response',
+  'text',
+  'shared_memory_entry',
+  'image_url'
 ]);
 
 export function asPayload(data: unknown): IRoundPayload {
@@ -114,12 +134,6 @@ export function contentText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-export interface IStep {
-  code: string;
-  result: string;
-  decision: string | null;
-}
-
 type DecisionKey = 'approved_by' | 'edited_by' | 'skipped_by';
 // In this order: a skip or an edit is the decision even if a key beside it says more.
 const PLAN_DECISIONS: [DecisionKey, string][] = [
@@ -135,7 +149,9 @@ const CODE_DECISIONS: [DecisionKey, string][] = [
 /** A post whose reply is Python code (a CodeInterpreter reply without `reply_type: text`). */
 export function hasCode(post: IPost): boolean {
   const replyType = attachment(post, 'reply_type');
-  return attachment(post, 'reply_content') !== undefined && (!replyType || contentText(replyType.content).trim() !== 'text');
+  return (
+    attachment(post, 'reply_content') !== undefined && (!replyType || contentText(replyType.content).trim() !== 'text')
+  );
 }
 
 /** The step-mode decision a person made on `post`, as twnb's static views say it, or null. */
@@ -175,31 +191,6 @@ export function withoutDecisionWords(post: IPost): IPost {
   };
 }
 
-/** The posts whose execution succeeded, in post order: their code and its result. */
-export function successfulSteps(payload: IRoundPayload): IStep[] {
-  const steps: IStep[] = [];
-  for (const post of posts(payload).map(withoutDecisionWords)) {
-    const status = attachment(post, 'execution_status');
-    const code = attachment(post, 'reply_content');
-    if (status && contentText(status.content).trim() === 'SUCCESS' && code) {
-      const text = contentText(code.content);
-      if (text.trim()) {
-        steps.push({
-          code: text,
-          result: contentText(attachment(post, 'execution_result')?.content),
-          decision: decisionLine(post)
-        });
-      }
-    }
-  }
-  return steps;
-}
-
-/** The code of the posts whose execution succeeded, in post order: what "Insert code as cells" adds. */
-export function successfulCode(payload: IRoundPayload): string[] {
-  return successfulSteps(payload).map(step => step.code);
-}
-
 /** The artifact paths the Round's posts name, each once, in order. */
 export function artifactPaths(post: IPost): string[] {
   const found: string[] = [];
@@ -223,25 +214,6 @@ export function answerPost(payload: IRoundPayload): IPost | undefined {
   return posts(payload)
     .filter(p => p.send_to === 'User')
     .pop();
-}
-
-/** What a payload's schema version means for this reader, or null when it is the one we know. */
-export function schemaNote(payload: IRoundPayload): string | null {
-  const section = payload.twnb;
-  if (!section || typeof section !== 'object') {
-    return 'This Round was saved without its twnb section (an older twnb): plan, time, tokens and previews are not shown.';
-  }
-  const version = section.schema_version;
-  if (typeof version !== 'number') {
-    return 'This Round names no schema version: what could be read is shown.';
-  }
-  if (version > SCHEMA_VERSION) {
-    return `This Round was saved by a newer twnb (schema ${version}; this extension reads ${SCHEMA_VERSION}): parts it does not know are not shown.`;
-  }
-  if (version < SCHEMA_VERSION) {
-    return `This Round was saved by an older twnb (schema ${version}; this extension reads ${SCHEMA_VERSION}): what could be read is shown.`;
-  }
-  return null;
 }
 
 /** Attachment types in the payload this extension does not know, each once. */

@@ -12,8 +12,9 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { IRoundAction, ROUND_ACTION_EVENT } from './events';
 import { RoundHistoryPanel } from './history';
-import { IRoundPayload, successfulCode } from './payload';
+import { IRoundPayload } from './payload';
 import { roundsInCell } from './rounds';
+import { codeThatRan } from './view';
 
 const CATEGORY = 'twnb';
 export const COMMANDS = {
@@ -47,7 +48,7 @@ function activeRound(tracker: INotebookTracker): IRoundPlace | null {
 
 /** The Round's successful code as new code cells right below its cell, in post order. */
 function insertCode(place: IRoundPlace): number {
-  const codes = successfulCode(place.payload);
+  const codes = codeThatRan(place.payload);
   const model = place.panel.model;
   if (!model || !codes.length) {
     return 0;
@@ -63,7 +64,7 @@ function insertCode(place: IRoundPlace): number {
 }
 
 function copyCode(place: IRoundPlace): void {
-  Clipboard.copyToSystem(successfulCode(place.payload).join('\n\n'));
+  Clipboard.copyToSystem(codeThatRan(place.payload).join('\n\n'));
 }
 
 /** An artifact path as saved (relative to the notebook's folder, or absolute) as a server path. */
@@ -85,7 +86,7 @@ function serverPath(panel: NotebookPanel, path: string): string {
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'twnb-labextension:plugin',
-  description: 'Insert a Round\'s code as cells, copy it, open its artifacts, and list the Rounds of a notebook.',
+  description: "Insert a Round's code as cells, copy it, open its artifacts, and list the Rounds of a notebook.",
   autoStart: true,
   requires: [INotebookTracker],
   optional: [ICommandPalette],
@@ -94,12 +95,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
     let history: RoundHistoryPanel | null = null;
     const hasCode = () => {
       const place = activeRound(tracker);
-      return !!place && successfulCode(place.payload).length > 0;
+      return !!place && codeThatRan(place.payload).length > 0;
     };
 
     commands.addCommand(COMMANDS.insertCode, {
       label: 'Insert Round code as cells',
-      caption: 'Add the code of the active cell\'s Round that ran successfully as new cells below it',
+      caption: "Add the code of the active cell's Round that ran successfully as new cells below it",
       isEnabled: hasCode,
       execute: () => {
         const place = activeRound(tracker);
@@ -108,7 +109,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     commands.addCommand(COMMANDS.copyCode, {
       label: 'Copy Round code',
-      caption: 'Copy the code of the active cell\'s Round that ran successfully',
+      caption: "Copy the code of the active cell's Round that ran successfully",
       isEnabled: hasCode,
       execute: () => {
         const place = activeRound(tracker);
@@ -174,9 +175,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
         return;
       }
       if (detail.action === 'insert-code') {
-        insertCode(place);
+        detail.done = insertCode(place) > 0;
       } else if (detail.action === 'copy-code') {
         copyCode(place);
+        detail.done = true;
       }
     });
     document.body.dataset.twnbLabextension = 'active';

@@ -1,38 +1,39 @@
 /**
- * The Round renderer: a finished Round (live a moment ago, or in a notebook reopened much later) shown
- * from its MIME payload as the live widget showed it: request, state, plan checklist, answer, code,
- * previews, and every post (collapsed, its body built when first opened, so hundreds stay responsive).
- * All text from the payload is untrusted: Markdown goes through JupyterLab's sanitizer with raw HTML
- * escaped first, everything else is set as text.
+ * The Round renderer: a finished Round (live a moment ago, or in a notebook reopened much later) drawn
+ * from its payload's view (`twnb.view`, computed once by twnb: see view.ts) in the static HTML's
+ * layout: the request, the plan, each code block with what became of it and the decision made on it,
+ * every artifact, the answer, the notes, the ledger, and the whole conversation folded (each post's
+ * body built when first opened, so hundreds stay responsive). All text from the payload is untrusted:
+ * Markdown goes through JupyterLab's sanitizer with raw HTML and images escaped first and only safe
+ * links kept; everything else is set as text.
  */
 
 import { renderMarkdown } from '@jupyterlab/rendermime';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { requestAction } from './events';
+import { IRoundAction, requestAction } from './events';
 import { escapeMarkdown, fenced } from './markdown';
 import {
   IPost,
+  IPreview,
   IRoundPayload,
-  answerPost,
-  artifactPaths,
   asPayload,
   attachment,
   attachments,
   contentText,
-  decisionLine,
   posts,
-  schemaNote,
   seconds,
-  successfulSteps,
-  withoutDecisionWords,
   tokens,
-  unknownAttachmentTypes
+  unknownAttachmentTypes,
+  withoutDecisionWords
 } from './payload';
+import { IArtifactView, ICodeBlockView, IRoundView, safeRelativeUrl, viewOf } from './view';
 
-/** Plan and code sections start open up to this many entries; the post list always starts closed. */
-const OPEN_SECTION_LIMIT = 20;
+/** The code section starts open up to this many blocks (as the static HTML's); the conversation is closed. */
+export const OPEN_SECTION_LIMIT = 20;
+/** How long "Copied" shows on the Copy code button. */
+export const CONFIRM_MS = 2000;
 const STATE_MARKS: Record<string, string> = {
   done: '✓',
   finished: '✓',
@@ -43,6 +44,14 @@ const STATE_MARKS: Record<string, string> = {
   abandoned: '✗',
   interrupted: '■'
 };
+/** A code block's outcome as its badge says it (the static HTML's words). */
+export const OUTCOME_LABELS: Record<string, string> = {
+  ran: 'ran',
+  failed: 'raised',
+  refused: 'refused by verification',
+  skipped: 'not run',
+  not_run: 'not run'
+};
 // Shown as plain labelled text in a post's body, in this order after the message.
 const PLAIN_ATTACHMENTS: Record<string, string> = {
   thought: 'Thought',
@@ -52,13 +61,6 @@ const PLAIN_ATTACHMENTS: Record<string, string> = {
   stop: 'Stop',
   verification: 'Verification'
 };
-
-/** The state users see, as twnb's static HTML says it: a Round failed by an interrupt is `interrupted`. */
-function roundState(payload: IRoundPayload): string {
-  const state = String(payload.state ?? 'unknown');
-  const reason = String(payload.extra?.failure_reason ?? '');
-  return state === 'failed' && reason.toLowerCase().includes('interrupt') ? 'interrupted' : state;
-}
 
 function element<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -75,6 +77,10 @@ function element<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+function cssName(text: string): string {
+  return text.replace(/[^a-z_]/gi, '');
+}
+
 function section(title: string, className: string, open: boolean): [HTMLDetailsElement, HTMLElement] {
   const details = element('details', `twnb-section ${className}`);
   details.open = open;
@@ -85,9 +91,7 @@ function section(title: string, className: string, open: boolean): [HTMLDetailsE
 }
 
 function stateBadge(state: string): HTMLElement {
-  const badge = element('span', `twnb-state twnb-state-${state.replace(/[^a-z_]/gi, '')}`);
-  badge.textContent = `${STATE_MARKS[state] ?? '•'} ${state}`;
-  return badge;
+  return element('span', `twnb-state twnb-state-${cssName(state)}`, `${STATE_MARKS[state] ?? '•'} ${state}`);
 }
 
 export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
@@ -100,43 +104,49 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const payload = asPayload(model.data[this._options.mimeType]);
+    const { view, note } = viewOf(payload);
     this.node.textContent = '';
     this.node.dataset.roundId = payload.id ?? '';
+    this.node.dataset.state = view.state;
     const pending: Promise<void>[] = [];
-    const markdown = (host: HTMLElement, source: string) => pending.push(this._markdown(host, source));
+    const markdown = (host: HTMLElement, source: string, links = false) =>
+      pending.push(this._markdown(host, escapeMarkdown(source, links)));
 
-    this.node.appendChild(this._header(payload));
-    const note = schemaNote(payload);
+    this.node.appendChild(this._header(view));
     const unknown = unknownAttachmentTypes(payload);
     if (note || unknown.length) {
-      const box = element('div', 'twnb-schema-note');
-      box.textContent = [note, unknown.length ? `Not shown as such (unknown attachment types, kept as text): ${unknown.join(', ')}.` : '']
-        .filter(Boolean)
-        .join(' ');
-      this.node.appendChild(box);
+      const unknownText = unknown.length
+        ? `Not shown as such (unknown attachment types, kept as text): ${unknown.join(', ')}.`
+        : '';
+      this.node.appendChild(element('div', 'twnb-schema-note', [note, unknownText].filter(Boolean).join(' ')));
     }
-    if (payload.user_query) {
+    if (view.request) {
       const request = element('div', 'twnb-request');
-      markdown(request, escapeMarkdown(String(payload.user_query)));
+      markdown(request, view.request);
       this.node.appendChild(request);
     }
-    const plan = this._plan(payload);
-    if (plan) {
-      this.node.appendChild(plan);
-    }
-    this.node.appendChild(this._code(payload, markdown));
-    const previews = this._previews(payload);
-    if (previews) {
-      this.node.appendChild(previews);
-    }
-    // The answer last, as the user got it: it may speak of the plot "above".
-    const answer = answerPost(payload);
-    if (answer && answer.message) {
+    const parts = [
+      this._plan(view, markdown),
+      this._code(view, payload.id),
+      this._artifacts(view.artifacts, payload.twnb?.previews)
+    ];
+    if (view.answer) {
+      // The answer after the code and the artifacts, as the user got it: it may speak of the plot "above".
       const box = element('div', 'twnb-answer');
-      markdown(box, escapeMarkdown(String(answer.message)));
-      this.node.appendChild(box);
+      markdown(box, view.answer, true);
+      parts.push(box);
     }
-    this.node.appendChild(this._posts(payload));
+    for (const item of view.notes) {
+      const box = element('div', `twnb-note twnb-note-${cssName(item.kind)}`);
+      box.append(element('b', undefined, `${item.label}: `), item.text);
+      parts.push(box);
+    }
+    parts.push(this._ledger(view), this._posts(payload, view));
+    for (const part of parts) {
+      if (part) {
+        this.node.appendChild(part);
+      }
+    }
     // Blocks end with a line break in the text, so the output's text (a search, a copy, a test) reads
     // "finished" and "Plot ..." as words, not "finishedPlot".
     for (const child of Array.from(this.node.children)) {
@@ -162,59 +172,57 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     });
   }
 
-  private _header(payload: IRoundPayload): HTMLElement {
+  private _header(view: IRoundView): HTMLElement {
     const header = element('div', 'twnb-header');
     header.appendChild(element('span', 'twnb-title', 'Round'));
-    header.append(' ', stateBadge(roundState(payload)), ' ');
-    const section = payload.twnb && typeof payload.twnb === 'object' ? payload.twnb : {};
-    const facts = [
-      seconds(section.timing?.duration_s),
-      tokens(section.usage),
-      section.usage?.calls ? `${section.usage.calls} model calls` : '',
-      section.usage?.model ?? ''
-    ].filter(Boolean);
-    if (facts.length) {
-      header.appendChild(element('span', 'twnb-facts', facts.join(' · ')));
+    header.append(' ', stateBadge(view.state), ' ');
+    if (view.summary) {
+      header.appendChild(element('span', 'twnb-facts', view.summary));
     }
     return header;
   }
 
-  private _plan(payload: IRoundPayload): HTMLElement | null {
-    const plan = payload.twnb?.plan;
-    const steps = plan && Array.isArray(plan.subtasks) ? plan.subtasks : [];
-    if (!steps.length) {
+  private _plan(view: IRoundView, markdown: (host: HTMLElement, source: string) => void): HTMLElement | null {
+    if (!view.plan.length) {
       return null;
     }
-    const [details, body] = section(`Plan (${steps.length} steps)`, 'twnb-plan', steps.length <= OPEN_SECTION_LIMIT);
+    const [details, body] = section(
+      `Plan (${view.plan.length} steps)`,
+      'twnb-plan',
+      view.plan.length <= OPEN_SECTION_LIMIT
+    );
     const list = element('ol', 'twnb-plan-list');
-    for (const step of steps) {
-      const state = String(step?.state ?? 'todo');
-      const item = element('li', `twnb-step twnb-step-${state.replace(/[^a-z_]/gi, '')}`);
-      item.dataset.state = state;
+    for (const step of view.plan) {
+      const item = element('li', `twnb-step twnb-step-${cssName(step.state)}`);
+      item.dataset.state = step.state;
+      const name = element('span', 'twnb-step-name');
+      markdown(name, step.text);
       item.append(
-        element('span', 'twnb-step-mark', STATE_MARKS[state] ?? '•'),
+        element('span', 'twnb-step-mark', STATE_MARKS[step.state] ?? '•'),
         ' ',
-        element('span', 'twnb-step-name', String(step?.name ?? step?.description ?? '')),
+        name,
         ' ',
-        element('span', 'twnb-step-state', state.replace('_', ' '))
+        element('span', 'twnb-step-state', step.state.replace('_', ' '))
       );
       list.appendChild(item);
     }
     body.appendChild(list);
-    // Step mode: whether the user approved the plan as it was or changed it (the first plan decided on).
-    const decided = posts(payload).find(post => post.send_from === 'Planner' && decisionLine(post));
-    if (decided) {
-      body.appendChild(element('div', 'twnb-decision', decisionLine(decided) ?? ''));
+    if (view.plan_decision) {
+      body.appendChild(element('div', 'twnb-decision', `${view.plan_decision}.`));
     }
     return details;
   }
 
-  private _code(payload: IRoundPayload, markdown: (host: HTMLElement, source: string) => void): HTMLElement {
-    const steps = successfulSteps(payload);
+  private _code(view: IRoundView, roundId: string | undefined): HTMLElement | null {
+    const blocks = view.code;
+    if (!blocks.length) {
+      return null;
+    }
+    const ran = blocks.filter(block => block.outcome === 'ran').length;
     const [details, body] = section(
-      `Code that ran (${steps.length} block${steps.length === 1 ? '' : 's'})`,
+      `Code (${blocks.length} block${blocks.length === 1 ? '' : 's'}, ${ran} ran)`,
       'twnb-code-section',
-      steps.length > 0 && steps.length <= OPEN_SECTION_LIMIT
+      blocks.length <= OPEN_SECTION_LIMIT
     );
     const actions = element('div', 'twnb-actions');
     const insert = element('button', 'jp-Button twnb-insert-code', 'Insert code as cells');
@@ -224,56 +232,99 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       [copy, 'copy-code']
     ] as const) {
       button.type = 'button';
-      button.disabled = steps.length === 0;
-      button.addEventListener('click', () => requestAction(this.node, { action, roundId: payload.id }));
+      button.disabled = ran === 0;
+      button.addEventListener('click', () => {
+        const detail: IRoundAction = { action, roundId };
+        requestAction(this.node, detail);
+        if (action === 'copy-code') {
+          confirm(copy, detail.done === true ? 'Copied ✓' : 'Could not copy');
+        }
+      });
       actions.appendChild(button);
     }
     body.appendChild(actions);
-    for (const step of steps) {
-      const block = element('div', 'twnb-code');
-      markdown(block, fenced(step.code, 'python'));
-      if (step.decision) {
-        body.appendChild(element('div', 'twnb-decision', step.decision));
-      }
-      body.appendChild(block);
-      if (step.result) {
-        body.appendChild(element('pre', 'twnb-result', step.result));
-      }
-    }
+    blocks.forEach((block, index) => body.appendChild(this._codeBlock(block, index + 1)));
     return details;
   }
 
-  private _previews(payload: IRoundPayload): HTMLElement | null {
-    const previews = Array.isArray(payload.twnb?.previews) ? payload.twnb!.previews! : [];
-    if (!previews.length) {
+  private _codeBlock(block: ICodeBlockView, number: number): HTMLElement {
+    const box = element('div', `twnb-code-block twnb-outcome-${cssName(block.outcome)}`);
+    box.dataset.outcome = block.outcome;
+    box.dataset.postId = block.post_id;
+    const head = element('div', 'twnb-code-head');
+    head.append(
+      element('span', 'twnb-code-number', `${number}.`),
+      ' ',
+      element(
+        'span',
+        `twnb-outcome twnb-outcome-badge-${cssName(block.outcome)}`,
+        OUTCOME_LABELS[block.outcome] ?? block.outcome
+      )
+    );
+    if (block.decision_line) {
+      head.append(' ', element('span', 'twnb-decision', `${block.decision_line}.`));
+    }
+    box.appendChild(head);
+    if (block.refused_edit) {
+      const refused = element('div', 'twnb-refused-edit');
+      refused.appendChild(element('div', 'twnb-field-name', 'your edit (not run)'));
+      refused.appendChild(element('pre', 'twnb-code-text', block.refused_edit.code));
+      if (block.refused_edit.refusal) {
+        refused.appendChild(element('pre', 'twnb-error', block.refused_edit.refusal));
+      }
+      box.appendChild(refused);
+    }
+    const code = element('div', 'twnb-code');
+    void this._markdown(code, fenced(block.code, 'python'));
+    box.appendChild(code);
+    if (block.result) {
+      const [fold, inner] = section('result as the LLM was told', 'twnb-result-fold', false);
+      inner.appendChild(element('pre', 'twnb-result', block.result));
+      box.appendChild(fold);
+    }
+    if (block.error) {
+      box.appendChild(element('pre', 'twnb-error', block.error));
+    }
+    return box;
+  }
+
+  private _artifacts(artifacts: IArtifactView[], previews: IPreview[] | undefined): HTMLElement | null {
+    if (!artifacts.length) {
       return null;
     }
+    const all = Array.isArray(previews) ? previews : [];
     const box = element('div', 'twnb-previews');
-    for (const preview of previews) {
-      const path = String(preview?.path ?? '');
-      const figure = element('figure', 'twnb-preview');
+    for (const artifact of artifacts) {
+      const figure = element('figure', `twnb-preview twnb-artifact-${cssName(artifact.kind)}`);
+      const preview = artifact.preview !== null ? all[artifact.preview] : undefined;
       const mime = String(preview?.mime ?? '');
-      if (typeof preview?.data === 'string' && /^image\/(png|jpeg|gif|webp)$/.test(mime)) {
+      if (preview && typeof preview.data === 'string' && /^image\/(png|jpeg|gif|webp)$/.test(mime)) {
         const image = element('img', 'twnb-preview-image');
         image.src = `data:${mime};base64,${preview.data}`;
-        image.alt = path;
-        image.title = `Open ${path} in JupyterLab`;
-        image.addEventListener('click', () => requestAction(this.node, { action: 'open-artifact', path }));
+        image.alt = artifact.label;
+        image.title = `Open ${artifact.path} in JupyterLab`;
+        image.addEventListener('click', () =>
+          requestAction(this.node, { action: 'open-artifact', path: artifact.path })
+        );
         figure.appendChild(image);
-      } else {
-        figure.appendChild(element('div', 'twnb-preview-omitted', String(preview?.omitted ?? 'no preview')));
+      } else if (artifact.omitted) {
+        figure.appendChild(element('div', 'twnb-preview-omitted', artifact.omitted));
       }
-      figure.appendChild(this._artifactLink(path, element('figcaption')));
+      figure.appendChild(this._artifactLink(artifact.path, artifact.label, element('figcaption')));
       box.appendChild(figure);
     }
     return box;
   }
 
-  private _artifactLink(path: string, into: HTMLElement): HTMLElement {
-    const link = element('a', 'twnb-artifact', path);
-    // A relative path keeps its address (copy link, open in a new tab); anything with a scheme (the
-    // payload is untrusted: `javascript:`) gets none. A click opens the file in JupyterLab instead.
-    link.setAttribute('href', /^[^/:?#]*:/.test(path) ? '#' : encodeURI(path));
+  private _artifactLink(path: string, label: string, into: HTMLElement): HTMLElement {
+    const url = safeRelativeUrl(path);
+    if (url === null) {
+      // Hidden or absolute: the server would not serve it, so it is named, not linked.
+      into.appendChild(element('code', 'twnb-artifact-name', label));
+      return into;
+    }
+    const link = element('a', 'twnb-artifact', label);
+    link.setAttribute('href', url);
     link.title = `Open ${path} in JupyterLab`;
     link.dataset.path = path;
     link.addEventListener('click', event => {
@@ -284,47 +335,78 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     return into;
   }
 
-  private _posts(payload: IRoundPayload): HTMLElement {
+  private _ledger(view: IRoundView): HTMLElement | null {
+    if (!view.ledger || !view.ledger.rows.length) {
+      return null;
+    }
+    const box = element('div', 'twnb-timeline');
+    for (const row of view.ledger.rows) {
+      const line = element('div', 'twnb-timeline-row');
+      line.appendChild(element('div', 'twnb-timeline-label', `${row.label} · ${row.figures}`));
+      const bar = element('div', `twnb-bar twnb-bar-${cssName(row.tone)}`);
+      bar.dataset.kind = row.kind;
+      bar.title = `${row.label}: ${row.figures}`;
+      bar.style.marginLeft = `${row.left}%`;
+      bar.style.width = `${row.width}%`;
+      line.appendChild(bar);
+      box.appendChild(line);
+    }
+    box.appendChild(element('div', 'twnb-totals', view.ledger.totals));
+    return box;
+  }
+
+  private _posts(payload: IRoundPayload, view: IRoundView): HTMLElement {
     const all = posts(payload);
-    const [details, body] = section(`Conversation (${all.length} posts)`, 'twnb-posts', false);
+    const [details, body] = section(
+      `Conversation (${all.length} post${all.length === 1 ? '' : 's'})`,
+      'twnb-posts',
+      false
+    );
     // Each decided post under its decision line, without the record's words for the same decision.
-    all.forEach((post, index) => body.appendChild(this._post(withoutDecisionWords(post), index)));
+    all.forEach((post, index) => body.appendChild(this._post(withoutDecisionWords(post), index, view)));
     return details;
   }
 
-  private _post(post: IPost, index: number): HTMLElement {
+  private _post(post: IPost, index: number, view: IRoundView): HTMLElement {
     const details = element('details', 'twnb-post');
     details.dataset.index = String(index);
+    const facts = view.posts[index];
     const summary = element('summary', 'twnb-post-summary');
-    summary.append(element('span', 'twnb-post-route', `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`), ' ');
-    const decision = decisionLine(post);
-    if (decision) {
-      summary.append(element('span', 'twnb-decision', decision), ' ');
+    summary.append(
+      element('span', 'twnb-post-route', facts?.title || `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`),
+      ' '
+    );
+    if (facts?.decision) {
+      summary.append(element('span', 'twnb-decision', `${facts.decision}.`), ' ');
     }
     const status = attachment(post, 'execution_status');
     if (status) {
       const text = contentText(status.content);
-      summary.append(element('span', `twnb-exec twnb-exec-${text.toLowerCase()}`, text), ' ');
+      summary.append(element('span', `twnb-exec twnb-exec-${cssName(text.toLowerCase())}`, text), ' ');
     }
     const firstLine = String(post.message ?? '').split('\n')[0];
-    summary.appendChild(element('span', 'twnb-post-first-line', firstLine.length > 120 ? firstLine.slice(0, 119) + '…' : firstLine));
+    summary.appendChild(
+      element('span', 'twnb-post-first-line', firstLine.length > 120 ? firstLine.slice(0, 119) + '…' : firstLine)
+    );
     details.appendChild(summary);
     let built = false;
     details.addEventListener('toggle', () => {
       if (details.open && !built) {
         built = true;
-        details.appendChild(this._postBody(post));
+        details.appendChild(this._postBody(post, facts?.cut_off ?? null));
       }
     });
     return details;
   }
 
-  private _postBody(post: IPost): HTMLElement {
+  private _postBody(post: IPost, cutOff: string | null): HTMLElement {
     const body = element('div', 'twnb-post-body');
-    const pending: Promise<void>[] = [];
+    if (cutOff) {
+      body.appendChild(element('div', 'twnb-note twnb-note-cut_off', `⚠ ${cutOff}`));
+    }
     if (post.message) {
       const message = element('div', 'twnb-message');
-      pending.push(this._markdown(message, escapeMarkdown(String(post.message))));
+      void this._markdown(message, escapeMarkdown(String(post.message), true));
       body.appendChild(message);
     }
     const label = (name: string, value: string, className = 'twnb-field') => {
@@ -343,12 +425,10 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
         }
       } else if (type === 'reply_content') {
         const code = element('div', 'twnb-code');
-        pending.push(
-          this._markdown(code, replyType === 'python' ? fenced(text, 'python') : escapeMarkdown(text))
-        );
+        void this._markdown(code, replyType === 'text' ? escapeMarkdown(text) : fenced(text, 'python'));
         body.appendChild(code);
       } else if (type === 'execution_status') {
-        label('Execution', text, `twnb-field twnb-exec-${text.toLowerCase()}`);
+        label('Execution', text, `twnb-field twnb-exec-${cssName(text.toLowerCase())}`);
       } else if (type === 'execution_result') {
         if (text) {
           body.appendChild(element('pre', 'twnb-result', text));
@@ -362,12 +442,15 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
         inner.appendChild(element('pre', 'twnb-error', text));
         body.appendChild(fold);
       } else if (type === 'artifact_paths') {
-        const paths = artifactPaths({ attachment_list: [item] });
+        const content = item.content;
+        const paths = (typeof content === 'string' ? [content] : Array.isArray(content) ? content : []).filter(
+          (path): path is string => typeof path === 'string' && !!path
+        );
         if (paths.length) {
           const row = element('div', 'twnb-artifacts');
           row.appendChild(element('span', 'twnb-field-name', 'Artifacts: '));
           for (const path of paths) {
-            this._artifactLink(path, row);
+            this._artifactLink(path, path.split('/').pop() || path, row);
           }
           body.appendChild(row);
         }
@@ -379,7 +462,18 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     if (facts.length) {
       body.appendChild(element('div', 'twnb-facts', facts.join(' · ')));
     }
-    void Promise.all(pending);
     return body;
   }
+}
+
+/** Say on `button` what its click did, for a moment, then put its label back. */
+export function confirm(button: HTMLButtonElement, said: string): void {
+  const label = button.dataset.label ?? button.textContent ?? '';
+  button.dataset.label = label;
+  button.textContent = said;
+  button.classList.add('twnb-confirmed');
+  window.setTimeout(() => {
+    button.textContent = label;
+    button.classList.remove('twnb-confirmed');
+  }, CONFIRM_MS);
 }

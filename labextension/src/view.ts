@@ -1,0 +1,337 @@
+/**
+ * The view of a Round: what to show, computed once by twnb in Python (`twnb.view` in the payload,
+ * twnb/render/view.py) and drawn here as the static HTML draws it. A payload saved by an older twnb
+ * has no view: `viewOf` then derives one from the posts as this extension did before (a fallback that
+ * shows what it can and says so), and a view of a newer version is drawn from the keys known here.
+ */
+
+import {
+  IPost,
+  IRoundPayload,
+  ITwnbSection,
+  SCHEMA_VERSION,
+  answerPost,
+  artifactPaths,
+  attachment,
+  contentText,
+  decisionLine,
+  hasCode,
+  posts,
+  withoutDecisionWords
+} from './payload';
+
+/** The `twnb.view.version` this extension draws. */
+export const VIEW_VERSION = 1;
+
+export interface IPlanStepView {
+  text: string;
+  state: string;
+}
+
+export interface IRefusedEditView {
+  code: string;
+  refusal: string;
+}
+
+export interface ICodeBlockView {
+  post_id: string;
+  code: string;
+  /** ran | failed | refused | skipped | not_run */
+  outcome: string;
+  /** approved | edited | skipped | refused_then_skipped | refused_then_stopped, or null */
+  decision: string | null;
+  decision_line: string | null;
+  result: string;
+  error: string;
+  refused_edit: IRefusedEditView | null;
+  artifacts: string[];
+}
+
+export interface IArtifactView {
+  path: string;
+  label: string;
+  url: string | null;
+  /** image | file */
+  kind: string;
+  /** index into twnb.previews */
+  preview: number | null;
+  omitted: string | null;
+}
+
+export interface INoteView {
+  kind: string;
+  label: string;
+  text: string;
+}
+
+export interface ILedgerRowView {
+  label: string;
+  figures: string;
+  kind: string;
+  /** llm | code | failed | skipped */
+  tone: string;
+  start_s: number;
+  duration_s: number;
+  left: number;
+  width: number;
+}
+
+export interface ILedgerView {
+  rows: ILedgerRowView[];
+  totals: string;
+}
+
+export interface IPostView {
+  title: string;
+  decision: string | null;
+  cut_off: string | null;
+}
+
+export interface IRoundView {
+  version: number;
+  state: string;
+  request: string;
+  summary: string;
+  plan: IPlanStepView[];
+  plan_decision: string | null;
+  code: ICodeBlockView[];
+  artifacts: IArtifactView[];
+  answer: string | null;
+  notes: INoteView[];
+  ledger: ILedgerView | null;
+  posts: IPostView[];
+}
+
+export interface IViewReading {
+  view: IRoundView;
+  /** What could not be read, for the reader: null when the payload's view is one this extension knows. */
+  note: string | null;
+}
+
+const OK_STATES = new Set(['created', 'running', 'finished', 'failed', 'interrupted']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function textOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value ? value : null;
+}
+
+function list<T>(value: unknown, read: (item: Record<string, unknown>) => T): T[] {
+  return Array.isArray(value) ? value.filter(isObject).map(read) : [];
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && isFinite(value) ? value : 0;
+}
+
+/** A view from the payload, each field checked: the payload is untrusted and may be from any twnb. */
+function readView(raw: Record<string, unknown>): IRoundView {
+  const ledger = isObject(raw.ledger) ? raw.ledger : null;
+  return {
+    version: num(raw.version),
+    state: text(raw.state) || 'unknown',
+    request: text(raw.request),
+    summary: text(raw.summary),
+    plan: list(raw.plan, step => ({ text: text(step.text), state: text(step.state) || 'todo' })),
+    plan_decision: textOrNull(raw.plan_decision),
+    code: list(raw.code, block => ({
+      post_id: text(block.post_id),
+      code: text(block.code),
+      outcome: text(block.outcome) || 'not_run',
+      decision: textOrNull(block.decision),
+      decision_line: textOrNull(block.decision_line),
+      result: text(block.result),
+      error: text(block.error),
+      refused_edit: isObject(block.refused_edit)
+        ? { code: text(block.refused_edit.code), refusal: text(block.refused_edit.refusal) }
+        : null,
+      artifacts: Array.isArray(block.artifacts) ? block.artifacts.filter(p => typeof p === 'string') : []
+    })),
+    artifacts: list(raw.artifacts, item => ({
+      path: text(item.path),
+      label: text(item.label) || text(item.path),
+      url: textOrNull(item.url),
+      kind: text(item.kind) || 'file',
+      preview: typeof item.preview === 'number' ? item.preview : null,
+      omitted: textOrNull(item.omitted)
+    })),
+    answer: textOrNull(raw.answer),
+    notes: list(raw.notes, note => ({ kind: text(note.kind), label: text(note.label), text: text(note.text) })),
+    ledger: ledger
+      ? {
+          rows: list(ledger.rows, row => ({
+            label: text(row.label),
+            figures: text(row.figures),
+            kind: text(row.kind),
+            tone: text(row.tone),
+            start_s: num(row.start_s),
+            duration_s: num(row.duration_s),
+            left: Math.min(Math.max(num(row.left), 0), 100),
+            width: Math.min(Math.max(num(row.width), 0), 100)
+          })),
+          totals: text(ledger.totals)
+        }
+      : null,
+    posts: list(raw.posts, post => ({
+      title: text(post.title),
+      decision: textOrNull(post.decision),
+      cut_off: textOrNull(post.cut_off)
+    }))
+  };
+}
+
+/** The view to draw for `payload`, and what the reader should know about how it was read. */
+export function viewOf(payload: IRoundPayload): IViewReading {
+  const section = isObject(payload.twnb) ? (payload.twnb as Record<string, unknown>) : null;
+  const schema = section && typeof section.schema_version === 'number' ? section.schema_version : null;
+  const newerSchema =
+    schema !== null && schema > SCHEMA_VERSION
+      ? `This Round was saved by a newer twnb (schema ${schema}; this extension reads ${SCHEMA_VERSION}): parts it does not know are not shown.`
+      : null;
+  const raw = section && isObject(section.view) ? section.view : null;
+  if (!raw) {
+    const older = section
+      ? 'This Round was saved by an older twnb, without its view: what is shown was read from its posts.'
+      : 'This Round was saved without its twnb section (an older twnb): what is shown was read from its posts.';
+    return { view: viewFromRecord(payload), note: newerSchema ?? older };
+  }
+  const view = readView(raw);
+  if (view.version > VIEW_VERSION) {
+    return {
+      view,
+      note: `This Round was saved by a newer twnb (view ${view.version}; this extension reads ${VIEW_VERSION}): parts it does not know are not shown.`
+    };
+  }
+  if (newerSchema) {
+    return { view, note: newerSchema };
+  }
+  return {
+    view,
+    note: OK_STATES.has(view.state) ? null : `This Round's state (${view.state}) is not one this extension knows.`
+  };
+}
+
+// --- the fallback: a view derived from the posts, for payloads saved before twnb carried one ------
+
+const STATES_OF_INTERRUPT = /interrupt/i;
+
+function roundState(payload: IRoundPayload): string {
+  const state = String(payload.state ?? 'unknown');
+  return state === 'failed' && STATES_OF_INTERRUPT.test(String(payload.extra?.failure_reason ?? ''))
+    ? 'interrupted'
+    : state;
+}
+
+const DECISION_KEYS: [string, string][] = [
+  ['skipped_by', 'skipped'],
+  ['edited_by', 'edited'],
+  ['approved_by', 'approved']
+];
+
+function codeBlock(post: IPost): ICodeBlockView {
+  const shown = withoutDecisionWords(post);
+  const extra = (post.extra ?? {}) as Record<string, unknown>;
+  const status = contentText(attachment(shown, 'execution_status')?.content).trim().toUpperCase();
+  const result = contentText(attachment(shown, 'execution_result')?.content);
+  const skipped = extra.skipped_by === 'User';
+  const outcome = skipped ? 'skipped' : status === 'SUCCESS' ? 'ran' : status ? 'failed' : 'not_run';
+  const found = DECISION_KEYS.find(([key]) => extra[key] === 'User');
+  return {
+    post_id: String(post.id ?? ''),
+    code: contentText(attachment(shown, 'reply_content')?.content),
+    outcome,
+    decision: found ? found[1] : null,
+    decision_line: decisionLine(post),
+    result: outcome === 'ran' ? result : '',
+    error: outcome === 'failed' ? result : '',
+    refused_edit: null,
+    artifacts: artifactPaths(post)
+  };
+}
+
+/** What an older payload can show: its posts read as this extension read them before views. */
+export function viewFromRecord(payload: IRoundPayload): IRoundView {
+  const all = posts(payload);
+  const section: ITwnbSection = isObject(payload.twnb) ? payload.twnb : {};
+  const previews = Array.isArray(section.previews) ? section.previews : [];
+  const paths: string[] = [];
+  for (const post of all) {
+    for (const path of artifactPaths(post)) {
+      if (!paths.includes(path)) {
+        paths.push(path);
+      }
+    }
+  }
+  for (const preview of previews) {
+    if (preview && typeof preview.path === 'string' && !paths.includes(preview.path)) {
+      paths.push(preview.path);
+    }
+  }
+  const plan = section.plan && Array.isArray(section.plan.subtasks) ? section.plan.subtasks : [];
+  const answer = answerPost(payload);
+  const failure = String(payload.extra?.failure_reason ?? '');
+  const state = roundState(payload);
+  return {
+    version: 0,
+    state,
+    request: String(payload.user_query ?? ''),
+    summary: '',
+    plan: plan.map(step => ({
+      text: String(step?.name ?? step?.description ?? ''),
+      state: String(step?.state ?? 'todo')
+    })),
+    plan_decision:
+      all
+        .filter(post => post.send_from === 'Planner')
+        .map(decisionLine)
+        .find(Boolean) ?? null,
+    code: all.filter(hasCode).map(codeBlock),
+    artifacts: paths.map(path => {
+      const index = previews.findIndex(preview => preview?.path === path);
+      const preview = index >= 0 ? previews[index] : undefined;
+      return {
+        path,
+        label: path.split('/').pop() || path,
+        url: safeRelativeUrl(path),
+        kind: preview?.mime?.startsWith('image/') || /\.(png|jpe?g|gif|webp|svg)$/i.test(path) ? 'image' : 'file',
+        preview: preview && typeof preview.data === 'string' ? index : null,
+        omitted: preview?.omitted ? String(preview.omitted) : null
+      };
+    }),
+    answer: answer?.send_from === 'Planner' && answer.message ? String(answer.message) : null,
+    notes:
+      payload.state === 'failed'
+        ? [{ kind: 'failure', label: `Round ${state}`, text: failure || 'the Round failed' }]
+        : [],
+    ledger: null,
+    posts: all.map(post => ({
+      title: `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`,
+      decision: decisionLine(post),
+      cut_off: null
+    }))
+  };
+}
+
+/** A link target for an artifact path: a visible relative path, percent-encoded; null otherwise. */
+export function safeRelativeUrl(path: string): string | null {
+  if (!path || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(path) || /^[/\\~]/.test(path)) {
+    return null;
+  }
+  if (path.split('/').some(part => part.startsWith('.') && part !== '.' && part !== '..')) {
+    return null; // Jupyter Server refuses to serve hidden paths
+  }
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+/** The code of the blocks that ran, in order: what "Insert code as cells" and "Copy code" take. */
+export function codeThatRan(payload: IRoundPayload): string[] {
+  return viewOf(payload)
+    .view.code.filter(block => block.outcome === 'ran' && block.code.trim())
+    .map(block => block.code);
+}

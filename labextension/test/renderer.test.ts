@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { ROUND_ACTION_EVENT, IRoundAction } from '../src/events';
+import { OPEN_SECTION_LIMIT } from '../src/renderer';
+import { fixture } from './fixtures';
+import { rendered } from './render';
+
+/** The Round's main view: everything but the folded conversation. */
+function main(node: HTMLElement): string {
+  const copy = node.cloneNode(true) as HTMLElement;
+  copy.querySelector('.twnb-posts')?.remove();
+  return copy.textContent ?? '';
+}
+
+afterEach(() => {
+  document.body.textContent = '';
+  vi.useRealTimers();
+});
+
+describe('decisions in the main view', () => {
+  it.each([
+    ['plan-approved', 'You approved this plan.'],
+    ['plan-edited', 'You changed this plan.'],
+    ['code-approved', 'You ran this code.'],
+    ['code-edited', 'You edited this code before it ran.'],
+    ['code-skipped', 'You skipped this code.'],
+    ['refused-then-skipped', 'You skipped this code after verification refused your edit.'],
+    ['refused-then-stopped', 'You stopped here after verification refused your edit.']
+  ])('%s says "%s" without unfolding anything', async (name, line) => {
+    expect(main(await rendered(fixture(name)))).toContain(line);
+  });
+
+  it('a skipped block reads "not run", never "ran"', async () => {
+    const node = await rendered(fixture('code-skipped'));
+    const block = node.querySelector('.twnb-code-block')!;
+    expect(block.querySelector('.twnb-outcome')?.textContent).toBe('not run');
+    expect(node.querySelector('.twnb-code-section > summary')?.textContent).toBe('Code (1 block, 0 ran)');
+  });
+
+  it('a refused-then-skipped block shows the edit that never ran and why', async () => {
+    const block = (await rendered(fixture('refused-then-skipped'))).querySelector('.twnb-refused-edit')!;
+    expect(block.textContent).toContain('your edit (not run)');
+    expect(block.querySelector('pre.twnb-code-text')?.textContent).toBe("import os\nos.system('ls')");
+    expect(block.querySelector('pre.twnb-error')?.textContent).toBe('Line 2: no');
+  });
+});
+
+describe('artifacts and links', () => {
+  it('links every artifact, a file as well as an image', async () => {
+    const node = await rendered(fixture('artifacts'));
+    const links = [...node.querySelectorAll('.twnb-previews a.twnb-artifact')].map(a => a.getAttribute('href'));
+    expect(links).toEqual(['unusual_weeks.csv', 'twnb-artifacts/plot.png']);
+  });
+
+  it('names an artifact in a hidden folder without linking it', async () => {
+    const node = await rendered(fixture('artifacts'));
+    const named = [...node.querySelectorAll('.twnb-previews .twnb-artifact-name')].map(n => n.textContent);
+    expect(named).toEqual(['hidden.png']);
+  });
+
+  it("shows an image artifact's preview", async () => {
+    const image = (await rendered(fixture('artifacts'))).querySelector('img.twnb-preview-image')!;
+    expect(image.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+  });
+
+  it("renders the answer's links and inline code through the sanitizer", async () => {
+    const answer = (await rendered(fixture('artifacts'))).querySelector('.twnb-answer')!;
+    expect(answer.querySelector('a')?.getAttribute('href')).toBe('unusual_weeks.csv');
+    expect(answer.querySelector('code')?.textContent).toBe('weeks');
+  });
+
+  it('keeps hostile text as text: no image, no script link', async () => {
+    const node = await rendered(fixture('hostile'));
+    node.querySelectorAll('details').forEach(details => details.setAttribute('open', ''));
+    expect(node.querySelector('img')).toBeNull();
+    expect([...node.querySelectorAll('a')].some(a => /javascript/i.test(a.getAttribute('href') ?? ''))).toBe(false);
+    expect(node.querySelector('.twnb-answer')?.textContent).toContain('<img src=x onerror=alert(1)>');
+  });
+});
+
+describe('how a Round ended', () => {
+  it('a failed Round says why and shows the traceback of the code that raised', async () => {
+    const node = await rendered(fixture('failed'));
+    expect(node.querySelector('.twnb-state')?.textContent).toBe('✗ failed');
+    expect(node.querySelector('.twnb-note-failure')?.textContent).toBe(
+      'Round failed: The LLM call failed: ConnectError'
+    );
+    expect(node.querySelector('.twnb-code-block .twnb-outcome')?.textContent).toBe('raised');
+    expect(node.querySelector('.twnb-code-block pre.twnb-error')?.textContent).toContain("NameError: name 'x'");
+  });
+
+  it('an interrupted Round reads interrupted', async () => {
+    const node = await rendered(fixture('interrupted'));
+    expect(node.dataset.state).toBe('interrupted');
+    expect(node.querySelector('.twnb-note-failure b')?.textContent).toBe('Round interrupted: ');
+  });
+
+  it("draws the ledger's bars where the view places them, with its totals", async () => {
+    const node = await rendered(fixture('artifacts'));
+    const bars = [...node.querySelectorAll<HTMLElement>('.twnb-bar')];
+    expect(bars.map(bar => [bar.dataset.kind, bar.style.marginLeft])).toEqual([
+      ['llm', '0%'],
+      ['code', '31.25%'],
+      ['llm', '50%']
+    ]);
+    expect(node.querySelector('.twnb-totals')?.textContent).toMatch(/^time 3\.2 s · LLM 2 calls/);
+  });
+});
+
+describe('a Round saved by another twnb', () => {
+  it('says it was read from the posts of an older payload', async () => {
+    const node = await rendered(fixture('older-without-view'));
+    expect(node.querySelector('.twnb-schema-note')?.textContent).toMatch(/older twnb/);
+    expect(main(node)).toContain('You skipped this code.');
+  });
+
+  it('says what it cannot show of a newer view', async () => {
+    const node = await rendered(fixture('newer-view'));
+    expect(node.querySelector('.twnb-schema-note')?.textContent).toMatch(/newer twnb/);
+  });
+});
+
+describe('a 500-post Round', () => {
+  it('folds its code and its conversation and builds no post body until one is opened', async () => {
+    const node = await rendered(fixture('many-posts'));
+    expect(node.querySelectorAll('.twnb-code-block').length).toBeGreaterThan(OPEN_SECTION_LIMIT);
+    expect((node.querySelector('.twnb-code-section') as HTMLDetailsElement).open).toBe(false);
+    expect(node.querySelectorAll('.twnb-post')).toHaveLength(500);
+    expect(node.querySelector('.twnb-post-body')).toBeNull();
+  });
+
+  it("builds a post's body when it is opened", async () => {
+    const node = await rendered(fixture('many-posts'));
+    const post = node.querySelectorAll<HTMLDetailsElement>('.twnb-post')[2];
+    post.open = true;
+    post.dispatchEvent(new Event('toggle'));
+    await new Promise(resolve => setTimeout(resolve, 0)); // its code renders as Markdown
+    expect(post.querySelector('.twnb-post-body')?.textContent).toContain('x0 = 0');
+  });
+});
+
+describe('Copy code', () => {
+  it('confirms once the plugin has copied, then shows its label again', async () => {
+    const node = await rendered(fixture('plain'));
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const copied = (event: Event) => {
+      (event as CustomEvent<IRoundAction>).detail.done = true;
+    };
+    document.addEventListener(ROUND_ACTION_EVENT, copied);
+    const button = node.querySelector<HTMLButtonElement>('.twnb-copy-code')!;
+    button.click();
+    document.removeEventListener(ROUND_ACTION_EVENT, copied);
+    expect(button.textContent).toBe('Copied ✓');
+    vi.advanceTimersByTime(2000);
+    expect(button.textContent).toBe('Copy code');
+  });
+
+  it('says so when nothing copied', async () => {
+    const node = await rendered(fixture('plain'));
+    const button = node.querySelector<HTMLButtonElement>('.twnb-copy-code')!;
+    button.click();
+    expect(button.textContent).toBe('Could not copy');
+  });
+
+  it('is off when no code ran', async () => {
+    const node = await rendered(fixture('code-skipped'));
+    expect(node.querySelector<HTMLButtonElement>('.twnb-copy-code')?.disabled).toBe(true);
+  });
+});

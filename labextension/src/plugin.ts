@@ -15,6 +15,7 @@ import { RoundHistoryPanel } from './history';
 import { IRoundPayload } from './payload';
 import { roundsInCell } from './rounds';
 import { codeThatRan } from './view';
+import { scrollWaitingPanels } from './waiting';
 
 const CATEGORY = 'twnb';
 export const COMMANDS = {
@@ -181,6 +182,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         detail.done = true;
       }
     });
+    scrollWaitingPanels(document.body);
     document.body.dataset.twnbLabextension = 'active';
   }
 };

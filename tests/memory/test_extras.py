@@ -43,6 +43,7 @@ ROUND_EXTRA = RoundExtra(
     ledger={"n": 1},
     plan={"id": "plan-1", "name": "p", "subtasks": []},
     plan_recovered_from="plan-0",
+    held_back_cells="You stopped this Round: the cells queued below it were not run.",
 )
 
 

@@ -96,8 +96,10 @@ class RoundExtra(TypedDict, total=False):
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
     autosaving the Round failed), `ledger`: each LLM call and code run with its start, duration,
     tokens and cost, and the totals (`Ledger.to_dict()`, read back with `Ledger.from_dict`; see
-    ledger.py), `plan` (the Round's plan as it ended, done or abandoned: `Plan.to_dict()`) and
-    `plan_recovered_from` (the id of the earlier plan the Round continued)."""
+    ledger.py), `plan` (the Round's plan as it ended, done or abandoned: `Plan.to_dict()`),
+    `plan_recovered_from` (the id of the earlier plan the Round continued) and `held_back_cells` (step
+    mode: why the cells queued below the Round's cell were not run, after the user stopped it or
+    skipped its code)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -106,6 +108,7 @@ class RoundExtra(TypedDict, total=False):
     ledger: dict[str, Any]
     plan: dict[str, Any]
     plan_recovered_from: str
+    held_back_cells: str
 
 
 class ExecutionRecord(TypedDict):

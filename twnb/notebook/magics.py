@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -261,12 +262,26 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             raise RoundFailedError(reason)
         return None
 
-    def show_final(self, display: Any, round: Any, query: str, rounds_before: int, stopped: str) -> Any:
-        """Finished, failed or interrupted: the saved output must hold the final Round (contract 6)."""
+    def show_final(
+        self,
+        display: Any,
+        round: Any,
+        query: str,
+        rounds_before: int,
+        stopped: str,
+        held_back: Callable[[Any], str | None] | None = None,
+    ) -> Any:
+        """Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
+
+        `held_back(round)` says why the cells queued below will not run (step mode), if they will not:
+        the Round then says so too (`Round.extra["held_back_cells"]`)."""
         from twnb.notebook.interrupt_guard import interrupts_held
 
         with interrupts_held() as held:
             round = self._final_round(round, query, rounds_before, stopped)
+            reason = held_back(round) if held_back is not None else None
+            if reason:
+                round.extra = {**(round.extra or {}), "held_back_cells": reason}
             display.finish(round, self._final_plan(round))
         if held:
             self._say("Ctrl-C came while the Round's final output was written; it was written first.")

@@ -15,11 +15,12 @@ HTML one HTMLStyle): saved widget state holds a model per Layout, which was half
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+WAITING_CLASS = "twnb-waiting"  # on step mode's panel while it waits for a decision
 _RESULT_LIMIT = 8000  # characters of one execution result shown in the widget
 
 
@@ -89,6 +91,7 @@ class RoundView:
         # The Planner restates its plan in every post: each text shows once, in the first post with it.
         self._plan_text_owner: dict[tuple[str, str], str] = {}
         self._held: str | None = None  # the post whose code waits in step mode's panel (shown there)
+        self._controls: Any = None  # step mode's approval panel, once added
 
         self.header = self._html()
         self.plan = self._html()
@@ -247,6 +250,29 @@ class RoundView:
             children = list(self.widget.children)
             children.insert(children.index(self.status), widget)
             self.widget.children = tuple(children)
+            self._controls = widget
+
+    @contextlib.contextmanager
+    def waiting(self) -> Iterator[None]:
+        """While step mode waits for a decision: the post sections above the panel fold (the Planner's
+        notes would push the panel below the fold) and the panel carries the `twnb-waiting` class (the
+        JupyterLab extension scrolls it into view); both are put back when the decision is made."""
+        with self._lock:
+            opened = {pid: s.box.selected_index for pid, s in self._posts.items()}
+            for section in self._posts.values():
+                section.box.selected_index = None
+            if self._controls is not None:
+                self._controls.add_class(WAITING_CLASS)
+        try:
+            yield
+        finally:
+            with self._lock:
+                if self._controls is not None:
+                    self._controls.remove_class(WAITING_CLASS)
+                for post_id, index in opened.items():
+                    folded = self._posts.get(post_id)
+                    if folded is not None:
+                        folded.box.selected_index = index
 
     def hold_code(self, post_id: str | None) -> None:
         """While `post_id`'s code waits for a decision in step mode's panel, its section says so instead

@@ -18,6 +18,12 @@ the Interrupt button stops it). An interrupt while the cell awaits a click cance
 one during the Round's own work (an LLM reply streaming blocks the kernel's loop, so ipykernel's
 cancelling would wait for it) raises KeyboardInterrupt at once, as in a plain cell. Either way the
 Round ends interrupted with every post kept.
+
+While the Round waits for a decision, the post sections above the panel fold and the panel is marked
+waiting (the `twnb-waiting` class; the JupyterLab extension scrolls it into view). A Round the user
+stopped, whose code they skipped, or that was interrupted ends its cell with a one-line error, as the
+toolbar's Interrupt does: the kernel then drops the cells queued below (Run All), which would run on a
+state the user rejected, and the Round says why (`held_back_cells`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,21 @@ NO_VIEW = (
     "Step mode needs a frontend that draws widgets, and none drew this Round's widget within {seconds:g} s "
     "(nbclient, papermill, or a frontend without ipywidgets). Nothing was run: run the cell without "
     "--step to let the Round run on its own."
+)
+# Why the cells queued below a step Round do not run: it ends the cell as the toolbar's Interrupt
+# does (an error reply, so the kernel drops the queued requests), since they would run on a state the
+# user rejected. The Round's view says the same (`held_back_cells`).
+STOPPED_CELLS = (
+    "You stopped this Round, so the cells queued below it were not run: they may rely on what it did "
+    "not do. Run them yourself when you are ready."
+)
+SKIPPED_CELLS = (
+    "You skipped code in this Round, so the cells queued below it were not run: what they rely on may "
+    "be missing. Run them yourself when you are ready."
+)
+INTERRUPTED_CELLS = (
+    "This Round was interrupted, so the cells queued below it were not run. Run them yourself when you "
+    "are ready."
 )
 MIN_IPYKERNEL = (7, 4)
 VIEW_TIMEOUT_S = 3.0
@@ -90,6 +111,14 @@ async def run_step_cell(flags: str, body: str) -> None:
     return None
 
 
+class CellsHeldBack(RuntimeError):
+    """Ends a step cell the user stopped, or whose code they skipped, as an interrupt does: the kernel
+    then runs none of the cells queued below it. The text says why, in one line."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"Cells below not run: {self}"]
+
+
 class StepRound:
     """One step-mode Round: display, handshake, the driver's requests turned into awaited decisions."""
 
@@ -100,6 +129,8 @@ class StepRound:
         self.args = args
         self.inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
+        self.stopped = False  # the user pressed Stop
+        self.skipped = False  # the user skipped a piece of code
 
     def post(self, item: tuple[str, Any]) -> None:
         """From any thread (a click may arrive on a subshell's): hand the item to the Round's loop."""
@@ -135,10 +166,27 @@ class StepRound:
                 round = await self._drive(driver)
         finally:
             self.panel.close_panel()
-            round = self.magics.show_final(display, round, self.query, rounds_before, stopped)
+            round = self.magics.show_final(
+                display, round, self.query, rounds_before, stopped, held_back=self.held_back
+            )
         if round.state != "finished" and self.args.strict:
             reason = (round.extra or {}).get("failure_reason") or "the Round did not finish"
             self.magics._fail(reason, True)  # raises RoundFailedError
+        held = (round.extra or {}).get("held_back_cells")
+        if held:
+            raise CellsHeldBack(held)
+        return None
+
+    def held_back(self, round: Any) -> str | None:
+        """Why the cells queued below should not run after `round`, or None when they may."""
+        from twnb.render.labels import state_label
+
+        if self.stopped:
+            return STOPPED_CELLS
+        if self.skipped:
+            return SKIPPED_CELLS
+        if state_label(round.state, (round.extra or {}).get("failure_reason")) == "interrupted":
+            return INTERRUPTED_CELLS
         return None
 
     async def _drawn(self, timeout: float) -> bool:
@@ -175,6 +223,7 @@ class StepRound:
                 else:
                     to_send = await self._approve_code(request)
             except UserStopped as error:
+                self.stopped = True
                 to_throw = error
             except (asyncio.CancelledError, KeyboardInterrupt):
                 # The Interrupt button while awaiting a click cancels this task: end the Round.
@@ -207,7 +256,8 @@ class StepRound:
 
         self.panel.ask_plan(request.steps)
         self._status("waiting for your approval of the plan")
-        action = await self._decision(("approve", "stop"))
+        with self.view.waiting():  # the notes above fold: the panel is where the eye is
+            action = await self._decision(("approve", "stop"))
         if action == "stop":
             self.panel.lock("Stopped.")
             raise UserStopped
@@ -223,13 +273,15 @@ class StepRound:
         self.panel.ask_code(request.code, request.verification)
         self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
         try:
-            code = await self._decide_code(request)
+            with self.view.waiting():
+                code = await self._decide_code(request)
         finally:
             self.view.hold_code(None)
         if isinstance(code, UserStopped):
             self.panel.lock("Stopped.")
             raise code
         if isinstance(code, Skipped):
+            self.skipped = True
             self.panel.lock("Skipped.")
             return code
         edited = code.strip() != request.code.strip()

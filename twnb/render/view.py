@@ -41,7 +41,7 @@ from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
 
 VIEW_VERSION = 1
 RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
-HELD_BACK_CELLS = "held_back_cells"  # Round.extra: why the cells queued below a step Round did not run
+HELD_BACK_CELLS = "held_back_cells"  # RoundExtra: why the cells queued below a step Round did not run
 
 
 class PlanStepView(TypedDict):

@@ -99,8 +99,15 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     """... and the saved notebook, reopened, says the user approved the plan and ran the code."""
     name = "step-run.ipynb"
     page, cell = _start(lab, browser_context, module_llm, name, step_script(), NEXT_CELL)
+    expect(page.locator(".twnb-step-approve")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    panel = page.locator(".twnb-step-panel.twnb-waiting")
+    expect(panel).to_be_in_viewport(ratio=1)  # 1280x900: scrolled to, the notes above it folded
+    notes = cell.get_by_text("planner notes")
+    assert notes.count() > 0 and not any(note.is_visible() for note in notes.all())
+    page.screenshot(path=str(screenshot_path("lab-step-plan-waiting")))
     _approve_plan(page)
     expect(page.locator(".twnb-step-run")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    expect(page.locator(".twnb-step-panel.twnb-waiting")).to_be_in_viewport(ratio=1)
     next_cell = code_cells(page).nth(2)
     expect(next_cell.locator(".jp-InputPrompt")).to_have_text("[*]:")  # queued behind the Round
     page.screenshot(path=str(screenshot_path("lab-step-waiting")), full_page=True)
@@ -165,6 +172,23 @@ def test_stop_ends_the_round_interrupted_without_running_the_code(lab, browser_c
     page.close()
 
 
+def test_stop_ends_the_cell_as_interrupt_does_and_the_queued_cells_do_not_run(
+    lab, browser_context, module_llm
+):
+    page, cell = _start(lab, browser_context, module_llm, "step-stop-queued.ipynb", step_script(), NEXT_CELL)
+    _approve_plan(page)
+    _click(page, "stop")
+    wait_until_ran(cell)
+    next_cell = code_cells(page).nth(2)
+    expect(next_cell.locator(".jp-InputPrompt")).to_have_text("[ ]:", timeout=KERNEL_TIMEOUT_MS)
+    expect(outputs(next_cell)).to_have_count(0)  # never ran: no NameError on the code that did not
+    expect(outputs(cell).first).to_contain_text("Cells below not run: You stopped this Round")
+    expect(cell.locator(ERROR_OUTPUT)).to_have_text(re.compile(r"^Cells below not run: You stopped"))
+    cell.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("lab-step-stopped-queued")), full_page=True)
+    page.close()
+
+
 def test_interrupt_stops_approved_code_and_ends_the_round(lab, browser_context, module_llm):
     page, cell = _start(lab, browser_context, module_llm, "step-interrupt.ipynb", slow_step_script())
     _approve_plan(page)
@@ -210,9 +234,9 @@ def test_while_the_code_waits_for_a_click_the_round_says_so(lab, browser_context
 
 
 def test_an_edit_verification_refuses_shows_the_verdict_and_does_not_run(lab, browser_context, module_llm):
-    page, cell = _start(
-        lab, browser_context, module_llm, "step-refused.ipynb", step_script(), "print('subprocess' in dir())"
-    )
+    """... and a skip then holds back the queued cell; the saved Round, reopened, shows all of it."""
+    name = "step-refused.ipynb"
+    page, cell = _start(lab, browser_context, module_llm, name, step_script(), "print('subprocess' in dir())")
     _approve_plan(page)
     _click(page, "edit")
     page.locator(".twnb-step-editor textarea").fill(REFUSED_EDIT)
@@ -227,12 +251,25 @@ def test_an_edit_verification_refuses_shows_the_verdict_and_does_not_run(lab, br
     _click(page, "skip")
     wait_until_ran(cell)
     expect(_printed(cell, "edited code ran")).to_have_count(0)
-    check = code_cells(page).nth(2)  # queued behind the Round: what the kernel has after it
-    wait_until_ran(check)
-    expect(outputs(check)).to_have_text(["False"])
+    check = code_cells(page).nth(2)  # queued behind the Round: held back, since code was skipped
+    expect(check.locator(".jp-InputPrompt")).to_have_text("[ ]:", timeout=KERNEL_TIMEOUT_MS)
+    expect(outputs(check)).to_have_count(0)
+    expect(outputs(cell).first).to_contain_text("Cells below not run: You skipped code in this Round")
     post = _saved_code_post(lab)
     assert _attachment(post, "reply_content") == STEP_CODE
     assert _attachment(post, "execution_status") == "NONE"
+    save_ended_rounds(page, lab.server, name, 1)
+    shut_down_kernel(page)
+    reopen_in_lab(page, name)
+    shown = round_cells(page).first.locator(".twnb-round")  # the extension's view of the saved Round
+    main = shown.locator(".twnb-code-section")
+    expect(main).to_contain_text("You skipped this code after verification refused your edit.")
+    expect(main.locator(".twnb-refused-edit")).to_contain_text("import subprocess")
+    expect(main.locator(".twnb-refused-edit .twnb-error")).to_contain_text("not allowed")
+    expect(main.locator(".twnb-outcome")).to_have_text("not run")
+    expect(shown.locator(".twnb-note-held_back_cells")).to_contain_text("You skipped code in this Round")
+    round_cells(page).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("lab-step-refused-skipped-reopened")), full_page=True)
     page.close()
 
 

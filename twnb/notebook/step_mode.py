@@ -21,8 +21,8 @@ Round ends interrupted with every post kept.
 
 While the Round waits for a decision, the post sections above the panel fold and the panel is marked
 waiting (the `twnb-waiting` class; the JupyterLab extension scrolls it into view). A Round the user
-stopped, whose code they skipped, or that was interrupted ends its cell with a one-line error, as the
-toolbar's Interrupt does: the kernel then drops the cells queued below (Run All), which would run on a
+stopped, or whose code they skipped, ends its cell with a one-line error, as the toolbar's Interrupt
+ends a plain cell: the kernel then drops the cells queued below (Run All), which would run on a
 state the user rejected, and the Round says why (`held_back_cells`).
 """
 
@@ -57,10 +57,6 @@ STOPPED_CELLS = (
 SKIPPED_CELLS = (
     "You skipped code in this Round, so the cells queued below it were not run: what they rely on may "
     "be missing. Run them yourself when you are ready."
-)
-INTERRUPTED_CELLS = (
-    "This Round was interrupted, so the cells queued below it were not run. Run them yourself when you "
-    "are ready."
 )
 MIN_IPYKERNEL = (7, 4)
 VIEW_TIMEOUT_S = 3.0
@@ -178,15 +174,12 @@ class StepRound:
         return None
 
     def held_back(self, round: Any) -> str | None:
-        """Why the cells queued below should not run after `round`, or None when they may."""
-        from twnb.render.labels import state_label
-
+        """Why the cells queued below should not run after this Round, or None when they may (the
+        toolbar's Interrupt ends the Round as in a plain cell: the queued cells run)."""
         if self.stopped:
             return STOPPED_CELLS
         if self.skipped:
             return SKIPPED_CELLS
-        if state_label(round.state, (round.extra or {}).get("failure_reason")) == "interrupted":
-            return INTERRUPTED_CELLS
         return None
 
     async def _drawn(self, timeout: float) -> bool:

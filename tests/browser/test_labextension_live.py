@@ -82,10 +82,12 @@ def test_a_finished_round_is_rendered_by_the_extension_not_as_html(ran):
     expect(shown.locator(".twnb-answer")).to_contain_text(STEPS_ANSWER)
 
 
-def test_the_code_that_ran_is_shown_highlighted_without_the_failed_attempt(ran):
+def test_the_code_that_ran_is_shown_highlighted_and_the_failed_attempt_says_it_raised(ran):
     page, _ = ran
-    code = rendered_round(round_cells(page).nth(0)).locator(".twnb-code-section .twnb-code")
+    section = rendered_round(round_cells(page).nth(0)).locator(".twnb-code-section")
+    code = section.locator('.twnb-code-block[data-outcome="ran"] .twnb-code')
     expect(code).to_have_count(2)
+    expect(section.locator('.twnb-code-block[data-outcome="failed"] .twnb-outcome')).to_have_text("raised")
     expect(code.nth(0)).to_contain_text("squares = [n * n for n in range(1, 4)]")
     expect(code.nth(1)).to_contain_text('total_revenue = sum(shop["revenue"])')
     # Highlighted: the keyword `for` sits in its own styled span, not in plain text.

@@ -193,7 +193,7 @@ def test_an_artifact_in_a_hidden_folder_is_named_but_not_linked(tmp_path):
     round, previews = _round_with_artifact(tmp_path, ".twnb/artifacts/post-20261201-154849-display-1.png")
     html = _html(round, previews=previews, base_dir=tmp_path)
     assert not [a for a in _Tags(html).named("a") if ".twnb" in str(a["href"])]
-    assert "<code>post-20261201-154849-display-1.png</code>" in html
+    assert "<code>post-20261201-154849-display-1.png</code>" in re.sub(r"<code [^>]*>", "<code>", html)
     assert len(_Tags(html).named("img")) == 1  # the preview still shows
 
 
@@ -220,3 +220,20 @@ def test_a_link_into_a_hidden_folder_stays_text():
     tags = _Tags(_html(analysis_round(message="See [fig.png](.twnb/artifacts/fig.png) and [ok](out/ok.csv)")))
     assert [a["href"] for a in tags.named("a")] == ["out/ok.csv", "out/ok.csv"]  # the answer, its post
     assert "[fig.png](.twnb/artifacts/fig.png)" in "".join(tags.text)
+
+
+def test_code_results_and_tracebacks_name_a_monospace_font_inline_and_keep_their_whitespace():
+    round = analysis_round(message="Run `statistics.mean` again.")
+    coder = round.post_list[2]
+    for attachment in coder.attachment_list:
+        if attachment.type.value == "execution_status":
+            attachment.content = "FAILURE"
+        if attachment.type.value == "execution_result":
+            attachment.content = "Traceback (most recent call last):\n    m = mean(x)\n        ^^^^\nError"
+    html = _html(round)
+    pre_and_code = re.findall(r"<(?:pre|code)\b[^>]*>", html)
+    assert len(pre_and_code) >= 3  # the code, the traceback, the inline code of the answer
+    for tag in pre_and_code:  # nbconvert's, nbviewer's, VS Code's and GitHub's pages use their own font
+        assert "monospace" in tag, tag
+    assert all("white-space:pre-wrap" in tag for tag in pre_and_code if tag.startswith("<pre"))
+    assert "<style" not in html

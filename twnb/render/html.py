@@ -15,7 +15,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from twnb.render.code_html import code_html, preformatted_html
+from twnb.render.code_html import MONOSPACE, code_html, preformatted_html
 from twnb.render.decisions import without_decision_words
 from twnb.render.labels import (
     PLANNER_NOTES,
@@ -273,7 +273,7 @@ def _artifact(path: str, preview: Mapping[str, Any] | None, *, omitted: Any = No
     link = (
         f'<a href="{html.escape(url)}" target="_blank" style="{LINK_STYLE}">{label}</a>'
         if url is not None
-        else f"<code>{label}</code>"
+        else f'<code style="{MONOSPACE}">{label}</code>'
     )
     image = ""
     if preview is not None and preview.get("data"):

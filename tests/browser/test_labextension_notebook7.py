@@ -41,7 +41,8 @@ def test_a_saved_round_renders_through_the_extension_in_notebook7(saved):
     shown = rendered_round(cell)
     expect(cell.locator(HTML_OUTPUT)).to_have_count(0)
     expect(shown.locator(".twnb-step")).to_have_count(2)
-    expect(shown.locator(".twnb-code-section .twnb-code")).to_have_count(2)
+    expect(shown.locator('.twnb-code-block[data-outcome="ran"] .twnb-code')).to_have_count(2)
+    expect(shown.locator('.twnb-code-block[data-outcome="failed"]')).to_contain_text("SyntaxError")
     expect(shown.locator(".twnb-answer")).to_contain_text("The squares sum to 14.")
 
 

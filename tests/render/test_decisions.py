@@ -82,3 +82,12 @@ def test_a_stop_after_a_refused_edit_says_so_and_shows_the_edit_once(view):
     # The HTML says it in its main view and in the post's summary in the folded conversation.
     assert shown.count(said) == (2 if view == "text/html" else 1)
     assert shown.count("stopped_edit") == 1
+
+
+@pytest.mark.parametrize("view", ["text/html", "text/markdown", "text/plain"])
+def test_every_view_says_why_the_cells_queued_below_a_step_round_did_not_run(view):
+    round = analysis_round()
+    round.extra["held_back_cells"] = "You stopped this Round, so the cells queued below it were not run."
+    shown = round_bundle(round, session_id="s")[view]
+    assert "Cells below not run:" in shown
+    assert "You stopped this Round, so the cells queued below it were not run." in shown

@@ -70,6 +70,9 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
     unsaved = autosave_note(payload)
     if unsaved:
         lines += [f"**Not autosaved:** {inline(clean_text(unsaved))}", ""]
+    held = (payload.get("extra") or {}).get("held_back_cells")
+    if held:  # step mode: why the cells queued below did not run
+        lines += [f"**Cells below not run:** {inline(clean_text(held))}", ""]
     for preview in twnb.get("previews") or []:
         # A link, not the image bytes: they are in the previews and, for displayed figures, in the cell.
         path = str(preview.get("path", ""))

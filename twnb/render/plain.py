@@ -66,6 +66,9 @@ def round_text(payload: Mapping[str, Any]) -> str:
     unsaved = autosave_note(payload)
     if unsaved:
         lines.append(f"Not autosaved: {plain_text(unsaved)}")
+    held = (payload.get("extra") or {}).get("held_back_cells")
+    if held:  # step mode: why the cells queued below did not run
+        lines.append(f"Cells below not run: {plain_text(held)}")
     summary = summary_line(payload)
     if summary:
         lines.append(summary)

@@ -238,6 +238,17 @@ _PARAGRAPHS = [
     f"a secret {CANARY} in the middle",
     "line-one-secret",
     "line-two-secret ends here",
+    "line-one-secret\n\nline-tw...",
+    f"a cut secret {CANARY[:14]}... and {CANARY[:13]}\u2026",
+    "...",
+    f"{CANARY[:20]}",
+    "netloc='analyst:hunter2pw@db:5432'",
+    "analyst:hunter2pw",
+    "@db.internal",
+    "{'password': 'p@ss',",
+    "'host': 'db'}",
+    "password=",
+    "'quoted'",
     "",
     "   ",
 ]
@@ -256,13 +267,18 @@ def _texts(count: int) -> list[str]:
 
 @pytest.mark.parametrize(
     "environ",
-    [{"SERVICE_TOKEN": CANARY}, {"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"}, {}],
-    ids=["plain secret", "secret across a blank line", "no secret"],
+    [
+        {"SERVICE_TOKEN": CANARY},
+        {"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"},
+        {"DATABASE_URL": "postgres://user:pa55word@db.example.com/x"},
+        {},
+    ],
+    ids=["plain secret", "secret across a blank line", "URL in the environment", "no secret"],
 )
 def test_a_long_text_redacted_by_paragraphs_gives_what_redacting_it_whole_gives(environ, monkeypatch):
     import twnb.config.redaction as redaction
 
-    texts = [t for t in _texts(1500) if len(t) >= redaction.SPLIT_MIN_CHARS]
+    texts = [t for t in _texts(4000) if len(t) >= redaction.SPLIT_MIN_CHARS]
     remembering = Redactor(environ=environ)
     got = [remembering.redact(text) for text in texts]  # paragraphs seen before are looked up
     monkeypatch.setattr(redaction, "SPLIT_MIN_CHARS", 10**9)
@@ -273,6 +289,12 @@ def test_a_long_text_redacted_by_paragraphs_gives_what_redacting_it_whole_gives(
 def test_a_secret_holding_a_blank_line_is_redacted_in_a_long_text():
     r = Redactor(environ={"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"})
     text = "An ordinary paragraph. " * 30 + "\n\nline-one-secret\n\nline-two-secret ends here"
+    assert r.redact(text).endswith(f"\n\n{REDACTED} ends here")
+
+
+def test_a_cut_secret_holding_a_blank_line_is_redacted_in_a_long_text():
+    r = Redactor(environ={"MULTI_TOKEN": "line-one-secret\n\nline-two-secret"})
+    text = "An ordinary paragraph. " * 30 + "\n\nline-one-secret\n\nline-tw... ends here"
     assert r.redact(text).endswith(f"\n\n{REDACTED} ends here")
 
 

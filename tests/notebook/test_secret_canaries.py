@@ -1,10 +1,15 @@
 """Secrets of every kind, printed, raised and displayed by generated code in a real kernel, reach no sink.
 
-One notebook runs once (nbclient, a real ipykernel, the loopback LLM server, recording a cassette): the
+One notebook runs once (nbclient, a real ipykernel, the loopback LLM server reached through a base URL
+with a password, recording a cassette, after the user's `logging.basicConfig(level=INFO)`): the
 generated code prints the environment and each canary (split across two writes) to stdout and
-stderr, logs it through a twnb logger (as any twnb module logs), displays them as HTML and in a
-DataFrame-like repr, raises them in an exception, and keeps a connection URL in a variable; a later
-step shows them as its result. Each test then searches one sink for every canary.
+stderr, logs it through a twnb logger (as any twnb module logs) and a library's, displays them as HTML,
+in a DataFrame-like repr and in display metadata, raises them in an exception, and keeps a connection
+URL in a variable; a later step shows them as its result. It also prints a secret in every spelling
+(repr, JSON, pandas' text and HTML with their cuts, percent-encoding, a "…" cut), URLs parsed by
+urlparse and SQLAlchemy, a value the user popped or renamed out of the environment before the Round,
+and puts a secret in a tqdm.notebook bar's description and an ipywidgets value. The notebook is then
+exported. Each test searches one sink for every canary.
 """
 
 from __future__ import annotations
@@ -28,9 +33,17 @@ pytestmark = pytest.mark.slow
 
 PEM_BODY = "MIIEcanaryPemBody0123456789abcdefABCDEFghijklmnop"
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjYW5hcnkiLCJuIjo3fQ.c2lnbmF0dXJlLWNhbmFyeS0xMjM0"
+# Every character an encoding changes (\\ " ' & < > @ / space), around a core no encoding changes, long
+# enough that pandas cuts it.
+SPELLED = "Sp\\el\"l'&<ed> @/Core-14142-canary-" + "q" * 40
 # variable -> its value in the kernel's environment; each rule of the redactor is needed for one of them:
 # the configured key and the secret-named variables by name, the others by shape only.
 ENVIRONMENT = {
+    "WAREHOUSE_PASSWORD": SPELLED,
+    "HF_TOKEN": "hfval-popped-canary-17320",  # popped by the user before the Round
+    "SERVICE_PASSWORD": "renamed-canary-22360",  # renamed by the user to PLAIN_SETTING
+    "DB_SEED": "varval-canary",  # the user makes a secret-named variable's value from it
+    "WAREHOUSE_URL": "postgresql://loader:p%40ss-Canary-2718@wh.internal:5432/x",
     "OPENAI_API_KEY": "cfgkey-canary-31415",
     "SERVICE_TOKEN": "tokval-canary-27182",
     "DB_CREDENTIAL": "credval-canary-16180",
@@ -50,13 +63,28 @@ CANARIES = {
     "JWT": JWT,
     "GitHub token": "ghp_CanaryGitHub0123456789abcdefghijKLMNOP",
     "AWS key id": "AKIACANARY0123456789",
+    "a secret in any spelling or cut": "Core-14142",
+    "a value popped from the environment": "hfval-popped-canary-17320",
+    "a value renamed in the environment": "renamed-canary-22360",
+    "a percent-encoded URL password": "ss-Canary-2718",
+    "the LLM base URL's password": "LlmPw-Zx81Qa7",
+    "a secret-named variable's value": "varval-canary-26457",
 }
 MARKER = "canary-step-ran"
+# Not among the values the leaky code lists: gone from the environment by then, or not a secret.
+NOT_LISTED = {"HF_TOKEN", "SERVICE_PASSWORD", "DB_SEED"}
+# The user's own cell before the Round: secrets leave the environment, one is kept in a variable.
+USER_CELL = """\
+import os
+hf_token = os.environ.pop("HF_TOKEN")
+os.environ["PLAIN_SETTING"] = os.environ.pop("SERVICE_PASSWORD")
+db_secret = os.environ["DB_SEED"] + "-26457"
+"""
 
 LEAKY_CODE = f"""\
 import os, sys
 from IPython.display import HTML, display
-names = {sorted(ENVIRONMENT)!r}
+names = {sorted(set(ENVIRONMENT) - NOT_LISTED)!r}
 values = [os.environ[n] for n in names]
 conn = os.environ["DATABASE_URL"]
 print("{MARKER}")
@@ -78,6 +106,34 @@ class Frame:
 
 display(HTML("<ul>" + "".join(f"<li>{{v}}</li>" for v in values) + "</ul>"))
 display(Frame())
+
+# One secret in every spelling, and cut by displays.
+import json, logging, urllib.parse
+import pandas as pd
+spelled = os.environ["WAREHOUSE_PASSWORD"]
+print(json.dumps({{"warehouse": spelled}}))
+print(urllib.parse.quote(spelled, safe=""), urllib.parse.urlencode({{"pw": spelled}}))
+print(spelled[:30] + "\u2026")
+settings = pd.DataFrame({{"setting": ["warehouse"], "value": [spelled]}})
+print(settings)
+display(settings)
+# URLs parsed, by urlparse and SQLAlchemy.
+from sqlalchemy.engine import make_url
+print(urllib.parse.urlparse(os.environ["WAREHOUSE_URL"]))
+warehouse = make_url(os.environ["WAREHOUSE_URL"])
+print(warehouse._asdict(), tuple(warehouse), warehouse.password)
+# Values that left the environment or live in a variable only.
+note = db_secret
+del db_secret
+print("headers:", {{"X-Hub": hf_token}}, os.environ["PLAIN_SETTING"], note)
+# Records the notebook keeps besides outputs.
+logging.getLogger("warehouse.driver").warning("connecting with %s", spelled)
+display(HTML("<b>saved</b>"), metadata={{"warehouse": {{"password": spelled, "note": note}}}})
+from tqdm.notebook import tqdm
+for _ in tqdm(range(3), desc=spelled):
+    pass
+import ipywidgets
+display(ipywidgets.Text(value=hf_token, description="token"))
 raise ValueError("could not connect with " + " ".join(values))
 """
 FIXED_CODE = "rows = len(conn)\nFrame()"
@@ -110,8 +166,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     cells = [
         "%load_ext twnb",
         setup,
+        USER_CELL,
         "%%taskweaver --no-verify\nConnect to the database and report.",
         "%taskweaver save conversation.yaml",
+        "%taskweaver export exported/exported.ipynb",
     ]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
@@ -120,7 +178,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             **{k: v for k, v in os.environ.items() if not k.startswith(("TWNB_", "OPENAI_", "AZURE_"))},
             **ENVIRONMENT,
             "TWNB_MODEL": "fake-model",
-            "OPENAI_BASE_URL": server.base_url,
+            # twnb's own HTTP client, and the httpx and openai loggers under it, see this password.
+            "OPENAI_BASE_URL": server.base_url.replace("://", "://llm:LlmPw-Zx81Qa7@", 1),
             "TWNB_SESSION_DIR": str(folder / ".twnb"),
             "TWNB_RECORD": "1",
             "HOME": str(folder),
@@ -199,4 +258,28 @@ def test_the_variable_summary_sent_to_the_llm_shows_the_connection_but_not_its_p
 
 def test_no_canary_in_the_kernel_log(run):
     assert "environment:" in run.kernel_log  # the generated code's log record arrived
+    assert "connecting with" in run.kernel_log  # and a library's
+    assert "HTTP Request: POST" in run.kernel_log  # and twnb's HTTP client's
     assert _leaks(run.kernel_log) == []
+
+
+def test_the_widget_state_and_the_display_metadata_reached_the_notebook_redacted(run):
+    widgets = run.notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    states = [model["state"] for model in widgets.values()]
+    texts = [state["value"] for state in states if state.get("_model_name") == "TextModel"]
+    bar_labels = [state["value"] for state in states if state.get("_model_name") == "HTMLModel"]
+    assert texts == ["[redacted]"]
+    assert any(label.startswith("[redacted]") for label in bar_labels)  # the bar's description
+    metadata = [out.get("metadata", {}) for cell in run.notebook.cells for out in cell.get("outputs", [])]
+    assert {"warehouse": {"password": "[redacted]", "note": "[redacted]"}} in metadata
+
+
+def test_no_canary_in_the_widget_state(run):
+    assert _leaks(json.dumps(run.notebook.metadata.get("widgets"))) == []
+
+
+def test_no_canary_in_the_exported_notebook_or_its_folder(run):
+    folder = run.folder / "exported"
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    assert folder / "exported.ipynb" in files
+    assert _leaks("\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)) == []

@@ -23,9 +23,11 @@ MIN_TRUNCATED_PREFIX = 12
 
 def spellings(secret: str) -> frozenset[str]:
     """`secret` as written and as `repr`, JSON, bytes' repr, HTML (in the escapes html.escape, pandas
-    and Jinja use, also around the repr and JSON forms) and percent-encoding print it."""
+    and Jinja use, also around the repr and JSON forms, and with tqdm's figure spaces) and
+    percent-encoding print it."""
     escaped = {
         secret,
+        secret.replace(" ", "\u2007"),  # tqdm.notebook's bar pads with figure spaces, then HTML-escapes
         repr(secret)[1:-1],  # str(), repr() of a dict or list holding it: print(os.environ)
         json.dumps(secret)[1:-1],
         json.dumps(secret, ensure_ascii=False)[1:-1],

@@ -6,20 +6,23 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
+from twnb.kernel.comm_redaction import comm_messages_redacted
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
 from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
 from twnb.kernel.outcome import build_result, traceback_text
 from twnb.kernel.output_redaction import Redact
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.secret_screen import secret_variable_values
 from twnb.kernel.shell_hooks import recorded_shell_output
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
+from twnb.memory.logs import every_record_scrubbed
 
 
 class LiveShellExecutor:
@@ -34,7 +37,10 @@ class LiveShellExecutor:
     `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
     is shown in the notebook or recorded, and to what threads it left running write later; the user's
     own cells are not touched, except while such a thread still runs (their output is then redacted
-    too: lingering_output.py).
+    too: lingering_output.py). While the code runs `redact` also applies to every log record made
+    (memory/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
+    `remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
+    and after each run, so they stay secrets once the variable is gone.
     """
 
     def __init__(
@@ -50,9 +56,11 @@ class LiveShellExecutor:
         stream_tail_chars: int = STREAM_TAIL_CHARS,
         max_listed_files: int = 200,
         redact: Redact | None = None,
+        remember_secrets: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
         self.shell = shell
         self.redact = redact
+        self.remember_secrets = remember_secrets
         self.workdir = Path(workdir)
         self.artifacts_dir = Path(artifacts_dir)
         self.session_dir = Path(session_dir) if session_dir is not None else None
@@ -86,6 +94,7 @@ class LiveShellExecutor:
         artifact_name: str | None = None,
     ) -> ExecutionResult:
         execution_id = execution_id or new_execution_id()
+        self._remember_secret_variables()
         limit = timeout if timeout is not None else self.default_timeout
         notes: list[str] = []
         skip = self._skipped_dirs()
@@ -100,6 +109,8 @@ class LiveShellExecutor:
         with (
             exit_refused(self.shell),
             recorded_shell_output(self.shell, recorder, self.redact),
+            every_record_scrubbed(self.redact),
+            comm_messages_redacted(self.redact),
             interrupts_end_in_user_code(self.shell),
         ):
             try:
@@ -111,6 +122,7 @@ class LiveShellExecutor:
             finally:
                 watchdog.close()  # a no-op, unless a late interrupt of its own cut leaving short
         duration = time.perf_counter() - started
+        self._remember_secret_variables()
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
         changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
@@ -135,6 +147,10 @@ class LiveShellExecutor:
             redact=self.redact,
             artifact_name=artifact_name,
         )
+
+    def _remember_secret_variables(self) -> None:
+        if self.remember_secrets is not None:
+            self.remember_secrets(secret_variable_values(self.shell.user_ns))
 
     @staticmethod
     def _outcome(

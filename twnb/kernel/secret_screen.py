@@ -21,7 +21,14 @@ from twnb.config.secret_rules import (
 
 HIDDEN = "[hidden]"
 
-__all__ = ["HIDDEN", "SecretScreen", "looks_secret_name", "mentions_secret_name", "redact_secrets"]
+__all__ = [
+    "HIDDEN",
+    "SecretScreen",
+    "looks_secret_name",
+    "mentions_secret_name",
+    "redact_secrets",
+    "secret_variable_values",
+]
 
 
 def looks_secret_name(name: str) -> bool:
@@ -59,3 +66,21 @@ class SecretScreen:
 def redact_secrets(text: str) -> str:
     """`text` with environment secrets and secret-shaped strings replaced by "[hidden]"."""
     return SecretScreen.from_environment().redact(text)
+
+
+# A secret is a key, a password, a PEM block: a longer text under a secret name (`token_counts_report`)
+# is data, and the redactor looks for each secret it knows in every spelling.
+MAX_SECRET_VARIABLE_CHARS = 8192
+
+
+def secret_variable_values(namespace: Mapping[str, object]) -> list[str]:
+    """The text values of the namespace's secret-named variables (`hf_token`, `dbPassword`): the
+    redactor keeps them as secrets after the variable is deleted or rebound."""
+    values = []
+    for name, value in list(namespace.items()):
+        if not isinstance(value, str | bytes) or len(value) > MAX_SECRET_VARIABLE_CHARS:
+            continue
+        if name.startswith("_") or not is_secret_name(name):
+            continue
+        values.append(value.decode("utf-8", "replace") if isinstance(value, bytes) else value)
+    return values

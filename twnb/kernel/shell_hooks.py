@@ -24,7 +24,7 @@ from typing import Any
 from twnb.kernel.capture import OutputRecorder, StreamTee
 from twnb.kernel.descriptor_output import DescriptorOutput
 from twnb.kernel.lingering_output import Lingering, take_over, threads_started_since
-from twnb.kernel.output_redaction import Redact, redact_bundle
+from twnb.kernel.output_redaction import Redact, redact_bundle, redact_value
 
 
 @contextlib.contextmanager
@@ -75,6 +75,11 @@ def recorded_shell_output(
 
     def publish(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         data = shown(data)
+        if redact is not None:  # display(obj, metadata={...}): the notebook keeps it beside the output
+            if args:
+                args = (redact_value(args[0], redact), *args[1:])
+            elif kwargs.get("metadata"):
+                kwargs["metadata"] = redact_value(kwargs["metadata"], redact)
         metadata = kwargs.get("metadata", args[0] if args else None)
         transient = kwargs.get("transient") or {}
         recorder.display(data, metadata, transient.get("display_id"), bool(kwargs.get("update", False)))
@@ -88,6 +93,8 @@ def recorded_shell_output(
 
     def write_format_data(format_dict: dict[str, Any], md_dict: dict[str, Any] | None = None) -> Any:
         format_dict = shown(format_dict)
+        if redact is not None and md_dict:
+            md_dict = redact_value(md_dict, redact)
         recorder.execute_result(format_dict, md_dict)
         with recorder.quiet():
             return original_write_format_data(format_dict, md_dict)

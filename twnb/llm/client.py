@@ -11,12 +11,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from twnb.config.secret_rules import redact_shapes
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
 from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_error_from, safe_url
 from twnb.llm.stream import ChatReply, ChatStream
 from twnb.llm.usage import messages_text
-from twnb.memory.logs import get_logger
+from twnb.memory.logs import every_record_scrubbed, get_logger
 
 if TYPE_CHECKING:
     from twnb.config.redaction import Redactor
@@ -115,6 +116,11 @@ class OpenAIChatClient:
             redact=self._redact,
         )
 
+    def _log_scrub(self, ctx: ErrorContext) -> Callable[[str], str]:
+        if self._redact is not None:
+            return ctx.scrub  # the session's redactor, and the key
+        return lambda text: ctx.scrub(redact_shapes(text))  # URL passwords by shape, and the key
+
     def stream(
         self,
         messages: list[dict[str, Any]],
@@ -138,7 +144,10 @@ class OpenAIChatClient:
         ctx = self._context(model, role)
         started = time.perf_counter()
         try:
-            chunks = self._sdk.chat.completions.create(**request)
+            # The SDK and httpx log the request (its URL's user info included) to whatever handlers the
+            # user set up: every record made during the call is scrubbed as it is made.
+            with every_record_scrubbed(self._log_scrub(ctx)):
+                chunks = self._sdk.chat.completions.create(**request)
         except Exception as exc:
             error = llm_error_from(exc, ctx)
             if error is None:

@@ -24,8 +24,14 @@ class NotebookSession:
     """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
 
     def __init__(self, shell: Any, workdir: str | os.PathLike[str]) -> None:
+        from twnb.config.secret_rules import secret_environment_values
+
         self.shell = shell
         self.workdir = Path(workdir)
+        # Once a secret, always a secret, from `%load_ext twnb` on: a value the environment held then
+        # stays redacted after the user pops or renames its variable, and so does every value a
+        # session's redactor learnt, when settings change and a new session (and redactor) is built.
+        self._known_secrets = frozenset(secret_environment_values(os.environ))
         self.session: Session | None = None
         self._session_key: tuple[Any, ...] | None = None
         self._memory: Memory | None = None  # used until a Session exists; made on first use
@@ -68,15 +74,25 @@ class NotebookSession:
     def _build(self, resolved: Any) -> Session:
         from twnb.session.factory import build_live_session
 
-        return build_live_session(resolved, self.shell, self.workdir, self.session_dir(resolved))
+        return build_live_session(
+            resolved, self.shell, self.workdir, self.session_dir(resolved), known_secrets=self.known_secrets()
+        )
+
+    def known_secrets(self) -> frozenset[str]:
+        """Every secret value seen since the extension loaded (see __init__)."""
+        if self.session is not None and self.session.redactor is not None:
+            self._known_secrets |= self.session.redactor.secret_values()
+        return self._known_secrets
 
     def redactor(self, resolved: Any) -> Any:
-        """The redactor a Session for these settings would have (for what the notebook shows or saves);
-        without settings (they failed to resolve) the environment's secrets and the known key shapes
-        still are redacted."""
+        """The redactor a Session for these settings would have (for what the notebook shows or saves),
+        knowing every secret seen so far; without settings (they failed to resolve) the environment's
+        secrets and the known key shapes still are redacted."""
         from twnb.session.factory import redactor_for
 
-        return redactor_for(resolved)
+        redactor = redactor_for(resolved)
+        redactor.remember(self.known_secrets())
+        return redactor
 
     # --- the conversation, with or without a session ---------------------------------------------
 

@@ -10,6 +10,7 @@ server works.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,14 +129,18 @@ def _tracing(settings: Any) -> Any:
     return functools.partial(switch.round_observer, provider=provider, models=models)
 
 
-def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Path) -> Session:
+def build_live_session(
+    resolved: Any, shell: Any, workdir: Path, session_dir: Path, *, known_secrets: Iterable[str] = ()
+) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
     in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
     visible `artifacts_dir` (relative to `workdir`). The notebook layer asks for its session here, so
-    it never builds an executor or a client itself."""
+    it never builds an executor or a client itself. `known_secrets` (values seen as secrets earlier
+    in the notebook) stay redacted."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
+    redactor.remember(known_secrets)
     artifacts = Path(resolved.settings.artifacts_dir).expanduser()
     executor = LiveShellExecutor(
         shell,
@@ -144,6 +149,7 @@ def build_live_session(resolved: Any, shell: Any, workdir: Path, session_dir: Pa
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
+        remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )
     return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
 

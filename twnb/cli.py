@@ -77,6 +77,7 @@ def add_export_parser(commands: Any) -> None:
         "source", metavar="SOURCE", help="a conversation (YAML or autosave folder) or a notebook"
     )
     export.add_argument("-o", "--out", required=True, metavar="OUT", help="the .ipynb (or .yaml) to write")
+    export.add_argument("--force", action="store_true", help="replace OUT when it exists (never the input)")
     export.add_argument("--execute", action="store_true", help="re-run the code cells in a fresh kernel")
     export.add_argument(
         "--check", action="store_true", help="re-run (implies --execute); exit 1 when any cell differs"
@@ -167,6 +168,7 @@ def run_export_command(args: argparse.Namespace) -> int:
         strict_images=args.strict_images,
         kernel_name=args.kernel,
         connection_file=args.existing,
+        force=args.force,
     )
     try:
         outcome = run_export(request, progress=say)

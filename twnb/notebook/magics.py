@@ -436,6 +436,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         self._say(f"Exported {rounds} Round{'s' if rounds != 1 else ''} to {result.path} (nothing was run).")
         for missing in result.missing_artifacts:
             self._say(f"Artifact not found (its link is left as it was): {missing}", error=True)
+        for refused in result.refused_artifacts:
+            self._say(f"Artifact outside the conversation's folders, not copied: {refused}", error=True)
 
     def _cmd_reset(self, rest: list[str], args: Any) -> None:
         session_id = self.notebook.reset()

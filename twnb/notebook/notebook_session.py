@@ -199,7 +199,16 @@ class NotebookSession:
             session_id=self.session_id,
             redact=self.redactor(resolved).redact_data,
             artifacts_folder=artifacts_folder(resolved),
+            artifact_folders=self._artifact_folders(resolved),
         )
+
+    def _artifact_folders(self, resolved: Any) -> list[Path]:
+        """The session and artifacts folders of these settings: artifacts may live there."""
+        if resolved is None:
+            return []
+        artifacts = Path(resolved.settings.artifacts_dir).expanduser()
+        artifacts = artifacts if artifacts.is_absolute() else self.workdir / artifacts
+        return [self.session_dir(resolved), artifacts]
 
     def reset(self) -> str:
         """A new, empty conversation with a new session id; returns the id."""

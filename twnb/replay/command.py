@@ -26,6 +26,7 @@ class ExportRequest:
     strict_images: bool = False
     kernel_name: str | None = None
     connection_file: str | None = None  # a running kernel to re-run in (left running)
+    force: bool = False  # replace an existing OUT (never the input)
 
 
 @dataclass
@@ -42,6 +43,9 @@ def run_export(request: ExportRequest, progress: Callable[[str], None] = print) 
         return ExportOutcome(
             error=f"no such file: {source} (give a conversation YAML, an autosave folder or a notebook)"
         )
+    refusal = overwrite_refusal(source, out, force=request.force)
+    if refusal is not None:
+        return ExportOutcome(error=refusal)
     try:
         if source.suffix.lower() == ".ipynb":
             return _notebook_to_conversation(request, source, out)
@@ -53,6 +57,16 @@ def run_export(request: ExportRequest, progress: Callable[[str], None] = print) 
         return ExportOutcome(error=text if text.startswith(str(source)) else f"{source}: {text}")
     except OSError as error:
         return ExportOutcome(error=f"could not write {out}: {error.strerror or error}")
+
+
+def overwrite_refusal(source: Path, out: Path, *, force: bool) -> str | None:
+    """Why `out` may not be written, or None: it is the input (never, whatever `force`), or an existing
+    file and `force` was not given."""
+    if out.exists() and out.resolve() == source.resolve():
+        return f"-o {out} is the input: name another file to write"
+    if out.exists() and not force:
+        return f"{out} exists: add --force to replace it, or name another file with -o"
+    return None
 
 
 def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:
@@ -107,6 +121,7 @@ def _conversation_to_notebook(
         include_failed=request.include_failed,
         redact=redactor.redact_data,
         artifacts_folder=folder,
+        artifact_folders=_settings_folders(),
     )
     outcome = ExportOutcome(path=out)
     if request.execute:
@@ -141,6 +156,9 @@ def _conversation_to_notebook(
         )
     outcome.lines += [
         f"Artifact not found (its link is left as it was): {p}" for p in result.missing_artifacts
+    ]
+    outcome.lines += [
+        f"Artifact outside the conversation's folders, not copied: {p}" for p in result.refused_artifacts
     ]
     if result.cut_outputs:
         outcome.lines.append(
@@ -182,6 +200,15 @@ def _redactor() -> Any:
     from twnb.session.factory import redactor_for
 
     return redactor_for(_settings())
+
+
+def _settings_folders() -> list[Path]:
+    """The session and artifacts folders the current folder's settings name (artifacts may live there)."""
+    plain = getattr(_settings(), "settings", None)
+    if plain is None:
+        return []
+    folders = [Path(str(plain.session_dir)).expanduser(), Path(str(plain.artifacts_dir)).expanduser()]
+    return [f if f.is_absolute() else Path.cwd() / f for f in folders]
 
 
 def _artifacts_folder() -> str:

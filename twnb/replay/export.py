@@ -7,7 +7,7 @@ in the notebook, its metadata or the Round bundles carries a secret the conversa
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ import nbformat
 
 from twnb.memory import Conversation, conversation_dict, write_text_atomic
 from twnb.memory.gc_pause import gc_paused
-from twnb.replay.artifacts import DEFAULT_FOLDER, copy_artifacts
+from twnb.replay.artifacts import DEFAULT_FOLDER, conversation_places, copy_artifacts, relink_messages
 from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
 from twnb.replay.notebook_cells import CodePiece, round_cells, setup_cell, title_cell
@@ -33,6 +33,7 @@ class ExportResult:
     pieces: dict[int, CodePiece] = field(default_factory=dict)  # cell index -> the code it ran
     copied_artifacts: list[Path] = field(default_factory=list)
     missing_artifacts: list[str] = field(default_factory=list)
+    refused_artifacts: list[str] = field(default_factory=list)  # outside the conversation's folders
     cut_outputs: list[str] = field(default_factory=list)
 
 
@@ -45,18 +46,24 @@ def build_notebook(
     include_failed: bool = True,
     redact: Callable[[Any], Any] | None = None,
     artifacts_folder: str = DEFAULT_FOLDER,
+    artifact_folders: Iterable[str | os.PathLike[str] | None] = (),
 ) -> ExportResult:
     """The notebook for `conversation`, to be written at `path` (artifacts are copied and large outputs
     kept beside it now; the notebook itself is written by `write_notebook`). Relative artifact paths
-    are read from `source_dir` (the conversation file's folder)."""
+    are read from `source_dir` (the conversation file's folder). Only artifacts in the conversation's
+    folders are copied: `source_dir`'s notebook folder and its default session folder, and
+    `artifact_folders` (the settings' session and artifacts folders); others are left out, named in
+    `refused_artifacts`."""
     path = Path(path)
     out_dir = path.parent.resolve()
     data = conversation.to_dict()
     conversation = Conversation.from_dict(redact(data) if redact else data, keep_ids=True)
     session_id = session_id or conversation.id
+    places = conversation_places(Path(source_dir), [Path(f) for f in artifact_folders if f is not None])
     copies = copy_artifacts(
-        conversation, source_dir=Path(source_dir), out_dir=out_dir, folder=artifacts_folder
+        conversation, source_dir=Path(source_dir), out_dir=out_dir, folder=artifacts_folder, places=places
     )
+    relink_messages(conversation, copies, source_dir=Path(source_dir), out_dir=out_dir)
     nb = nbformat.from_dict({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
     nb.cells.append(title_cell(conversation, session_id))
     nb.cells.append(setup_cell(path.name))
@@ -79,6 +86,7 @@ def build_notebook(
     }
     result.copied_artifacts = copies.copied
     result.missing_artifacts = copies.missing
+    result.refused_artifacts = copies.refused
     return result
 
 

@@ -77,12 +77,16 @@ class LiveKernel:
         timeout: float | None = None,
         session_dir: str = ".twnb",
         redact_secrets: tuple[str, ...] | None = None,
+        redactor: str | None = None,
         **executor_options: Any,
     ) -> dict[str, Any]:
-        """`redact_secrets`: give the executor a Redactor's `redact` that knows these values."""
+        """`redact_secrets`: give the executor a Redactor's `redact` that knows these values; `redactor`:
+        the name of a Redactor in the kernel whose `redact` and `remember` the executor gets."""
         redact = ""
         if redact_secrets is not None:
             redact = f"redact=__Redactor({list(redact_secrets)!r}, environ={{}}).redact, "
+        if redactor is not None:
+            redact = f"redact={redactor}.redact, remember_secrets={redactor}.remember, "
         setup = (
             "import json as __json, os as __os\n"
             "from twnb.kernel import LiveShellExecutor as __LSE, ScanLimits\n"

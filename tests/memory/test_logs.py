@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from twnb.memory.logs import get_logger, set_log_scrubber
+from twnb.memory.logs import every_record_scrubbed, get_logger, set_log_scrubber
 
 SECRET = "sk-canary-logs-0123456789"
 
@@ -50,3 +50,28 @@ def test_a_logged_traceback_is_scrubbed_too(root_handler):
         get_logger("twnb.test.exc").exception("failed")
     assert SECRET not in "\n".join(root_handler.lines)
     assert "RuntimeError: bad key [redacted]" in root_handler.lines[0]
+
+
+def test_inside_every_record_scrubbed_any_loggers_record_reaches_the_users_handler_scrubbed(root_handler):
+    with every_record_scrubbed(lambda text: text.replace(SECRET, "[redacted]")):
+        logging.getLogger("somelibrary.child").warning("connecting with %s", SECRET)
+    assert root_handler.lines == ["somelibrary.child connecting with [redacted]"]
+
+
+def test_outside_every_record_scrubbed_other_loggers_records_pass_unchanged(root_handler):
+    with every_record_scrubbed(lambda text: "[scrubbed]"):
+        pass
+    logging.getLogger("somelibrary.child").warning("value %s", "visible")
+    assert root_handler.lines == ["somelibrary.child value visible"]
+
+
+def test_every_record_scrubbed_scrubs_tracebacks_and_restores_make_record(root_handler):
+    root_handler.setFormatter(logging.Formatter("%(message)s | %(exc_text)s"))
+    plain = logging.Logger.makeRecord
+    with every_record_scrubbed(lambda text: text.replace(SECRET, "[redacted]")):
+        try:
+            raise RuntimeError(SECRET)
+        except RuntimeError:
+            logging.getLogger("somelibrary").exception("failed")
+    assert logging.Logger.makeRecord is plain
+    assert SECRET not in root_handler.lines[0] and "RuntimeError: [redacted]" in root_handler.lines[0]

@@ -58,3 +58,10 @@ def test_a_folder_is_not_a_file_to_copy(notebook):
 def test_an_autosave_belongs_to_the_notebook_that_holds_its_session_folder(notebook):
     assert notebook_folder_of(notebook / ".twnb" / "abc" / "rounds") == notebook
     assert notebook_folder_of(notebook / "twnb-artifacts" / "plot.png") == notebook / "twnb-artifacts"
+
+
+def test_the_default_session_folder_is_the_settings_default():
+    from twnb.config.table import SETTINGS_BY_NAME
+    from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER
+
+    assert SETTINGS_BY_NAME["session_dir"].default == DEFAULT_SESSION_FOLDER

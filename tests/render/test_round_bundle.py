@@ -201,6 +201,19 @@ def test_unreadable_artifact_preview_says_why(tmp_path):
     assert "data" not in preview
 
 
+def test_a_file_outside_the_notebooks_folder_is_never_read_for_a_preview(tmp_path):
+    notebook, elsewhere = tmp_path / "notebook", tmp_path / "elsewhere"
+    notebook.mkdir()
+    elsewhere.mkdir()
+    secret = elsewhere / "id_rsa"
+    secret.write_bytes(b"-----BEGIN OPENSSH PRIVATE KEY-----\nkey-bytes-canary\n")
+    (notebook / "plot.png").symlink_to(secret)  # a symlink the code left, or a loaded file names
+    _png(elsewhere / "chart.png", 4, 4)
+    for path in ("plot.png", "../elsewhere/chart.png", str(elsewhere / "chart.png")):
+        (preview,) = artifact_previews(_with_artifact(analysis_round(), path), notebook)
+        assert preview["omitted"] == "not a file in the notebook's folder" and "data" not in preview
+
+
 def test_non_image_artifacts_get_no_preview(tmp_path):
     (tmp_path / "table.csv").write_text("a,b\n1,2\n")
     assert artifact_previews(_with_artifact(analysis_round(), "table.csv"), tmp_path) == []

@@ -16,7 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ArtifactPlaces", "notebook_folder_of"]
+__all__ = ["DEFAULT_SESSION_FOLDER", "ArtifactPlaces", "notebook_folder_of"]
+
+# The session folder's name beside the notebook unless the `session_dir` setting says otherwise (the
+# settings table's default, kept equal by a test: importing the data model there would slow
+# `%load_ext twnb`): autosaves, cassettes, and an older session's images.
+DEFAULT_SESSION_FOLDER = ".twnb"
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,6 @@ def notebook_folder_of(path: str | os.PathLike[str]) -> Path:
     (`<notebook folder>/.twnb/<session>/rounds/`, the session folder hidden), the notebook's."""
     real = Path(path).expanduser().resolve()
     folder = real if real.is_dir() else real.parent
-    if folder.name == "rounds" and folder.parent.parent.name.startswith("."):
+    if folder.name == "rounds" and folder.parent.parent.name.startswith("."):  # any session folder
         return folder.parent.parent.parent
     return folder

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER, ArtifactPlaces
 from twnb.render.links import display_path
 
 PREVIEW_CAP_BYTES = 256 * 1024
@@ -31,11 +32,16 @@ def artifact_previews(
     Each preview holds a thumbnail (`"data"`, base64; at most THUMBNAIL_SIDE pixels a side when Pillow
     is installed, else the image itself when it fits the cap); `"omitted"` says why when neither fits.
     An image the Round's code displayed also names where the full image is in that execution's
-    captured outputs (`"output": {"post_id", "attachment_id", "index"}`).
+    captured outputs (`"output": {"post_id", "attachment_id", "index"}`). Only files in `base_dir`'s
+    tree (and its session folder) are read, symlinks resolved, hidden ones not: a loaded conversation,
+    or a symlink the code left, may name any file, and a preview would carry its bytes into the notebook.
     """
     previews: list[dict[str, Any]] = []
     seen: set[str] = set()
     shown = displayed_images(round)
+    places = None
+    if base_dir is not None:
+        places = ArtifactPlaces.of([base_dir, Path(base_dir) / DEFAULT_SESSION_FOLDER])
     for path_text in _artifact_paths(round):
         if path_text in seen:
             continue
@@ -45,7 +51,12 @@ def artifact_previews(
             path = Path(base_dir) / path
         if path.suffix.lower() not in IMAGE_SUFFIXES:
             continue
-        previews.append(_preview(path, display_path(path, base_dir), cap_bytes, shown))
+        name = display_path(path, base_dir)
+        if places is not None and path.exists() and places.admits(path) is None:
+            mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            previews.append({"path": name, "mime": mime, "omitted": "not a file in the notebook's folder"})
+            continue
+        previews.append(_preview(path, name, cap_bytes, shown))
     return previews
 
 

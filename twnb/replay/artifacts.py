@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from twnb.config.table import SETTINGS_BY_NAME
-from twnb.memory.artifact_places import ArtifactPlaces, notebook_folder_of
+from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER, ArtifactPlaces, notebook_folder_of
 
 DEFAULT_FOLDER = "twnb-artifacts"
 
@@ -30,8 +29,7 @@ def conversation_places(source_dir: Path, folders: Iterable[str | Path | None] =
     autosave belongs to), the session folder of that name by default, and `folders` (the settings'
     session and artifacts folders)."""
     notebook = notebook_folder_of(source_dir)
-    default_session = str(SETTINGS_BY_NAME["session_dir"].default)
-    return ArtifactPlaces.of([notebook, notebook / default_session, *folders])
+    return ArtifactPlaces.of([notebook, notebook / DEFAULT_SESSION_FOLDER, *folders])
 
 
 def visible_folder(setting: object) -> str:

@@ -87,6 +87,13 @@ ROWS = [
         ("polars", "duckdb"),
     ),
     (
+        "block_functions",
+        ["os.remove", "os.unlink"],
+        {"TWNB_BLOCK_FUNCTIONS": "os.remove, os.unlink"},
+        "code_interpreter:\n  block_functions: [os.remove, os.unlink]\n",
+        ("os.remove", "os.unlink"),
+    ),
+    (
         "prices",
         {"gpt-4.1": {"input": 2, "output": 8}},
         {"TWNB_PRICES": '{"gpt-4.1": {"input": 2, "output": 8}}'},

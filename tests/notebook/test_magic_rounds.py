@@ -179,6 +179,20 @@ def test_allow_modules_lets_a_module_through_verification(llm_shell, fake_llm):
     assert "colorsys" in system  # the CodeInterpreter is told it may import it
 
 
+def test_block_functions_refuses_a_call_verification_allows_by_default(llm_shell, fake_llm, tmp_path):
+    data = tmp_path / "keep.csv"
+    data.write_text("a\n1\n")
+    llm_shell.run_line_magic("config", "TaskWeaverMagics.block_functions = ['os.remove']")
+    fake_llm.load(_one_code_round(f"import os\nos.remove({str(data)!r})"))
+    llm_shell.run_cell("%%taskweaver\nDelete keep.csv")
+    assert data.is_file()
+    round = magics(llm_shell).notebook.conversation.rounds[-1]
+    refused = next(p for p in round.post_list if p.message.startswith("Verification refused"))
+    assert "os.remove" in refused.message
+    system = fake_llm.chat_requests()[1]["body"]["messages"][0]["content"]
+    assert "os.remove" in system  # the CodeInterpreter is told never to call it
+
+
 def test_timeout_flag_stops_slow_code_and_the_round_revises(llm_shell, fake_llm):
     import time
 

@@ -172,7 +172,7 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
         items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
         names = tuple(str(item).strip() for item in items if str(item).strip())
         if not all(_MODULE_NAME.fullmatch(name) for name in names):
-            raise bad("module names such as polars, duckdb")
+            raise bad("module names such as polars, duckdb (functions: os.remove)")
         return names
     if row.kind == "prices":
         return _prices(raw, bad)

@@ -250,6 +250,15 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="code_interpreter.allow_modules",
     ),
     Setting(
+        "block_functions",
+        "modules",
+        (),
+        "Functions generated code may not call besides those always refused, as imported names, "
+        "e.g. ['os.remove', 'os.unlink'] (TaskWeaver's code_interpreter.blocked_functions).",
+        env=("TWNB_BLOCK_FUNCTIONS",),
+        yaml_key="code_interpreter.block_functions",
+    ),
+    Setting(
         "prices",
         "prices",
         None,

@@ -163,10 +163,15 @@ def redactor_for(settings: Any) -> Redactor:
 
 
 def _verification(plain: Any) -> VerificationConfig:
-    from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, VerificationConfig
+    from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
 
     extra = frozenset(getattr(plain, "allow_modules", ()) or ())
-    return VerificationConfig(enabled=bool(plain.verify), allowed_modules=DEFAULT_ALLOWED_MODULES | extra)
+    blocked = frozenset(getattr(plain, "block_functions", ()) or ())
+    return VerificationConfig(
+        enabled=bool(plain.verify),
+        allowed_modules=DEFAULT_ALLOWED_MODULES | extra,
+        blocked_functions=DEFAULT_BLOCKED_FUNCTIONS | blocked,
+    )
 
 
 def _replay_path(settings: Any) -> Path | None:

@@ -1,5 +1,6 @@
 """The `twnb` command line: `twnb demo` runs the quickstart analysis headless; `twnb export` turns a
-conversation into a notebook (and re-runs it) or a notebook back into a conversation."""
+conversation into a notebook (and re-runs it) or a notebook back into a conversation; `twnb eval` runs
+TaskWeaver's evaluation cases against models, as notebooks (twnb/evaluation/command.py)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
     add_export_parser(commands)
+    from twnb.evaluation.command import add_eval_parser
+
+    add_eval_parser(commands)
     return parser
 
 
@@ -192,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_demo_command(args)
     if args.command == "export":
         return run_export_command(args)
+    if args.command == "eval":
+        from twnb.evaluation.command import run_eval_command
+
+        return run_eval_command(args)
     parser.print_help()
     return 0
 

@@ -1,0 +1,112 @@
+"""A case's notebook, run in a fresh kernel one cell at a time as the virtual user speaks.
+
+The same parts as `twnb demo` and `twnb export --execute`: this interpreter's ipykernel
+(`this_python_kernel_manager`), nbclient's `setup_kernel`/`execute_cell`, the kernel's stderr in a
+log file. Unlike the demo the notebook is not known in advance: each `%%taskweaver` cell is added
+when the virtual user has said what it holds, then run, and its Round read back from its output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import nbformat
+
+from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
+from twnb.kernel.this_python import this_python_kernel_manager
+
+__all__ = ["CaseNotebook", "KernelFailure"]
+
+KERNEL_LOG = "kernel.log"
+
+
+class KernelFailure(RuntimeError):
+    """The case's kernel could not start, died, or a set-up cell failed; the message says which."""
+
+
+class CaseNotebook:
+    """Use as a context manager: the kernel lives inside the `with` block and the notebook is written
+    when it ends, however it ends."""
+
+    def __init__(self, folder: Path, notebook_file: str, env: dict[str, str], timeout: int) -> None:
+        self.folder = folder
+        self.path = folder / notebook_file
+        self.env = env
+        self.timeout = timeout
+        self.nb = nbformat.v4.new_notebook()
+        self.nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        self.nb.metadata["language_info"] = {"name": "python"}
+        self._stack = contextlib.ExitStack()
+        self._client: Any = None
+
+    def __enter__(self) -> CaseNotebook:
+        from nbclient import NotebookClient
+
+        self._client = NotebookClient(
+            self.nb,
+            km=this_python_kernel_manager(),
+            timeout=self.timeout,
+            allow_errors=True,
+            interrupt_on_timeout=True,
+            resources={"metadata": {"path": str(self.folder)}},
+        )
+        # The kernel's own stderr (start-up notices, a crash) goes to a file beside the notebook.
+        log = self._stack.enter_context((self.folder / KERNEL_LOG).open("w", encoding="utf-8"))
+        try:
+            self._stack.enter_context(self._client.setup_kernel(env=self.env, stderr=log))
+        except RuntimeError as error:
+            self._stack.close()
+            raise KernelFailure(f"the case's kernel did not start: {error}") from error
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        try:
+            self._stack.close()
+        finally:
+            self.write()
+
+    def write(self) -> None:
+        nbformat.write(self.nb, self.path)
+
+    def add_markdown(self, text: str) -> None:
+        self.nb.cells.append(nbformat.v4.new_markdown_cell(text))
+
+    def run_setup(self, source: str) -> None:
+        """Run a set-up cell (`%load_ext twnb`, the case's settings); a KernelFailure if it fails."""
+        outputs = self._run(source)
+        error = next((o for o in outputs if o.get("output_type") == "error"), None)
+        if error is not None:
+            raise KernelFailure(f"the set-up cell failed: {error.get('ename')}: {error.get('evalue')}")
+
+    def ask(self, request: str) -> AgentTurn:
+        """Run one `%%taskweaver` cell holding `request` and read its Round. A cell past the time limit
+        is interrupted (nbclient), which ends its Round; the turn then says it ran out of time."""
+        started = time.monotonic()
+        outputs = self._run(f"%%taskweaver\n{request}")
+        seconds = time.monotonic() - started
+        turn = turn_from_outputs(request, outputs, seconds)
+        if seconds >= self.timeout:
+            turn.state = "failed"
+            turn.failure = f"the Round took longer than {self.timeout} s and was interrupted"
+        return turn
+
+    def run_quietly(self, source: str) -> list[Any]:
+        """Run a code cell whose outputs the caller reads (e.g. `%taskweaver save`)."""
+        return self._run(source)
+
+    def _run(self, source: str) -> list[Any]:
+        from nbclient.exceptions import DeadKernelError
+
+        cell = nbformat.v4.new_code_cell(source)
+        self.nb.cells.append(cell)
+        try:
+            self._client.execute_cell(cell, len(self.nb.cells) - 1)
+        except DeadKernelError as error:
+            raise KernelFailure(f"the case's kernel died; its log: {self.folder / KERNEL_LOG}") from error
+        return list(cell.outputs)

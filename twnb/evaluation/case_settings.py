@@ -1,0 +1,203 @@
+"""What a case asks of the agent, in twnb's terms: its settings, and whether twnb can run it at all.
+
+TaskWeaver's `config_var` keys are mapped to twnb settings where twnb has one (the case's notebook
+sets them with `%config TaskWeaverMagics.NAME = VALUE`, so a reader sees them). Keys twnb has no
+setting for are named in the case's notes and otherwise ignored. A case is skipped, with why, when it
+needs what twnb does not have: a role other than the Planner and the CodeInterpreter (web search,
+document retrieval, ...), TaskWeaver's container mode, TaskWeaver plugins, shell commands to run
+first (`pre_command`), or a Python package that is not installed (`dependencies`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from twnb.evaluation.case_file import EvalCase
+from twnb.memory import load_yaml_file
+
+__all__ = ["CaseSetup", "case_setup", "missing_dependencies", "setting_lines"]
+
+# TaskWeaver key -> twnb setting. (`code_verification.code_verification_on` is how one of TaskWeaver's
+# own cases spells the first.)
+MAPPED: dict[str, str] = {
+    "code_interpreter.code_verification_on": "verify",
+    "code_verification.code_verification_on": "verify",
+    "code_interpreter.max_retry_count": "max_retries",
+    "session.max_internal_chat_round_num": "max_posts",
+    "code_interpreter.blocked_functions": "block_functions",
+}
+
+# The roles twnb has, by TaskWeaver's names for them.
+ROLES = frozenset({"planner", "code_interpreter"})
+
+# What TaskWeaver's other roles are, for the reason a case needing one is skipped.
+ROLE_NEEDS = {
+    "web_search": "a web search service",
+    "web_explorer": "a web browser",
+    "document_retriever": "a document index",
+    "code_interpreter_cli_only": "a command-line-only code interpreter",
+    "code_interpreter_plugin_only": "TaskWeaver plugins (plugin-only mode)",
+    "image_reader": "an image-reading role",
+    "recepta": "TaskWeaver's Recepta role",
+    "echo": "TaskWeaver's Echo role",
+}
+
+# Keys twnb has no setting for, with what twnb does instead (anything else: "not a twnb setting").
+EXPLAINED: dict[str, str] = {
+    "planner.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
+    "code_generator.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
+    "code_interpreter.code_prefix": "twnb runs the code as the model wrote it",
+    "code_generator.auto_plugin_selection_topk": "twnb has no plugin selection",
+    "code_interpreter.allowed_modules": "twnb keeps its own list of modules; allow_modules adds to it",
+    "llm.model": "the model comes from --model",
+    "llm.api_base": "the server comes from twnb's settings",
+    "llm.api_type": "the server comes from twnb's settings",
+}
+
+
+@dataclass
+class CaseSetup:
+    """The twnb settings the case's notebook sets, notes on what was not mapped, and why it cannot
+    run (empty: it can)."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    skip_reasons: list[str] = field(default_factory=list)
+
+
+def case_setup(case: EvalCase) -> CaseSetup:
+    setup = CaseSetup()
+    for key, value in case.config_var.items():
+        _map_setting(str(key), value, setup)
+    for plugin in _plugins_named(case):
+        setup.skip_reasons.append(
+            f"it names the TaskWeaver plugin {plugin} of its app_dir, and twnb does not load TaskWeaver "
+            "plugins yet"
+        )
+    if case.pre_command:
+        setup.skip_reasons.append(
+            "it needs shell commands run first (pre_command), which twnb eval does not run: "
+            + "; ".join(case.pre_command)
+        )
+    setup.skip_reasons.extend(missing_dependencies(case.dependencies))
+    if case.unknown_keys:
+        setup.notes.append(f"unknown case keys ignored: {', '.join(case.unknown_keys)}")
+    return setup
+
+
+def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
+    if key == "execution_service.kernel_mode":
+        if str(value) != "local":
+            setup.skip_reasons.append(
+                f"it runs code in TaskWeaver's {value} mode; twnb runs code on the notebook's own kernel"
+            )
+        return
+    if key == "session.roles":
+        roles = [str(role) for role in value] if isinstance(value, list) else [str(value)]
+        missing = [role for role in roles if role not in ROLES]
+        for role in missing:
+            need = ROLE_NEEDS.get(role, "a role twnb does not have")
+            setup.skip_reasons.append(f"it needs the role {role} ({need})")
+        if not missing and "planner" not in roles:
+            setup.notes.append("session.roles without a planner: twnb always plans with its Planner")
+        return
+    if key == "code_generator.enable_auto_plugin_selection":
+        if value:
+            setup.skip_reasons.append("it selects TaskWeaver plugins automatically; twnb has no plugins yet")
+        return
+    setting = MAPPED.get(key)
+    if setting is None:
+        prefix = key.split(".", 1)[0]
+        why = EXPLAINED.get(key) or (
+            f"for the role {prefix}" if prefix in ROLE_NEEDS else "not a twnb setting"
+        )
+        setup.notes.append(f"{key}: not mapped ({why}); ignored")
+        return
+    try:
+        setup.settings[setting] = _coerce(setting, value)
+    except ValueError as error:
+        setup.skip_reasons.append(f"config_var {key}: {error}")
+        return
+    if setting == "block_functions":
+        setup.notes.append(f"{key} is mapped to block_functions: added to the functions twnb always refuses")
+
+
+def _coerce(setting: str, value: Any) -> Any:
+    if setting == "verify":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "1", "on"):
+            return True
+        if text in ("false", "no", "0", "off"):
+            return False
+        raise ValueError(f"expected true or false, got {value!r}")
+    if setting in ("max_retries", "max_posts"):
+        if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit():
+            raise ValueError(f"expected a whole number, got {value!r}")
+        return int(str(value).strip())
+    items = value if isinstance(value, list) else str(value).split(",")
+    names = [str(item).strip() for item in items if str(item).strip()]
+    if not all(re.fullmatch(r"[A-Za-z_][\w.]*", name) for name in names):
+        raise ValueError(f"expected names such as os.remove, got {value!r}")
+    return names
+
+
+def setting_lines(settings: Mapping[str, Any]) -> list[str]:
+    """`%config` lines that set `settings` in the case's kernel (values as Python literals)."""
+    return [f"%config TaskWeaverMagics.{name} = {value!r}" for name, value in settings.items()]
+
+
+def missing_dependencies(dependencies: tuple[str, ...]) -> list[str]:
+    """Why each dependency is not met in this Python (the case's kernel runs on it); [] when all are."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    reasons = []
+    for spec in dependencies:
+        try:
+            requirement = Requirement(spec)
+        except InvalidRequirement:
+            reasons.append(f"its dependency {spec!r} is not a requirement pip understands (e.g. numpy>=1.24)")
+            continue
+        try:
+            installed = importlib.metadata.version(requirement.name)
+        except importlib.metadata.PackageNotFoundError:
+            reasons.append(f"it needs {requirement.name}, which is not installed (pip install '{spec}')")
+            continue
+        if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
+            reasons.append(f"it needs {spec}, and {requirement.name} {installed} is installed")
+    return reasons
+
+
+def _plugins_named(case: EvalCase) -> list[str]:
+    """Plugins of the case's TaskWeaver project (app_dir/plugins) that its task or scoring points name.
+
+    TaskWeaver resolves app_dir from the folder its evaluation runs in (the one holding cases/), so it
+    is looked for beside the case file, then one and two folders up."""
+    if not case.app_dir:
+        return []
+    plugins_folder = next(
+        (
+            base / case.app_dir / "plugins"
+            for base in (case.folder, case.folder.parent, case.folder.parent.parent)
+            if (base / case.app_dir / "plugins").is_dir()
+        ),
+        None,
+    )
+    if plugins_folder is None:
+        return []
+    names = []
+    for spec in sorted(plugins_folder.glob("*.yaml")):
+        try:
+            data = load_yaml_file(spec)
+        except (OSError, ValueError):
+            continue
+        name = data.get("name") if isinstance(data, Mapping) else None
+        if isinstance(name, str) and name:
+            names.append(name)
+    text = "\n".join([case.task_description, *(point.score_point for point in case.scoring_points)])
+    return [name for name in names if re.search(rf"\b{re.escape(name)}\b", text)]

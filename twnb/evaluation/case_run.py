@@ -123,7 +123,8 @@ def _converse_and_judge(
             notebook.run_setup("\n".join(["%load_ext twnb", *setting_lines(settings)]))
             request = virtual_user.first_request()
             while not virtual_user.is_done(request):
-                turn = notebook.ask(request)
+                # The request becomes a cell of a saved notebook: no secret may go there.
+                turn = notebook.ask(access.redactor.redact(request))
                 result.turns.append(turn)
                 progress(spec, f"Round {len(result.turns)} {turn.state} ({turn.seconds:.1f} s)")
                 if turn.failed:

@@ -89,7 +89,7 @@ class ModelAccess:
         try:
             self.resolved.require_api_key()
         except SettingsError as error:
-            raise ModelAccessError(f"twnb eval talks to live models: {error}") from error
+            raise ModelAccessError(f"a live run needs a model server: {error}") from error
 
     def _recording(self, relative: Path, name: str, of_whom: str) -> Path:
         """The cassette `name` of the run at `relative` in the replayed folder; it must be there."""

@@ -27,7 +27,15 @@ from twnb.evaluation.run_spec import CaseRun
 from twnb.evaluation.score_table import ScoreTable
 from twnb.memory.clock import now_iso
 
-__all__ = ["EvalError", "EvalOptions", "EvalOutcome", "model_folder", "run_evaluation"]
+__all__ = [
+    "EvalError",
+    "EvalOptions",
+    "EvalOutcome",
+    "collect_results",
+    "model_folder",
+    "run_evaluation",
+    "write_result_files",
+]
 
 RESULTS_CSV = "results.csv"
 REPORT_MD = "report.md"
@@ -273,14 +281,20 @@ def _key(spec: CaseRun) -> tuple[str, str, int]:
 
 
 def _write_results(out: Path, ran: list[CaseResult], resumed: list[CaseResult]) -> EvalOutcome:
-    entries = collect_results(out)
+    entries, csv_path, md, page = write_result_files(out)
     results = [entry.result for entry in entries]
+    return EvalOutcome(ran, resumed, results, ScoreTable.of(results), csv_path, md, page)
+
+
+def write_result_files(out: Path) -> tuple[list[RunEntry], Path, Path, Path]:
+    """results.csv, report.md and report.html from every run's result in `out`."""
+    entries = collect_results(out)
     csv_path = write_results_csv(out / RESULTS_CSV, [(e.result, e.folder) for e in entries])
     md = out / REPORT_MD
     md.write_text(report_markdown(entries, out_dir=out), encoding="utf-8")
     page = out / REPORT_HTML
     page.write_text(report_html(entries, out_dir=out), encoding="utf-8")
-    return EvalOutcome(ran, resumed, results, ScoreTable.of(results), csv_path, md, page)
+    return entries, csv_path, md, page
 
 
 def collect_results(out: Path) -> list[RunEntry]:

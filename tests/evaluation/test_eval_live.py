@@ -298,3 +298,21 @@ def test_the_case_notebook_is_what_a_person_would_read(tmp_path, live, make_case
     assert sources[3] == "%taskweaver save conversation.yaml"
     assert "planner.prompt_compression: not mapped" in sources[0]
     assert "| 1 | The agent says 42 | 1 | hit | evaluator | It said 42. |" in sources[-1]
+
+
+def test_a_kernel_that_dies_is_an_error_with_why_and_the_next_case_still_runs(tmp_path, live, make_case):
+    make_case("dies", config_var={"code_interpreter.code_verification_on": False})
+    make_case("lives")
+    live.load(
+        _script(
+            _agent_round(code="import os\nos._exit(1)"),
+            {USER: ["Go."]},
+            _agent_round(),
+            {USER: ["What is 6 times 7?", "TASK_FINISHED"], JUDGE: [YES]},
+        )
+    )
+    outcome, _ = _evaluate(tmp_path, [tmp_path / "cases"], models=["agent-model"])
+    dies, lives = outcome.ran
+    assert dies.status == "error" and dies.failures[0].startswith("the case's kernel died")
+    assert lives.status == "scored" and lives.normalized_score == 1.0
+    assert (tmp_path / "out" / "agent-model" / "dies" / "dies.ipynb").is_file()  # the notebook so far

@@ -78,7 +78,12 @@ def _conversation(source) -> Conversation:
         Attachment.create(AttachmentType.artifact_paths, [str(source / ".twnb" / "squares.png")])
     )
     round.add_post(coder)
-    answer = Post.create(f"The sum of the squares is 55. {HOSTILE}", "Planner", "User")
+    # The answer links to the file where the session saved it; the export links to its copy instead.
+    answer = Post.create(
+        f"The sum of the squares is 55, [plotted]({source / '.twnb' / 'squares.png'}). {HOSTILE}",
+        "Planner",
+        "User",
+    )
     answer.add_attachment(Attachment.create(AttachmentType.plan, "1. plot the squares\n2. report"))
     answer.add_attachment(Attachment.create(AttachmentType.current_plan_step, "2. report"))
     answer.add_attachment(Attachment.create(AttachmentType.stop, "Completed"))
@@ -131,6 +136,16 @@ def test_the_copied_artifact_loads_from_the_visible_folder(page, lab_without_ext
     assert (lab.root / "twnb-artifacts" / "squares.png").read_bytes() == PNG
     response = page.request.get(lab.server.url("files/twnb-artifacts/squares.png"))
     assert response.ok
+
+
+def test_every_link_to_an_artifact_loads(page):
+    links = page.locator(".jp-MarkdownCell a[href], .jp-OutputArea a[href]")
+    expect(links.filter(has_text="plotted").first).to_be_visible(timeout=UI_TIMEOUT_MS)
+    hrefs = links.evaluate_all("anchors => anchors.map(a => a.href)")
+    to_files = [href for href in hrefs if "squares.png" in href]
+    assert len(to_files) >= 2  # the answer's link and the Artifacts line, in the Markdown and the Round
+    for href in to_files:
+        assert page.request.get(href).ok, href
 
 
 def test_no_widget_and_no_red_output(page):

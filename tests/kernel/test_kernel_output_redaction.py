@@ -274,3 +274,12 @@ def test_the_kernel_executor_redacts_a_raised_exception(kernel_executor):
     result = kernel_executor.run(RAISING)
     assert result.error is not None and result.error.ename == "ValueError"
     assert _leaked(_outputs(result.to_dict())) == []
+
+
+def test_the_kernel_executor_redacts_display_metadata(kernel_executor):
+    code = (
+        "from IPython.display import HTML, display\n" + f"display(HTML('x'), metadata={{'note': {SECRET!r}}})"
+    )
+    result = kernel_executor.run(code)
+    (display,) = [o for o in result.to_dict()["outputs"] if o["output_type"] == "display_data"]
+    assert display["metadata"] == {"note": "[redacted]"}

@@ -23,7 +23,7 @@ from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputReco
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.outcome import build_result, traceback_text
-from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle
+from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact_value
 from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
@@ -493,13 +493,14 @@ class _Relay:
             return
         self.drain()  # held stream text came first
         if kind in ("display_data", "update_display_data", "execute_result"):
-            data = content.get("data", {})
-            data = redact_bundle(data, redact) if redact is not None else data
+            data, metadata = content.get("data", {}), content.get("metadata")
+            if redact is not None:  # the metadata is kept beside the output: display(obj, metadata={...})
+                data, metadata = redact_bundle(data, redact), redact_value(metadata, redact)
             if kind == "execute_result":
-                recorder.execute_result(data, content.get("metadata"))
+                recorder.execute_result(data, metadata)
             else:
                 display_id = (content.get("transient") or {}).get("display_id")
-                recorder.display(data, content.get("metadata"), display_id, kind == "update_display_data")
+                recorder.display(data, metadata, display_id, kind == "update_display_data")
         elif kind == "error":
             ename, evalue = content.get("ename", ""), content.get("evalue", "")
             stb = list(content.get("traceback", []))

@@ -9,7 +9,7 @@ from urllib.parse import quote, quote_plus, urlparse
 import pytest
 
 from twnb.config.redaction import Redactor
-from twnb.config.secret_rules import REDACTED
+from twnb.config.secret_rules import REDACTED, is_credential_variable
 
 # A password with every character the encodings below change: \ " ' & < > @ / space and a non-ASCII one.
 SECRET = "pa\\ss\"w'rd&<x>@/ é-Zq81"
@@ -156,3 +156,32 @@ def test_a_sqlalchemy_url_from_the_environment_never_shows_the_password_even_as_
     url = sqlalchemy.engine.make_url(environ["DATABASE_URL"])
     redacted = Redactor(environ=environ).redact(f"{tuple(url)} {url.password}")
     assert "Zx81Qa7" not in redacted and "analyst" in redacted
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("hf_token", "hfval-1234-abcd"),
+        ("dbPassword", "Zx81!qa7w"),
+        ("api_key", "k-123456789"),
+        ("secret", "s3cr3t-v4lue"),
+    ],
+)
+def test_a_credential_variable_is_one_the_redactor_keeps(name, value):
+    assert is_credential_variable(name, value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("key", "customer_id"),  # `for key in columns:` leaves a column name
+        ("sort_key", "order-date-2024"),
+        ("api_key_env", "OPENAI_API_KEY"),  # names where the key is, is not one
+        ("token", "tokenization"),  # `for token in text.split():` leaves a word
+        ("password_length", "12345678"),
+        ("db_password", "short"),
+        ("secret", "a sentence with spaces in it"),
+    ],
+)
+def test_a_loop_or_settings_variable_is_not_a_credential(name, value):
+    assert not is_credential_variable(name, value)

@@ -37,6 +37,7 @@ __all__ = [
     "REDACTED",
     "has_secret_shape",
     "is_credential_field",
+    "is_credential_variable",
     "is_secret_name",
     "mentions_secret_name",
     "redact_shapes",
@@ -132,6 +133,18 @@ def mentions_secret_name(text: str) -> bool:
 def is_credential_field(name: str) -> bool:
     """True for data or header field names whose whole value is a credential."""
     return bool(_SECRET_FIELD.search(name))
+
+
+def is_credential_variable(name: str, value: str) -> bool:
+    """True when a notebook variable holds a credential the redactor should keep for the session: named
+    like one (`hf_token`, `db_password`, `api_key`, `dbPassword`; narrower than `is_secret_name`, since
+    `key` and `sort_key` are loop and column names in notebooks) and valued like one (8 characters or
+    more, not one plain word or number: `for token in text.split()` leaves a word, not a key)."""
+    if not (name.upper().endswith(_SECRET_ENDINGS) or is_credential_field(name)):
+        return False
+    if len(value) < MIN_SECRET_LENGTH or value.isalpha() or value.isdigit():
+        return False
+    return "-----BEGIN " in value or not any(char.isspace() for char in value)
 
 
 def secret_environment_values(environ: Mapping[str, str]) -> set[str]:

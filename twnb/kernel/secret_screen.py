@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from twnb.config.secret_rules import (
     has_secret_shape,
+    is_credential_variable,
     is_secret_name,
     mentions_secret_name,
     redact_shapes,
@@ -74,13 +75,18 @@ MAX_SECRET_VARIABLE_CHARS = 8192
 
 
 def secret_variable_values(namespace: Mapping[str, object]) -> list[str]:
-    """The text values of the namespace's secret-named variables (`hf_token`, `dbPassword`): the
-    redactor keeps them as secrets after the variable is deleted or rebound."""
+    """The text values of the namespace's credential variables (`hf_token`, `dbPassword`, by
+    `is_credential_variable`): the redactor keeps them as secrets after the variable is deleted or
+    rebound."""
     values = []
     for name, value in list(namespace.items()):
-        if not isinstance(value, str | bytes) or len(value) > MAX_SECRET_VARIABLE_CHARS:
+        if (
+            not isinstance(value, str | bytes)
+            or len(value) > MAX_SECRET_VARIABLE_CHARS
+            or name.startswith("_")
+        ):
             continue
-        if name.startswith("_") or not is_secret_name(name):
-            continue
-        values.append(value.decode("utf-8", "replace") if isinstance(value, bytes) else value)
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if is_credential_variable(name, text):
+            values.append(text)
     return values

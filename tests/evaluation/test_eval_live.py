@@ -316,3 +316,46 @@ def test_a_kernel_that_dies_is_an_error_with_why_and_the_next_case_still_runs(tm
     assert dies.status == "error" and dies.failures[0].startswith("the case's kernel died")
     assert lives.status == "scored" and lives.normalized_score == 1.0
     assert (tmp_path / "out" / "agent-model" / "dies" / "dies.ipynb").is_file()  # the notebook so far
+
+
+def test_a_run_told_to_stop_ends_before_its_next_cell_and_says_so(tmp_path, live, make_case):
+    import threading
+
+    from twnb.evaluation.case_file import read_case
+    from twnb.evaluation.case_run import run_case
+    from twnb.evaluation.model_access import ModelAccess
+    from twnb.evaluation.run_spec import CaseRun
+
+    case = read_case(make_case("calc"))
+    live.load({USER: ["What is 6 times 7?"]})
+    stop = threading.Event()
+    stop.set()
+    spec = CaseRun(case, "agent-model", "agent-model", "agent-model", 1, Path("agent-model/calc"))
+    result = run_case(spec, tmp_path / "out", ModelAccess.create(), stop=stop)
+    assert (result.status, result.failures) == ("error", ["interrupted (Ctrl-C) after 0 Rounds"])
+    assert [r["role"] for r in live.chat_requests()] == [USER]  # no Round was asked for
+
+
+def test_ctrl_c_keeps_the_table_of_what_finished_and_resume_runs_the_rest(tmp_path, live, make_case):
+    make_case("first")
+    make_case("second")
+
+    def interrupt_in_the_second(line: str) -> None:
+        if "second: Round 1" in line:
+            raise KeyboardInterrupt
+
+    live.load(
+        _script(_agent_round(), _agent_round(), {USER: ["6 x 7?", "TASK_FINISHED", "6 x 7?"], JUDGE: [YES]})
+    )
+    options = EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["agent-model"])
+    with pytest.raises(KeyboardInterrupt):
+        run_evaluation(options, progress=interrupt_in_the_second)
+    assert [(r["case_file"], r["status"]) for r in _csv(tmp_path / "out" / "results.csv")] == [
+        ("first", "scored"),
+        ("second", "running"),
+    ]
+    live.load(_script(_agent_round(), {USER: ["6 x 7?", "TASK_FINISHED"], JUDGE: [YES]}))
+    options.resume = True
+    outcome = run_evaluation(options, progress=lambda line: None)
+    assert [r.case for r in outcome.ran] == ["second"] and [r.case for r in outcome.resumed] == ["first"]
+    assert [r.status for r in outcome.all_results] == ["scored", "scored"]

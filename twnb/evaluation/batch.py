@@ -130,7 +130,11 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
             "      each model plays its own virtual user and judges itself; give --user-model and "
             "--evaluator-model for one judge of all"
         )
-    ran += _run_all(to_run, out, access, options, progress)
+    try:
+        ran += _run_all(to_run, out, access, options, progress)
+    except KeyboardInterrupt:
+        write_result_files(out)  # what finished is in the table; --resume runs the rest
+        raise
     return _write_results(out, ran, resumed)
 
 
@@ -244,6 +248,7 @@ def _run_all(
     plan: list[CaseRun], out: Path, access: ModelAccess, options: EvalOptions, progress: Callable[[str], None]
 ) -> list[CaseResult]:
     lock = threading.Lock()
+    stop = threading.Event()
     numbers = {_key(spec): number for number, spec in enumerate(plan, start=1)}
 
     def say(spec: CaseRun, text: str) -> None:
@@ -254,7 +259,13 @@ def _run_all(
         say(spec, "started")
         try:
             return run_case(
-                spec, out, access, timeout=options.timeout, max_rounds=options.max_rounds, progress=say
+                spec,
+                out,
+                access,
+                timeout=options.timeout,
+                max_rounds=options.max_rounds,
+                progress=say,
+                stop=stop,
             )
         except RunFolderError as error:  # checked before the start; another process got there since
             return CaseResult(
@@ -269,8 +280,11 @@ def _run_all(
     try:
         futures = [pool.submit(one, spec) for spec in plan]
         results.extend(future.result() for future in as_completed(futures))
+    except KeyboardInterrupt:
+        # Runs not started are dropped; those running end after the cell they are in.
+        stop.set()
+        raise
     finally:
-        # Ctrl-C: runs not started are dropped; those running end with their current cell.
         pool.shutdown(wait=True, cancel_futures=True)
     order = {_key(spec): i for i, spec in enumerate(plan)}
     return sorted(results, key=lambda r: order.get((r.model, r.case, r.run), len(order)))

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +43,10 @@ class RunFolderError(RuntimeError):
     """The run's folder holds files twnb eval did not write: they are never deleted."""
 
 
+class RunStopped(RuntimeError):
+    """The evaluation was interrupted (Ctrl-C) while this run went on in a thread of its own."""
+
+
 Progress = Callable[[CaseRun, str], None]
 
 
@@ -53,9 +58,11 @@ def run_case(
     timeout: int = 600,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     progress: Progress = lambda spec, text: None,
+    stop: threading.Event | None = None,
 ) -> CaseResult:
     """Run `spec` into `out_dir / spec.relative` and return (and save) its result. Never raises for
-    what goes wrong inside the run: that is the result's status `error` with its failures."""
+    what goes wrong inside the run: that is the result's status `error` with its failures. `stop`, once
+    set (Ctrl-C while runs go on in threads), ends the run before its next cell or scoring point."""
     started = time.monotonic()
     folder = out_dir / spec.relative
     case = spec.case
@@ -81,7 +88,20 @@ def run_case(
     write_result(folder, result)
     try:
         _copy_data_files(case, folder)
-        _converse_and_judge(spec, folder, access, setup.settings, result, timeout, max_rounds, progress)
+        _converse_and_judge(
+            spec,
+            folder,
+            access,
+            setup.settings,
+            result,
+            timeout,
+            max_rounds,
+            progress,
+            stop or threading.Event(),
+        )
+    except RunStopped:
+        result.status = "error"
+        result.failures.append(f"interrupted (Ctrl-C) after {len(result.turns)} Rounds")
     except (KernelFailure, ModelAccessError, FileNotFoundError) as error:
         result.status = "error"
         result.failures.append(str(error))
@@ -107,6 +127,7 @@ def _converse_and_judge(
     timeout: int,
     max_rounds: int,
     progress: Progress,
+    stop: threading.Event,
 ) -> None:
     case = spec.case
     env = access.agent_environment(spec.model, spec.relative)
@@ -123,6 +144,7 @@ def _converse_and_judge(
             notebook.run_setup("\n".join(["%load_ext twnb", *setting_lines(settings)]))
             request = virtual_user.first_request()
             while not virtual_user.is_done(request):
+                _check(stop)
                 # The request becomes a cell of a saved notebook: no secret may go there.
                 turn = notebook.ask(access.redactor.redact(request))
                 result.turns.append(turn)
@@ -137,10 +159,12 @@ def _converse_and_judge(
                     break
             _save_conversation(notebook, result)
             result.chat_history = virtual_user.history
-            result.verdicts = [
-                _judge(point, case.task_description, result, folder, Evaluator(judge), access)
-                for point in case.scoring_points
-            ]
+            result.verdicts = []
+            for point in case.scoring_points:
+                _check(stop)
+                result.verdicts.append(
+                    _judge(point, case.task_description, result, folder, Evaluator(judge), access)
+                )
             unjudged = [v for v in result.verdicts if v.hit is None]
             for verdict in unjudged:
                 result.failures.append(f"not judged: {verdict.point.score_point}: {verdict.error}")
@@ -151,6 +175,11 @@ def _converse_and_judge(
         result.user_spend = user.spend
         result.evaluator_spend = judge.spend
         result.agent_spend = _agent_spend(result)
+
+
+def _check(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise RunStopped
 
 
 def _judge(

@@ -102,6 +102,19 @@ def test_a_plugin_of_the_cases_project_named_in_a_scoring_point_skips_the_case(t
     ]
 
 
+def test_a_file_named_like_a_plugin_is_not_the_plugin(tmp_path: Path, make_case):
+    plugins = tmp_path / "project" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "anomaly_detection.yaml").write_text(yaml.safe_dump({"name": "anomaly_detection"}))
+    setup = _setup(
+        make_case,
+        app_dir="../project/",
+        task_description="Pull the table from ./anomaly_detection.db and average it by month.",
+        scoring_points=[{"score_point": "The data comes from anomaly_detection.db.", "weight": 1}],
+    )
+    assert setup.skip_reasons == []
+
+
 def test_shell_commands_to_run_first_skip_the_case(make_case):
     setup = _setup(make_case, pre_command=["python -m plugin_mgt --refresh"])
     assert setup.skip_reasons == [

@@ -84,3 +84,8 @@ def test_the_help_shows_the_options_of_the_contract(capsys):
         "--resume",
     ):
         assert option in text
+
+
+def test_two_models_whose_names_make_one_folder_are_refused(clean_env, make_case, capsys):
+    assert main(["eval", str(make_case("calc")), "--model", "a/b", "--model", "a:b"]) == 2
+    assert "the models a/b and a:b would share the folder a_b" in _err(capsys)

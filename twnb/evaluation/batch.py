@@ -96,7 +96,8 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
     except (CaseError, ModelAccessError) as error:
         raise EvalError(str(error)) from error
     _refuse_duplicate_names(cases, broken)
-    models = options.models or _default_models(access)
+    models = list(dict.fromkeys(options.models)) or _default_models(access)
+    _refuse_shared_folders(models)
     out = options.out_dir.resolve()
     plan = [
         CaseRun(
@@ -184,6 +185,17 @@ def _refuse_duplicate_names(cases: list[EvalCase], broken: list[tuple[Path, str]
                 "folder of its name: rename one"
             )
         seen[name] = path
+
+
+def _refuse_shared_folders(models: list[str]) -> None:
+    folders: dict[str, str] = {}
+    for model in models:
+        other = folders.setdefault(model_folder(model), model)
+        if other != model:
+            raise EvalError(
+                f"the models {other} and {model} would share the folder {model_folder(model)}: compare them "
+                "in two runs with different -o folders"
+            )
 
 
 def _check_folders(out: Path, plan: list[CaseRun]) -> None:

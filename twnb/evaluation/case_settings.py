@@ -200,4 +200,5 @@ def _plugins_named(case: EvalCase) -> list[str]:
         if isinstance(name, str) and name:
             names.append(name)
     text = "\n".join([case.task_description, *(point.score_point for point in case.scoring_points)])
-    return [name for name in names if re.search(rf"\b{re.escape(name)}\b", text)]
+    # The name as a word, not part of a file name or path (`anomaly_detection.db`, `./sql_pull_data`).
+    return [name for name in names if re.search(rf"(?<![\w./-]){re.escape(name)}(?!\.?\w)", text)]

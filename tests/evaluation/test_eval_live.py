@@ -359,3 +359,18 @@ def test_ctrl_c_keeps_the_table_of_what_finished_and_resume_runs_the_rest(tmp_pa
     outcome = run_evaluation(options, progress=lambda line: None)
     assert [r.case for r in outcome.ran] == ["second"] and [r.case for r in outcome.resumed] == ["first"]
     assert [r.status for r in outcome.all_results] == ["scored", "scored"]
+
+
+def test_a_fault_in_one_run_loses_that_run_only_with_its_traceback_kept(tmp_path, live, make_case):
+    import os
+
+    odd = make_case("odd", data_files=["pipe"])
+    os.mkfifo(odd.parent / "pipe")  # shutil cannot copy a named pipe: an error twnb eval does not expect
+    make_case("plain")
+    live.load(_script(_agent_round(), {USER: ["What is 6 times 7?", "TASK_FINISHED"], JUDGE: [YES]}))
+    outcome, _ = _evaluate(tmp_path, [tmp_path / "cases"], models=["agent-model"])
+    odd_result, plain = outcome.ran
+    assert odd_result.status == "error"
+    assert odd_result.failures[0].startswith("twnb eval failed unexpectedly: SpecialFileError")
+    assert "Traceback" in (tmp_path / "out" / "agent-model" / "odd" / "traceback.txt").read_text()
+    assert plain.status == "scored"

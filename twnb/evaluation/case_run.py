@@ -15,6 +15,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from twnb.memory.clock import now_iso
 __all__ = ["RunFolderError", "fresh_folder", "run_case"]
 
 DEFAULT_MAX_ROUNDS = 5  # TaskWeaver's virtual_user.max_rounds default
+TRACEBACK_FILE = "traceback.txt"
 
 
 class RunFolderError(RuntimeError):
@@ -108,6 +110,12 @@ def run_case(
     except LLMError as error:
         result.status = "error"
         result.failures.append(f"the virtual user's model failed: {error}")
+    except Exception as error:  # a fault of twnb eval itself: this run is lost, not the others
+        result.status = "error"
+        result.failures.append(
+            f"twnb eval failed unexpectedly: {type(error).__name__}: {error} (traceback in {TRACEBACK_FILE})"
+        )
+        (folder / TRACEBACK_FILE).write_text(access.redactor.redact(traceback.format_exc()), encoding="utf-8")
     result = _finish(folder, result, started, access)
     if result.status == "scored":
         progress(
@@ -158,18 +166,19 @@ def _converse_and_judge(
                     result.notes.append(f"the virtual user was stopped after {limit} Rounds (max_rounds)")
                     break
             _save_conversation(notebook, result)
-            result.chat_history = virtual_user.history
-            result.verdicts = []
-            for point in case.scoring_points:
-                _check(stop)
-                result.verdicts.append(
-                    _judge(point, case.task_description, result, folder, Evaluator(judge), access)
-                )
-            unjudged = [v for v in result.verdicts if v.hit is None]
-            for verdict in unjudged:
-                result.failures.append(f"not judged: {verdict.point.score_point}: {verdict.error}")
-            result.status = "error" if unjudged else "scored"
-            notebook.add_markdown(verdicts_markdown(result, access.redactor.redact))
+        # Scored with the kernel shut down: the agent's files are at rest, and with -j the next
+        # case's kernel need not wait for the evaluator.
+        result.chat_history = virtual_user.history
+        evaluator = Evaluator(judge)
+        for point in case.scoring_points:
+            _check(stop)
+            result.verdicts.append(_judge(point, case.task_description, result, folder, evaluator, access))
+        unjudged = [v for v in result.verdicts if v.hit is None]
+        for verdict in unjudged:
+            result.failures.append(f"not judged: {verdict.point.score_point}: {verdict.error}")
+        result.status = "error" if unjudged else "scored"
+        notebook.add_markdown(verdicts_markdown(result, access.redactor.redact))
+        notebook.write()
     finally:
         result.chat_history = virtual_user.history
         result.user_spend = user.spend

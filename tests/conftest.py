@@ -35,3 +35,13 @@ def fake_llm() -> Iterator[FakeLLMServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def forget_refused_formats() -> Iterator[None]:
+    """The process remembers which response_format each server refused (per URL and model): a test's
+    loopback server may reuse an earlier one's port, so every test starts with nothing remembered."""
+    yield
+    from twnb.llm.response_format import PROCESS_FORMATS
+
+    PROCESS_FORMATS.clear()

@@ -40,8 +40,16 @@ _REPLY_KEYS = {
     "slow_first_token_s",
     "delay_headers_s",
     "reject_response_format",
+    "reject_response_format_status",
     "retry_after_ms",
+    "stall_after_chars",
+    "stall_s",
+    "stall_with",
+    "stall_every_s",
+    "error_event",
+    "empty_200",
 }
+STALL_KINDS = ("nothing", "empty_deltas", "keepalive")
 
 
 @dataclass
@@ -64,7 +72,16 @@ class Reply:
     delay_headers_s: float = 0.0
     # The response_format types refused with a 400 ("*": any type); empty: none refused.
     reject_response_format: frozenset[str] = frozenset()
+    reject_response_format_status: int = 400
     retry_after_ms: int = 10
+    # A pause of `stall_s` after `stall_after_chars` content characters (0: before any), filled with
+    # `stall_with`: nothing, empty deltas or SSE keep-alive comments, one every `stall_every_s`.
+    stall_after_chars: int | None = None
+    stall_s: float = 0.0
+    stall_with: str = "nothing"
+    stall_every_s: float = 0.05
+    error_event: str | None = None  # an error event after the first content chunk (a fault)
+    empty_200: bool = False  # HTTP 200, then no event at all (a fault)
     faults_left: int = 0
 
     @classmethod
@@ -88,7 +105,19 @@ class Reply:
         chunk_size = int(spec.get("chunk_size", 4))
         if chunk_size < 1:
             raise ValueError(f"{where}: chunk_size must be at least 1, got {chunk_size}")
-        faulty = fault is not None or spec.get("drop_after_chars") is not None or spec.get("malformed_sse")
+        stall_with = spec.get("stall_with", "nothing")
+        if stall_with not in STALL_KINDS:
+            raise ValueError(f"{where}: stall_with must be one of {list(STALL_KINDS)}, got {stall_with!r}")
+        status = int(spec.get("reject_response_format_status", 400))
+        if status not in (400, 422, 500):
+            raise ValueError(f"{where}: reject_response_format_status must be 400, 422 or 500, got {status}")
+        faulty = (
+            fault is not None
+            or spec.get("drop_after_chars") is not None
+            or spec.get("malformed_sse")
+            or spec.get("error_event") is not None
+            or spec.get("empty_200")
+        )
         return cls(
             content=str(spec.get("content", "")),
             reasoning=str(spec.get("reasoning", "")),
@@ -104,7 +133,14 @@ class Reply:
             slow_first_token_s=float(spec.get("slow_first_token_s", 0.0)),
             delay_headers_s=float(spec.get("delay_headers_s", 0.0)),
             reject_response_format=_rejected_formats(spec.get("reject_response_format", False), where),
+            reject_response_format_status=status,
             retry_after_ms=int(spec.get("retry_after_ms", 10)),
+            stall_after_chars=spec.get("stall_after_chars"),
+            stall_s=float(spec.get("stall_s", 0.0)),
+            stall_with=stall_with,
+            stall_every_s=float(spec.get("stall_every_s", 0.05)),
+            error_event=spec.get("error_event"),
+            empty_200=bool(spec.get("empty_200", False)),
             faults_left=int(spec.get("times", 1)) if faulty else 0,
         )
 
@@ -133,7 +169,8 @@ class Served:
 
     role: str
     reply: Reply | None
-    # an HTTP fault, "drop", "malformed_sse", "reject_response_format", "exhausted", or None
+    # an HTTP fault, "drop", "malformed_sse", "error_event", "empty_200", "reject_response_format",
+    # "exhausted", or None
     fault: str | None = None
     note: str = ""
 
@@ -203,6 +240,10 @@ class Script:
                     fault = reply.fault
                 elif reply.drop_after_chars is not None:
                     fault = "drop"
+                elif reply.error_event is not None:
+                    fault = "error_event"
+                elif reply.empty_200:
+                    fault = "empty_200"
                 else:
                     fault = "malformed_sse"
                 return Served(role=role, reply=reply, fault=fault)

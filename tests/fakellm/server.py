@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -38,6 +39,16 @@ else:  # run as a script: `python tests/fakellm/server.py`
     from fakellm.script import Reply, Script, Served
 
 CHARS_PER_TOKEN = 4
+# The servers the fake can act like, each in the ways twnb must cope with (README.md, "Acting like a
+# real server").
+SERVERS = ("openai", "llama-server", "llama-cpp-python", "vllm", "ollama", "lmstudio")
+# llama-cpp-python's answer to `response_format: json_schema` (HTTP 500), as measured against 0.3.36.
+LLAMA_CPP_PYTHON_SCHEMA_ERROR = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "
+    "\"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or "
+    '\'json_object\'"}}\n\n  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+    "    POST /v1/chat/completions"
+)
 
 
 def _tokens(text: str) -> int:
@@ -57,6 +68,33 @@ def _system_text(body: dict[str, Any]) -> str:
     messages = body.get("messages") or []
     return "\n".join(
         _message_text(m) for m in messages if isinstance(m, dict) and m.get("role") in ("system", "developer")
+    )
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    return _tokens("".join(_message_text(m) for m in body.get("messages") or [] if isinstance(m, dict)))
+
+
+def _overflow_message(server: str, prompt: int, context: int) -> tuple[str, str | None]:
+    """(the error message, its type) a server sends for a prompt over its context, in its own words."""
+    if server == "llama-server":
+        return (
+            f"request ({prompt} tokens) exceeds the available context size ({context} tokens), "
+            "try increasing it",
+            "exceed_context_size_error",
+        )
+    if server == "lmstudio":
+        return (
+            f"Trying to keep the first {prompt} tokens when context the overflows. However, the model is "
+            f"loaded with context length of only {context} tokens, which is not enough. Try to load the "
+            "model with a larger context length, or provide a shorter input",
+            None,
+        )
+    return (
+        f"This model's maximum context length is {context} tokens. However, you requested {prompt} tokens "
+        f"({prompt} in the messages, None in the completion). Please reduce the length of the messages or "
+        "completion.",
+        "invalid_request_error",
     )
 
 
@@ -136,13 +174,39 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/v1/models", "/models"):
             owner._record(self, None, role=None)
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fakellm"} for m in owner.models]
+            if owner.behaves_like == "vllm" and owner.context_size:
+                for entry in data:
+                    entry["max_model_len"] = owner.context_size
             self._send_json(200, {"object": "list", "data": data})
+        elif self._server_info(path):
+            return
         elif path == "/_fake/requests":
             self._send_json(200, owner.requests())
         elif path == "/_fake/remaining":
             self._send_json(200, owner.remaining())
         else:
             self._send_json(404, _error_body(f"fake LLM: no route GET {path}", "invalid_request_error", None))
+
+    def _server_info(self, path: str) -> bool:
+        """Where each server says its context (context_probe.py asks them); True when answered."""
+        owner, context = self.server.owner, self.server.owner.context_size
+        if owner.behaves_like == "llama-server" and path == "/props":
+            payload: Any = {"default_generation_settings": {"n_ctx": context or 4096}, "total_slots": 1}
+        elif owner.behaves_like == "ollama" and path == "/api/ps":
+            payload = {
+                "models": [{"name": m, "model": m, "context_length": context or 4096} for m in owner.models]
+            }
+        elif owner.behaves_like == "lmstudio" and path.startswith("/api/v0/models/"):
+            name = path.removeprefix("/api/v0/models/")
+            if name not in owner.models:
+                return False
+            payload = {"id": name, "state": "loaded", "max_context_length": 131072}
+            payload["loaded_context_length"] = context or 4096
+        else:
+            return False
+        owner._record(self, None, role=None)
+        self._send_json(200, payload)
+        return True
 
     def do_POST(self) -> None:
         owner = self.server.owner
@@ -179,6 +243,12 @@ class _Handler(BaseHTTPRequestHandler):
             error = _error_body("the request body must be a JSON object", "invalid_request_error", None)
             self._send_json(400, error)
             return
+        if owner.behaves_like == "llama-cpp-python" and _format_type(body) == "json_schema":
+            owner._record(self, body, role=None)
+            self._send_json(500, _error_body(LLAMA_CPP_PYTHON_SCHEMA_ERROR, "internal_server_error", None))
+            return
+        if self._over_context(body):
+            return
         served = owner.script.next_for(_system_text(body), response_format_type=_format_type(body))
         owner._record(self, body, role=served.role, deployment=deployment, query=parse_qs(parts.query))
         self._chat(body, served, model=deployment or str(body.get("model", "")))
@@ -191,8 +261,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault == "reject_response_format":
             kind = _format_type(body)
+            if reply.reject_response_format_status == 500:
+                message = LLAMA_CPP_PYTHON_SCHEMA_ERROR.replace("json_schema", str(kind))
+                self._send_json(500, _error_body(message, "internal_server_error", None))
+                return
             message = f"Invalid parameter: 'response_format' of type '{kind}' is not supported."
-            self._send_json(400, _error_body(message, "invalid_request_error", None, param="response_format"))
+            error = _error_body(message, "invalid_request_error", None, param="response_format")
+            self._send_json(reply.reject_response_format_status, error)
             return
         if fault in ("http_401", "http_404", "http_429", "http_500"):
             self._http_fault(fault, reply, model)
@@ -201,9 +276,12 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(reply.delay_headers_s)
         if reply.slow_first_token_s and not body.get("stream"):
             time.sleep(reply.slow_first_token_s)
+        reply = self._at_context_edge(body, reply)
         usage = self._usage(body, reply)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            if self.server.owner.behaves_like == "llama-cpp-python":
+                include_usage = False  # it never sends usage while streaming
             self._stream(reply, fault, model, usage if include_usage else None)
         elif fault is not None:
             # A broken non-streamed reply: the connection closes with no response at all.
@@ -226,6 +304,33 @@ class _Handler(BaseHTTPRequestHandler):
             if usage is not None:
                 payload["usage"] = usage
             self._send_json(200, payload)
+
+    def _over_context(self, body: dict[str, Any]) -> bool:
+        """A prompt over the context, answered as the server acted (True when answered)."""
+        owner = self.server.owner
+        context, prompt = owner.context_size, _prompt_tokens(body)
+        if not context or prompt <= context or owner.behaves_like == "ollama":  # Ollama cuts it silently
+            return False
+        owner._record(self, body, role=None)
+        if owner.behaves_like == "llama-cpp-python" and body.get("stream"):
+            # HTTP 200, then the body ends with no event and no [DONE] (its error only reaches its log).
+            self._start_stream()
+            self._end_chunks()
+            return True
+        message, kind = _overflow_message(owner.behaves_like, prompt, context)
+        error = _error_body(message, kind or "invalid_request_error", "context_length_exceeded", "messages")
+        self._send_json(400, error)
+        return True
+
+    def _at_context_edge(self, body: dict[str, Any], reply: Reply) -> Reply:
+        """The reply cut where prompt and reply fill the context, ending `length` (as servers do)."""
+        context = self.server.owner.context_size
+        if not context:
+            return reply
+        room = (context - _prompt_tokens(body)) * CHARS_PER_TOKEN
+        if len(reply.content) <= room:
+            return reply
+        return dataclasses.replace(reply, content=reply.content[: max(room, 0)], finish_reason="length")
 
     def _http_fault(self, fault: str, reply: Reply, model: str) -> None:
         retry = {"retry-after-ms": str(reply.retry_after_ms)}
@@ -278,13 +383,11 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}],
             }
 
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        self.wfile.flush()
+        self._start_stream()
         try:
+            if fault == "empty_200":
+                self._end_chunks()
+                return
             if reply.slow_first_token_s:
                 time.sleep(reply.slow_first_token_s)
             self._sse(chunk({"role": "assistant", "content": ""}))
@@ -294,14 +397,24 @@ class _Handler(BaseHTTPRequestHandler):
                 self._sse(chunk({"reasoning_content": reply.reasoning[i : i + size]}))
             content = reply.content
             limit = reply.drop_after_chars if fault == "drop" else None
+            stall_at = reply.stall_after_chars
+            if stall_at == 0:
+                self._stall(reply, chunk)
             for i in range(0, len(content), size):
                 if limit is not None and i >= limit:
                     break
                 piece = content[i : i + size] if limit is None else content[i : min(i + size, limit)]
                 self._pause(reply)
                 self._sse(chunk({"content": piece}))
+                if stall_at and i < stall_at <= i + size:
+                    self._stall(reply, chunk)
                 if fault == "malformed_sse" and i == 0:
                     self._write_chunk(b'data: {"choices": [{"delta": {"content": "unterminated\n\n')
+                if fault == "error_event":
+                    # As llama-server reports a failure mid-reply: an error object, then the body ends.
+                    self._sse({"error": {"code": 500, "message": reply.error_event, "type": "server_error"}})
+                    self._end_chunks()
+                    return
             if fault == "malformed_sse" and not content:
                 self._write_chunk(b'data: {"choices": [{"delta": {"content": "unterminated\n\n')
             if fault == "drop":
@@ -314,6 +427,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._end_chunks()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _stall(self, reply: Reply, chunk: Any) -> None:
+        """`stall_s` seconds without content: silence, empty deltas or keep-alive comments."""
+        end = time.monotonic() + reply.stall_s
+        if reply.stall_with == "nothing":
+            time.sleep(reply.stall_s)
+            return
+        while time.monotonic() < end:
+            if reply.stall_with == "empty_deltas":
+                self._sse(chunk({"content": ""}))
+            else:
+                self._write_chunk(b": keep-alive\n\n")
+            time.sleep(min(reply.stall_every_s, max(end - time.monotonic(), 0)))
 
     def _pause(self, reply: Reply) -> None:
         if reply.delay_s:
@@ -342,9 +476,16 @@ class FakeLLMServer:
         port: int = 0,
         models: tuple[str, ...] = ("fake-model",),
         prompt_cache: bool = False,
+        behaves_like: str = "openai",
+        context_size: int | None = None,
     ) -> None:
+        if behaves_like not in SERVERS:
+            raise ValueError(f"behaves_like must be one of {list(SERVERS)}, got {behaves_like!r}")
         self.script = Script.from_spec(script)
         self.models = list(models)
+        # Which server to act like, and its context in tokens (~4 characters each; None: unlimited).
+        self.behaves_like = behaves_like
+        self.context_size = context_size
         # Like a provider's prompt cache: report as cached the longest prefix a request shares with an
         # earlier one (a reply's own `cached_tokens` still wins).
         self.prompt_cache = prompt_cache
@@ -468,6 +609,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--prompt-cache", action="store_true", help="report a prefix shared with an earlier request as cached"
     )
+    parser.add_argument("--behaves-like", default="openai", choices=SERVERS, help="which server to act like")
+    parser.add_argument("--context-size", type=int, help="the model's context in tokens (~4 characters each)")
     args = parser.parse_args(argv)
     try:
         server = FakeLLMServer(
@@ -476,6 +619,8 @@ def main(argv: list[str] | None = None) -> int:
             port=args.port,
             models=tuple(args.model or ["fake-model"]),
             prompt_cache=args.prompt_cache,
+            behaves_like=args.behaves_like,
+            context_size=args.context_size,
         )
     except ValueError as err:
         print(f"fakellm: {err}", file=sys.stderr)

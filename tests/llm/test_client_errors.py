@@ -81,7 +81,7 @@ def test_connection_refused_names_the_url():
 
 
 @pytest.mark.parametrize("fault", ["http_429", "http_500"])
-def test_429_and_500_are_retried_by_the_sdk_until_they_succeed(fake_llm, fault):
+def test_429_and_500_are_retried_until_they_succeed(fake_llm, fault):
     fake_llm.load({"*": [{"content": "made it", "fault": fault, "times": 2}]})
 
     text = "".join(make_client(fake_llm, max_retries=2).stream(MESSAGES, model="fake-model"))
@@ -180,22 +180,25 @@ def test_malformed_sse_is_a_clear_error(fake_llm):
     assert caught.value.partial_text == "abcd"
 
 
-def test_a_stalled_stream_is_dropped_with_a_timeout_message(fake_llm):
+def test_a_stream_silent_past_the_first_byte_deadline_is_a_timeout_naming_its_setting(fake_llm):
     fake_llm.load({"*": [{"content": "late", "slow_first_token_s": 1.0}]})
     stream = make_client(fake_llm, timeout=0.3).stream(MESSAGES, model="fake-model")
 
-    with pytest.raises(LLMStreamDropped, match=r"stalled: no data for 0.3 s"):
+    with pytest.raises(LLMTimeoutError, match=r"within llm_timeout_first_byte \(0.3 s\)") as caught:
         list(stream)
 
+    assert caught.value.setting == "llm_timeout_first_byte"
 
-def test_no_response_within_the_timeout_is_a_timeout_error(fake_llm):
+
+def test_no_headers_within_the_first_byte_deadline_is_a_timeout_sent_only_once(fake_llm):
     fake_llm.load({"*": [{"content": "late", "delay_headers_s": 1.0}]})
 
     with pytest.raises(LLMTimeoutError) as caught:
-        make_client(fake_llm, timeout=0.3, max_retries=0).stream(MESSAGES, model="fake-model")
+        make_client(fake_llm, timeout=0.3, max_retries=2).stream(MESSAGES, model="fake-model")
 
-    assert "within the 0.3 s timeout" in str(caught.value)
+    assert "within llm_timeout_first_byte (0.3 s)" in str(caught.value)
     assert fake_llm.base_url in str(caught.value)
+    assert len(fake_llm.chat_requests()) == 1  # never queued behind the one the server still works on
 
 
 def test_no_key_and_no_server_says_what_to_set():

@@ -44,13 +44,13 @@ def test_the_first_piece_is_available_before_the_server_has_sent_the_rest(fake_l
 
 
 def test_finished_stream_records_text_and_finish_reason(fake_llm, client):
-    fake_llm.load({"*": [{"content": "the whole reply", "finish_reason": "length"}]})
+    fake_llm.load({"*": [{"content": "the whole reply", "finish_reason": "stop"}]})
     stream = client.stream(MESSAGES, model="fake-model")
 
     reply = stream.collect()
 
-    assert (reply.text, reply.finish_reason) == ("the whole reply", "length")
-    assert (stream.raw_text, stream.finish_reason, stream.done) == ("the whole reply", "length", True)
+    assert (reply.text, reply.finish_reason) == ("the whole reply", "stop")
+    assert (stream.raw_text, stream.finish_reason, stream.done) == ("the whole reply", "stop", True)
 
 
 def test_usage_is_read_from_the_usage_chunk_with_cached_tokens(fake_llm, client):

@@ -163,7 +163,7 @@ def test_a_refused_json_schema_falls_back_to_json_object_and_remembers(fake_llm,
     assert client.accepted("fake-model") == "json_object" and not client.refuses("fake-model")
     assert [r.getMessage() for r in caplog.records] == [
         "The server refused response_format json_schema for model fake-model (role Planner); asking for "
-        "json_object from now on in this session."
+        "json_object from now on (set response_format to choose it outright)."
     ]
 
 

@@ -217,6 +217,74 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1_000,
     ),
     Setting(
+        "llm_timeout_connect",
+        "seconds",
+        10.0,
+        "Seconds to connect to the LLM server; a call that could not connect is sent again (up to twice).",
+        env=("TWNB_LLM_TIMEOUT_CONNECT",),
+        yaml_key="llm.timeout.connect",
+    ),
+    Setting(
+        "llm_timeout_first_byte",
+        "seconds",
+        600.0,
+        "Seconds from sending a request to the reply's first text or thinking (a long prompt on a CPU "
+        "server, a model thinking silently); empty deltas and keep-alives do not count.",
+        env=("TWNB_LLM_TIMEOUT_FIRST_BYTE",),
+        yaml_key="llm.timeout.first_byte",
+    ),
+    Setting(
+        "llm_timeout_idle",
+        "seconds",
+        300.0,
+        "The idle deadline: seconds a reply that has started may go without new text or thinking; "
+        "empty deltas and keep-alives do not count.",
+        env=("TWNB_LLM_TIMEOUT_IDLE",),
+        yaml_key="llm.timeout.idle",
+    ),
+    Setting(
+        "llm_timeout_total",
+        "seconds",
+        1800.0,
+        "The total deadline: seconds one LLM reply may take from request to end. A reply past any of "
+        "these deadlines fails its Round, naming the one to raise; it is never sent again.",
+        env=("TWNB_LLM_TIMEOUT_TOTAL",),
+        yaml_key="llm.timeout.total",
+    ),
+    Setting(
+        "response_format",
+        "choice",
+        "auto",
+        "How replies are asked for: auto (strict json_schema, then json_object, then plain text, as "
+        "far as the server takes them, remembered per server and model); or json_schema, json_object "
+        "or text outright.",
+        env=("TWNB_RESPONSE_FORMAT",),
+        yaml_key="llm.response_format",
+        choices=("auto", "json_schema", "json_object", "text"),
+    ),
+    Setting(
+        "context_size",
+        "count",
+        None,
+        "The model's context in tokens, when the server does not say (llama-server, vLLM, LM Studio and "
+        "Ollama are asked; llama-cpp-python is not); prompts are fitted to it.",
+        env=("TWNB_CONTEXT_SIZE",),
+        yaml_key="llm.context_size",
+        minimum=256,
+        default_text="what the server says",
+    ),
+    Setting(
+        "max_tokens",
+        "count",
+        None,
+        "Tokens one reply may have (sent to the server, and kept free in the context); unset, the "
+        "server's own limit, and a quarter of the context is kept free.",
+        env=("TWNB_MAX_TOKENS",),
+        yaml_key="llm.max_tokens",
+        minimum=16,
+        default_text="the server's",
+    ),
+    Setting(
         "record",
         "bool",
         False,

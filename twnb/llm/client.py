@@ -1,8 +1,10 @@
 """The chat client roles talk to: streamed chat completions over the official openai SDK.
 
-The SDK does the HTTP, retries 429 and 5xx (`max_retries`, honouring the server's retry-after) and the
-request timeout; this module adds what the SDK leaves out: usage on every stream, a dropped stream told
-apart from a finished one, and errors that say what to fix without ever showing the key.
+The SDK does the HTTP; this module adds what it leaves out: usage on every stream, a dropped stream
+told apart from a finished one, the four deadlines of a call (deadlines.py) held to exactly, retries
+that never queue a second request behind one the server is still working on (request_retries.py: the
+SDK's own are off), the model's context asked of the server (context_probe.py), and errors that say
+what to fix without ever showing the key.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from typing import TYPE_CHECKING, Any
 from twnb.config.secret_rules import redact_shapes
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
+from twnb.llm.context_probe import probe_context_size
+from twnb.llm.context_window import ContextWindows, KnownContext
+from twnb.llm.deadlines import LLMDeadlines, StreamWatch, socket_closer
 from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_error_from, safe_url
+from twnb.llm.request_retries import RetryPolicy
 from twnb.llm.stream import ChatReply, ChatStream
 from twnb.llm.usage import messages_text
 from twnb.memory.logs import every_record_scrubbed, get_logger
@@ -25,6 +31,7 @@ if TYPE_CHECKING:
 _log = get_logger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+PROBE_TIMEOUT_S = 5.0  # each question about the model's context (a local server answers at once)
 
 
 def _prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -46,7 +53,12 @@ class OpenAIChatClient:
     """Streams chat completions from OpenAI, Azure OpenAI or any OpenAI-compatible server.
 
     `redact`, when given, cleans every server text that goes into an error message (the key itself is
-    always scrubbed as well). Build one from the user's settings with :func:`make_client`.
+    always scrubbed as well). `deadlines` are the call's four deadlines; `timeout` is a shorthand that
+    sets the connect, first-byte and idle deadlines to that many seconds. `max_tokens` caps each
+    reply (sent as ``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere).
+    `context` holds what is known of each model's context; by default the client's own, which the
+    ``context_size`` given sets or the server is asked for. Build one from the user's settings with
+    :func:`make_client`.
     """
 
     def __init__(
@@ -56,12 +68,21 @@ class OpenAIChatClient:
         *,
         azure_endpoint: str | None = None,
         api_version: str | None = None,
-        timeout: float = 60.0,
+        deadlines: LLMDeadlines | None = None,
+        timeout: float | None = None,
         max_retries: int = 2,
         stream_retries: int = 2,
         redact: Callable[[str], str] | None = None,
+        max_tokens: int | None = None,
+        context: ContextWindows | None = None,
+        context_size: int | None = None,
     ) -> None:
         import openai  # lazy: importing twnb must stay cheap
+
+        if deadlines is None:
+            deadlines = LLMDeadlines()
+            if timeout is not None:
+                deadlines = LLMDeadlines(timeout, timeout, timeout, max(deadlines.total, timeout))
 
         if not api_key:
             if azure_endpoint or not base_url:
@@ -72,34 +93,63 @@ class OpenAIChatClient:
                 )
             # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
             api_key = PLACEHOLDER_API_KEY
-        self.timeout = timeout
+        self.deadlines = deadlines
         self.max_retries = max_retries
+        self.retries = RetryPolicy(max_retries)
         self.stream_retries = stream_retries
+        self.max_tokens = max_tokens
         self.azure_endpoint = azure_endpoint
         self._api_key = api_key
         self._redact = redact
+        # Before the headers arrive only the read timeout can act: the longest silence allowed.
+        http_timeout = openai.Timeout(
+            connect=deadlines.connect,
+            read=deadlines.read_timeout_s,
+            write=deadlines.read_timeout_s,
+            pool=deadlines.connect,
+        )
         if azure_endpoint:
             self.base_url = f"{azure_endpoint.rstrip('/')}/openai"
             self._sdk: Any = openai.AzureOpenAI(
                 azure_endpoint=azure_endpoint,
                 api_version=api_version or DEFAULT_AZURE_API_VERSION,
                 api_key=api_key,
-                timeout=timeout,
-                max_retries=max_retries,
+                timeout=http_timeout,
+                max_retries=0,  # request_retries.py decides
             )
         else:
             # Always explicit: the SDK would otherwise read OPENAI_BASE_URL behind the settings' back.
             self.base_url = base_url or OPENAI_BASE_URL
             self._sdk = openai.OpenAI(
-                api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=max_retries
+                api_key=api_key, base_url=self.base_url, timeout=http_timeout, max_retries=0
             )
+        # OpenAI's own models take `max_completion_tokens` (its reasoning models refuse `max_tokens`).
+        self._openai_itself = bool(azure_endpoint) or self.base_url.rstrip("/") == OPENAI_BASE_URL
+        if context is None:
+            context = ContextWindows(context_size=context_size, max_tokens=max_tokens)
+        if context.probe is None and not self._openai_itself:
+            context.probe = self.probe_context_size
+        self.context = context
 
     def __repr__(self) -> str:
         if self.azure_endpoint:
             where = f"azure_endpoint={safe_url(self.azure_endpoint)!r}"
         else:
             where = f"base_url={safe_url(self.base_url)!r}"
-        return f"OpenAIChatClient({where}, timeout={self.timeout}, max_retries={self.max_retries})"
+        return f"OpenAIChatClient({where}, deadlines={self.deadlines}, max_retries={self.max_retries})"
+
+    def probe_context_size(self, model: str) -> KnownContext | None:
+        """The model's context as the server says it (context_probe.py), asked with a short timeout."""
+        sdk = self._sdk.with_options(
+            timeout=min(PROBE_TIMEOUT_S, self.deadlines.read_timeout_s), max_retries=0
+        )
+
+        def get_json(url: str) -> Any:
+            return sdk.get(url, cast_to=object)
+
+        # Logged by the SDK and httpx as a chat request is: scrubbed the same way.
+        with every_record_scrubbed(self._log_scrub(self._context(model, ""))):
+            return probe_context_size(get_json, self.base_url, model)
 
     def _context(self, model: str, role: str) -> ErrorContext:
         if self.azure_endpoint:
@@ -110,16 +160,23 @@ class OpenAIChatClient:
             url=safe_url(url),
             model=model,
             role=role,
-            timeout=self.timeout,
+            deadlines=self.deadlines,
             max_retries=self.max_retries,
             api_key=self._api_key,
             redact=self._redact,
+            context_tokens=self._known_context(model),
+            max_tokens=self.max_tokens,
         )
 
     def _log_scrub(self, ctx: ErrorContext) -> Callable[[str], str]:
         if self._redact is not None:
             return ctx.scrub  # the session's redactor, and the key
         return lambda text: ctx.scrub(redact_shapes(text))  # URL passwords by shape, and the key
+
+    def _known_context(self, model: str) -> int | None:
+        """The model's context if it is known already (never asks the server from an error path)."""
+        known = self.context.peek(model)
+        return known.tokens if known is not None else None
 
     def stream(
         self,
@@ -141,19 +198,35 @@ class OpenAIChatClient:
         }
         if response_format is not None:
             request["response_format"] = response_format
+        if self.max_tokens:
+            request["max_completion_tokens" if self._openai_itself else "max_tokens"] = self.max_tokens
         ctx = self._context(model, role)
         started = time.perf_counter()
-        try:
-            # The SDK and httpx log the request (its URL's user info included) to whatever handlers the
-            # user set up: every record made during the call is scrubbed as it is made.
-            with every_record_scrubbed(self._log_scrub(ctx)):
-                chunks = self._sdk.chat.completions.create(**request)
-        except Exception as exc:
-            error = llm_error_from(exc, ctx)
-            if error is None:
-                raise
-        else:
-            return ChatStream(chunks, ctx, prompt_text=messages_text(prepared), started=started)
+        retries = 0
+        while True:
+            try:
+                # The retry count the SDK would have sent, so a server's logs read the same.
+                headers = {"x-stainless-retry-count": str(retries)}
+                # The SDK and httpx log the request (its URL's user info included) to whatever handlers
+                # the user set up: every record made during the call is scrubbed as it is made.
+                with every_record_scrubbed(self._log_scrub(ctx)):
+                    chunks = self._sdk.chat.completions.create(**request, extra_headers=headers)
+            except Exception as exc:
+                if self.retries.should_retry(exc, retries):
+                    delay = self.retries.delay_s(exc, retries)
+                    _log.info("%s: sending again in %.1f s (%s)", ctx.call, delay, type(exc).__name__)
+                    time.sleep(delay)
+                    retries += 1
+                    continue
+                error = llm_error_from(exc, ctx)
+                if error is None:
+                    raise
+                break
+            watch = StreamWatch(self.deadlines, started)
+            response = getattr(chunks, "response", None)
+            if response is not None:
+                watch.start(socket_closer(response))
+            return ChatStream(chunks, ctx, prompt_text=messages_text(prepared), started=started, watch=watch)
         # Raised outside the handler so the SDK's exception is not even the hidden __context__: its text
         # may quote the key (servers echo it), and debuggers and loggers walk the chain.
         raise error
@@ -201,15 +274,21 @@ def make_client(
 
     With a ``redactor``, server texts quoted in error messages pass through
     it (the key itself is always scrubbed by the client). ``client_options`` go to
-    :class:`OpenAIChatClient` (``timeout``, ``max_retries``, ``stream_retries``): HTTP settings,
-    unrelated to the settings' code-execution ``timeout`` and revise ``max_retries``. Raises
-    ``SettingsError`` when no key is configured (a local server gets the placeholder key).
+    :class:`OpenAIChatClient` (``deadlines`` or ``timeout``, ``max_retries``, ``stream_retries``,
+    ``context``); they are HTTP settings, unrelated to the settings' code-execution ``timeout`` and
+    revise ``max_retries``. The deadlines, ``max_tokens`` and ``context_size`` come from the settings
+    unless given. Raises ``SettingsError`` when no key is configured (a local server gets the
+    placeholder key).
     """
     workdir = settings.workdir if isinstance(settings, ResolvedSettings) else None
     plain = settings.settings if isinstance(settings, ResolvedSettings) else settings
     api_key = plain.require_api_key(workdir)
     if redactor is not None:
         client_options["redact"] = redactor.redact
+    if "timeout" not in client_options:
+        client_options.setdefault("deadlines", LLMDeadlines.from_settings(plain))
+    client_options.setdefault("max_tokens", plain.max_tokens)
+    client_options.setdefault("context_size", plain.context_size)
     return OpenAIChatClient(
         api_key,
         plain.base_url,

@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from twnb.config.secret_rules import MIN_KEY_LENGTH, REDACTED
+from twnb.llm.context_error import context_hint, read_context_error
+from twnb.llm.deadlines import LLMDeadlines
 
 
 class LLMError(Exception):
@@ -45,7 +47,21 @@ class LLMConnectionError(LLMError):
 
 
 class LLMTimeoutError(LLMConnectionError):
-    """No response within the request timeout, after the SDK's retries."""
+    """A deadline passed (docs: twnb/llm/deadlines.py): `setting` names the row of the settings table
+    that sets it (``llm_timeout_connect``, ``..._first_byte``, ``..._idle``, ``..._total``)."""
+
+    def __init__(self, message: str, *, setting: str = "", **where: Any) -> None:
+        super().__init__(message, **where)
+        self.setting = setting
+
+
+class LLMStalled(LLMTimeoutError):
+    """A reply missed its first-byte, idle or total deadline; never sent again (the server may still be
+    working on it). `partial_text` holds what had arrived."""
+
+    def __init__(self, message: str, *, partial_text: str = "", **where: Any) -> None:
+        super().__init__(message, **where)
+        self.partial_text = partial_text
 
 
 class LLMRateLimitError(LLMError):
@@ -64,6 +80,32 @@ class LLMBadRequestError(LLMError):
         self.param = param
 
 
+class LLMContextExceeded(LLMBadRequestError):
+    """The prompt does not fit the model's context, as the server said (or as twnb knew before sending).
+    `context_tokens` and `prompt_tokens` are the numbers, when known."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        context_tokens: int | None = None,
+        prompt_tokens: int | None = None,
+        **where: Any,
+    ) -> None:
+        super().__init__(message, **where)
+        self.context_tokens = context_tokens
+        self.prompt_tokens = prompt_tokens
+
+
+class LLMReplyTruncated(LLMError):
+    """The reply stopped at a token limit (`finish_reason: length`): the context, or the output cap.
+    Sending it again would stop at the same place, so it is not retried."""
+
+
+class LLMEmptyReply(LLMError):
+    """HTTP 200 and then no event at all (llama-cpp-python's answer to a prompt over its context)."""
+
+
 class LLMStreamDropped(LLMError):
     """A stream ended (or broke) before its finish reason: a transport failure, never a complete reply.
 
@@ -80,6 +122,16 @@ class LLMMalformedStreamError(LLMStreamDropped):
     """The server sent an event that is not valid JSON: the stream cannot be trusted past it."""
 
 
+class LLMStreamErrorEvent(LLMStreamDropped):
+    """The server sent an error event in the middle of the stream (llama-server's "output does not
+    match the expected format", a provider's overload): retried as a dropped stream; `server_message`
+    holds the server's words."""
+
+    def __init__(self, message: str, *, server_message: str = "", **where: Any) -> None:
+        super().__init__(message, **where)
+        self.server_message = server_message
+
+
 @dataclass(frozen=True)
 class ErrorContext:
     """What a translated error may name (URL, model, role, limits) and what it must hide (the key)."""
@@ -87,8 +139,10 @@ class ErrorContext:
     url: str
     model: str
     role: str = ""
-    timeout: float | None = None
+    deadlines: LLMDeadlines | None = None
     max_retries: int = 0
+    context_tokens: int | None = None  # the model's context, when known (for messages about limits)
+    max_tokens: int | None = None  # the reply cap sent, if any
     api_key: str | None = field(default=None, repr=False)
     redact: Callable[[str], str] | None = field(default=None, repr=False)
 
@@ -149,6 +203,17 @@ def _request_url(exc: Any, fallback: str) -> str:
     return safe_url(url) if url is not None else safe_url(fallback)
 
 
+def _connecting(exc: BaseException) -> bool:
+    """True when a timeout struck before the request reached the server (connecting, or waiting for a
+    pooled connection): sending it again cannot queue a second request behind the first."""
+    cause = exc.__cause__
+    return type(cause).__name__ in ("ConnectTimeout", "PoolTimeout")
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _root_cause(exc: BaseException) -> str:
     cause: BaseException = exc
     while cause.__cause__ is not None:
@@ -190,6 +255,16 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
             **where,
         )
     status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.APIStatusError) and status in (400, 413, 422):
+        overflow = read_context_error(said)
+        if overflow is not None:
+            return LLMContextExceeded(
+                f"{_capitalized(ctx.call)} does not fit the model's context: {overflow.describe()} "
+                f"(HTTP {status} from {url}: {said}). {context_hint()}",
+                context_tokens=overflow.context_tokens,
+                prompt_tokens=overflow.prompt_tokens,
+                **where,
+            )
     if isinstance(exc, openai.BadRequestError) or status == 422:
         param = _server_param(exc)
         named = f" (parameter {param!r})" if param else ""
@@ -207,10 +282,27 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
     if isinstance(exc, openai.APIStatusError):
         return LLMError(f"HTTP {exc.status_code} from {url} for {ctx.call}: {said}", **where)
     if isinstance(exc, openai.APITimeoutError):
-        limit = f"the {ctx.timeout:g} s timeout" if ctx.timeout else "the timeout"
-        return LLMTimeoutError(
-            f"No response from {url} within {limit}{tries} for {ctx.call}. "
-            "Check that the server is up, or raise the timeout.",
+        deadlines = ctx.deadlines or LLMDeadlines()
+        if _connecting(exc):
+            return LLMTimeoutError(
+                f"Could not connect to {url} within {deadlines.describe('connect')}{tries} for "
+                f"{ctx.call}. Check that the server is up, or raise llm_timeout_connect.",
+                setting="llm_timeout_connect",
+                **where,
+            )
+        waited = deadlines.read_timeout_s
+        name = (
+            "first_byte"
+            if waited == deadlines.first_byte
+            else "idle"
+            if waited == deadlines.idle
+            else "total"
+        )
+        return LLMStalled(
+            f"{_capitalized(ctx.call)} got no answer from {url} within {deadlines.describe(name)}. A "
+            "slow server (a long prompt on a CPU) needs more: raise it. It is not sent again, so as not to "
+            "queue a second request behind the first.",
+            setting=f"llm_timeout_{name}",
             **where,
         )
     if isinstance(exc, openai.APIConnectionError):

@@ -2,10 +2,13 @@
 
 A role asks for its JSON reply with the strictest format the server takes: ``json_schema`` built from the
 role's schema, or ``json_object``. Many OpenAI-compatible servers (older vLLM, llama.cpp, some proxies)
-answer 400 to that parameter, a common TaskWeaver complaint (its issues #15, #336). The prompt already
-asks for JSON and the translator copes with prose around it, so :class:`ResponseFormatFallback` retries
-such a call a step down the chain (``json_schema`` -> ``json_object`` -> plain text) and remembers, for
-the rest of the session and that model, not to ask for the refused step again.
+refuse that parameter, a common TaskWeaver complaint (its issues #15, #336), each in its own way: 400 or
+422 (vLLM, DeepSeek), or 500 with a validation error naming ``response_format`` (llama-cpp-python's
+server: ``Input should be 'text' or 'json_object'``). The prompt already asks for JSON and the
+translator copes with prose around it, so :class:`ResponseFormatFallback` retries such a call a step
+down the chain (``json_schema`` -> ``json_object`` -> plain text) and remembers, per server and model,
+not to ask for the refused step again: in a :class:`FormatMemory`, the process's own
+(`PROCESS_FORMATS`) for every session of the notebook, so a refusal is met, and said, once.
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.llm.chat_client import ChatClient
+from twnb.llm.request_retries import names_response_format
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.memory.logs import get_logger
 
 __all__ = [
+    "PROCESS_FORMATS",
+    "FormatMemory",
     "ResponseFormatFallback",
     "is_response_format_rejection",
     "json_object_format",
@@ -28,7 +34,6 @@ __all__ = [
 ]
 
 _log = get_logger(__name__)
-_REJECTION_WORDS = ("response_format", "response format", "json_schema", "json_object")
 
 
 def json_schema_format(schema: Mapping[str, Any], name: str = "response", *, strict: bool = True) -> dict:
@@ -90,18 +95,21 @@ def json_object_format() -> dict:
 
 
 def is_response_format_rejection(exc: BaseException) -> bool:
-    """True when ``exc`` is a bad-request error caused by the ``response_format`` parameter."""
-    from twnb.llm.errors import LLMBadRequestError
+    """True when ``exc`` is the server refusing the ``response_format`` parameter: an HTTP error (400,
+    422, a 5xx, ...) that names it (its ``param``, or its text)."""
+    from twnb.llm.errors import LLMBadRequestError, LLMContextExceeded, LLMError
 
-    if not isinstance(exc, LLMBadRequestError):
+    if not isinstance(exc, LLMError) or isinstance(exc, LLMContextExceeded):
         return False
-    if getattr(exc, "param", None) == "response_format":
-        return True
+    if isinstance(exc, LLMBadRequestError):
+        if exc.param == "response_format":
+            return True
+    elif exc.status_code is None:  # not an answer to the request (a dropped stream, an error event)
+        return False
     texts = [str(exc)]
     if exc.__cause__ is not None:
         texts.append(str(exc.__cause__))
-    text = " ".join(texts).lower()
-    return any(word in text for word in _REJECTION_WORDS)
+    return names_response_format(" ".join(texts))
 
 
 # The chain, strictest first: a server that refuses one step is asked for the next.
@@ -116,28 +124,58 @@ def _kind(response_format: dict | None) -> str:
     return JSON_SCHEMA if response_format.get("type") == JSON_SCHEMA else JSON_OBJECT
 
 
+class FormatMemory:
+    """The strictest format each server and model still takes, as learned from their refusals."""
+
+    def __init__(self) -> None:
+        self._accepts: dict[tuple[str, str], str] = {}  # (server, model) -> the strictest kind still sent
+        self._lock = threading.Lock()
+
+    def accepted(self, server: str, model: str) -> str:
+        return self._accepts.get((server, model), JSON_SCHEMA)
+
+    def step_down(self, server: str, model: str, to: str) -> bool:
+        """Remember that only `to` or less is taken; True when that is news (said once, by the caller)."""
+        with self._lock:
+            current = self.accepted(server, model)
+            if _CHAIN.index(to) <= _CHAIN.index(current):
+                return False
+            self._accepts[(server, model)] = to
+            return True
+
+    def clear(self) -> None:
+        with self._lock:
+            self._accepts.clear()
+
+
+#: What this process has learned: every session of the notebook (a new one is built when a setting
+#: changes) asks each server only for what it takes.
+PROCESS_FORMATS = FormatMemory()
+
+
 class ResponseFormatFallback:
     """A ChatClient that steps ``response_format`` down a chain as the server refuses it.
 
     ``json_schema`` refused -> ``json_object``; ``json_object`` refused -> plain text (no
     ``response_format``). Many servers take ``json_object`` but not ``json_schema`` (DeepSeek, older
-    Azure api-versions, some vLLM and Ollama builds), so a refused schema keeps JSON mode when it can.
-    Each step is remembered per model for the rest of the session and logged once.
+    Azure api-versions, llama-cpp-python, some vLLM and Ollama builds), so a refused schema keeps JSON
+    mode when it can. Each step is remembered per server (`server`, its URL) and model in `memory`
+    (default: one of its own; sessions share `PROCESS_FORMATS`) and logged once.
 
     It wraps any ChatClient (``stream(messages, *, model, role, response_format)``). A refusal can come
     when the request is made or on the stream's first read (the SDK sends lazily in some paths); both
     are caught before any text reached the caller, so the retry is invisible apart from the log line.
     """
 
-    def __init__(self, inner: ChatClient) -> None:
+    def __init__(self, inner: ChatClient, *, server: str = "", memory: FormatMemory | None = None) -> None:
         self.inner = inner
-        self._accepts: dict[str, str] = {}  # model -> the strictest kind still sent
-        self._lock = threading.Lock()
+        self.server = server
+        self.memory = memory if memory is not None else FormatMemory()
 
     def accepted(self, model: str) -> str:
         """The strictest format still asked of ``model``: ``"json_schema"`` (nothing refused yet),
         ``"json_object"`` or ``"text"``."""
-        return self._accepts.get(model, JSON_SCHEMA)
+        return self.memory.accepted(self.server, model)
 
     def refuses(self, model: str) -> bool:
         """True once the server refused every ``response_format`` for ``model`` in this session."""
@@ -164,19 +202,15 @@ class ResponseFormatFallback:
         """Remember that ``response_format`` was refused; the next format to try."""
         refused = _kind(response_format)
         step = _CHAIN[_CHAIN.index(refused) + 1]
-        with self._lock:
-            current = self.accepted(model)
-            if _CHAIN.index(step) > _CHAIN.index(current):
-                self._accepts[model] = step
-                # Logged under the lock and only when the step is new: concurrent calls log it once.
-                _log.warning(
-                    "The server refused response_format %s for model %s (role %s); asking for %s from "
-                    "now on in this session.",
-                    refused,
-                    model,
-                    role or "-",
-                    "json_object" if step == JSON_OBJECT else "plain text",
-                )
+        if self.memory.step_down(self.server, model, step):  # news only once, however many ask
+            _log.warning(
+                "The server refused response_format %s for model %s (role %s); asking for %s from now on "
+                "(set response_format to choose it outright).",
+                refused,
+                model,
+                role or "-",
+                "json_object" if step == JSON_OBJECT else "plain text",
+            )
         return self._allowed(model, response_format)
 
 

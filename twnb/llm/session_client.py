@@ -3,7 +3,9 @@
 Live, the layers are, outermost first::
 
     RecordingClient          (only when recording: writes each call, redacted, to the cassette)
-      ResponseFormatFallback (json_schema -> json_object -> plain text as the server refuses them)
+      ResponseFormatFallback (json_schema -> json_object -> plain text as the server refuses them,
+                              remembered per server and model for the process; not when the
+                              response_format setting chooses one outright)
         RedactingClient      (no secret leaves the process in a prompt)
           ObservedClient     (only with an ``observer``: reports each call, see observed_client.py)
             OpenAIChatClient (HTTP, from the resolved settings; or the ``inner`` client passed in)
@@ -21,13 +23,14 @@ from twnb.config.redaction import Redactor
 from twnb.config.settings import ResolvedSettings, Settings
 from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.chat_client import ChatClient
-from twnb.llm.client import make_client
+from twnb.llm.client import OpenAIChatClient, make_client
+from twnb.llm.context_window import ContextWindows
 from twnb.llm.observed_client import ObservedClient
 from twnb.llm.redacting_client import RedactingClient
-from twnb.llm.response_format import ResponseFormatFallback
+from twnb.llm.response_format import PROCESS_FORMATS, FormatMemory, ResponseFormatFallback
 from twnb.memory.events import Observer
 
-__all__ = ["session_chat_client"]
+__all__ = ["context_windows", "session_chat_client"]
 
 
 def session_chat_client(
@@ -38,6 +41,7 @@ def session_chat_client(
     record_to: str | Path | None = None,
     replay_from: str | Path | None = None,
     observer: Observer | None = None,
+    formats: FormatMemory = PROCESS_FORMATS,
     **client_options: Any,
 ) -> ChatClient:
     """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
@@ -47,7 +51,11 @@ def session_chat_client(
     fallback and recording. ``redactor`` defaults to one built from ``resolved`` (the key, ``.env``
     secrets, the live environment); pass the session's own so prompts, cassettes and logs share it.
     ``client_options`` (``timeout``, ``max_retries``, ...) go to the live client. ``observer`` is told
-    of every call (an EventRelay the session connects to each Round's observers).
+    of every call (an EventRelay the session connects to each Round's observers). `formats` is where
+    the formats each server refused are remembered (the process's own by default).
+
+    The live client's (or ``inner``'s, when it is an `OpenAIChatClient`) `context` holds what is known
+    of each model's context (`context_windows` finds it for the roles).
     """
     if record_to is not None and replay_from is not None:
         raise ValueError("Record or replay, not both: pass only one of record_to and replay_from.")
@@ -65,19 +73,37 @@ def session_chat_client(
     client: ChatClient = (
         inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)
     )
+    server = str(getattr(client, "base_url", "") or "")
     if observer is not None:
         client = _observed(client, observer, resolved)
-    client = ResponseFormatFallback(RedactingClient(client, redactor))
+    client = RedactingClient(client, redactor)
+    if _settings(resolved).response_format in (None, "auto"):
+        client = ResponseFormatFallback(client, server=server, memory=formats)
     if record_to is not None:
         client = RecordingClient(client, record_to, redactor=redactor)
     return client
+
+
+def context_windows(client: Any) -> ContextWindows | None:
+    """What the live client at the heart of a session's client knows of each model's context (None for
+    a replay, or a client of another kind): the wrappers are walked through by their `inner`."""
+    seen = 0
+    while client is not None and seen < 10:
+        if isinstance(client, OpenAIChatClient):
+            return client.context
+        client, seen = getattr(client, "inner", None), seen + 1
+    return None
+
+
+def _settings(resolved: ResolvedSettings | Settings) -> Settings:
+    return resolved.settings if isinstance(resolved, ResolvedSettings) else resolved
 
 
 def _observed(
     client: ChatClient, observer: Observer, resolved: ResolvedSettings | Settings
 ) -> ObservedClient:
     """`client` reporting its calls; the server named from the client itself, else from the settings."""
-    plain = resolved.settings if isinstance(resolved, ResolvedSettings) else resolved
+    plain = _settings(resolved)
     azure = bool(getattr(client, "azure_endpoint", None) or getattr(plain, "azure_endpoint", None))
     base_url = getattr(client, "base_url", None) or getattr(plain, "azure_endpoint", None) or plain.base_url
     return ObservedClient(client, observer, base_url=base_url, azure=azure)

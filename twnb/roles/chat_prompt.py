@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from twnb.llm.messages import ContentBlock, Msg, TextBlock, ThinkingBlock
 from twnb.memory import Post, Round
+from twnb.memory.clip import clip
 from twnb.roles.namespace_delta import NamespaceSnapshot
+from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates
 from twnb.roles.round_digest import CondensePolicy, HistoryLayout, failure_reason, history_layout
 
@@ -71,10 +73,11 @@ class ChatPrompt:
     def system_prompt(self) -> str:
         return self._system
 
-    def prefix(self) -> list[Msg]:
-        """The system message and the examples, the same text on every call (the example Msgs are
-        shared between calls: read them, never change them)."""
-        return [Msg("system", "system", self._system), *self._examples]
+    def prefix(self, fit: PromptFit = FULL) -> list[Msg]:
+        """The system message and the examples (unless `fit` leaves them out), the same text on every
+        call (the example Msgs are shared between calls: read them, never change them)."""
+        examples = self._examples if fit.examples else []
+        return [Msg("system", "system", self._system), *examples]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         raise NotImplementedError(f"{type(self).__name__}.digest_round")
@@ -84,29 +87,42 @@ class ChatPrompt:
         digests it (`block_rounds` 0): the role needs more of it than its digest."""
         return False
 
-    def layout(self, rounds: list[Round]) -> HistoryLayout:
+    def layout(self, rounds: list[Round], fit: PromptFit = FULL) -> HistoryLayout:
         """Which of `rounds` (the current one last) this role sees in which form."""
         keep = len(rounds) > 1 and self.keeps_in_full(rounds[-2])
-        return history_layout(rounds, self.policy, keep_previous=keep)
+        return history_layout(rounds, fit.policy or self.policy, keep_previous=keep)
 
-    def condensed_past(self, rounds: list[Round], summary: str) -> tuple[str, list[Round], str]:
+    def condensed_past(
+        self, rounds: list[Round], summary: str, fit: PromptFit = FULL
+    ) -> tuple[str, list[Round], str]:
         """(the head of the history: digests of the older Rounds and the namespace snapshot, the Rounds
-        to render in full with the current one last, the namespace changes for the last message)."""
-        layout = self.layout(rounds)
+        to render in full with the current one last, the namespace changes for the last message).
+        A `fit` that clips the summary sends it whole at the head (clipped) with no changes after."""
+        layout = self.layout(rounds, fit)
         digest = [self.templates.fill("omitted_rounds", count=str(layout.omitted))] if layout.omitted else []
         digest += [d for r in layout.one_line if (d := self._digest(r, one_line=True))]
         digest += [d for r in layout.condensed if (d := self._digest(r, one_line=False))]
         # The snapshot changes with the one-line tier (every `condensed_step` Rounds), so it goes first.
-        snapshot, changes = self._namespace.split(layout.snapshot_key, summary)
+        if fit.summary_chars is None:
+            snapshot, changes = self._namespace.split(layout.snapshot_key, summary)
+        else:  # fitted to a small context: no caching to keep, the summary as it is now, clipped
+            clipped = clip(summary.strip(), fit.summary_chars, count=True) if fit.summary_chars else ""
+            snapshot, changes = NamespaceSnapshot().split(None, clipped)
         parts = [snapshot] if snapshot else []
         if digest:
             parts.append(self.templates.text("condensed_header") + "\n" + "\n".join(digest))
         head = "\n\n".join(parts) + "\n" if parts else ""
         return head, layout.full, changes
 
-    def output_caps(self, full: Sequence[Round]) -> dict[str, int | None]:
-        """How much of a code output each full Round shows: all of it for the current Round."""
-        return {r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full}
+    def output_caps(self, full: Sequence[Round], fit: PromptFit = FULL) -> dict[str, int | None]:
+        """How much of a code output each full Round shows: all of it for the current Round (unless
+        `fit` clips every output)."""
+        caps: dict[str, int | None] = {
+            r.id: (None if r is full[-1] else self.policy.recent_output_chars) for r in full
+        }
+        if fit.output_chars is not None:
+            caps = {key: min(cap or fit.output_chars, fit.output_chars) for key, cap in caps.items()}
+        return caps
 
     @staticmethod
     def failure_note(round: Round, current: Round) -> str:

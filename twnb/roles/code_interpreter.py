@@ -20,12 +20,14 @@ from collections.abc import Callable, Iterable, Sequence
 from twnb.kernel.execution_text import execution_text_for_llm
 from twnb.kernel.result import ExecutionResult
 from twnb.llm.chat_client import ChatClient
+from twnb.llm.context_window import ContextWindows
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.memory.clip import clip
 from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER, RefusedEdit
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
+from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, attach, current_round_posts
@@ -57,11 +59,13 @@ class CodeInterpreter(Role):
         result_chars: int = RESULT_CHARS,
         workdir: str | os.PathLike[str] | None = None,
         max_reply_chars: int | None = None,
+        context: ContextWindows | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
         links in execution results are relative to `workdir` (the code's working directory): that is
         where the code can open them, and it keeps prompts the same wherever the notebook lives.
-        `response_format`: "json_schema" (its own schema, strict), "json_object", a dict or None."""
+        `response_format`: "json_schema" (its own schema, strict), "json_object", a dict or None.
+        `context`: what is known of the model's context, to fit prompts to it (prompt_fit.py)."""
         self.templates = prompts or load_prompts("code_interpreter")
         super().__init__(intro=self.templates.text("intro"))
         self.verification = verification or VerificationConfig()
@@ -78,17 +82,20 @@ class CodeInterpreter(Role):
         self.workdir = workdir
         fmt = role_response_format(response_format, self.prompt.response_schema, "code_interpreter_reply")
         required = ("reply_type", "reply_content")
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, required, max_reply_chars)
+        self.turn = LLMTurn(
+            client, model, self.name, translator, attempts, fmt, required, max_reply_chars, context
+        )
         # post id -> revisions already made for its task (set by generate, read by record_execution)
         self._revisions: dict[str, int] = {}
 
     # -- the prompt ------------------------------------------------------------------------------
 
-    def compose(self, memory: Memory) -> list[Msg]:
-        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
+    def compose(self, memory: Memory, fit: PromptFit = FULL) -> list[Msg]:
+        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format),
+        cut as `fit` says to fit the model's context."""
         rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
-        return self.prompt.compose(rounds, summary)
+        return self.prompt.compose(rounds, summary, fit)
 
     def revisions_so_far(self, memory: Memory) -> int:
         """CodeInterpreter -> CodeInterpreter posts since the Planner's latest task in this Round."""
@@ -107,9 +114,12 @@ class CodeInterpreter(Role):
         revisions = self.revisions_so_far(memory)
         post_id = Post.create("", self.alias).id
         self._revisions[post_id] = revisions
-        messages = self.compose(memory)
+
+        def compose(fit: PromptFit) -> list[Msg]:
+            return self.compose(memory, fit)
+
         try:
-            post = self.turn.run(messages, post_id=post_id, send_to="Planner", observer=observer).post
+            post = run_fitted(self.turn, compose, post_id=post_id, send_to="Planner", observer=observer).post
         except ReplyUnreadable as unreadable:
             post = unreadable.empty_post(post_id, self.alias, "Planner")
             return self._unusable(post, unreadable.problem, observer)

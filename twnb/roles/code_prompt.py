@@ -28,6 +28,7 @@ from twnb.memory.clip import clip
 from twnb.memory.extras import EDITED_BY_USER
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
+from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
 from twnb.roles.round_digest import CondensePolicy, code_digest, first_text
 
@@ -80,18 +81,19 @@ class CodePrompt(ChatPrompt):
         self._system = self.templates.fill("system", verification_rules=rules, response_schema=schema)
         self._examples = [m for ex in self.examples for m in self._render_full(ex.rounds, {}, lead="")]
 
-    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
+    def compose(self, rounds: list[Round], namespace_summary: str = "", fit: PromptFit = FULL) -> list[Msg]:
         """The messages for the CodeInterpreter's next call. `rounds` is `memory.get_role_rounds(
-        "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round."""
-        lead, full, changes = self.condensed_past(rounds, namespace_summary)
-        history = self._render_full(full, self.output_caps(full), lead=lead)
+        "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round. `fit` cuts
+        it to fit the model's context (prompt_fit.py)."""
+        lead, full, changes = self.condensed_past(rounds, namespace_summary, fit)
+        history = self._render_full(full, self.output_caps(full, fit), lead=lead)
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
         if changes:
             tail.append(changes)
         append_to_last_user(history, "\n\n".join(tail))
-        return [*self.prefix(), *history]
+        return [*self.prefix(fit), *history]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         return code_digest(round, self.policy, one_line=one_line)

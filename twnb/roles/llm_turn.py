@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twnb.llm.chat_client import ChatClient, ReplyStream
+from twnb.llm.context_window import ContextWindows, PromptBudget
 from twnb.llm.messages import Msg, to_openai_messages
-from twnb.llm.usage import Usage
+from twnb.llm.usage import Usage, messages_text
 from twnb.memory import (
     DroppedAttempt,
     NullObserver,
@@ -129,6 +130,13 @@ class LLMTurn:
     response_format: dict[str, Any] | None = None
     required_keys: tuple[str, ...] = ()
     max_reply_chars: int | None = None  # None: no limit
+    # What is known of the model's context (the live client's): prompts are fitted to it
+    # (prompt_fit.py), and each server count of a prompt teaches how many characters a token is.
+    context: ContextWindows | None = None
+
+    def budget(self) -> PromptBudget | None:
+        """What a prompt may spend of the model's context; None when its context is not known."""
+        return self.context.budget(self.model) if self.context is not None else None
 
     def run(
         self,
@@ -195,6 +203,7 @@ class LLMTurn:
                     raise cut from error
                 raise
             self._count(stream, usage_total)
+            self._calibrate(stream, request)
             post.id = post_id
             if dropped:
                 post.extra["dropped_attempts"] = dropped
@@ -250,6 +259,12 @@ class LLMTurn:
             post.extra["reasoning"] = reasoning
         else:
             post.extra.pop("reasoning", None)
+
+    def _calibrate(self, stream: ReplyStream, request: list[dict[str, Any]]) -> None:
+        """A server's own count of the prompt: how many characters a token is for this model."""
+        usage = stream.usage
+        if self.context is not None and usage is not None and not usage.estimated and usage.prompt_tokens:
+            self.context.observe(self.model, len(messages_text(request)), usage.prompt_tokens)
 
     @staticmethod
     def _count(stream: ReplyStream | None, total: UsageRecord) -> None:

@@ -13,11 +13,13 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 
 from twnb.llm.chat_client import ChatClient
+from twnb.llm.context_window import ContextWindows
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
 from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PLANNER_POLICY, PlannerPrompt, Worker
+from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
@@ -87,11 +89,13 @@ class Planner(Role):
         attempts: int = 3,
         response_format: ResponseFormatChoice = None,
         max_reply_chars: int | None = None,
+        context: ContextWindows | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them.
         `max_reply_chars` stops a longer reply (see LLMTurn). `response_format`: "json_schema" (the
         Planner's own schema, strict), "json_object", a dict sent as is, or None (see
-        response_schema.py)."""
+        response_schema.py). `context`: what is known of the model's context, to fit prompts to it
+        (prompt_fit.py)."""
         self.templates = prompts or load_prompts("planner")
         super().__init__(intro=self.templates.text("intro"))
         self.workers = list(workers)
@@ -105,13 +109,14 @@ class Planner(Role):
         self.plan_hint: Callable[[], str] | None = None
         self.max_self_corrections = max_self_corrections
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars)
+        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars, context)
 
-    def compose(self, memory: Memory) -> list[Msg]:
-        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format)."""
+    def compose(self, memory: Memory, fit: PromptFit = FULL) -> list[Msg]:
+        """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format),
+        cut as `fit` says to fit the model's context."""
         rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
-        messages = self.prompt.compose(rounds, summary)
+        messages = self.prompt.compose(rounds, summary, fit)
         # A plan carried into this Round (recovered): its state at the end, where it changes nothing
         # before it (no hint at all in other Rounds, so their prompts are what they always were).
         append_to_last_user(messages, self.plan_hint() if self.plan_hint is not None else "")
@@ -122,9 +127,12 @@ class Planner(Role):
             1 for p in current_round_posts(memory) if p.send_from == self.alias and p.send_to == self.alias
         )
         post_id = Post.create("", self.alias).id
-        messages = self.compose(memory)
+
+        def compose(fit: PromptFit) -> list[Msg]:
+            return self.compose(memory, fit)
+
         try:
-            result = self.turn.run(messages, post_id=post_id, send_to="Unknown", observer=observer)
+            result = run_fitted(self.turn, compose, post_id=post_id, send_to="Unknown", observer=observer)
         except ReplyUnreadable as unreadable:
             post = unreadable.empty_post(post_id, self.alias, "Unknown")
             return self._revise(post, unreadable.raw_texts[-1], [unreadable.problem], corrections, observer)

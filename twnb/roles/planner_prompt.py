@@ -29,6 +29,7 @@ from twnb.memory import AttachmentType, Conversation, Post, Round
 from twnb.memory.clip import clip
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, append_user_text, assistant_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
+from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates, fill, parse_schema
 from twnb.roles.round_digest import CondensePolicy, first_text, planner_digest
 
@@ -92,16 +93,17 @@ class PlannerPrompt(ChatPrompt):
 
     # -- the conversation ----------------------------------------------------------------------------
 
-    def compose(self, rounds: list[Round], namespace_summary: str = "") -> list[Msg]:
+    def compose(self, rounds: list[Round], namespace_summary: str = "", fit: PromptFit = FULL) -> list[Msg]:
         """The messages for the Planner's next call. `rounds` is `memory.get_role_rounds("Planner",
-        include_failure_rounds=True)`: the last one is the current Round."""
-        head, full, changes = self.condensed_past(rounds, namespace_summary)
+        include_failure_rounds=True)`: the last one is the current Round. `fit` cuts it to fit the
+        model's context (prompt_fit.py)."""
+        head, full, changes = self.condensed_past(rounds, namespace_summary, fit)
         lead = self.templates.text("conversation_start")
         if head:
             lead += "\n" + head
-        history = self._render_full(full, self.output_caps(full), lead=lead)
+        history = self._render_full(full, self.output_caps(full, fit), lead=lead)
         append_to_last_user(history, changes)
-        return [*self.prefix(), *history]
+        return [*self.prefix(fit), *history]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         return planner_digest(round, self.policy, one_line=one_line)

@@ -4,7 +4,8 @@ namespace summary hook.
 
 Each role asks for its own JSON schema as a strict `json_schema` response format; a server that refuses
 it is asked for `json_object`, then plain text, from then on (the fallback wraps every client), so any
-server works.
+server works. The `response_format` setting chooses one outright instead. Both roles fit their prompts
+to the model's context when it is known (the live client asks the server; roles/prompt_fit.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from twnb.session.session import Session
 
 if TYPE_CHECKING:
     from twnb.llm.redaction import Redactor
+    from twnb.roles.response_schema import ResponseFormatChoice
     from twnb.roles.verification import VerificationConfig
 
 
@@ -44,7 +46,7 @@ def build_session(
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
     `save` copies beside the conversation.
     """
-    from twnb.llm.session_client import session_chat_client
+    from twnb.llm.session_client import context_windows, session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
     from twnb.roles.planner_prompt import Worker
@@ -73,6 +75,8 @@ def build_session(
 
     namespace_summary = executor.namespace_summary
     examples = _examples_folder(settings)
+    asked_for = _role_format(plain)
+    context = context_windows(client)
     translator = PostTranslator()
     code_interpreter = CodeInterpreter(
         client,
@@ -81,10 +85,11 @@ def build_session(
         verification=_verification(plain),
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
-        response_format="json_schema",
+        response_format=asked_for,
         workdir=executor.workdir,
         example_dirs=_role_folder(examples, "code_interpreter"),
         max_reply_chars=int(plain.max_reply_chars),
+        context=context,
     )
     planner = Planner(
         client,
@@ -92,9 +97,10 @@ def build_session(
         translator,
         workers=[Worker(code_interpreter.alias, code_interpreter.intro)],
         namespace_summary=namespace_summary,
-        response_format="json_schema",
+        response_format=asked_for,
         example_dirs=_role_folder(examples, "planner"),
         max_reply_chars=int(plain.max_reply_chars),
+        context=context,
     )
     return Session(
         tracing=_tracing(settings),
@@ -110,6 +116,15 @@ def build_session(
         prices=getattr(plain, "prices", None),
         llm_events=llm_events,
     )
+
+
+def _role_format(plain: Any) -> ResponseFormatChoice:
+    """What the roles ask for: their JSON schema (auto: the fallback steps down from there), or the
+    format the `response_format` setting chose outright (`text`: none)."""
+    chosen = getattr(plain, "response_format", None) or "auto"
+    if chosen == "text":
+        return None
+    return "json_object" if chosen == "json_object" else "json_schema"
 
 
 def _tracing(settings: Any) -> Any:

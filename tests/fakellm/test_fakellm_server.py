@@ -204,3 +204,118 @@ def test_with_a_prompt_cache_the_prefix_shared_with_an_earlier_request_is_report
 
     shared = len("<|system|>" + "S" * 400 + "<|user|>question one")  # the first request whole
     assert [u.prompt_tokens_details.cached_tokens for u in usages] == [0, shared // 4]
+
+
+# -- acting like the servers people run themselves ------------------------------------------------
+
+
+def stream_events(client: openai.OpenAI, content: str = "go", **extra) -> list:
+    messages = [{"role": "user", "content": content}]
+    return list(client.chat.completions.create(model="fake-model", messages=messages, stream=True, **extra))
+
+
+def test_llama_cpp_python_refuses_json_schema_with_a_500_naming_response_format(fake_llm):
+    fake_llm.behaves_like = "llama-cpp-python"
+    fake_llm.load({"*": ["ok"]})
+    schema = {"name": "r", "schema": {"type": "object"}}
+
+    with pytest.raises(openai.InternalServerError) as caught:
+        sdk(fake_llm.base_url).chat.completions.create(
+            model="fake-model",
+            messages=[{"role": "user", "content": "go"}],
+            response_format={"type": "json_schema", "json_schema": schema},
+        )
+
+    assert "response_format" in caught.value.message and "'text' or 'json_object'" in caught.value.message
+    assert fake_llm.remaining() == {"*": 1}  # the reply waits for a request it takes
+
+
+def test_llama_cpp_python_never_sends_usage_while_streaming(fake_llm):
+    fake_llm.behaves_like = "llama-cpp-python"
+    fake_llm.load({"*": ["ok"]})
+
+    chunks = stream_events(sdk(fake_llm.base_url), stream_options={"include_usage": True})
+
+    assert all(chunk.usage is None for chunk in chunks)
+
+
+def test_llama_cpp_python_streams_nothing_for_a_prompt_over_its_context(fake_llm):
+    fake_llm.behaves_like, fake_llm.context_size = "llama-cpp-python", 1
+    fake_llm.load({"*": ["ok"]})
+
+    assert stream_events(sdk(fake_llm.base_url), "go on and on") == []
+
+
+def test_llama_server_says_its_context_and_refuses_a_longer_prompt_with_the_numbers(fake_llm):
+    fake_llm.behaves_like, fake_llm.context_size = "llama-server", 2
+    fake_llm.load({"*": ["ok"]})
+
+    props = http_json(f"{fake_llm.root_url}/props")
+    with pytest.raises(openai.BadRequestError) as caught:
+        stream_events(sdk(fake_llm.base_url), "go on and on")
+
+    assert props["default_generation_settings"]["n_ctx"] == 2
+    assert "exceeds the available context size (2 tokens)" in caught.value.message
+
+
+def test_a_reply_past_the_context_edge_is_cut_with_finish_reason_length(fake_llm):
+    fake_llm.behaves_like, fake_llm.context_size = "llama-server", 3  # "go" is 1 token: 8 characters left
+    fake_llm.load({"*": ["0123456789abcdef"]})
+
+    chunks = stream_events(sdk(fake_llm.base_url))
+
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "01234567"
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
+
+
+@pytest.mark.parametrize(
+    ("server", "path", "field"),
+    [("vllm", "/v1/models", "max_model_len"), ("ollama", "/api/ps", "context_length")],
+)
+def test_vllm_and_ollama_list_each_models_context(fake_llm, server, path, field):
+    fake_llm.behaves_like, fake_llm.context_size = server, 4096
+
+    listing = http_json(f"{fake_llm.root_url}{path}")
+
+    entries = listing.get("data") or listing.get("models")
+    assert [entry[field] for entry in entries] == [4096]
+
+
+def test_lm_studio_says_the_loaded_context_of_a_model(fake_llm):
+    fake_llm.behaves_like, fake_llm.context_size = "lmstudio", 4096
+
+    assert http_json(f"{fake_llm.root_url}/api/v0/models/fake-model")["loaded_context_length"] == 4096
+
+
+def test_a_stall_of_empty_deltas_sends_chunks_without_content(fake_llm):
+    stall = {"content": "ab", "stall_after_chars": 0, "stall_s": 0.3, "stall_with": "empty_deltas"}
+    fake_llm.load({"*": [stall]})
+
+    chunks = stream_events(sdk(fake_llm.base_url))
+
+    empty = [c for c in chunks if c.choices and c.choices[0].delta.content == ""]
+    assert len(empty) >= 4  # the opening role chunk, then one every 0.05 s
+
+
+def test_an_error_event_mid_stream_reaches_the_sdk_with_the_servers_words(fake_llm):
+    fake_llm.load(
+        {"*": [{"content": "abcdefgh", "error_event": "output does not match the expected format"}]}
+    )
+
+    with pytest.raises(openai.APIError, match="output does not match the expected format"):
+        stream_events(sdk(fake_llm.base_url))
+
+
+def test_an_empty_200_is_a_stream_with_no_event(fake_llm):
+    fake_llm.load({"*": [{"content": "abcdefgh", "empty_200": True}]})
+
+    assert stream_events(sdk(fake_llm.base_url)) == []
+    assert fake_llm.remaining() == {"*": 1}
+
+
+def test_an_unknown_server_is_refused():
+    from fakellm.server import FakeLLMServer
+
+    with pytest.raises(ValueError, match="behaves_like must be one of"):
+        FakeLLMServer(behaves_like="mystery")

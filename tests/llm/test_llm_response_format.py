@@ -9,6 +9,7 @@ import pytest
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.errors import LLMAuthError, LLMBadRequestError
 from twnb.llm.response_format import (
+    FormatMemory,
     ResponseFormatFallback,
     is_response_format_rejection,
     json_object_format,
@@ -146,7 +147,7 @@ def sent_formats(fake_llm) -> list[str | None]:
     return [(r["body"].get("response_format") or {}).get("type") for r in fake_llm.chat_requests()]
 
 
-def test_a_refused_json_schema_falls_back_to_json_object_and_remembers(fake_llm, caplog):
+def test_a_refused_json_schema_falls_back_to_json_object_carrying_the_schema_and_remembers(fake_llm, caplog):
     only_schema_refused = {"content": REPLY, "reject_response_format": ["json_schema"]}
     fake_llm.load({"*": [only_schema_refused, only_schema_refused]})
     client = client_for(fake_llm)
@@ -160,10 +161,12 @@ def test_a_refused_json_schema_falls_back_to_json_object_and_remembers(fake_llm,
 
     assert texts == [REPLY, REPLY]
     assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_object"]
-    assert client.accepted("fake-model") == "json_object" and not client.refuses("fake-model")
+    # llama-cpp-python's JSON-schema mode: the schema rides along, so the reply still fits it there
+    assert [r["body"]["response_format"].get("schema") for r in fake_llm.chat_requests()[1:]] == [SCHEMA] * 2
+    assert client.accepted("fake-model") == "json_object with schema" and not client.refuses("fake-model")
     assert [r.getMessage() for r in caplog.records] == [
         "The server refused response_format json_schema for model fake-model (role Planner); asking for "
-        "json_object from now on (set response_format to choose it outright)."
+        "json_object with the schema from now on (set response_format to choose it outright)."
     ]
 
 
@@ -179,12 +182,14 @@ def test_a_server_refusing_both_formats_gets_plain_text_logging_each_step_once(f
         ]
 
     assert texts == [REPLY] * 3
-    assert sent_formats(fake_llm) == ["json_schema", "json_object", None, None, None]
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_object", None, None, None]
     assert client.refuses("fake-model")
     steps = [r.getMessage().split(" from now on")[0] for r in caplog.records]
     assert steps == [
         "The server refused response_format json_schema for model fake-model (role Planner); asking for "
-        "json_object",
+        "json_object with the schema",
+        "The server refused response_format json_object with schema for model fake-model (role Planner); "
+        "asking for json_object",
         "The server refused response_format json_object for model fake-model (role Planner); asking for "
         "plain text",
     ]
@@ -209,7 +214,8 @@ def test_a_json_schema_refusal_is_remembered_per_model(fake_llm):
     "".join(client.stream(MESSAGES, model="big-model", response_format=rf))
 
     assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_schema"]
-    assert (client.accepted("small-model"), client.accepted("big-model")) == ("json_object", "json_schema")
+    assert client.accepted("small-model") == "json_object with schema"
+    assert client.accepted("big-model") == "json_schema"
 
 
 def test_the_memory_is_per_model(fake_llm):
@@ -254,3 +260,69 @@ def test_a_stream_closed_early_is_never_collected_as_a_whole_reply(fake_llm):
 
     with pytest.raises(RuntimeError, match="closed early"):
         stream.collect()
+
+
+def test_a_500_naming_response_format_steps_down_at_once_without_retries(fake_llm, caplog):
+    # llama-cpp-python's server answers json_schema with HTTP 500 and a validation error naming it
+    fake_llm.load(
+        {
+            "*": [
+                {
+                    "content": REPLY,
+                    "reject_response_format": ["json_schema"],
+                    "reject_response_format_status": 500,
+                }
+            ]
+        }
+    )
+    client = ResponseFormatFallback(
+        OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, max_retries=2)
+    )
+
+    with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
+        text = "".join(
+            client.stream(MESSAGES, model="fake-model", response_format=json_schema_format(SCHEMA))
+        )
+
+    assert text == REPLY
+    assert sent_formats(fake_llm) == ["json_schema", "json_object"]  # the 500 was not sent again
+    assert "refused response_format json_schema" in caplog.text
+
+
+def test_a_500_about_something_else_is_retried_and_never_taken_for_a_refusal(fake_llm):
+    fake_llm.load({"*": [{"content": REPLY, "fault": "http_500", "times": 1}]})
+    client = ResponseFormatFallback(
+        OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, max_retries=2)
+    )
+
+    text = "".join(client.stream(MESSAGES, model="fake-model", response_format=json_schema_format(SCHEMA)))
+
+    assert text == REPLY
+    assert sent_formats(fake_llm) == ["json_schema", "json_schema"]
+    assert client.accepted("fake-model") == "json_schema"
+
+
+def test_a_refusal_learned_by_one_session_is_not_met_again_by_the_next(fake_llm, caplog):
+    # every session of a notebook shares the process's memory, keyed by server and model
+    fake_llm.load({"*": [{"content": REPLY, "reject_response_format": ["json_schema"]}, REPLY]})
+    memory = FormatMemory()
+    rf = json_schema_format(SCHEMA)
+
+    def session_client() -> ResponseFormatFallback:
+        inner = OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0)
+        return ResponseFormatFallback(inner, server=fake_llm.base_url, memory=memory)
+
+    with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
+        for _ in range(2):
+            "".join(session_client().stream(MESSAGES, model="fake-model", response_format=rf))
+
+    assert sent_formats(fake_llm) == ["json_schema", "json_object", "json_object"]
+    assert len(caplog.records) == 1  # said once
+
+
+def test_the_same_model_on_another_server_is_asked_afresh():
+    memory = FormatMemory()
+    memory.step_down("http://127.0.0.1:8080/v1", "qwen", "json_object")
+
+    assert memory.accepted("http://127.0.0.1:8080/v1", "qwen") == "json_object"
+    assert memory.accepted("http://127.0.0.1:11434/v1", "qwen") == "json_schema"

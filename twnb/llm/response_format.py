@@ -9,6 +9,11 @@ translator copes with prose around it, so :class:`ResponseFormatFallback` retrie
 down the chain (``json_schema`` -> ``json_object`` -> plain text) and remembers, per server and model,
 not to ask for the refused step again: in a :class:`FormatMemory`, the process's own
 (`PROCESS_FORMATS`) for every session of the notebook, so a refusal is met, and said, once.
+
+The step after ``json_schema`` is ``json_object`` carrying the same schema as ``schema``: the form
+llama-cpp-python documents for its JSON-schema mode (its grammar then holds the reply to the schema,
+as ``json_schema`` would); a server that ignores the extra key still gives JSON, one that refuses it
+is asked for plain ``json_object``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ __all__ = [
     "ResponseFormatFallback",
     "is_response_format_rejection",
     "json_object_format",
+    "json_object_with_schema",
     "json_schema_format",
 ]
 
@@ -114,14 +120,25 @@ def is_response_format_rejection(exc: BaseException) -> bool:
 
 # The chain, strictest first: a server that refuses one step is asked for the next.
 JSON_SCHEMA, JSON_OBJECT, TEXT = "json_schema", "json_object", "text"
-_CHAIN = (JSON_SCHEMA, JSON_OBJECT, TEXT)
+JSON_OBJECT_SCHEMA = "json_object with schema"
+_CHAIN = (JSON_SCHEMA, JSON_OBJECT_SCHEMA, JSON_OBJECT, TEXT)
+_SAID = {JSON_OBJECT_SCHEMA: "json_object with the schema", JSON_OBJECT: "json_object", TEXT: "plain text"}
 
 
 def _kind(response_format: dict | None) -> str:
     """Where a response_format stands in the chain (an unknown type counts as json_object's rank)."""
     if response_format is None:
         return TEXT
-    return JSON_SCHEMA if response_format.get("type") == JSON_SCHEMA else JSON_OBJECT
+    if response_format.get("type") == JSON_SCHEMA:
+        return JSON_SCHEMA
+    return JSON_OBJECT_SCHEMA if "schema" in response_format else JSON_OBJECT
+
+
+def json_object_with_schema(response_format: dict) -> dict:
+    """``{"type": "json_object", "schema": ...}`` for a ``json_schema`` response_format (llama-cpp-python's
+    JSON-schema mode)."""
+    schema = (response_format.get("json_schema") or {}).get("schema")
+    return {"type": "json_object", "schema": schema} if isinstance(schema, dict) else json_object_format()
 
 
 class FormatMemory:
@@ -156,8 +173,8 @@ PROCESS_FORMATS = FormatMemory()
 class ResponseFormatFallback:
     """A ChatClient that steps ``response_format`` down a chain as the server refuses it.
 
-    ``json_schema`` refused -> ``json_object``; ``json_object`` refused -> plain text (no
-    ``response_format``). Many servers take ``json_object`` but not ``json_schema`` (DeepSeek, older
+    ``json_schema`` refused -> ``json_object`` with the schema -> plain ``json_object`` -> plain text
+    (no ``response_format``). Many servers take ``json_object`` but not ``json_schema`` (DeepSeek, older
     Azure api-versions, llama-cpp-python, some vLLM and Ollama builds), so a refused schema keeps JSON
     mode when it can. Each step is remembered per server (`server`, its URL) and model in `memory`
     (default: one of its own; sessions share `PROCESS_FORMATS`) and logged once.
@@ -174,7 +191,7 @@ class ResponseFormatFallback:
 
     def accepted(self, model: str) -> str:
         """The strictest format still asked of ``model``: ``"json_schema"`` (nothing refused yet),
-        ``"json_object"`` or ``"text"``."""
+        ``"json_object with schema"``, ``"json_object"`` or ``"text"``."""
         return self.memory.accepted(self.server, model)
 
     def refuses(self, model: str) -> bool:
@@ -192,11 +209,14 @@ class ResponseFormatFallback:
         return _FallbackStream(self, messages, model, role, self._allowed(model, response_format))
 
     def _allowed(self, model: str, response_format: dict | None) -> dict | None:
-        """``response_format`` as far as ``model`` takes it: unchanged, json_object, or None."""
+        """``response_format`` as far as ``model`` takes it: unchanged, json_object (with the schema, when
+        there is one and the server may take it), or None."""
         accepted = self.accepted(model)
         if _CHAIN.index(_kind(response_format)) >= _CHAIN.index(accepted):
             return response_format
-        return json_object_format() if accepted == JSON_OBJECT else None
+        if accepted == JSON_OBJECT_SCHEMA and response_format is not None:
+            return json_object_with_schema(response_format)
+        return json_object_format() if accepted in (JSON_OBJECT_SCHEMA, JSON_OBJECT) else None
 
     def _refused(self, model: str, role: str, response_format: dict | None) -> dict | None:
         """Remember that ``response_format`` was refused; the next format to try."""
@@ -209,7 +229,7 @@ class ResponseFormatFallback:
                 refused,
                 model,
                 role or "-",
-                "json_object" if step == JSON_OBJECT else "plain text",
+                _SAID[step],
             )
         return self._allowed(model, response_format)
 

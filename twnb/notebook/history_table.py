@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from twnb.memory.ledger import format_cost
-from twnb.render.labels import autosave_note, state_label
+from twnb.render.labels import autosave_note, spent_tokens, state_label
 from twnb.render.markdown_escape import escape_markdown_inline
 from twnb.render.text import plain_text, shorten
 
@@ -27,8 +27,8 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
     for number, round in enumerate(conversation.rounds, start=1):
         extra = round.extra or {}
         duration = (extra.get("timing") or {}).get("duration_s")
-        usage = extra.get("usage") or {}
-        tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+        spent = spent_tokens(extra.get("usage"), extra.get("ledger"))
+        tokens = f"{'~' if spent.estimated else ''}{spent.tokens_in + spent.tokens_out:,}" if spent else "-"
         cost = ((extra.get("ledger") or {}).get("totals") or {}).get("cost")
         request = shorten(" ".join(plain_text(round.user_query).split()), _REQUEST_CHARS)
         rows.append(
@@ -39,7 +39,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
                 + (", not autosaved" if autosave_note({"extra": extra}) else ""),
                 str(len(round.post_list)),
                 f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",
-                f"{tokens:,}" if tokens else "-",
+                tokens,
                 format_cost(cost) if isinstance(cost, (int, float)) else "-",
                 request,
             )

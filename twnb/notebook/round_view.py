@@ -38,6 +38,7 @@ from twnb.render.labels import (
     post_title,
     sections_kept_open,
     state_label,
+    spent_tokens,
     summary_line,
     tokens_label,
 )
@@ -85,6 +86,7 @@ class RoundView:
         self.tokens_in = 0
         self.tokens_out = 0
         self.tokens_cached = 0
+        self.tokens_estimated = False  # some count is twnb's estimate: shown with ~
         self._posts: dict[str, _PostSection] = {}
         self._ended = False  # after finish(): sections fold so the answer and the code stand out
         self._dirty: set[tuple[str, str]] = set()  # (post_id, "message" | attachment id)
@@ -163,6 +165,7 @@ class RoundView:
         self.tokens_in += int(usage.get("prompt_tokens") or 0)
         self.tokens_out += int(usage.get("completion_tokens") or 0)
         self.tokens_cached += int(usage.get("cached_tokens") or 0)
+        self.tokens_estimated = self.tokens_estimated or bool(usage.get("estimated"))
         self._render_header()
 
     def _on_RoundFailed(self, event: Any) -> None:
@@ -214,11 +217,14 @@ class RoundView:
         duration = ((round.extra or {}).get("timing") or {}).get("duration_s")
         if isinstance(duration, (int, float)):
             self._duration = float(duration)  # what the summary says, not this view's own clock
-        usage = (round.extra or {}).get("usage") or {}
-        if usage:
-            self.tokens_in = int(usage.get("prompt_tokens") or self.tokens_in)
-            self.tokens_out = int(usage.get("completion_tokens") or self.tokens_out)
-            self.tokens_cached = int(usage.get("cached_tokens") or self.tokens_cached)
+        spent = spent_tokens((round.extra or {}).get("usage"), (round.extra or {}).get("ledger"))
+        if spent is not None:
+            self.tokens_in, self.tokens_out, self.tokens_cached = (
+                spent.tokens_in,
+                spent.tokens_out,
+                spent.cached,
+            )
+            self.tokens_estimated = spent.estimated
         if payload is not None:
             plan = (payload.get("twnb") or {}).get("plan")
             if plan:
@@ -389,7 +395,8 @@ class RoundView:
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         request = html.escape(shorten(clean_text(self.request), 200))
         tokens = (
-            f" · {tokens_label(self.tokens_in, self.tokens_out, self.tokens_cached)} tokens"
+            f" · {tokens_label(self.tokens_in, self.tokens_out, self.tokens_cached, estimated=self.tokens_estimated)}"
+            " tokens"
             if self.tokens_in or self.tokens_out
             else ""
         )

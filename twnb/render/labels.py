@@ -4,6 +4,7 @@ and which attachments are shown at all."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from twnb.memory.ledger import format_cost
@@ -61,11 +62,51 @@ def post_title(post: Mapping[str, Any], *, arrow: str = "→") -> str:
     return head
 
 
-def tokens_label(tokens_in: int, tokens_out: int, cached: int = 0) -> str:
+def tokens_label(tokens_in: int, tokens_out: int, cached: int = 0, *, estimated: bool = False) -> str:
     """`1,200 in / 340 out`, with the share of the input the server served from its prompt cache when
-    it said so: `1,200 in (83% cached) / 340 out`."""
+    it said so: `1,200 in (83% cached) / 340 out`. Counts twnb estimated (the server sent none) are
+    marked: `~1,200 in / ~340 out`."""
+    mark = "~" if estimated else ""
     share = f" ({min(cached / tokens_in, 1.0):.0%} cached)" if cached > 0 and tokens_in > 0 else ""
-    return f"{tokens_in:,} in{share} / {tokens_out:,} out"
+    return f"{mark}{tokens_in:,} in{share} / {mark}{tokens_out:,} out"
+
+
+@dataclass(frozen=True)
+class SpentTokens:
+    tokens_in: int
+    tokens_out: int
+    cached: int
+    estimated: bool
+
+    def label(self) -> str:
+        return tokens_label(self.tokens_in, self.tokens_out, self.cached, estimated=self.estimated)
+
+
+def spent_tokens(
+    usage: Mapping[str, Any] | None, ledger: Mapping[str, Any] | None = None
+) -> SpentTokens | None:
+    """What a Round spent: the usage summed over its posts, or its ledger's totals when those count more
+    (every call is in the ledger, also those of a Round whose replies could not be used); `estimated`
+    when any count was twnb's estimate. None when nothing was counted."""
+    usage = usage or {}
+    totals = (ledger or {}).get("totals") or {}
+    spent = SpentTokens(
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+        int(usage.get("cached_tokens") or 0),
+        bool(usage.get("estimated")),
+    )
+    in_ledger = int(totals.get("input_tokens") or 0) + int(totals.get("output_tokens") or 0)
+    if in_ledger > spent.tokens_in + spent.tokens_out:
+        spent = SpentTokens(
+            int(totals.get("input_tokens") or 0),
+            int(totals.get("output_tokens") or 0),
+            int(totals.get("cached_tokens") or 0),
+            bool(totals.get("estimated")) or spent.estimated,
+        )
+    if not (spent.tokens_in or spent.tokens_out):
+        return None
+    return spent
 
 
 def summary_line(payload: Mapping[str, Any]) -> str:
@@ -77,9 +118,11 @@ def summary_line(payload: Mapping[str, Any]) -> str:
     if isinstance(duration, (int, float)):
         parts.append(f"time {duration:.1f} s")
     usage = twnb.get("usage") or {}
-    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
-        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-        parts.append("tokens " + tokens_label(tokens_in, tokens_out, int(usage.get("cached_tokens") or 0)))
+    spent = spent_tokens(usage, twnb.get("ledger"))
+    if spent is not None:
+        parts.append("tokens " + spent.label())
+    elif usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        parts.append("tokens " + tokens_label(0, 0))
     if usage.get("calls"):
         parts.append(f"{usage['calls']} LLM calls")
     cost = ((twnb.get("ledger") or {}).get("totals") or {}).get("cost")

@@ -50,8 +50,11 @@ def bar_geometry(entry: LedgerEntry, duration_s: float) -> tuple[float, float]:
 def _figures(entry: LedgerEntry) -> str:
     parts = [f"{entry.duration_s or 0.0:.2f} s"]
     if entry.kind == "llm":
-        tokens = tokens_label(entry.input_tokens, entry.output_tokens, entry.cached_tokens)
-        parts.append(("~" if entry.estimated else "") + tokens)
+        parts.append(
+            tokens_label(
+                entry.input_tokens, entry.output_tokens, entry.cached_tokens, estimated=entry.estimated
+            )
+        )
         if entry.time_to_first_token_s is not None:
             parts.append(f"first token {entry.time_to_first_token_s:.2f} s")
         if entry.cost is not None:
@@ -69,8 +72,8 @@ def totals_text(ledger: Ledger) -> str:
     parts.append(f"LLM {t['llm_calls']} call{'s' if t['llm_calls'] != 1 else ''} {t['llm_s']:.1f} s")
     if t["code_runs"]:
         parts.append(f"code {t['code_runs']} run{'s' if t['code_runs'] != 1 else ''} {t['code_s']:.1f} s")
-    tokens = tokens_label(t["input_tokens"], t["output_tokens"], t["cached_tokens"])
-    parts.append(("~" if t["estimated"] else "") + tokens + " tokens")
+    tokens = tokens_label(t["input_tokens"], t["output_tokens"], t["cached_tokens"], estimated=t["estimated"])
+    parts.append(tokens + " tokens")
     if t["cost"] is not None:
         parts.append(f"cost {format_cost(t['cost'])}")
     elif t["unpriced_calls"] and t["llm_calls"]:

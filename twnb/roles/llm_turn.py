@@ -56,11 +56,15 @@ from twnb.roles.translator import REASONING_CAP, PostTranslator  # one cap for e
 
 class ReplyUnreadable(Exception):
     """Every attempt gave a reply the translator could not read. `attempts` holds each one's `reason`
-    and `raw_text`, oldest first; the last attempt's `TranslationError` is the `__cause__`."""
+    and `raw_text`, oldest first; the last attempt's `TranslationError` is the `__cause__`. `usage` is
+    what the attempts spent, all the same."""
 
-    def __init__(self, message: str, attempts: list[DroppedAttempt]) -> None:
+    def __init__(
+        self, message: str, attempts: list[DroppedAttempt], usage: UsageRecord | None = None
+    ) -> None:
         super().__init__(message)
         self.attempts = attempts
+        self.usage = usage or UsageRecord()
 
     @property
     def raw_texts(self) -> list[str]:
@@ -72,10 +76,13 @@ class ReplyUnreadable(Exception):
         return str(self.__cause__ or self)
 
     def empty_post(self, post_id: str, send_from: str, send_to: str) -> Post:
-        """A Post with nothing usable, every attempt kept in `extra["dropped_attempts"]`."""
+        """A Post with nothing usable, every attempt kept in `extra["dropped_attempts"]`, and what they
+        spent in `extra["usage"]` (a Round of unreadable replies still shows its tokens)."""
         post = Post.create("", send_from, send_to)
         post.id = post_id
         post.extra["dropped_attempts"] = list(self.attempts)
+        if self.usage:
+            post.extra["usage"] = self.usage.copy()
         return post
 
 
@@ -186,6 +193,7 @@ class LLMTurn:
                     raise ReplyUnreadable(
                         f"the {self.role}'s reply could not be read after {attempt} attempts: {error}",
                         dropped,
+                        usage_total,
                     ) from error
                 dropped.append({"reason": reason, "raw_text": raw})
                 observer.on_event(PostRetry(post_id=post_id, reason=reason))

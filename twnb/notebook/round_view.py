@@ -37,8 +37,8 @@ from twnb.render.labels import (
     is_shown,
     post_title,
     sections_kept_open,
-    state_label,
     spent_tokens,
+    state_label,
     summary_line,
     tokens_label,
 )
@@ -394,12 +394,10 @@ class RoundView:
         # Whole seconds while it runs (the heartbeat ticks each second); tenths once it has ended.
         elapsed = f"{seconds:.0f}" if self.state == "running" else f"{seconds:.1f}"
         request = html.escape(shorten(clean_text(self.request), 200))
-        tokens = (
-            f" · {tokens_label(self.tokens_in, self.tokens_out, self.tokens_cached, estimated=self.tokens_estimated)}"
-            " tokens"
-            if self.tokens_in or self.tokens_out
-            else ""
+        counts = tokens_label(
+            self.tokens_in, self.tokens_out, self.tokens_cached, estimated=self.tokens_estimated
         )
+        tokens = f" · {counts} tokens" if self.tokens_in or self.tokens_out else ""
         self.header.value = (
             f"<div><b>twnb</b> {state_badge(self.state)} <small>{elapsed} s{tokens}</small>"
             f"<br><span>{request}</span></div>"

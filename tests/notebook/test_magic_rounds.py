@@ -300,3 +300,39 @@ def test_a_secret_named_without_a_separator_is_redacted_from_what_code_prints(
     assert "it is [redacted]" in printed and secret not in printed
     assert secret not in str(magics(llm_shell).notebook.conversation.to_dict())
     assert secret not in str([r["body"]["messages"] for r in fake_llm.chat_requests()])
+
+
+def session_folders(clean_env) -> dict[str, list[str]]:
+    """Each session folder under .twnb and what it holds."""
+    return {
+        folder.name: sorted(p.name for p in folder.iterdir())
+        for folder in sorted((clean_env / ".twnb").iterdir())
+        if folder.is_dir()
+    }
+
+
+def test_with_recording_the_cassette_lands_beside_the_rounds_it_recorded(
+    llm_shell, fake_llm, monkeypatch, clean_env
+):
+    monkeypatch.setenv("TWNB_RECORD", "1")
+    fake_llm.load(answer_round())
+
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+
+    session_id = magics(llm_shell).notebook.session_id
+    assert session_folders(clean_env) == {session_id: ["cassette.yaml", "rounds"]}
+
+
+def test_after_a_reset_the_next_cassette_lands_beside_the_new_rounds(
+    llm_shell, fake_llm, monkeypatch, clean_env
+):
+    monkeypatch.setenv("TWNB_RECORD", "1")
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    llm_shell.run_line_magic("taskweaver", "reset")
+    fake_llm.load(answer_round())
+
+    llm_shell.run_cell("%%taskweaver\nAgain?")
+
+    folders = session_folders(clean_env)
+    assert len(folders) == 2 and all(content == ["cassette.yaml", "rounds"] for content in folders.values())

@@ -213,3 +213,32 @@ def test_secret_in_an_llm_reply_is_redacted_when_committed(make_session, fake_ll
     assert first.post_list[-1].message == "Your token is [redacted]."
     session.run_round("Anything else?")
     assert secret_env not in str(fake_llm.chat_requests()[-1]["body"]["messages"])
+
+
+def test_a_planner_answer_with_stop_taskfailure_fails_the_round_abandoning_unfinished_steps(make_session):
+    gave_up = planner_reply(
+        "User", "I cannot load the file: it is not there.", stop="TaskFailure", step="1. Do it"
+    )
+    script = {
+        "Planner": [planner_reply("CodeInterpreter", "Run it"), gave_up],
+        "CodeInterpreter": [code_reply("a = 1")],
+    }
+    session = make_session(script)
+
+    round = session.run_round("Load the file")
+
+    assert round.state == "failed"
+    assert (
+        round.extra["failure_reason"]
+        == "The Planner stopped with TaskFailure: I cannot load the file: it is not there."
+    )
+    assert kinds(round)[-1] == ("Planner", "User")  # the answer is kept
+    plan = round.extra["plan"]
+    assert plan["state"] == "abandoned"
+    assert {step["state"] for step in plan["subtasks"]} <= {"abandoned", "done"}
+    assert "abandoned" in {step["state"] for step in plan["subtasks"]}
+
+
+def test_a_planner_answer_with_stop_completed_finishes_the_round(make_session):
+    round = make_session(one_step("b = 1")).run_round("Set b")
+    assert round.state == "finished" and round.extra["plan"]["state"] == "done"

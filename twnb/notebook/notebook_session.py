@@ -66,16 +66,23 @@ class NotebookSession:
         if self.session is not None and key == self._session_key:
             return self.session
         memory = self.memory
-        session = self._build(resolved)
+        # Built around the notebook's conversation, so the cassette (when recording) lands in the
+        # same session folder as the Rounds it recorded.
+        session = self._build(resolved, memory)
         session.adopt(memory)
         self.session, self._session_key = session, key
         return session
 
-    def _build(self, resolved: Any) -> Session:
+    def _build(self, resolved: Any, memory: Memory) -> Session:
         from twnb.session.factory import build_live_session
 
         return build_live_session(
-            resolved, self.shell, self.workdir, self.session_dir(resolved), known_secrets=self.known_secrets()
+            resolved,
+            self.shell,
+            self.workdir,
+            self.session_dir(resolved),
+            known_secrets=self.known_secrets(),
+            memory=memory,
         )
 
     def known_secrets(self) -> frozenset[str]:
@@ -211,11 +218,13 @@ class NotebookSession:
         return [self.session_dir(resolved), artifacts]
 
     def reset(self) -> str:
-        """A new, empty conversation with a new session id; returns the id."""
-        if self.session is not None:
+        """A new, empty conversation with a new session id; returns the id. A session that records is
+        let go (the next Round builds one), so its cassette does not stay in the old session's folder."""
+        if self.session is not None and self.session.cassette_path is None:
             self.session.reset()
         else:
-            self._memory = _new_memory()
+            self.known_secrets()  # what the session let go has seen stays known
+            self.session, self._session_key, self._memory = None, None, _new_memory()
         return self.session_id
 
     def find_round(self, ref: str) -> Round | None:

@@ -36,6 +36,7 @@ def build_session(
     session_dir: Path | None = None,
     record: bool | None = None,
     redactor: Redactor | None = None,
+    memory: Memory | None = None,
 ) -> Session:
     """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
     `executor`.
@@ -44,7 +45,8 @@ def build_session(
     (relative to the notebook's folder), else the live client. A client passed in (tests, benches) gets
     the same redaction and response_format fallback as the live one. `record` (default:
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
-    `save` copies beside the conversation.
+    `save` copies beside the conversation. `memory` is the conversation to carry on (the notebook's):
+    given here, its session id names the folder of both the cassette and the autosaved Rounds.
     """
     from twnb.llm.session_client import context_windows, session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
@@ -56,7 +58,7 @@ def build_session(
     redactor = redactor if redactor is not None else redactor_for(settings)
     set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
-    memory = Memory(session_id=create_id())
+    memory = memory if memory is not None else Memory(session_id=create_id())
     cassette = None
     if record if record is not None else bool(getattr(plain, "record", False)):
         cassette = folder / memory.session_id / "cassette.yaml"
@@ -145,13 +147,19 @@ def _tracing(settings: Any) -> Any:
 
 
 def build_live_session(
-    resolved: Any, shell: Any, workdir: Path, session_dir: Path, *, known_secrets: Iterable[str] = ()
+    resolved: Any,
+    shell: Any,
+    workdir: Path,
+    session_dir: Path,
+    *,
+    known_secrets: Iterable[str] = (),
+    memory: Memory | None = None,
 ) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
     in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
-    visible `artifacts_dir` (relative to `workdir`). The notebook layer asks for its session here, so
-    it never builds an executor or a client itself. `known_secrets` (values seen as secrets earlier
-    in the notebook) stay redacted."""
+    visible `artifacts_dir` (relative to `workdir`), carrying on `memory` (the notebook's conversation,
+    if it has one). The notebook layer asks for its session here, so it never builds an executor or a
+    client itself. `known_secrets` (values seen as secrets earlier in the notebook) stay redacted."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
@@ -166,7 +174,7 @@ def build_live_session(
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )
-    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor)
+    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor, memory=memory)
 
 
 def redactor_for(settings: Any) -> Redactor:

@@ -4,9 +4,9 @@ The Round loop is a generator (docs/architecture.md, "A Round's data flow"): it 
 run as a `CodeRequest` and receives the kernel's `ExecutionResult`. `run_round` drives it with the executor;
 step mode drives the same generator from clicks. One loop, two drivers.
 
-A Round never raises for an expected failure: an LLM error, a role that gives up, the post limit, or
-Ctrl-C end it `failed` with `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is
-always the last event. Every post is redacted once, when committed (and a loaded conversation once,
+A Round never raises for an expected failure: an LLM error, a role that gives up (the Planner's
+answer with `stop: TaskFailure` too), the post limit, or Ctrl-C end it `failed` with
+`round.extra["failure_reason"]`, every post kept, and `RoundEnded` is always the last event. Every post is redacted once, when committed (and a loaded conversation once,
 when loaded or taken over), by the session's one Redactor; the autosave, the saved YAML and the Round
 display then write data that is already redacted, so secrets reach none of them.
 
@@ -182,6 +182,11 @@ class Session:
                 self._commit(current, index, post, watcher)
                 if result is not None and result.status == "interrupted":
                     raise KeyboardInterrupt
+            if _first(post, "stop") == "TaskFailure":
+                # The Planner gave the task up: the Round failed, its unfinished steps abandoned.
+                raise RoleFailure(
+                    f"The Planner stopped with TaskFailure: {post.message.strip() or 'no reason given'}"
+                )
             current.change_round_state("finished")
         except BaseException as raised:
             # A reply cut short comes with what arrived of it; the Round ends on the error inside.

@@ -7,8 +7,9 @@ step mode drives the same generator from clicks. One loop, two drivers.
 A Round never raises for an expected failure: an LLM error, a role that gives up (the Planner's
 answer with `stop: TaskFailure` too), the post limit, or Ctrl-C end it `failed` with
 `round.extra["failure_reason"]`, every post kept, and `RoundEnded` is always the last event. Every
-post is redacted once, when committed (and a loaded conversation once, when loaded or taken over), by the session's one Redactor; the autosave, the saved YAML and the Round
-display then write data that is already redacted, so secrets reach none of them.
+post is redacted once, when committed (and a loaded conversation once, when loaded or taken over), by
+the session's one Redactor; the autosave, the saved YAML and the Round display then write data that
+is already redacted, so secrets reach none of them.
 
 Nothing that arrived is dropped on failure: a reply cut off by an LLM error or Ctrl-C is committed as
 it stood, with `post.extra["incomplete"]` (why) and `post.extra["raw_text"]` (what was received); a

@@ -196,12 +196,14 @@ class _Handler(BaseHTTPRequestHandler):
             payload = {
                 "models": [{"name": m, "model": m, "context_length": context or 4096} for m in owner.models]
             }
-        elif owner.behaves_like == "lmstudio" and path.startswith("/api/v0/models/"):
-            name = path.removeprefix("/api/v0/models/")
-            if name not in owner.models:
-                return False
-            payload = {"id": name, "state": "loaded", "max_context_length": 131072}
-            payload["loaded_context_length"] = context or 4096
+        elif owner.behaves_like == "lmstudio" and path == "/api/v1/models":
+            loaded = [{"id": m, "config": {"context_length": context or 4096}} for m in owner.models]
+            payload = {
+                "models": [
+                    {"type": "llm", "key": m, "loaded_instances": [instance], "max_context_length": 131072}
+                    for m, instance in zip(owner.models, loaded, strict=True)
+                ]
+            }
         else:
             return False
         owner._record(self, None, role=None)

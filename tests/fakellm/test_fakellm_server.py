@@ -285,7 +285,9 @@ def test_vllm_and_ollama_list_each_models_context(fake_llm, server, path, field)
 def test_lm_studio_says_the_loaded_context_of_a_model(fake_llm):
     fake_llm.behaves_like, fake_llm.context_size = "lmstudio", 4096
 
-    assert http_json(f"{fake_llm.root_url}/api/v0/models/fake-model")["loaded_context_length"] == 4096
+    models = http_json(f"{fake_llm.root_url}/api/v1/models")["models"]
+
+    assert [m["loaded_instances"][0]["config"]["context_length"] for m in models] == [4096]
 
 
 def test_a_stall_of_empty_deltas_sends_chunks_without_content(fake_llm):

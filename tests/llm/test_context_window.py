@@ -22,7 +22,7 @@ def client_for(fake_llm, **options) -> OpenAIChatClient:
     [
         ("llama-server", "llama-server's /props"),
         ("vllm", "vLLM's /v1/models"),
-        ("lmstudio", "LM Studio's /api/v0/models"),
+        ("lmstudio", "LM Studio's /api/v1/models"),
         ("ollama", "Ollama's /api/ps"),
     ],
 )

@@ -5,7 +5,9 @@ Each server people run themselves says it somewhere else (their own documentatio
 - vLLM: ``max_model_len`` of the model's entry in ``GET /v1/models``;
 - llama-server (llama.cpp): ``default_generation_settings.n_ctx`` in ``GET /props`` (a slot's context:
   the ``-c`` given, shared among ``--parallel`` slots);
-- LM Studio: ``loaded_context_length`` (else ``max_context_length``) in ``GET /api/v0/models/{model}``;
+- LM Studio: ``context_length`` of the model's loaded instance in ``GET /api/v1/models`` (LM Studio
+  0.4; earlier, ``loaded_context_length`` in ``GET /api/v0/models/{model}``). Its ``max_context_length``
+  is what the model could take, not what it was loaded with, so it is never used;
 - Ollama: ``context_length`` of the loaded model in ``GET /api/ps`` (a model not loaded yet is not
   listed; its ``num_ctx`` is then what Ollama decides when it loads it).
 
@@ -62,10 +64,18 @@ def _llama_server(get: GetJson, root: str, model: str) -> int | None:
 
 
 def _lm_studio(get: GetJson, root: str, model: str) -> int | None:
-    entry = get(f"{root}/api/v0/models/{model}")
-    if not isinstance(entry, dict):
-        return None
-    return _positive(entry.get("loaded_context_length")) or _positive(entry.get("max_context_length"))
+    try:
+        listing = get(f"{root}/api/v1/models")
+    except Exception:  # before LM Studio 0.4
+        entry = get(f"{root}/api/v0/models/{model}")
+        return _positive(entry.get("loaded_context_length")) if isinstance(entry, dict) else None
+    models = listing.get("models") if isinstance(listing, dict) else None
+    for item in models if isinstance(models, list) else ():
+        instances = item.get("loaded_instances") if isinstance(item, dict) else None
+        for instance in instances if isinstance(instances, list) else ():
+            if isinstance(instance, dict) and model in (item.get("key"), instance.get("id")):
+                return _positive((instance.get("config") or {}).get("context_length"))
+    return None
 
 
 def _ollama(get: GetJson, root: str, model: str) -> int | None:
@@ -78,7 +88,7 @@ _PROBES: tuple[tuple[str, Callable[[GetJson, str, str], int | None], bool], ...]
     # (how a message names it, the probe, whether it takes the base URL (True) or the server's root)
     ("vLLM's /v1/models", _vllm, True),
     ("llama-server's /props", _llama_server, False),
-    ("LM Studio's /api/v0/models", _lm_studio, False),
+    ("LM Studio's /api/v1/models", _lm_studio, False),
     ("Ollama's /api/ps", _ollama, False),
 )
 

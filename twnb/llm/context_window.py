@@ -4,7 +4,7 @@ Where the size comes from, first found wins:
 
 1. the ``context_size`` setting (the user knows best);
 2. the server itself, asked once per model (context_probe.py): llama-server's ``/props``, vLLM's
-   ``max_model_len`` in ``/v1/models``, LM Studio's ``/api/v0/models``, Ollama's ``/api/ps``;
+   ``max_model_len`` in ``/v1/models``, LM Studio's ``/api/v1/models``, Ollama's ``/api/ps``;
 3. a context error the server sent (context_error.py), which names it.
 
 A prompt's budget is the context less what the reply needs (the ``max_tokens`` setting, else a

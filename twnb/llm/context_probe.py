@@ -3,8 +3,8 @@
 Each server people run themselves says it somewhere else (their own documentation):
 
 - vLLM: ``max_model_len`` of the model's entry in ``GET /v1/models``;
-- llama-server (llama.cpp): ``default_generation_settings.n_ctx`` in ``GET /props`` (a slot's context:
-  the ``-c`` given, shared among ``--parallel`` slots);
+- llama-server (llama.cpp): ``default_generation_settings.n_ctx`` in ``GET /props`` (the context a
+  request may fill: measured, with its unified cache, the whole ``-c`` however many slots it has);
 - LM Studio: ``context_length`` of the model's loaded instance in ``GET /api/v1/models`` (LM Studio
   0.4; earlier, ``loaded_context_length`` in ``GET /api/v0/models/{model}``). Its ``max_context_length``
   is what the model could take, not what it was loaded with, so it is never used;

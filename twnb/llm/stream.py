@@ -249,8 +249,9 @@ class ChatStream:
         return LLMEmptyReply(
             f"The server at {self._ctx.url} answered {self._ctx.call} with HTTP 200 and then sent nothing "
             f"(no event, no [DONE]). Most likely the prompt (~{tokens:,} tokens{size}) is over the model's "
-            f"context: llama-cpp-python answers so. {context_hint()} If the prompt is small, the "
-            "connection dropped: run it again.",
+            f"context: llama-cpp-python answers so. {context_hint()} Or set context_size to the server's "
+            "context, and twnb fits its prompts to it. If the prompt is small, the connection dropped: "
+            "run it again.",
             url=self._ctx.url,
             model=self._ctx.model,
         )
@@ -354,9 +355,15 @@ def truncation_message(ctx: ErrorContext, usage: Usage | None) -> str:
     if cap and reply >= 0.9 * cap:
         return f"{start}, the max_tokens setting ({cap:,}). The reply cannot be used: raise max_tokens."
     held = f" (the context holds {context:,})" if context else ""
+    unknown = (
+        ""
+        if context
+        else " Setting context_size to the model's context lets twnb keep room for the reply in every prompt."
+    )
     return (
         f"{start}{held}. The reply cannot be used. Raise the server's output limit (llama-server -n, "
         "Ollama num_predict, the max_tokens setting), or, if the context is the limit, "
         + context_hint()[0].lower()
         + context_hint()[1:]
+        + unknown
     )

@@ -1,7 +1,7 @@
 """Fixtures for whole-Round tests: a real InteractiveShell, the loopback LLM server, a real session.
 
 `make_session(**options)` builds the session exactly as the notebook does (`build_session` with the
-settings object), pointed at the `fake_llm` server with the SDK's retries off so faults show at once.
+settings object), pointed at the `fake_llm` server with the client's retries off so faults show at once.
 """
 
 from __future__ import annotations

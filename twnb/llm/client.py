@@ -186,7 +186,8 @@ class OpenAIChatClient:
         role: str = "",
         response_format: dict[str, Any] | None = None,
     ) -> ChatStream:
-        """Send the request (HTTP errors raise here, after the SDK's retries) and return the stream."""
+        """Send the request (HTTP errors raise here, after the retries request_retries.py allows) and return
+        the stream, held to the deadlines."""
         if not model:
             raise ValueError("no model given: set TWNB_MODEL (on Azure, the deployment name)")
         prepared = _prepare_messages(messages)

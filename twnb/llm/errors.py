@@ -65,11 +65,11 @@ class LLMStalled(LLMTimeoutError):
 
 
 class LLMRateLimitError(LLMError):
-    """HTTP 429 still after the SDK's retries."""
+    """HTTP 429 still after the retries (request_retries.py)."""
 
 
 class LLMServerError(LLMError):
-    """HTTP 5xx still after the SDK's retries."""
+    """HTTP 5xx still after the retries (request_retries.py)."""
 
 
 class LLMBadRequestError(LLMError):

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from twnb.config.secret_rules import MIN_KEY_LENGTH, REDACTED
-from twnb.llm.context_error import context_hint, read_context_error
+from twnb.llm.context_error import ContextOverflow, context_hint, read_context_error
 from twnb.llm.deadlines import LLMDeadlines
 
 
@@ -95,6 +95,17 @@ class LLMContextExceeded(LLMBadRequestError):
         super().__init__(message, **where)
         self.context_tokens = context_tokens
         self.prompt_tokens = prompt_tokens
+
+    @classmethod
+    def said(cls, call: str, overflow: ContextOverflow, how: str, **where: Any) -> LLMContextExceeded:
+        """The error for `call` (`ErrorContext.call`) whose server reported `overflow` (`how`: its words)."""
+        return cls(
+            f"{capitalized(call)} does not fit the model's context: {overflow.describe()} ({how}). "
+            f"{context_hint()}",
+            context_tokens=overflow.context_tokens,
+            prompt_tokens=overflow.prompt_tokens,
+            **where,
+        )
 
 
 class LLMReplyTruncated(LLMError):
@@ -210,7 +221,8 @@ def _connecting(exc: BaseException) -> bool:
     return type(cause).__name__ in ("ConnectTimeout", "PoolTimeout")
 
 
-def _capitalized(text: str) -> str:
+def capitalized(text: str) -> str:
+    """`text` as the start of a sentence (only its first letter changed)."""
     return text[:1].upper() + text[1:]
 
 
@@ -258,13 +270,7 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
     if isinstance(exc, openai.APIStatusError) and status in (400, 413, 422):
         overflow = read_context_error(said)
         if overflow is not None:
-            return LLMContextExceeded(
-                f"{_capitalized(ctx.call)} does not fit the model's context: {overflow.describe()} "
-                f"(HTTP {status} from {url}: {said}). {context_hint()}",
-                context_tokens=overflow.context_tokens,
-                prompt_tokens=overflow.prompt_tokens,
-                **where,
-            )
+            return LLMContextExceeded.said(ctx.call, overflow, f"HTTP {status} from {url}: {said}", **where)
     if isinstance(exc, openai.BadRequestError) or status == 422:
         param = _server_param(exc)
         named = f" (parameter {param!r})" if param else ""
@@ -299,7 +305,7 @@ def llm_error_from(exc: BaseException, ctx: ErrorContext) -> LLMError | None:
             else "total"
         )
         return LLMStalled(
-            f"{_capitalized(ctx.call)} got no answer from {url} within {deadlines.describe(name)}. A "
+            f"{capitalized(ctx.call)} got no answer from {url} within {deadlines.describe(name)}. A "
             "slow server (a long prompt on a CPU) needs more: raise it. It is not sent again, so as not to "
             "queue a second request behind the first.",
             setting=f"llm_timeout_{name}",

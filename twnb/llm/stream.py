@@ -38,6 +38,7 @@ from twnb.llm.errors import (
     LLMStalled,
     LLMStreamDropped,
     LLMStreamErrorEvent,
+    capitalized,
     llm_error_from,
 )
 from twnb.llm.usage import Usage, estimate_tokens
@@ -232,7 +233,7 @@ class ChatStream:
             "total": "A reply this long on this server needs more",
         }[stall.deadline]
         return LLMStalled(
-            f"{_capitalized(self._ctx.call)} timed out: the server at {self._ctx.url} {what} within "
+            f"{capitalized(self._ctx.call)} timed out: the server at {self._ctx.url} {what} within "
             f"{deadlines.describe(stall.deadline)} ({len(self.raw_text)} characters received). "
             f"{advice}: raise {stall.setting}. It is not sent again, so as not to queue a second "
             "request behind the first.",
@@ -287,13 +288,9 @@ class ChatStream:
             said = self._ctx.scrub(str(getattr(exc, "message", "") or exc))
             overflow = read_context_error(said)
             if overflow is not None:
-                return LLMContextExceeded(
-                    f"{_capitalized(self._ctx.call)} does not fit the model's context: {overflow.describe()} "
-                    f"(the server at {self._ctx.url} said: {said}). {context_hint()}",
-                    context_tokens=overflow.context_tokens,
-                    prompt_tokens=overflow.prompt_tokens,
-                    url=self._ctx.url,
-                    model=self._ctx.model,
+                how = f"the server at {self._ctx.url} said: {said}"
+                return LLMContextExceeded.said(
+                    self._ctx.call, overflow, how, url=self._ctx.url, model=self._ctx.model
                 )
             return LLMStreamErrorEvent(
                 f"The server at {self._ctx.url} sent an error in the middle of {self._ctx.call} ({got}): "
@@ -334,10 +331,6 @@ class ChatStream:
         self.usage = usage
 
 
-def _capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def truncation_message(ctx: ErrorContext, usage: Usage | None) -> str:
     """One line for a reply that stopped at `finish_reason: length`: which limit, the numbers, what to
     change. The context is the limit when prompt and reply filled it; `max_tokens` when the reply
@@ -346,7 +339,7 @@ def truncation_message(ctx: ErrorContext, usage: Usage | None) -> str:
     prompt = usage.prompt_tokens if usage is not None else 0
     reply = usage.completion_tokens if usage is not None else 0
     numbers = f"the prompt took {mark}{prompt:,} tokens and the reply {mark}{reply:,}"
-    start = f"{_capitalized(ctx.call)} stopped at a token limit (finish_reason: length): {numbers}"
+    start = f"{capitalized(ctx.call)} stopped at a token limit (finish_reason: length): {numbers}"
     context, cap = ctx.context_tokens, ctx.max_tokens
     if context and prompt + reply >= 0.9 * context:
         return (

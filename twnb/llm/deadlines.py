@@ -103,6 +103,7 @@ class StreamWatch:
         self.due = min(started + deadlines.first_byte, self.total_at)
         self.stall: Stall | None = None
         self._done = threading.Event()
+        self._lock = threading.Lock()  # no abort once stop() has returned
 
     def progress(self, now: float) -> None:
         self.last_progress = now
@@ -122,7 +123,8 @@ class StreamWatch:
         thread.start()
 
     def stop(self) -> None:
-        self._done.set()
+        with self._lock:
+            self._done.set()
 
     def _watch(self, abort: Callable[[], None]) -> None:
         while True:
@@ -133,8 +135,11 @@ class StreamWatch:
                 return
             now = time.perf_counter()
             if now >= self.due:
-                self.missed(now)
-                abort()
+                with self._lock:
+                    if self._done.is_set():
+                        return
+                    self.missed(now)
+                    abort()
                 return
 
 
@@ -146,6 +151,8 @@ def socket_closer(response: Any) -> Callable[[], None]:
     response."""
 
     def abort() -> None:
+        if getattr(response, "is_closed", False):
+            return  # the reply ended: its connection may already serve another request
         stream = getattr(response, "extensions", {}).get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
         try:

@@ -25,6 +25,8 @@ export interface IUsage {
   completion_tokens?: number;
   calls?: number;
   model?: string;
+  /** The server sent no counts: twnb estimated them (shown with ~). */
+  estimated?: boolean;
 }
 
 export interface IPost {
@@ -242,5 +244,6 @@ export function tokens(usage: IUsage | undefined): string {
   if (!prompt && !completion) {
     return '';
   }
-  return `${prompt + completion} tokens (${prompt} in, ${completion} out)`;
+  const mark = usage.estimated === true ? '~' : '';
+  return `${mark}${prompt + completion} tokens (${mark}${prompt} in, ${mark}${completion} out)`;
 }

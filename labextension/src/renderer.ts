@@ -184,7 +184,8 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
 
   private _plan(view: IRoundView, markdown: (host: HTMLElement, source: string) => void): HTMLElement | null {
     if (!view.plan.length) {
-      return null;
+      // A payload without a plan still says what the user decided on it.
+      return view.plan_decision ? element('div', 'twnb-decision', `${view.plan_decision}.`) : null;
     }
     const [details, body] = section(
       `Plan (${view.plan.length} steps)`,

@@ -30,6 +30,12 @@ describe('decisions in the main view', () => {
     expect(main(await rendered(fixture(name)))).toContain(line);
   });
 
+  it('says the plan decision even when the payload carries no plan to put it under', async () => {
+    const payload = fixture('plan-approved');
+    payload.twnb!.view!.plan = [];
+    expect(main(await rendered(payload))).toContain('You approved this plan.');
+  });
+
   it('a skipped block reads "not run", never "ran"', async () => {
     const node = await rendered(fixture('code-skipped'));
     const block = node.querySelector('.twnb-code-block')!;

@@ -46,17 +46,31 @@ def test_html_shows_the_decision_in_the_main_view_and_the_decided_posts_summary(
     assert conversation.count(line) == 1
 
 
+def _main_view(shown: str, marker: str) -> str:
+    """A Markdown or text view's main part: everything before its conversation's posts."""
+    main, _ = shown.split(marker)
+    return main
+
+
 @pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
-def test_markdown_shows_the_decision_under_the_decided_posts_title(index, key, line, sender, recipient):
+def test_markdown_shows_the_decision_once_beside_the_plan_or_the_code(index, key, line, sender, recipient):
     markdown = _bundle(index, key)["text/markdown"]
-    assert f"**{sender} → {recipient}**\n\n*{line}.*\n" in markdown
+    main = _main_view(markdown, "**Conversation**")
+    if index == PLAN:  # under the checklist
+        assert f"*(done)*\n\n*{line}.*\n" in main
+    else:  # on the code block's first line, beside its outcome
+        assert re.search(rf"^\*\*1\.\*\* \*[a-z ]+\* · \*{line}\.\*$", main, flags=re.M)
     assert markdown.count(line) == 1
 
 
 @pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
-def test_plain_text_shows_the_decision_under_the_decided_posts_title(index, key, line, sender, recipient):
+def test_plain_text_shows_the_decision_once_beside_the_plan_or_the_code(index, key, line, sender, recipient):
     text = _bundle(index, key)["text/plain"]
-    assert f"--- {sender} -> {recipient}\n({line}.)\n" in text
+    main = _main_view(text, "\nconversation (")
+    if index == PLAN:  # under the plan's steps
+        assert f"\nplan:\n  [done] compute the mean\n  [done] report it\n  ({line}.)\n" in main
+    else:
+        assert re.search(rf"^  1\. [a-z ]+ \({line}\.\)$", main, flags=re.M)
     assert text.count(line) == 1
 
 

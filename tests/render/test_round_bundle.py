@@ -119,7 +119,7 @@ def test_escaped_markdown_still_reads_as_the_text():
 def test_plain_text_has_no_terminal_control_sequences():
     hostile = "ok\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[31mred\x1b[0m\r\nnext"
     text = round_bundle(analysis_round(message=hostile), session_id="s-1")["text/plain"]
-    assert "okred\nnext" in text
+    assert "answer:\n  okred\n  next\n" in text
     assert not any(ord(c) < 32 and c not in "\n" for c in text)
 
 
@@ -300,8 +300,8 @@ def test_artifact_paths_inside_the_notebook_folder_are_written_relative(tmp_path
     (attachment,) = bundle[MIME_TYPE]["post_list"][-1]["attachment_list"]
     assert attachment["content"] == ["session/artifacts/fig.png"]
     assert str(tmp_path) not in json.dumps(bundle)
-    assert "[<code>fig.png</code>](session/artifacts/fig.png)" in bundle["text/markdown"]
-    assert "[artifact_paths] session/artifacts/fig.png" in bundle["text/plain"]
+    assert "![fig.png](session/artifacts/fig.png)" in bundle["text/markdown"]
+    assert "artifacts:\n  session/artifacts/fig.png\n" in bundle["text/plain"]
 
 
 def test_artifact_paths_outside_the_notebook_folder_stay_absolute(tmp_path):

@@ -195,8 +195,8 @@ def test_the_static_bundle_shows_the_users_approvals(make_session):
     session = make_session(one_step("x = 1"))
     round = _approved_round(session)
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
-    assert "**Planner → CodeInterpreter**\n\n*You approved this plan.*" in markdown
-    assert "**CodeInterpreter → Planner**\n\n*You ran this code.*" in markdown
+    assert "\n*You approved this plan.*\n" in markdown  # shown even with no checklist to put it under
+    assert "**1.** *ran* · *You ran this code.*" in markdown
 
 
 def test_an_edit_verification_refuses_gets_the_refusal_naming_its_line_and_nothing_runs(make_session, shell):

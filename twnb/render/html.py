@@ -18,8 +18,10 @@ from typing import Any
 from twnb.render.code_html import MONOSPACE, code_html, preformatted_html
 from twnb.render.decisions import without_decision_words
 from twnb.render.labels import (
+    OUTCOME_LABELS,
     PLANNER_NOTES,
     attachment_label,
+    code_section_title,
     has_code,
     is_shown,
 )
@@ -44,14 +46,8 @@ _POST = f"border-left:3px solid {_GREY};padding:0 0 0 8px;margin:6px 0"
 _MUTED = "opacity:0.75"
 _ANSWER = "border-left:3px solid #2f81f7;padding:2px 10px;margin:6px 0"
 OPEN_SECTION_LIMIT = 20  # the code section starts open up to this many blocks (a 500-post Round folds)
-# A code block's outcome as a badge: its words and a colour that reads on light and dark alike.
-OUTCOMES = {
-    "ran": ("ran", "#1a7f37"),
-    "failed": ("raised", "#cf222e"),
-    "refused": ("refused by verification", "#cf222e"),
-    "skipped": ("not run", "#57606a"),  # its decision line says who skipped it
-    "not_run": ("not run", "#57606a"),
-}
+# A code block's outcome badge (labels.OUTCOME_LABELS words it): a colour that reads on light and dark.
+OUTCOME_COLOURS = {"ran": "#1a7f37", "failed": "#cf222e", "refused": "#cf222e"}
 
 
 def round_html(payload: Mapping[str, Any]) -> str:
@@ -86,15 +82,14 @@ def _code_section(blocks: Sequence[Mapping[str, Any]]) -> str:
     """Every piece of code the Round wrote, each with its outcome and the decision made on it."""
     if not blocks:
         return ""
-    ran = sum(block["outcome"] == "ran" for block in blocks)
-    title = f"Code ({len(blocks)} block{'s' if len(blocks) != 1 else ''}, {ran} ran)"
+    title = code_section_title(blocks)
     body = "".join(_code_block(index, block) for index, block in enumerate(blocks, 1))
     return _section(title, body, open_=len(blocks) <= OPEN_SECTION_LIMIT)
 
 
 def _code_block(index: int, block: Mapping[str, Any]) -> str:
     outcome = str(block["outcome"])
-    label, colour = OUTCOMES.get(outcome, (outcome, "#57606a"))
+    label, colour = OUTCOME_LABELS.get(outcome, outcome), OUTCOME_COLOURS.get(outcome, "#57606a")
     parts = [
         f'<div style="margin:6px 0 0 0"><small style="{_MUTED}">{index}.</small> {_badge(label, colour)}'
     ]
@@ -157,8 +152,11 @@ def plan_html(plan: Any, decision: str | None = None) -> str:
     """The plan as a checklist: each step's mark, its full text (inline Markdown) and its state. Takes
     the view's steps, or a plan's dict (`{"subtasks": [...]}`, the live widget's)."""
     steps = plan if isinstance(plan, list) else plan_steps(plan)
-    if not steps:
-        return ""
+    decided = (
+        f'<div><small style="{_MUTED}"><i>{html.escape(decision)}.</i></small></div>' if decision else ""
+    )
+    if not steps:  # a payload without a plan still says what the user decided on it
+        return decided
     items = []
     for step in steps:
         state = str(step.get("state", "todo"))
@@ -166,9 +164,6 @@ def plan_html(plan: Any, decision: str | None = None) -> str:
         text = inline_html(str(step.get("text", "")), links=False)
         label = f'<small style="{_MUTED}">({html.escape(state)})</small>'
         items.append(f'<li style="margin:2px 0">{mark} {text} {label}</li>')
-    decided = (
-        f'<div><small style="{_MUTED}"><i>{html.escape(decision)}.</i></small></div>' if decision else ""
-    )
     return (
         '<div style="margin:4px 0"><b>Plan</b>'
         '<ul style="list-style:none;padding-left:4px;margin:2px 0">'

@@ -3,7 +3,7 @@ and which attachments are shown at all."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,14 @@ RESULT_TYPES = frozenset({"execution_result", "code_error", "revise_message"})
 # The Planner's bookkeeping: the plan is the checklist, so these fold into the Planner's notes.
 PLANNER_NOTES = ("plan_reasoning", "init_plan", "plan", "current_plan_step", "stop")
 NO_ERROR = "No error is found."
+# A code block's outcome (view.py's `outcome`) as every view words it.
+OUTCOME_LABELS = {
+    "ran": "ran",
+    "failed": "raised",
+    "refused": "refused by verification",
+    "skipped": "not run",  # its decision line says who skipped it
+    "not_run": "not run",
+}
 LABELS = {
     "init_plan": "initial plan",
     "plan": "plan",
@@ -33,6 +41,12 @@ LABELS = {
     "verification": "verification",
     "artifact_paths": "artifacts",
 }
+
+
+def code_section_title(blocks: Sequence[Mapping[str, Any]]) -> str:
+    """`Code (3 blocks, 2 ran)`: how many pieces of code the Round wrote and how many ran."""
+    ran = sum(block.get("outcome") == "ran" for block in blocks)
+    return f"Code ({len(blocks)} block{'s' if len(blocks) != 1 else ''}, {ran} ran)"
 
 
 def attachment_label(kind: str) -> str:

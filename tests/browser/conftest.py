@@ -148,8 +148,16 @@ class RunningFrontend:
 
 
 def _frontend(
-    app: str, scratch_root: Path, llm: FakeLLMServer, name: str, *, labextension: bool = True
+    app: str,
+    scratch_root: Path,
+    llm: FakeLLMServer,
+    name: str,
+    *,
+    labextension: bool = True,
+    settings: dict[str, dict[str, Any]] | None = None,
 ) -> Iterator[RunningFrontend]:
+    """A server of `app` ("lab" or "notebook") for the test module `name`, its kernels pointed at
+    `llm`, with `settings` (user settings by plugin id) beside the fresh defaults; stopped after."""
     scratch = Path(tempfile.mkdtemp(prefix=f"{app}-{name}-", dir=scratch_root))
     root = scratch / "notebooks"
     root.mkdir()
@@ -157,7 +165,7 @@ def _frontend(
     env.update(
         {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "browser-test-key", "TWNB_MODEL": FAKE_MODEL}
     )
-    with JupyterServer(app, root, scratch, env, labextension=labextension) as server:
+    with JupyterServer(app, root, scratch, env, labextension=labextension, settings=settings) as server:
         yield RunningFrontend(server, root)
 
 
@@ -192,3 +200,28 @@ def notebook7_without_extension(
 ) -> Iterator[RunningFrontend]:
     """`jupyter notebook` with twnb's extension disabled: Rounds show as their static HTML."""
     yield from _frontend("notebook", browser_scratch, module_llm, request.module.__name__, labextension=False)
+
+
+# The Jupyter Widgets setting "Save Jupyter widget state in notebooks" (jupyterlab_widgets' plugin
+# schema: `saveState`, off by default). A user may turn it on: then every open widget model goes into
+# the notebook's metadata when JupyterLab saves it.
+WIDGET_STATE_SETTING = "@jupyter-widgets/jupyterlab-manager:plugin"
+DARK_THEME_SETTING = {"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
+
+
+@pytest.fixture(scope="module")
+def lab_saving_widget_state(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter lab` (with twnb's extension) whose user turned widget-state saving on."""
+    settings = {WIDGET_STATE_SETTING: {"saveState": True}}
+    yield from _frontend("lab", browser_scratch, module_llm, request.module.__name__, settings=settings)
+
+
+@pytest.fixture(scope="module")
+def lab_dark(
+    playwright_browser: Any, browser_scratch: Path, module_llm: FakeLLMServer, request: pytest.FixtureRequest
+) -> Iterator[RunningFrontend]:
+    """`jupyter lab` (with twnb's extension) in the JupyterLab Dark theme from its first page."""
+    name = request.module.__name__
+    yield from _frontend("lab", browser_scratch, module_llm, name, settings=DARK_THEME_SETTING)

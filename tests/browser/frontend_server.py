@@ -3,7 +3,8 @@
 `JupyterServer("lab" | "notebook", root_dir, scratch, env)` starts `python -m jupyterlab` (or
 `notebook`) on 127.0.0.1 with a free port, a random token, `--allow-root` (tests run as root), fresh
 settings, workspace, config and runtime folders under `scratch`, and `env` as the environment its
-kernels inherit. Its log is `scratch/<app>.log`.
+kernels inherit, and `settings` (user settings by plugin id) beside the fresh ones. Its log is
+`scratch/<app>.log`.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import nbformat
+
 # This checkout's build of the JupyterLab extension (labextension/, built by `npm run build` there or by
 # `pip install`), served to every frontend ahead of any installed copy, so the tests see this code.
 LABEXTENSION_NAME = "twnb-labextension"
 LABEXTENSION_BUNDLE = Path(__file__).resolve().parents[2] / "twnb" / "labextension"
 STARTUP_TIMEOUT_S = 90  # a cold start on a loaded 2-core machine takes ~10 s; a hang says so after this
+SAVE_WRITE_TIMEOUT_S = 10  # a notebook's file half-written for longer than this is broken, not in progress
 
 
 class JupyterServerError(RuntimeError):
@@ -59,7 +63,14 @@ class JupyterServer:
     """One `jupyter lab` or `jupyter notebook` process; `start()`, `stop()`, or `with`."""
 
     def __init__(
-        self, app: str, root_dir: Path, scratch: Path, env: dict[str, str], *, labextension: bool = True
+        self,
+        app: str,
+        root_dir: Path,
+        scratch: Path,
+        env: dict[str, str],
+        *,
+        labextension: bool = True,
+        settings: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         if app not in ("lab", "notebook"):
             raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
@@ -68,6 +79,7 @@ class JupyterServer:
         self.scratch = scratch
         self.env = env
         self.labextension = labextension  # False: twnb's extension disabled (Rounds show as HTML)
+        self.settings = settings  # user settings beside the fresh defaults (write_frontend_settings)
         self.token = secrets.token_hex(16)
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -139,14 +151,27 @@ class JupyterServer:
             return json.load(response)
 
     def saved_notebook(self, name: str) -> dict[str, Any]:
-        """The notebook as the server has it on disk (what Ctrl+S wrote)."""
-        return self.api(f"api/contents/{quote(name)}?content=1&type=notebook")["content"]
+        """The notebook as the server has it on disk (what Ctrl+S wrote), read from the file.
+
+        Not through the contents API: a GET that lands while a save is writing reads a half-written
+        file, and the server then moves that file aside as `NAME.invalid` and puts the previous
+        version back (seen while a test polled for a save). Read directly, a half-written file only
+        fails to parse: it is read again until the write has ended."""
+        path = self.root_dir / name
+        deadline = time.monotonic() + SAVE_WRITE_TIMEOUT_S
+        while True:
+            try:  # as the API gives it: multi-line texts joined (the file keeps them as lists of lines)
+                return dict(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
+            except ValueError:  # not JSON (yet): nbformat's NotJSONError
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)  # polling for the write to end, not waiting a guessed time
 
     def _server_environment(self) -> dict[str, str]:
         env = dict(self.env)
         settings = self.scratch / "settings"
         if not settings.exists():
-            write_frontend_settings(settings)
+            write_frontend_settings(settings, self.settings)
         config = self.scratch / "jupyter-config"
         if self.labextension and (LABEXTENSION_BUNDLE / "package.json").is_file():
             data = self.scratch / "jupyter-data"

@@ -34,6 +34,24 @@ ENDED = ("finished", "failed", "interrupted")
 RAN_PROMPT = re.compile(r"\[\d+\]:")
 
 
+# Whether an element is whole inside the area that shows it: inside every scrolling ancestor that
+# clips it (the notebook's scroller, framed by the toolbar and the status bar) and the window.
+# Playwright's to_be_in_viewport measures against the window only, where a part under the status bar
+# counts as seen.
+JS_WHOLLY_SHOWN = """element => {
+  const box = element.getBoundingClientRect();
+  if (!box.height) return false;
+  const inside = view => box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
+  for (let node = element.parentElement; node; node = node.parentElement) {
+    const view = node.getBoundingClientRect();  // (a box of no height lays nothing out: not a frame)
+    if (view.height && /(auto|scroll|hidden)/.test(getComputedStyle(node).overflowY) && !inside(view)) {
+      return false;
+    }
+  }
+  return inside({top: 0, bottom: window.innerHeight});
+}"""
+
+
 def open_notebook(page: Page, url: str) -> None:
     """Open the notebook and wait until its kernel is idle (it starts one when it opens)."""
     page.goto(url)
@@ -60,6 +78,12 @@ def round_cells(page: Page) -> Locator:
 
 def outputs(cell: Locator) -> Locator:
     return cell.locator(".jp-OutputArea-output")
+
+
+def expect_wholly_shown(locator: Locator, timeout_ms: int = UI_TIMEOUT_MS) -> None:
+    """Wait until the element is whole inside the notebook's visible area (scrolled there, nothing of
+    it under the status bar or the toolbar)."""
+    locator.page.wait_for_function(JS_WHOLLY_SHOWN, arg=locator.element_handle(), timeout=timeout_ms)
 
 
 def wait_until_ran(cell: Locator, timeout_ms: int = ROUND_TIMEOUT_MS) -> None:

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from round_scripts import SLOW_CODE, _code, _planner, notebook_of
+from round_scripts import (
+    PLOT_REQUEST,
+    SLOW_CODE,
+    TOTAL_REQUEST,
+    _code,
+    _planner,
+    analysis_script,
+    notebook_of,
+)
 
 STEP_REQUEST = "Compute the total of 2, 3 and 5."
 STEP_STEPS = ["Add up 2, 3 and 5", "Report the total to the user"]
@@ -41,6 +49,22 @@ def edited_plan_script() -> dict[str, list[Any]]:
         ],
         "CodeInterpreter": [_code(EDITED_CODE, "The product, as the edited plan says.")],
     }
+
+
+def analysis_then_step_script() -> dict[str, list[Any]]:
+    """The analysis's two Rounds (a plot; a failed attempt revised), then step_script's Round."""
+    analysis, step = analysis_script(), step_script()
+    return {role: analysis[role] + step[role] for role in ("Planner", "CodeInterpreter")}
+
+
+def analysis_then_step_notebook(*after: str) -> Any:
+    return notebook_of(
+        "%load_ext twnb",
+        f"%%taskweaver\n{PLOT_REQUEST}",
+        f"%%taskweaver\n{TOTAL_REQUEST}",
+        f"%%taskweaver --step\n{STEP_REQUEST}",
+        *after,
+    )
 
 
 def slow_step_script() -> dict[str, list[Any]]:

@@ -16,6 +16,7 @@ from nb_run import CANARY_KEY, llm_env, outputs_with, run_notebook
 from nb_scripts import answer_round, code, failing_round
 
 from twnb.kernel.ansi import strip_ansi
+from twnb.notebook.held_back import INTERRUPTED_CELLS
 from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
@@ -102,17 +103,21 @@ def _interrupt_when(path: Path, deadline_s: float = 60) -> threading.Thread:
 
 
 def test_an_interrupted_round_reads_interrupted_with_one_traceback_inside_the_round(tmp_path, fake_llm):
+    """... and the cell ends with one line saying the cells queued below were not run (as an
+    interrupted plain cell ends with KeyboardInterrupt): the kernel drops them."""
     sleeper = "import os, time\nopen('started', 'w').write(str(os.getpid()))\ntime.sleep(60)"
     fake_llm.load({"Planner": answer_round()["Planner"][:1], "CodeInterpreter": [{"content": code(sleeper)}]})
     thread = _interrupt_when(tmp_path / "started")
-    nb, _ = run_notebook(tmp_path, ASK, llm_env(fake_llm, tmp_path))
+    nb, _ = run_notebook(tmp_path, ASK, llm_env(fake_llm, tmp_path), allow_errors=True)
     thread.join(timeout=5)
     cell = nb.cells[1]
     (output,) = outputs_with(nb, MIME_TYPE)
     payload = output["data"][MIME_TYPE]
     assert payload["extra"]["failure_reason"].startswith("Interrupted")
     assert "Ctrl-C" not in payload["extra"]["failure_reason"]
-    assert [o for o in cell.outputs if o["output_type"] == "error"] == []
+    (error,) = [o for o in cell.outputs if o["output_type"] == "error"]
+    assert error["traceback"] == [f"Cells below not run: {INTERRUPTED_CELLS}"]
+    assert payload["extra"]["held_back_cells"] == INTERRUPTED_CELLS
     tracebacks = [o for r in _execution_results(payload) for o in r["outputs"] if o["output_type"] == "error"]
     assert [t["ename"] for t in tracebacks] == ["KeyboardInterrupt"]
     assert _quiet_lines(cell) == ["Interrupted; every post made so far is kept."]

@@ -6,6 +6,7 @@ import pytest
 from nb_scripts import answer_round, code, failing_round, planner
 from nb_shell import magics
 
+from twnb.notebook.held_back import INTERRUPTED_CELLS, CellsHeldBack
 from twnb.notebook.magics import RoundFailedError
 
 CANARY = "sk-canary-abcdefghijklmnopqrstuvwxyz0123"
@@ -84,9 +85,8 @@ def test_interrupted_round_says_interrupted(llm_shell, fake_llm, capsys):
             "CodeInterpreter": [code("boom = 1\nraise KeyboardInterrupt")],
         }
     )
-    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
     out = capsys.readouterr().out
-    assert result.success
     assert "[interrupted]" in out
     assert "[twnb] Interrupted; every post made so far is kept." in out
     assert "by the user" not in out and "Ctrl-C" not in out
@@ -136,9 +136,36 @@ def test_ctrl_c_while_the_llm_streams_ends_the_round_interrupted(llm_shell, fake
         stop.set()
         thread.join()
     out = capsys.readouterr().out
-    assert result.success
+    assert isinstance(result.error_in_exec, CellsHeldBack)
     assert "[interrupted]" in out
     assert magics(llm_shell).notebook.conversation.rounds[-1].state == "failed"
+
+
+def test_an_interrupted_round_ends_its_cell_with_one_line_so_the_queued_cells_do_not_run(
+    llm_shell, fake_llm, capsys
+):
+    """As an interrupted plain cell ends with KeyboardInterrupt: the kernel then drops the cells queued
+    below (Run All). The Round says why too."""
+    fake_llm.load(
+        {
+            "Planner": [planner("Run it.", send_to="CodeInterpreter", step="1. compute 6 times 7")],
+            "CodeInterpreter": [code("boom = 1\nraise KeyboardInterrupt")],
+        }
+    )
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, CellsHeldBack)
+    assert f"Cells below not run: {INTERRUPTED_CELLS}" in out
+    assert "CellsHeldBack" not in out  # one line, no traceback of twnb's own
+    round = magics(llm_shell).notebook.conversation.rounds[-1]
+    assert round.extra["held_back_cells"] == INTERRUPTED_CELLS
+
+
+def test_a_round_that_failed_otherwise_lets_the_queued_cells_run(llm_shell, fake_llm):
+    fake_llm.load(failing_round())
+    result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    assert result.success
+    assert "held_back_cells" not in magics(llm_shell).notebook.conversation.rounds[-1].extra
 
 
 def _one_code_round(*codes: str) -> dict:

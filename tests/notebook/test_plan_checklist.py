@@ -46,7 +46,8 @@ def _finished_then_interrupted() -> dict:
 def test_in_a_kernel_the_checklist_follows_the_plan_and_no_hook_outlives_its_round(fake_llm, tmp_path: Path):
     fake_llm.load(_finished_then_interrupted())
     cells = ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?", "%%taskweaver\nAgain, please.", HOOKS]
-    nb, client = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path), frontend=True)
+    # The interrupted Round ends its cell with one line (the cells queued below are held back): go on.
+    nb, client = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path), frontend=True, allow_errors=True)
     checklists = [re.sub(r"<(\w+)[^>]*>", r"<\1>", v) for v in client.html_values if "<b>Plan</b>" in v]
     assert any("▶ compute 6 times 7 <small>(in_progress)</small>" in c for c in checklists)
     assert any("☑ report the answer <small>(done)</small>" in c for c in checklists)

@@ -97,9 +97,9 @@ class RoundExtra(TypedDict, total=False):
     autosaving the Round failed), `ledger`: each LLM call and code run with its start, duration,
     tokens and cost, and the totals (`Ledger.to_dict()`, read back with `Ledger.from_dict`; see
     ledger.py), `plan` (the Round's plan as it ended, done or abandoned: `Plan.to_dict()`),
-    `plan_recovered_from` (the id of the earlier plan the Round continued) and `held_back_cells` (step
-    mode: why the cells queued below the Round's cell were not run, after the user stopped it or
-    skipped its code)."""
+    `plan_recovered_from` (the id of the earlier plan the Round continued) and `held_back_cells` (why
+    the cells queued below the Round's cell were not run: it was interrupted, or in step mode the user
+    stopped it or skipped its code)."""
 
     usage: UsageRecord
     timing: TimingRecord

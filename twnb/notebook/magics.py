@@ -146,11 +146,13 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @line_cell_magic
     @_help_doc
     def taskweaver(self, line: str = "", cell: str | None = None) -> Any:
+        from twnb.notebook.held_back import CellsHeldBack
+
         args = parse_argstring(self.taskweaver, line)
         try:
             return self._dispatch(args, cell)
-        except (RoundFailedError, RoundRunning):
-            raise  # --strict: one line by design
+        except (RoundFailedError, RoundRunning, CellsHeldBack):
+            raise  # --strict, or the cells queued below held back: one line by design
         except Exception as error:
             # Expected failures are said where they happen; anything else still gets one line, not a
             # traceback in the user's notebook (the traceback goes to twnb's debug log).
@@ -234,6 +236,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
 
     def _run(self, session: Any, query: str, args: Any) -> None:
+        from twnb.notebook.held_back import held_back_reason, raise_if_held_back
         from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
 
         # The session's Rounds are redacted when recorded (its one Redactor): the display shows them as is.
@@ -256,10 +259,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
             stopped = "Interrupted before the Round started; nothing was run or recorded."
         finally:
-            round = self.show_final(display, round, query, rounds_before, stopped)
+            round = self.show_final(display, round, query, rounds_before, stopped, held_back_reason)
         if round.state != "finished" and args.strict:
             reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
             raise RoundFailedError(reason)
+        raise_if_held_back(round)  # interrupted: the cells queued below do not run, as after a plain cell
         return None
 
     def show_final(
@@ -273,8 +277,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     ) -> Any:
         """Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
 
-        `held_back(round)` says why the cells queued below will not run (step mode), if they will not:
-        the Round then says so too (`Round.extra["held_back_cells"]`)."""
+        `held_back(round)` says why the cells queued below will not run (held_back.py), if they will
+        not: the Round then says so too (`Round.extra["held_back_cells"]`)."""
         from twnb.notebook.interrupt_guard import interrupts_held
 
         with interrupts_held() as held:

@@ -21,9 +21,9 @@ Round ends interrupted with every post kept.
 
 While the Round waits for a decision, the post sections above the panel fold and the panel is marked
 waiting (the `twnb-waiting` class; the JupyterLab extension scrolls it into view). A Round the user
-stopped, or whose code they skipped, ends its cell with a one-line error, as the toolbar's Interrupt
-ends a plain cell: the kernel then drops the cells queued below (Run All), which would run on a
-state the user rejected, and the Round says why (`held_back_cells`).
+stopped, whose code they skipped, or that was interrupted ends its cell with a one-line error, as the
+toolbar's Interrupt ends a plain cell: the kernel then drops the cells queued below (Run All), which
+would run on a state the user rejected, and the Round says why (held_back.py).
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ import asyncio
 import inspect
 import sys
 from typing import Any
+
+from twnb.notebook.held_back import held_back_reason, raise_if_held_back
 
 NEEDS_KERNEL = (
     "Step mode needs a Jupyter kernel with a frontend that draws widgets (JupyterLab or Notebook 7); "
@@ -46,17 +48,6 @@ NO_VIEW = (
     "Step mode needs a frontend that draws widgets, and none drew this Round's widget within {seconds:g} s "
     "(nbclient, papermill, or a frontend without ipywidgets). Nothing was run: run the cell without "
     "--step to let the Round run on its own."
-)
-# Why the cells queued below a step Round do not run: it ends the cell as the toolbar's Interrupt
-# does (an error reply, so the kernel drops the queued requests), since they would run on a state the
-# user rejected. The Round's view says the same (`held_back_cells`).
-STOPPED_CELLS = (
-    "You stopped this Round, so the cells queued below it were not run: they may rely on what it did "
-    "not do. Run them yourself when you are ready."
-)
-SKIPPED_CELLS = (
-    "You skipped code in this Round, so the cells queued below it were not run: what they rely on may "
-    "be missing. Run them yourself when you are ready."
 )
 MIN_IPYKERNEL = (7, 4)
 VIEW_TIMEOUT_S = 3.0
@@ -105,14 +96,6 @@ async def run_step_cell(flags: str, body: str) -> None:
         return None
     await StepRound(magics, session, body.strip(), args).run()
     return None
-
-
-class CellsHeldBack(RuntimeError):
-    """Ends a step cell the user stopped, or whose code they skipped, as an interrupt does: the kernel
-    then runs none of the cells queued below it. The text says why, in one line."""
-
-    def _render_traceback_(self) -> list[str]:
-        return [f"Cells below not run: {self}"]
 
 
 class StepRound:
@@ -168,19 +151,12 @@ class StepRound:
         if round.state != "finished" and self.args.strict:
             reason = (round.extra or {}).get("failure_reason") or "the Round did not finish"
             self.magics._fail(reason, True)  # raises RoundFailedError
-        held = (round.extra or {}).get("held_back_cells")
-        if held:
-            raise CellsHeldBack(held)
+        raise_if_held_back(round)
         return None
 
     def held_back(self, round: Any) -> str | None:
-        """Why the cells queued below should not run after this Round, or None when they may (the
-        toolbar's Interrupt ends the Round as in a plain cell: the queued cells run)."""
-        if self.stopped:
-            return STOPPED_CELLS
-        if self.skipped:
-            return SKIPPED_CELLS
-        return None
+        """Why the cells queued below should not run after this Round, or None when they may."""
+        return held_back_reason(round, stopped=self.stopped, skipped=self.skipped)
 
     async def _drawn(self, timeout: float) -> bool:
         try:

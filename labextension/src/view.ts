@@ -240,7 +240,9 @@ function codeBlock(post: IPost): ICodeBlockView {
   const status = contentText(attachment(shown, 'execution_status')?.content).trim().toUpperCase();
   const result = contentText(attachment(shown, 'execution_result')?.content);
   const skipped = extra.skipped_by === 'User';
-  const outcome = skipped ? 'skipped' : status === 'SUCCESS' ? 'ran' : status ? 'failed' : 'not_run';
+  // NONE: the code never ran (verification refused it, or the Round stopped before it).
+  const failed = status !== '' && status !== 'NONE';
+  const outcome = skipped ? 'skipped' : status === 'SUCCESS' ? 'ran' : failed ? 'failed' : 'not_run';
   const found = DECISION_KEYS.find(([key]) => extra[key] === 'User');
   return {
     post_id: String(post.id ?? ''),

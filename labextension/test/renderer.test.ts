@@ -43,6 +43,12 @@ describe('decisions in the main view', () => {
     expect(node.querySelector('.twnb-code-section > summary')?.textContent).toBe('Code (1 block, 0 ran)');
   });
 
+  it('code the user stopped at before it ran reads "not run", never "raised"', async () => {
+    const block = (await rendered(fixture('stopped'))).querySelector('.twnb-code-block')!;
+    expect(block.querySelector('.twnb-outcome')?.textContent).toBe('not run');
+    expect(block.querySelector('.twnb-error')).toBeNull();
+  });
+
   it('a refused-then-skipped block shows the edit that never ran and why', async () => {
     const block = (await rendered(fixture('refused-then-skipped'))).querySelector('.twnb-refused-edit')!;
     expect(block.textContent).toContain('your edit (not run)');

@@ -49,7 +49,7 @@ describe('viewOf', () => {
 });
 
 describe('the fallback for older payloads', () => {
-  it.each(['plain', 'code-approved', 'code-edited', 'code-skipped', 'failed', 'interrupted'])(
+  it.each(['plain', 'code-approved', 'code-edited', 'code-skipped', 'failed', 'interrupted', 'stopped'])(
     'agrees with the view twnb computed for %s on state, answer and each code block',
     name => {
       const payload = fixture(name);

@@ -1,8 +1,9 @@
 """The corpus of Round payloads the JupyterLab extension's unit tests read (labextension/test/fixtures).
 
 Each is what twnb writes into a notebook today (`round_bundle`'s MIME payload), for every decision a
-person can make in step mode, a failed and an interrupted Round, a Round with a file and an image
-artifact, a 500-post Round, and an older payload saved before Rounds carried their view. Written by
+person can make in step mode (a stop before the code ran too), a failed and an interrupted Round, a
+Round with a file and an image artifact, a 500-post Round, and an older payload saved before Rounds
+carried their view. Written by
 `tests/render/test_view_fixtures.py`, so the TypeScript tests always read what the Python code makes.
 """
 
@@ -59,6 +60,21 @@ def _stopped_after_refusal() -> dict[str, Any]:
     del round.post_list[3:]
     round.change_round_state("failed")
     round.extra["failure_reason"] = "Stopped by the user (interrupted) before the code ran."
+    return _payload(round)
+
+
+def _stopped() -> dict[str, Any]:
+    """Stop pressed while the code waited: it never ran (execution_status NONE, as the session records)."""
+    round = analysis_round()
+    coder = round.post_list[CODE]
+    for attachment in coder.attachment_list:
+        if attachment.type.value == "execution_status":
+            attachment.content = "NONE"
+        if attachment.type.value == "execution_result":
+            attachment.content = "Not run: the user stopped the Round before this code ran."
+    del round.post_list[3:]
+    round.change_round_state("failed")
+    round.extra["failure_reason"] = "Interrupted: stopped by the user; every post made so far is kept."
     return _payload(round)
 
 
@@ -159,6 +175,7 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "code-skipped": _decided(CODE, skipped_by="User"),
     "refused-then-skipped": _skipped_after_refusal,
     "refused-then-stopped": _stopped_after_refusal,
+    "stopped": _stopped,
     "failed": _failed,
     "interrupted": _interrupted,
     "artifacts": _artifacts,

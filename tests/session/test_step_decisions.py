@@ -155,6 +155,21 @@ def test_stop_ends_the_round_interrupted_keeping_the_code_it_stopped_at(make_ses
     assert "stopped" in attachment(round.post_list[-1], "execution_result").content
 
 
+def test_code_the_user_stopped_at_reads_not_run_in_every_view(make_session):
+    from twnb.render import round_bundle
+
+    session = make_session(one_step("never = 1"))
+    driver = session.round_driver("Set it")
+    next(driver)
+    with pytest.raises(StopIteration) as stop:
+        driver.throw(UserStopped())
+    bundle = round_bundle(stop.value.value, session_id="s")
+    (block,) = bundle["application/vnd.twnb.round+json"]["twnb"]["view"]["code"]
+    assert block["outcome"] == "not_run" and block["error"] == ""
+    for view in VIEWS:
+        assert "raised" not in bundle[view], view
+
+
 def test_stop_on_the_plan_keeps_the_planners_post(make_session):
     session = make_session({"Planner": [planner_reply("CodeInterpreter", "Go.")], "CodeInterpreter": []})
     driver = session.round_driver("Set it", approve_plan=True)

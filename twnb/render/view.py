@@ -41,7 +41,7 @@ from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
 
 VIEW_VERSION = 1
 RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
-HELD_BACK_CELLS = "held_back_cells"  # RoundExtra: why the cells queued below a step Round did not run
+HELD_BACK_CELLS = "held_back_cells"  # RoundExtra: why the cells queued below the Round did not run
 
 
 class PlanStepView(TypedDict):
@@ -176,7 +176,7 @@ def code_block(post: Mapping[str, Any]) -> CodeBlockView:
         outcome = "skipped"
     elif status == "SUCCESS":
         outcome = "ran"
-    elif status:
+    elif status and status != "NONE":  # NONE: never ran (refused, or the Round stopped before it)
         outcome = "failed"
         error_text = as_text(kinds.get("execution_result"))
         code_error = kinds.get("code_error")
@@ -258,7 +258,7 @@ def answer(posts: list[Mapping[str, Any]]) -> str | None:
 
 def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     """What a reader must not miss: why the Round did not finish, an autosave that failed, and why the
-    cells queued below a step-mode Round did not run."""
+    cells queued below the Round did not run (interrupted, or stopped or skipped in step mode)."""
     extra = payload.get("extra") or {}
     found: list[NoteView] = []
     state = payload_state(payload)

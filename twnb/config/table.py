@@ -186,6 +186,15 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="session.step",
     ),
     Setting(
+        "strict",
+        "bool",
+        False,
+        "Batch runs (papermill, nbclient, CI): every %%taskweaver cell whose Round does not finish "
+        "raises, so the run fails (as --strict does for one cell).",
+        env=("TWNB_STRICT",),
+        yaml_key="session.strict",
+    ),
+    Setting(
         "max_retries",
         "count",
         3,

@@ -21,7 +21,8 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from twnb.notebook.setting_traits import setting_traits
 
 SUBCOMMANDS = {
-    "save": "save PATH            write the conversation as TaskWeaver YAML (during a Round: as it stands)",
+    "save": "save PATH [--force]  write the conversation as TaskWeaver YAML (during a Round: as it stands);\n"
+    "                         a file holding more Rounds is replaced only with --force",
     "load": "load PATH | --latest read a saved conversation (YAML or notebook) or the newest autosave;\n"
     "                         --rerun runs its recorded code here to rebuild the variables it made",
     "reset": "reset                start a new, empty conversation",
@@ -41,6 +42,9 @@ Cell form: the cell body is the request, run as one Round on this kernel:
 
     %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S]
     Load sales.csv and plot revenue by month.
+
+--strict (or the strict setting, TWNB_STRICT=1 for a batch run) raises when the Round does not finish,
+so papermill and nbclient stop with an error.
 
 --step pauses the Round in its widget: approve or edit the plan, then Run, Edit, Skip or Stop each
 piece of code before it runs (JupyterLab or Notebook 7, ipykernel 7.4 or later;
@@ -133,6 +137,17 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return bool(self.step)
         return bool(self.notebook.resolve({}, {}).settings.step)
 
+    def strict_default(self) -> bool:
+        """The `strict` setting (for a cell without --strict): %config, environment, .env, YAML files.
+        Settings that do not resolve fail the Round; whether that raises still follows %config and
+        the environment, which a batch run sets."""
+        if self.strict is not None:
+            return bool(self.strict)
+        try:
+            return bool(self.notebook.resolve({}, {}).settings.strict)
+        except ValueError:
+            return os.environ.get("TWNB_STRICT", "").strip().lower() in _TRUE_WORDS
+
     @magic_arguments()
     @argument("--model", metavar="M", help="the model for this Round only")
     @argument("--step", action="store_true", help="approve the plan and each piece of code in the widget")
@@ -141,6 +156,13 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
     @argument("--latest", action="store_true", help="with `load`: the newest autosave")
     @argument("--rerun", action="store_true", help="with `load`: run the recorded code to rebuild variables")
+    @argument(
+        "--user-cells",
+        dest="user_cells",
+        action="store_true",
+        help="with `load --rerun`: also run the user's own recorded cells, without asking",
+    )
+    @argument("--force", action="store_true", help="with `save`: replace a file that holds more Rounds")
     @argument("subcommand", nargs="*", help="line form: " + ", ".join(SUBCOMMANDS))
     @no_var_expand
     @line_cell_magic
@@ -166,15 +188,14 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _dispatch(self, args: Any, cell: str | None) -> Any:
         if cell is not None:
             if args.subcommand:
-                self._say(
+                return self._fail(
                     f"%%taskweaver takes flags only, got {' '.join(args.subcommand)!r}. Write the request in "
                     f"the cell body; subcommands are line magics: %taskweaver {args.subcommand[0]} ...",
-                    error=True,
+                    args.strict or self.strict_default(),
                 )
-                return None
+            args.strict = args.strict or self.strict_default()
             if args.latest:
-                self._say("--latest goes with the line magic: %taskweaver load --latest", error=True)
-                return None
+                return self._fail("--latest goes with the line magic: %taskweaver load --latest", args.strict)
             return self._round(cell, args)
         return self._subcommand(args)
 
@@ -213,8 +234,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         """The settings for this cell's Round (flags over %config over the files), or None after saying
         why there are none."""
         if not query.strip():
-            self._say("The cell is empty: write the request below %%taskweaver.", error=True)
-            return None
+            return self._fail("The cell is empty: write the request below %%taskweaver.", args.strict)
         flags: dict[str, Any] = {}
         if args.model:
             flags["model"] = args.model
@@ -320,21 +340,31 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if not words:
             words = ["load"] if args.latest else ["help"]
         name, rest = words[0], words[1:]
+        # --no-verify also goes with `load --rerun`: the recorded code is verified before it runs again.
         cell_flags = [
             flag
             for flag, given in (
                 ("--model", args.model),
                 ("--step", args.step),
-                ("--no-verify", args.no_verify),
+                ("--no-verify", args.no_verify and not (name == "load" and args.rerun)),
                 ("--strict", args.strict),
                 ("--timeout", args.timeout is not None),
             )
             if given
         ]
-        load_flags = [flag for flag, given in (("--latest", args.latest), ("--rerun", args.rerun)) if given]
-        if cell_flags or (load_flags and name != "load"):
-            flags = ", ".join(cell_flags or load_flags)
-            where = "%%taskweaver cells" if cell_flags else "%taskweaver load"
+        misplaced = [
+            (flag, owner)
+            for flag, given, owner in (
+                ("--latest", args.latest, "load"),
+                ("--rerun", args.rerun, "load"),
+                ("--user-cells", args.user_cells, "load"),
+                ("--force", args.force, "save"),
+            )
+            if given and name != owner
+        ]
+        if cell_flags or misplaced:
+            flags = ", ".join(cell_flags or [flag for flag, _ in misplaced])
+            where = "%%taskweaver cells" if cell_flags else f"%taskweaver {misplaced[0][1]}"
             self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
             return None
         handler = getattr(self, f"_cmd_{name}", None)
@@ -355,7 +385,19 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _cmd_save(self, rest: list[str], args: Any) -> None:
         if len(rest) != 1:
-            self._say("Usage: %taskweaver save PATH (a .yaml file)", error=True)
+            self._say("Usage: %taskweaver save PATH (a .yaml file) [--force]", error=True)
+            return
+        from twnb.session.conversation_store import saved_round_count
+
+        rounds = len(self.notebook.conversation.rounds)
+        held = saved_round_count(self._path(rest[0]))
+        if held is not None and held > rounds and not args.force:
+            # A batch run whose Rounds failed (or never ran) must not replace the good conversation.
+            self._say(
+                f"{rest[0]} holds {held} Rounds and this conversation has {rounds}: nothing was written. "
+                f"Save elsewhere, or add --force to replace it.",
+                error=True,
+            )
             return
         try:
             path = self.notebook.save(self._path(rest[0]), self._settings_or_none())
@@ -365,7 +407,6 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError as error:
             self._say(f"Could not save to {rest[0]}: {_one_line(error)}", error=True)
             return
-        rounds = len(self.notebook.conversation.rounds)
         self._say(f"Saved {rounds} Round{'s' if rounds != 1 else ''} to {path}")
 
     def _cmd_load(self, rest: list[str], args: Any) -> None:
@@ -569,6 +610,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _path(self, text: str) -> Path:
         return Path(text).expanduser()  # relative to the kernel's current directory, as `open` would be
+
+
+_TRUE_WORDS = frozenset({"1", "true", "yes", "on"})  # as the settings table reads a bool
 
 
 def _one_line(error: BaseException) -> str:

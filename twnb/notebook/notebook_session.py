@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` mu
     from twnb.session import Session
 
 
+_CELL_ONLY_SETTINGS = frozenset({"step", "strict"})
+
+
 class NotebookSession:
     """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
 
@@ -61,8 +64,11 @@ class NotebookSession:
     def session_for(self, resolved: Any) -> Session:
         """The Session for these settings (raises SettingsError with a clear message when unusable)."""
         resolved.require_model()
-        # Step mode is how the notebook drives a Round, not part of the session: it keeps the session.
-        key = tuple(sorted((k, v) for k, v in resolved.settings.to_dict().items() if k != "step"))
+        # Step mode is how the notebook drives a Round, and strict what a cell does when it fails, not
+        # part of the session: changing either keeps the session.
+        key = tuple(
+            sorted((k, v) for k, v in resolved.settings.to_dict().items() if k not in _CELL_ONLY_SETTINGS)
+        )
         if self.session is not None and key == self._session_key:
             return self.session
         memory = self.memory

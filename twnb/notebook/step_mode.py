@@ -86,6 +86,7 @@ async def run_step_cell(flags: str, body: str) -> None:
     args = parse_argstring(magics.taskweaver, flags)
     if args.subcommand or args.latest:
         return magics.taskweaver(flags, body)  # the plain magic says what is wrong with the line
+    args.strict = args.strict or magics.strict_default()
     problem = refusal(shell)
     if problem:
         return magics._fail(problem, args.strict)

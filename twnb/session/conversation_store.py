@@ -44,6 +44,20 @@ def save_conversation_file(
     return path
 
 
+def saved_round_count(path: str | os.PathLike[str]) -> int | None:
+    """How many Rounds the conversation file at `path` holds; None when there is no such file or it is
+    not a conversation (nothing to lose by writing there)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        data = load_yaml_file(path)
+    except (OSError, ValueError):
+        return None
+    rounds = data.get("rounds") if isinstance(data, dict) and AUTOSAVE_KEY not in data else None
+    return len(rounds) if isinstance(rounds, list) else None
+
+
 def load_conversation_file(path: str | os.PathLike[str]) -> Conversation:
     """The conversation in `path`, ids kept, read whole and checked; a bad file is a ValueError naming
     the file (and round, post, key or line), a missing one FileNotFoundError."""

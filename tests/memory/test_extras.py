@@ -44,6 +44,17 @@ ROUND_EXTRA = RoundExtra(
     plan={"id": "plan-1", "name": "p", "subtasks": []},
     plan_recovered_from="plan-0",
     held_back_cells="You stopped this Round: the cells queued below it were not run.",
+    user_cells=[
+        {
+            "source": "sales = load()",
+            "execution_count": 3,
+            "error": None,
+            "variables": [{"name": "sales", "kind": "created", "type": "DataFrame"}],
+            "clipped": True,
+        }
+    ],
+    user_cells_omitted=2,
+    replay={"cassette": "q.cassette.yaml", "rewound": True, "drift": ["call 1 drifted"]},
 )
 
 

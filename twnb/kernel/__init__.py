@@ -6,6 +6,7 @@ Public API:
 - `KernelExecutor(workdir, kernel_name="python3", ...)`: a separate kernel over jupyter_client
 - `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
+- `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
 """
@@ -24,6 +25,7 @@ from twnb.kernel.result import (
     VariableChange,
     new_execution_id,
 )
+from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 
 __all__ = [
     "ExecutionError",
@@ -35,8 +37,13 @@ __all__ = [
     "KernelStartError",
     "LiveShellExecutor",
     "ScanLimits",
+    "UserCell",
+    "UserCellLog",
+    "UserCellSource",
+    "UserCells",
     "VariableChange",
     "execution_text_for_llm",
+    "is_twnb_command",
     "new_execution_id",
     "summarize_namespace",
 ]

@@ -91,15 +91,42 @@ SKIPPED_BY_USER: Final = "Skipped by the user: the code did not run."
 EDITED_BY_USER: Final = "The user edited the code before it ran; the code shown is what ran."
 
 
+class ReplayRecord(TypedDict, total=False):
+    """A Round whose LLM replies came from a cassette: the cassette's file name, `rewound` when its
+    replies had all been served and it started again from the first for a new conversation, and
+    `drift`: one line per call whose request differed from the recorded one (the recorded reply was
+    served anyway)."""
+
+    cassette: str
+    rewound: bool
+    drift: list[str]
+
+
+class UserCellRecord(TypedDict, total=False):
+    """One of the user's own cells that ran in the kernel before a Round: its `source` (redacted as
+    everything saved is; `clipped` when it was longer than the bound and cut, so it cannot run again),
+    its `execution_count`, `error` ("NameError: ..." when it raised, else None) and the `variables` it
+    created, rebound, changed or deleted (`VariableChange.to_dict()`, as in `ExecutionRecord`)."""
+
+    source: str
+    execution_count: int | None
+    error: str | None
+    variables: list[dict[str, Any]]
+    clipped: bool
+
+
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
     autosaving the Round failed), `ledger`: each LLM call and code run with its start, duration,
     tokens and cost, and the totals (`Ledger.to_dict()`, read back with `Ledger.from_dict`; see
     ledger.py), `plan` (the Round's plan as it ended, done or abandoned: `Plan.to_dict()`),
-    `plan_recovered_from` (the id of the earlier plan the Round continued) and `held_back_cells` (why
+    `plan_recovered_from` (the id of the earlier plan the Round continued), `held_back_cells` (why
     the cells queued below the Round's cell were not run: it was interrupted, or in step mode the user
-    stopped it or skipped its code)."""
+    stopped it or skipped its code), `user_cells` (the user's own cells that ran in the kernel since the
+    previous Round, or since the session began, in order: `UserCellRecord`s; what a replay runs before
+    the Round's code) with `user_cells_omitted` (how many older ones were left out to keep the record
+    bounded), and `replay` (a Round replayed from a cassette: `ReplayRecord`)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -109,6 +136,9 @@ class RoundExtra(TypedDict, total=False):
     plan: dict[str, Any]
     plan_recovered_from: str
     held_back_cells: str
+    user_cells: list[UserCellRecord]
+    user_cells_omitted: int
+    replay: ReplayRecord
 
 
 class ExecutionRecord(TypedDict):
@@ -128,6 +158,8 @@ class ExecutionRecord(TypedDict):
 POST_EXTRA_KEYS: Final = tuple(PostExtra.__annotations__)
 ROUND_EXTRA_KEYS: Final = tuple(RoundExtra.__annotations__)
 EXECUTION_RECORD_KEYS: Final = tuple(ExecutionRecord.__annotations__)
+USER_CELL_KEYS: Final = tuple(UserCellRecord.__annotations__)
+REPLAY_RECORD_KEYS: Final = tuple(ReplayRecord.__annotations__)
 USAGE_KEYS: Final = tuple(UsageRecord.__annotations__)
 
 

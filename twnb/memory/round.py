@@ -25,7 +25,7 @@ AUTOSAVE_FAILED: Final = "autosave_failed"
 class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
     (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
-    `plan`, `plan_recovered_from`, `held_back_cells`."""
+    `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`."""
 
     id: str
     user_query: str

@@ -20,6 +20,7 @@ def load(shell: Any) -> TaskWeaverMagics:
     kept = getattr(shell, _KEPT, None)
     magics = TaskWeaverMagics(shell, notebook=kept)
     shell.register_magics(magics)
+    magics.notebook.user_cells.start()  # each Round records the user's own cells that ran before it
     if hasattr(shell, "input_transformers_cleanup"):
         step_transform.install(shell, magics.step_default)
     if kept is not None:
@@ -41,6 +42,7 @@ def unload(shell: Any) -> None:
     for kind in ("line", "cell"):
         manager.magics[kind].pop(MAGIC_NAME, None)
     if magics is not None:
+        magics.notebook.user_cells.stop()
         setattr(shell, _KEPT, magics.notebook)
         if magics in shell.configurables:
             shell.configurables.remove(magics)

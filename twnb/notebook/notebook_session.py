@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.notebook.user_cell_watch import UserCellWatch
+
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
     from twnb.memory import Conversation, Memory, Plan, Round
     from twnb.session import Session
@@ -39,6 +41,8 @@ class NotebookSession:
         self._session_key: tuple[Any, ...] | None = None
         self._memory: Memory | None = None  # used until a Session exists; made on first use
         self.round_running = False  # one Round at a time: see running_round
+        # The user's own cells, from the extension's load on: each Round records those since the last.
+        self.user_cells = UserCellWatch(shell)
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:
@@ -89,6 +93,7 @@ class NotebookSession:
             self.session_dir(resolved),
             known_secrets=self.known_secrets(),
             memory=memory,
+            user_cells=self.user_cells,
         )
 
     def known_secrets(self) -> frozenset[str]:

@@ -29,6 +29,7 @@ from twnb.render.links import artifact_label, artifact_url
 from twnb.render.markdown_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
+from twnb.render.user_cells import user_cells_html
 from twnb.render.view import plan_steps, view_of
 
 RESULT_LIMIT = 8000  # characters of one execution result shown; the JSON keeps everything
@@ -58,7 +59,8 @@ def round_html(payload: Mapping[str, Any]) -> str:
     view = view_of(payload)
     twnb = payload.get("twnb") or {}
     previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
-    parts = [_header(view), plan_html(view["plan"], view["plan_decision"]), _code_section(view["code"])]
+    parts = [_header(view), user_cells_html(view.get("user_cells"))]
+    parts += [plan_html(view["plan"], view["plan_decision"]), _code_section(view["code"])]
     parts.append(_artifacts(view["artifacts"], previews))
     if view["answer"]:
         parts.append(f'<div class="twnb-answer" style="{_ANSWER}">{markdown_html(view["answer"])}</div>')

@@ -18,6 +18,7 @@ from twnb.render.labels import OUTCOME_LABELS, RESULT_TYPES, code_section_title
 from twnb.render.markdown_escape import escape_markdown, escape_markdown_inline, fence
 from twnb.render.plain import TEXT_LIMIT
 from twnb.render.text import clean_text, clip_middle
+from twnb.render.user_cells import user_cells_markdown
 from twnb.render.view import ArtifactView, CodeBlockView, RoundView, view_of
 
 
@@ -27,6 +28,7 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
     lines = [f"**twnb Round** `{payload.get('id', '')}` · {view['state']}", ""]
     lines += ["> " + inline(line) for line in view["request"].splitlines()]
     lines.append("")
+    lines += user_cells_markdown(view.get("user_cells"))
     if view["plan"]:
         lines += ["**Plan**", ""]
         for step in view["plan"]:

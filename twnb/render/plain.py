@@ -12,6 +12,7 @@ from typing import Any
 from twnb.render.conversation import ConversationPost, conversation
 from twnb.render.labels import OUTCOME_LABELS, RESULT_TYPES, code_section_title
 from twnb.render.text import clip_middle, plain_text
+from twnb.render.user_cells import user_cells_text
 from twnb.render.view import CodeBlockView, view_of
 
 TEXT_LIMIT = 4000  # characters of one result shown in text/plain and text/markdown; the JSON keeps all
@@ -22,6 +23,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
     view = view_of(payload)
     lines = [f"twnb Round {plain_text(payload.get('id', ''))} [{view['state']}]"]
     lines.append(f"request: {plain_text(view['request'])}")
+    lines += user_cells_text(view.get("user_cells"))
     if view["plan"]:
         lines.append("plan:")
         lines += [f"  [{plain_text(step['state'])}] {plain_text(step['text'])}" for step in view["plan"]]

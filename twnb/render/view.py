@@ -16,7 +16,7 @@ absent; `VIEW_VERSION` changes only when an existing key changes meaning.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from twnb.memory.ledger import Ledger
 from twnb.render.decisions import (
@@ -38,6 +38,7 @@ from twnb.render.links import artifact_label, artifact_url
 from twnb.render.previews import IMAGE_SUFFIXES
 from twnb.render.text import as_text, clean_text, clip_middle
 from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
+from twnb.render.user_cells import UserCellsView, user_cells_view
 
 VIEW_VERSION = 1
 RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
@@ -107,6 +108,7 @@ class RoundView(TypedDict):
     notes: list[NoteView]
     ledger: LedgerView | None
     posts: list[PostView]  # one per post, in post_list's order
+    user_cells: NotRequired[UserCellsView]  # the user's own cells that ran before the Round (user_cells.py)
 
 
 def round_view(payload: Mapping[str, Any]) -> RoundView:
@@ -114,7 +116,7 @@ def round_view(payload: Mapping[str, Any]) -> RoundView:
     twnb = payload.get("twnb") or {}
     posts = [p for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
     previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
-    return {
+    view: RoundView = {
         "version": VIEW_VERSION,
         "state": payload_state(payload),
         "request": clean_text(payload.get("user_query", "")),
@@ -130,6 +132,10 @@ def round_view(payload: Mapping[str, Any]) -> RoundView:
         "ledger": ledger_view(twnb.get("ledger")),
         "posts": [post_view(p) for p in posts],
     }
+    cells = user_cells_view(payload)
+    if cells is not None:  # a key only when the Round recorded some (a reader assumes none without it)
+        view["user_cells"] = cells
+    return view
 
 
 def view_of(payload: Mapping[str, Any]) -> RoundView:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.executor import Executor
+from twnb.kernel.user_cells import UserCellSource
 from twnb.llm.chat_client import ChatClient
 from twnb.memory import Memory, create_id
 from twnb.memory.events import EventRelay
@@ -37,6 +38,7 @@ def build_session(
     record: bool | None = None,
     redactor: Redactor | None = None,
     memory: Memory | None = None,
+    user_cells: UserCellSource | None = None,
 ) -> Session:
     """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
     `executor`.
@@ -117,6 +119,7 @@ def build_session(
         cassette_path=cassette,
         prices=getattr(plain, "prices", None),
         llm_events=llm_events,
+        user_cells=user_cells,
     )
 
 
@@ -154,12 +157,14 @@ def build_live_session(
     *,
     known_secrets: Iterable[str] = (),
     memory: Memory | None = None,
+    user_cells: UserCellSource | None = None,
 ) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
     in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
     visible `artifacts_dir` (relative to `workdir`), carrying on `memory` (the notebook's conversation,
     if it has one). The notebook layer asks for its session here, so it never builds an executor or a
-    client itself. `known_secrets` (values seen as secrets earlier in the notebook) stay redacted."""
+    client itself. `known_secrets` (values seen as secrets earlier in the notebook) stay redacted; each
+    Round records the user's own cells that `user_cells` saw since the previous one."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
@@ -174,7 +179,9 @@ def build_live_session(
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )
-    return build_session(resolved, executor, session_dir=session_dir, redactor=redactor, memory=memory)
+    return build_session(
+        resolved, executor, session_dir=session_dir, redactor=redactor, memory=memory, user_cells=user_cells
+    )
 
 
 def redactor_for(settings: Any) -> Redactor:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.executor import Executor
 from twnb.kernel.result import ExecutionResult
+from twnb.kernel.user_cells import UserCellSource
 from twnb.memory import (
     Conversation,
     Memory,
@@ -109,6 +110,7 @@ class Session:
         prices: Mapping[str, Mapping[str, float]] | None = None,
         llm_events: EventRelay | None = None,
         tracing: Callable[[Session, Round], Observer | None] | None = None,
+        user_cells: UserCellSource | None = None,
     ) -> None:
         self.planner = planner
         self.code_interpreter = code_interpreter
@@ -124,6 +126,7 @@ class Session:
         self.prices = prices
         self.llm_events = llm_events
         self.tracing = tracing
+        self.user_cells = user_cells
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
@@ -150,6 +153,7 @@ class Session:
         the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
         steps."""
         current = self.memory.create_round(self._redact_text(query))
+        self._record_user_cells(current)
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()
@@ -217,6 +221,17 @@ class Session:
             if self.llm_events is not None:
                 self.llm_events.connect(None)
         return current
+
+    def _record_user_cells(self, round: Round) -> None:
+        """The user's own cells since the previous Round go into this one's record (redacted), so a
+        replay can run them before the Round's code."""
+        if self.user_cells is None:
+            return
+        taken = self.user_cells.take()
+        if taken.cells:
+            round.extra["user_cells"] = self._redact([cell.to_dict() for cell in taken.cells])
+        if taken.omitted:
+            round.extra["user_cells_omitted"] = taken.omitted
 
     def _round_tracer(self, round: Round) -> Observer | None:
         """The Round's tracing observer, if tracing is on; tracing that fails to start never stops a

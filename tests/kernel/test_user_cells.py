@@ -1,0 +1,165 @@
+"""The user's own cells, as a real InteractiveShell runs them: `UserCellLog` records each cell's source,
+execution count, whether it raised and the variables it made; not generated code, silent runs or
+twnb's own commands; within its bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from twnb.kernel import UserCellLog, is_twnb_command
+
+
+@pytest.fixture
+def ip() -> Iterator[Any]:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    yield shell
+    shell.reset(new_session=False)
+
+
+@pytest.fixture
+def log(ip: Any) -> Iterator[UserCellLog]:
+    started = UserCellLog(ip).start()
+    yield started
+    started.close()
+
+
+def cell(ip: Any, source: str) -> Any:
+    """A cell as a frontend runs it: with store_history, numbered."""
+    return ip.run_cell(source, store_history=True)
+
+
+def test_a_cell_is_recorded_with_its_source_count_and_the_variables_it_made(ip, log):
+    result = cell(ip, "import math\nradius = 2.0")
+    (recorded,) = log.take().cells
+    assert recorded.source == "import math\nradius = 2.0"
+    assert recorded.execution_count == result.execution_count
+    assert recorded.error is None
+    assert [(v.name, v.kind, v.type) for v in recorded.variables] == [
+        ("math", "created", "module"),
+        ("radius", "created", "float"),
+    ]
+
+
+def test_a_cell_that_raised_says_so(ip, log):
+    cell(ip, "total = 1\nmissing_name")
+    (recorded,) = log.take().cells
+    assert recorded.error == "NameError: name 'missing_name' is not defined"
+    assert [v.name for v in recorded.variables] == ["total"]
+
+
+def test_a_rebound_and_a_deleted_variable_are_recorded_as_such(ip, log):
+    cell(ip, "a = [1]\nb = 2")
+    cell(ip, "a = [1, 2]\ndel b")
+    recorded = log.take().cells[1]
+    assert sorted((v.name, v.kind) for v in recorded.variables) == [("a", "rebound"), ("b", "deleted")]
+
+
+def test_take_hands_over_the_cells_since_the_last_take(ip, log):
+    cell(ip, "x = 1")
+    assert [c.source for c in log.take().cells] == ["x = 1"]
+    cell(ip, "y = 2")
+    cell(ip, "z = 3")
+    assert [c.source for c in log.take().cells] == ["y = 2", "z = 3"]
+    assert log.take().cells == []
+
+
+def test_generated_code_run_without_history_is_not_recorded(ip, log):
+    ip.run_cell("generated = 1", store_history=False)
+    assert log.take().cells == []
+
+
+def test_nested_code_run_inside_a_users_cell_leaves_the_cell_recorded(ip, log):
+    cell(ip, "get_ipython().run_cell('inner = 1')\nouter = 2")
+    (recorded,) = log.take().cells
+    assert recorded.source.endswith("outer = 2")
+    assert {v.name for v in recorded.variables} == {"inner", "outer"}
+
+
+def test_a_silent_execution_is_not_recorded(ip, log):
+    ip.run_cell("quiet = 1", store_history=True, silent=True)
+    assert log.take().cells == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "%%taskweaver\nPlot it.",
+        "%taskweaver save conversation.yaml",
+        "%load_ext twnb",
+        "# set up\n%config TaskWeaverMagics.model = 'gpt-4o-mini'\n%taskweaver history",
+    ],
+)
+def test_twnb_commands_are_not_analysis(source):
+    assert is_twnb_command(source)
+
+
+@pytest.mark.parametrize("source", ["x = 1", "%load_ext twnb\nx = 1", "%matplotlib inline", "%taskweaverx"])
+def test_cells_with_code_of_their_own_are_analysis(source):
+    assert not is_twnb_command(source)
+
+
+def test_a_source_over_the_bound_is_clipped_and_marked(ip):
+    log = UserCellLog(ip, max_source_chars=20).start()
+    try:
+        cell(ip, "value = 1  # " + "x" * 100)
+    finally:
+        log.close()
+    (recorded,) = log.take().cells
+    assert recorded.clipped and len(recorded.source) == 20
+    assert recorded.to_dict()["clipped"] is True
+
+
+def test_older_cells_beyond_the_bound_are_dropped_and_counted(ip):
+    log = UserCellLog(ip, max_cells=2).start()
+    try:
+        for number in range(5):
+            cell(ip, f"n{number} = {number}")
+    finally:
+        log.close()
+    taken = log.take()
+    assert [c.source for c in taken.cells] == ["n3 = 3", "n4 = 4"]
+    assert taken.omitted == 3
+
+
+def test_the_characters_waiting_are_bounded_too(ip):
+    log = UserCellLog(ip, max_chars=30).start()
+    try:
+        cell(ip, "a = 'first cell, twenty chars'")
+        cell(ip, "b = 'second'")
+    finally:
+        log.close()
+    taken = log.take()
+    assert [c.source for c in taken.cells] == ["b = 'second'"] and taken.omitted == 1
+
+
+def test_a_namespace_that_cannot_be_signed_costs_the_variables_not_the_cell(ip, log):
+    # A key that is not a name (globals()[42]) breaks the signature scan: the cell is still recorded.
+    result = cell(ip, "globals()[42] = 'not a name'\nafter = 1")
+    ip.user_ns.pop(42)
+    assert result.success and ip.user_ns["after"] == 1
+    (recorded,) = log.take().cells
+    assert recorded.source.startswith("globals()[42]") and recorded.variables == []
+
+
+def test_a_closed_log_records_nothing(ip):
+    log = UserCellLog(ip).start()
+    log.close()
+    cell(ip, "x = 1")
+    assert log.take().cells == []
+
+
+def test_the_record_keeps_only_the_facts_a_change_has(ip, log):
+    cell(ip, "count = 3")
+    (recorded,) = log.take().cells
+    assert recorded.to_dict() == {
+        "source": "count = 3",
+        "execution_count": recorded.execution_count,
+        "error": None,
+        "variables": [{"name": "count", "kind": "created", "type": "int"}],
+    }

@@ -105,6 +105,12 @@ def add_export_parser(commands: Any) -> None:
         action="store_true",
         help="images must be identical to count as reproduced (default: same dimensions)",
     )
+    export.add_argument(
+        "--no-verify",
+        dest="no_verify",
+        action="store_true",
+        help="re-run the recorded code without verifying it first (only for code you trust)",
+    )
     kernel = export.add_mutually_exclusive_group()
     kernel.add_argument("--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's)")
     kernel.add_argument(
@@ -173,6 +179,7 @@ def run_export_command(args: argparse.Namespace) -> int:
         kernel_name=args.kernel,
         connection_file=args.existing,
         force=args.force,
+        verify=not args.no_verify,
     )
     try:
         outcome = run_export(request, progress=say)

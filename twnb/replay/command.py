@@ -27,6 +27,7 @@ class ExportRequest:
     kernel_name: str | None = None
     connection_file: str | None = None  # a running kernel to re-run in (left running)
     force: bool = False  # replace an existing OUT (never the input)
+    verify: bool = True  # verify the recorded code before it runs again (--no-verify: off)
 
 
 @dataclass
@@ -124,6 +125,7 @@ def _conversation_to_notebook(
         artifact_folders=_settings_folders(),
     )
     outcome = ExportOutcome(path=out)
+    outcome.lines += [f"Before it can re-run: {name.sentence()}." for name in result.outside]
     if request.execute:
         where = (
             f"the running kernel of {attached} (in its own working directory)"
@@ -141,6 +143,7 @@ def _conversation_to_notebook(
             connection_file=attached,
             progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
             redact=redactor.redact_data,
+            check=_check(request),
         )
         result.notebook.metadata["twnb"]["rerun"] = redactor.redact_data(report.to_dict())
         outcome.rerun = report
@@ -172,18 +175,33 @@ def _conversation_to_notebook(
 
 def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
     lines = [report.summary() + "."]
+    lines += [f"  differs: cell {c.index + 1} ({c.where}): {c.comparison.reason}" for c in report.differing]
     lines += [
-        f"  differs: cell {c.index + 1} (Round {c.round_number}): {c.comparison.reason}"
-        for c in report.differing
+        f"  not run, verification refused it: cell {c.index + 1} ({c.where}): {c.refusal}"
+        for c in report.refused
     ]
+    if report.refused:
+        lines.append(
+            "Refused cells were left as recorded; --no-verify runs them unchecked (only code you trust)."
+        )
     if report.stopped:
         lines.append(f"The re-run stopped: {report.stopped}; the notebook so far is in {out}.")
     return lines
 
 
 def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
-    verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
-    return f"[{done}/{total}] Round {cell.round_number}, cell {cell.index + 1}: {verdict}"
+    if cell.refusal is not None:
+        verdict = "not run (verification refused it)"
+    else:
+        verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
+    return f"[{done}/{total}] {cell.where}, cell {cell.index + 1}: {verdict}"
+
+
+def _check(request: ExportRequest) -> Callable[[str], str | None] | None:
+    """Verification of the recorded code before it runs again, under the current folder's settings."""
+    from twnb.session.recorded_code import recorded_code_check
+
+    return recorded_code_check(_settings(), verify=request.verify)
 
 
 def _settings() -> Any:

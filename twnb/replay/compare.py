@@ -55,6 +55,27 @@ def compare_outputs(
     return Comparison(False, "the outputs differ")  # unreachable: the lists differ somewhere
 
 
+def compare_raised(recorded_error: str | None, new: Sequence[Mapping[str, Any]]) -> Comparison:
+    """A user's cell, recorded only by whether it raised (`recorded_error`: "NameError: ..."): it
+    reproduces when it raises now exactly when it did, with the same exception type."""
+    error = next((o for o in new if o.get("output_type") == "error"), None)
+    if error is None:
+        return (
+            Comparison(True)
+            if recorded_error is None
+            else Comparison(False, "it raised when recorded, not now")
+        )
+    ename = str(error.get("ename", ""))
+    if recorded_error is None:
+        return Comparison(False, f"now raises {ename}: {_short(normalise(str(error.get('evalue', ''))))}")
+    recorded_name = recorded_error.split(":", 1)[0].strip()
+    return (
+        Comparison(True)
+        if recorded_name == ename
+        else Comparison(False, f"raised {recorded_name}, now {ename}")
+    )
+
+
 def _compare_prose(recorded: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) -> Comparison:
     old_text = normalise(" ".join(_texts(recorded)))
     old_failed = any(o.get("name") == "stderr" for o in recorded if o.get("output_type") == "stream")

@@ -19,7 +19,8 @@ from twnb.memory.gc_pause import gc_paused
 from twnb.replay.artifacts import DEFAULT_FOLDER, conversation_places, copy_artifacts, relink_messages
 from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
-from twnb.replay.notebook_cells import CodePiece, round_cells, setup_cell, title_cell
+from twnb.replay.notebook_cells import CodePiece, outside_names_cell, round_cells, setup_cell, title_cell
+from twnb.replay.outside_names import OutsideName, outside_names, recorded_code
 
 NOTEBOOK_SCHEMA_VERSION = 1
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -31,6 +32,7 @@ class ExportResult:
     notebook: Any
     rounds: int
     pieces: dict[int, CodePiece] = field(default_factory=dict)  # cell index -> the code it ran
+    outside: list[OutsideName] = field(default_factory=list)  # read by the code, made by none of it
     copied_artifacts: list[Path] = field(default_factory=list)
     missing_artifacts: list[str] = field(default_factory=list)
     refused_artifacts: list[str] = field(default_factory=list)  # outside the conversation's folders
@@ -68,6 +70,9 @@ def build_notebook(
     nb.cells.append(title_cell(conversation, session_id))
     nb.cells.append(setup_cell(path.name))
     result = ExportResult(path=path, notebook=nb, rounds=len(conversation.rounds))
+    result.outside = outside_names(recorded_code(conversation))
+    if result.outside:
+        nb.cells.append(outside_names_cell(result.outside))
     for number, round in enumerate(conversation.rounds, start=1):
         keep = output_keeper(out_dir, artifacts_folder, f"{path.stem}-round-{number}")
         cells = round_cells(

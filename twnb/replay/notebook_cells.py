@@ -32,14 +32,19 @@ _RAN = {"SUCCESS", "FAILURE"}  # TaskWeaver's execution_status when the code ran
 
 @dataclass
 class CodePiece:
-    """One piece of code the CodeInterpreter ran, with what it printed then."""
+    """One piece of code that ran: the CodeInterpreter's, with what it printed then, or one of the
+    user's own cells (`user`; `post_id` empty)."""
 
     round_id: str
     post_id: str
     code: str
     outputs: list[dict[str, Any]]
-    recorded: str  # "outputs": nbformat outputs were captured; "text": only TaskWeaver's result text
+    # "outputs": nbformat outputs were captured; "text": only TaskWeaver's result text; "raised": only
+    # whether it raised (`error`: what), as a user's cell is recorded
+    recorded: str
     failed: bool
+    user: bool = False
+    error: str | None = None
 
 
 @dataclass
@@ -81,6 +86,14 @@ def setup_cell(notebook_name: str) -> Any:
     return code_cell(source, [], {"twnb": {"cell": "setup"}})
 
 
+def outside_names_cell(names: list[Any]) -> Any:
+    """What the recorded code reads that nothing recorded makes (`OutsideName`s): a re-run needs it
+    defined first, so the notebook says so before any Round."""
+    lines = ["**Before you run this notebook**", ""]
+    lines += [f"- {_markdown(name.sentence())}." for name in names]
+    return markdown_cell("\n".join(lines), metadata={"twnb": {"cell": "outside_names"}})
+
+
 def round_cells(
     round: Any,
     number: int,
@@ -90,8 +103,10 @@ def round_cells(
     include_failed: bool,
     keep: Callable[[str, str], str],
 ) -> RoundCells:
-    """The cells of one Round (its artifact paths already point at the copies beside the notebook)."""
+    """The cells of one Round (its artifact paths already point at the copies beside the notebook):
+    the user's own cells that ran before it, then its `show` cell, Markdown and code."""
     result = RoundCells()
+    user_cells_before(round, number, result)
     result.cells.append(show_cell(round, session_id=session_id, out_dir=out_dir))
     lines = _round_heading(round, number)
     for post in round.post_list:
@@ -134,6 +149,50 @@ def round_cells(
     if lines:
         result.cells.append(markdown_cell("\n".join(lines).strip("\n"), metadata={"twnb": {"cell": "text"}}))
     return result
+
+
+def user_cells_before(round: Any, number: int, result: RoundCells) -> None:
+    """The user's own cells recorded before the Round, as code cells marked as the user's (metadata
+    `twnb.cell` "user"), under a Markdown line saying whose they are. A cell that raised then is tagged
+    `raises-exception` (a re-run carries on past it); one too long to record whole is shown, not run."""
+    extra = round.extra if isinstance(round.extra, Mapping) else {}
+    cells = [
+        c
+        for c in extra.get("user_cells") or []
+        if isinstance(c, Mapping) and isinstance(c.get("source"), str)
+    ]
+    if not cells:
+        return
+    omitted = extra.get("user_cells_omitted")
+    note = f" ({omitted} earlier ones were not recorded)" if isinstance(omitted, int) and omitted else ""
+    heading = f"*Your own cells, run before Round {number}{note}:*"
+    result.cells.append(markdown_cell(heading, metadata={"twnb": {"cell": "text", "round_id": round.id}}))
+    for recorded in cells:
+        count = recorded.get("execution_count")
+        error = recorded.get("error") if isinstance(recorded.get("error"), str) else None
+        meta: dict[str, Any] = {"cell": "user", "round_id": round.id}
+        if isinstance(count, int):
+            meta["execution_count"] = count
+        if error:
+            meta["error"] = error
+        if recorded.get("clipped"):
+            text = (
+                f"Your cell [{count}] was too long to record whole; its start, which a re-run leaves out:"
+                if isinstance(count, int)
+                else "Your cell was too long to record whole; its start, which a re-run leaves out:"
+            )
+            meta["clipped"] = True
+            result.cells.append(
+                markdown_cell(f"{text}\n\n{_fenced(recorded['source'])}", metadata={"twnb": meta})
+            )
+            continue
+        metadata: dict[str, Any] = {"twnb": meta}
+        if error:  # nbclient and papermill carry on past a cell tagged raises-exception
+            metadata["tags"] = ["raises-exception"]
+        result.pieces[len(result.cells)] = CodePiece(
+            round.id, "", recorded["source"], [], "raised", failed=bool(error), user=True, error=error
+        )
+        result.cells.append(code_cell(recorded["source"], [], metadata))
 
 
 def show_cell(round: Any, *, session_id: str, out_dir: Path) -> Any:

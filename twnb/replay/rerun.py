@@ -21,16 +21,24 @@ from typing import Any
 
 from nbformat import from_dict
 
-from twnb.replay.compare import Comparison, compare_outputs
+from twnb.replay.compare import Comparison, compare_outputs, compare_raised
 from twnb.replay.notebook_cells import CodePiece
 
 
 @dataclass
 class CellOutcome:
     index: int  # the cell's position in the notebook (0-based; people count from 1)
-    round_number: int
+    round_number: int  # 0: a user's cell before no Round
     piece: CodePiece
     comparison: Comparison
+    refusal: str | None = None  # why verification would not let it run again (then it did not)
+
+    @property
+    def where(self) -> str:
+        """ "Round 2", or for a user's own cell "your cell before Round 2"."""
+        if not self.piece.user:
+            return f"Round {self.round_number}"
+        return f"your cell before Round {self.round_number}" if self.round_number else "your cell"
 
 
 @dataclass
@@ -45,7 +53,11 @@ class RerunReport:
 
     @property
     def differing(self) -> list[CellOutcome]:
-        return [cell for cell in self.cells if not cell.comparison.reproduced]
+        return [cell for cell in self.cells if not cell.comparison.reproduced and cell.refusal is None]
+
+    @property
+    def refused(self) -> list[CellOutcome]:
+        return [cell for cell in self.cells if cell.refusal is not None]
 
     @property
     def ok(self) -> bool:
@@ -61,6 +73,9 @@ class RerunReport:
             "differing": [
                 {"cell": c.index + 1, "round": c.round_number, "why": c.comparison.reason}
                 for c in self.differing
+            ],
+            "refused": [
+                {"cell": c.index + 1, "round": c.round_number, "why": c.refusal} for c in self.refused
             ],
             "stopped": self.stopped,
         }
@@ -80,16 +95,19 @@ def rerun_notebook(
     connection_file: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
     redact: Callable[[Any], Any] | None = None,
+    check: Callable[[str], str | None] | None = None,
 ) -> RerunReport:
     """Execute the cells `pieces` names (their outputs are replaced by the new ones, passed through
-    `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report."""
+    `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report.
+    `check` (verification, for code recorded elsewhere) gives a refusal for a cell that must not run:
+    it is left as recorded and reported as refused."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
     from twnb.kernel.this_python import this_python_kernel_manager
 
     report = RerunReport(total=len(pieces))
-    rounds = _round_numbers(nb)
+    rounds = round_numbers(nb)
     options: dict[str, Any]
     if connection_file is not None:
         from twnb.kernel.attached_kernel import AttachedKernelManager
@@ -112,7 +130,9 @@ def rerun_notebook(
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         try:
             with client.setup_kernel(stderr=log):
-                _run_cells(client, nb, pieces, report, rounds, timeout, strict_images, progress, redact)
+                _run_cells(
+                    client, nb, pieces, report, rounds, timeout, strict_images, progress, redact, check
+                )
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"
         except RuntimeError as error:  # the kernel did not start or not answer in time
@@ -132,41 +152,57 @@ def _run_cells(
     nb: Any,
     pieces: dict[int, CodePiece],
     report: RerunReport,
-    rounds: dict[int, int],
+    rounds: dict[str, int],
     timeout: int,
     strict_images: bool,
     progress: Progress | None,
     redact: Callable[[Any], Any] | None,
+    check: Callable[[str], str | None] | None,
 ) -> None:
     from nbclient.exceptions import DeadKernelError
 
     for done, (index, piece) in enumerate(sorted(pieces.items()), start=1):
         cell = nb.cells[index]
+        number = rounds.get(piece.round_id, 0)
+        refusal = check(cell.source) if check is not None else None
         started = time.monotonic()
-        try:
-            client.execute_cell(cell, index)
-        except DeadKernelError:
-            _redact_outputs(cell, redact)
-            report.stopped = (
-                f"the kernel died while running cell {index + 1} (Round {rounds.get(index, '?')}); "
-                "the cells after it were not run"
-            )
-            comparison = Comparison(False, "the kernel died while it ran")
+        if refusal is not None:
+            comparison = Comparison(False, "not run: verification refused it")
         else:
-            _redact_outputs(cell, redact)  # before comparing: the recorded outputs were redacted too
-            if time.monotonic() - started >= timeout:
-                comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
-            else:
-                comparison = compare_outputs(
-                    piece.outputs, cell.outputs, prose=piece.recorded == "text", strict_images=strict_images
+            try:
+                client.execute_cell(cell, index)
+            except DeadKernelError:
+                _redact_outputs(cell, redact)
+                report.stopped = (
+                    f"the kernel died while running cell {index + 1} ({_where(piece, number)}); "
+                    "the cells after it were not run"
                 )
-        _mark(cell, comparison)
-        outcome = CellOutcome(index, rounds.get(index, 0), piece, comparison)
+                comparison = Comparison(False, "the kernel died while it ran")
+            else:
+                _redact_outputs(cell, redact)  # before comparing: the recorded outputs were redacted too
+                if time.monotonic() - started >= timeout:
+                    comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
+                else:
+                    comparison = _compare(piece, cell.outputs, strict_images)
+        _mark(cell, comparison, refusal)
+        outcome = CellOutcome(index, number, piece, comparison, refusal)
         report.cells.append(outcome)
         if progress is not None:
             progress(done, report.total, outcome)
         if report.stopped:
             return
+
+
+def _compare(piece: CodePiece, outputs: Any, strict_images: bool) -> Comparison:
+    if piece.recorded == "raised":
+        return compare_raised(piece.error, outputs)
+    return compare_outputs(
+        piece.outputs, outputs, prose=piece.recorded == "text", strict_images=strict_images
+    )
+
+
+def _where(piece: CodePiece, number: int) -> str:
+    return CellOutcome(0, number, piece, Comparison(True)).where
 
 
 def _redact_outputs(cell: Any, redact: Callable[[Any], Any] | None) -> None:
@@ -182,19 +218,33 @@ def _last_line(log: Any) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _mark(cell: Any, comparison: Comparison) -> None:
+def _mark(cell: Any, comparison: Comparison, refusal: str | None = None) -> None:
     meta = cell.metadata.setdefault("twnb", {})
     meta["rerun"] = {
         "reproduced": comparison.reproduced,
         **({"why": comparison.reason} if comparison.reason else {}),
+        **({"refused": refusal} if refusal else {}),
     }
 
 
-def _round_numbers(nb: Any) -> dict[int, int]:
-    """Cell position -> the number of the Round it belongs to (counting `show` cells)."""
-    numbers, current = {}, 0
-    for index, cell in enumerate(nb.cells):
-        if (cell.metadata.get("twnb") or {}).get("cell") == "show":
-            current += 1
-        numbers[index] = current
+def round_numbers(nb: Any) -> dict[str, int]:
+    """Round id -> its number, in the order the notebook shows the Rounds (an exported notebook's
+    `show` cells, or the Round outputs of a notebook in which Rounds ran)."""
+    numbers: dict[str, int] = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("twnb") or {}
+        ids = [meta.get("round_id")] if meta.get("cell") == "show" else _payload_ids(cell)
+        for round_id in ids:
+            if isinstance(round_id, str) and round_id not in numbers:
+                numbers[round_id] = len(numbers) + 1
     return numbers
+
+
+def _payload_ids(cell: Any) -> list[Any]:
+    from twnb.render import MIME_TYPE
+
+    return [
+        (output.get("data") or {})[MIME_TYPE].get("id")
+        for output in cell.get("outputs") or []
+        if isinstance((output.get("data") or {}).get(MIME_TYPE), dict)
+    ]

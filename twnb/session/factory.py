@@ -86,7 +86,7 @@ def build_session(
         client,
         plain.model_for("CodeInterpreter"),
         translator,
-        verification=_verification(plain),
+        verification=verification_config(plain),
         max_retries=int(plain.max_retries),
         namespace_summary=namespace_summary,
         response_format=asked_for,
@@ -192,9 +192,14 @@ def redactor_for(settings: Any) -> Redactor:
     return Redactor.from_settings(settings) if settings is not None else Redactor()
 
 
-def _verification(plain: Any) -> VerificationConfig:
+def verification_config(settings: Any) -> VerificationConfig:
+    """Verification as these settings ask for it (None: the defaults): generated code gets it, and so
+    does recorded code before it runs again (recorded_code.py)."""
     from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
 
+    plain = getattr(settings, "settings", settings)
+    if plain is None:
+        return VerificationConfig()
     extra = frozenset(getattr(plain, "allow_modules", ()) or ())
     blocked = frozenset(getattr(plain, "block_functions", ()) or ())
     return VerificationConfig(

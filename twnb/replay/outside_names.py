@@ -1,0 +1,159 @@
+"""Names the recorded code reads that nothing recorded makes: a replay has to be given them first.
+
+A conversation recorded before twnb kept the user's own cells, or one whose data came from a cell run
+in another notebook, has Rounds whose code reads `sales` with no recorded code that makes it. A replay
+then fails with a NameError that says nothing about why; this names such a variable up front ("`sales`
+comes from outside the notebook: define it first").
+
+What counts as made: every name the recorded code binds (assignments, imports, definitions, loop and
+`with` targets, anywhere in the code) and every variable an execution record lists, in the order the
+code ran: the user's cells before each Round, then the Round's code. Only code that ran without an
+error is asked what it reads (a failed attempt may read a name the model invented). Builtins and
+IPython's own names are never outside; after a star import nothing can be told, so nothing more is
+named.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Names IPython puts in every namespace (and its builtins), besides Python's own builtins.
+_ALWAYS_THERE = frozenset(dir(builtins)) | frozenset(
+    {"display", "get_ipython", "In", "Out", "exit", "quit", "__IPYTHON__"}
+)
+
+
+@dataclass(frozen=True)
+class OutsideName:
+    name: str
+    round_number: int
+    where: str  # "Round 2's code" or "your cell [3] before Round 2"
+
+    def sentence(self) -> str:
+        return (
+            f"`{self.name}` comes from outside the notebook ({self.where} reads it; nothing recorded "
+            "makes it): define it first"
+        )
+
+
+@dataclass(frozen=True)
+class RecordedCode:
+    """One piece of recorded code, in the order it ran."""
+
+    code: str
+    round_number: int
+    where: str
+    succeeded: bool
+    made: tuple[str, ...] = ()  # the variables its execution record lists as created or changed
+
+
+def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> list[OutsideName]:
+    """Each name a piece reads before any earlier piece made it (first reader only), not in `known`."""
+    made = set(known) | _ALWAYS_THERE
+    found: dict[str, OutsideName] = {}
+    for piece in pieces:
+        tree = _parse(piece.code)
+        if tree is None:
+            continue
+        bound = set(_bound_names(tree))
+        if piece.succeeded:
+            for name in _read_names(tree):
+                if name not in made and name not in bound and name not in found and not name.startswith("_"):
+                    found[name] = OutsideName(name, piece.round_number, piece.where)
+        if _has_star_import(tree):
+            break  # from here on any name may come from it
+        made |= bound | set(piece.made)
+    return list(found.values())
+
+
+def recorded_code(conversation: Any) -> Iterator[RecordedCode]:
+    """The conversation's code in the order it ran: each Round's user cells, then its code."""
+    from twnb.replay.notebook_cells import code_piece
+
+    for number, round in enumerate(conversation.rounds, start=1):
+        extra = round.extra if isinstance(round.extra, Mapping) else {}
+        for cell in extra.get("user_cells") or []:
+            if (
+                not isinstance(cell, Mapping)
+                or not isinstance(cell.get("source"), str)
+                or cell.get("clipped")
+            ):
+                continue
+            count = cell.get("execution_count")
+            label = f"your cell [{count}]" if isinstance(count, int) else "your cell"
+            yield RecordedCode(
+                cell["source"],
+                number,
+                f"{label} before Round {number}",
+                succeeded=not cell.get("error"),
+                made=_made(cell.get("variables")),
+            )
+        for post in round.post_list:
+            piece = code_piece(round.id, post)
+            if piece is None:
+                continue
+            yield RecordedCode(
+                piece.code, number, f"Round {number}'s code", succeeded=not piece.failed, made=_made_by(post)
+            )
+
+
+def _made(variables: Any) -> tuple[str, ...]:
+    if not isinstance(variables, list):
+        return ()
+    return tuple(
+        str(v["name"])
+        for v in variables
+        if isinstance(v, Mapping) and v.get("name") and v.get("kind") != "deleted"
+    )
+
+
+def _made_by(post: Any) -> tuple[str, ...]:
+    for attachment in post.attachment_list:
+        if attachment.type.value == "execution_result" and isinstance(attachment.extra, Mapping):
+            return _made(attachment.extra.get("variables"))
+    return ()
+
+
+def _parse(code: str) -> ast.Module | None:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return ast.parse(TransformerManager().transform_cell(code))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _read_names(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            yield node.id
+
+
+def _bound_names(tree: ast.AST) -> Iterator[str]:
+    """Every name the code binds anywhere (a local of a function counts too: reading it is not reading
+    the notebook's)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            yield node.id
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                yield (alias.asname or alias.name).split(".")[0]
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
+
+
+def _has_star_import(tree: ast.AST) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in ast.walk(tree)
+    )

@@ -1,0 +1,41 @@
+"""Code recorded elsewhere, checked before it runs again here.
+
+A conversation file or a notebook may come from anyone, and `%taskweaver load --rerun` and `twnb export
+--execute` run the code it records: the CodeInterpreter's code and the user's own cells alike. Both get
+the verification generated code gets, under the same settings (`verify`, `allow_modules`); code it
+refuses is not run, and the refusal says where and why. `--no-verify` (or `verify: false`) runs it
+unchecked, as a session would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
+
+RecordedCodeCheck = Callable[[str], "str | None"]
+
+
+def recorded_code_check(settings: Any = None, *, verify: bool = True) -> RecordedCodeCheck | None:
+    """A check for recorded code (None: run it unchecked): the refusal as one text, or None when the
+    code may run. `settings` (a Settings or ResolvedSettings; None for the defaults) gives `verify` and
+    `allow_modules`; `verify=False` is `--no-verify`."""
+    from twnb.session.factory import verification_config
+
+    config = verification_config(settings)
+    if not verify or not config.enabled:
+        return None
+    return lambda code: refusal_text(code, config)
+
+
+def refusal_text(code: str, config: VerificationConfig) -> str | None:
+    refusals = verify_code(code, config)
+    if not refusals:
+        return None
+    problems = "; ".join(refusal.problem for refusal in refusals)
+    modules = allowable_modules(refusals)
+    if modules:
+        listed = ", ".join(repr(m) for m in modules)
+        problems += f" (allow_modules = [{listed}] allows them)"
+    return problems

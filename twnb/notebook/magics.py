@@ -24,7 +24,9 @@ SUBCOMMANDS = {
     "save": "save PATH [--force]  write the conversation as TaskWeaver YAML (during a Round: as it stands);\n"
     "                         a file holding more Rounds is replaced only with --force",
     "load": "load PATH | --latest read a saved conversation (YAML or notebook) or the newest autosave;\n"
-    "                         --rerun runs its recorded code here to rebuild the variables it made",
+    "                         --rerun runs its recorded code here to rebuild the variables it made,\n"
+    "                         verified first as generated code is (--no-verify: unchecked); your own\n"
+    "                         recorded cells run too when you agree (--user-cells: without asking)",
     "reset": "reset                start a new, empty conversation",
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
     "history": "history              the Rounds of this conversation as a table",
@@ -263,6 +265,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         display = RoundDisplay(
             query,
             session_id=self.notebook.session_id,
+            conversation_id=self.notebook.conversation.id,
             widgets=has_widget_frontend(self.shell),
             in_place=has_kernel(self.shell),
             base_dir=self.notebook.workdir,
@@ -428,8 +431,14 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 error=True,
             )
             return
+        settings = self._settings_or_none()
+        replaced = (
+            len(self.notebook.conversation.rounds),
+            self.notebook.session_id,
+            self.notebook.autosave_folder(settings),
+        )
         try:
-            conversation = self.notebook.load(path, self._settings_or_none())
+            conversation = self.notebook.load(path, settings)
         except OSError as error:
             self._say(f"Could not load {path}: {error.strerror or error}; nothing was changed.", error=True)
             return
@@ -439,28 +448,55 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(f"Could not load {where}{text}; nothing was changed.", error=True)
             return
         from twnb.notebook.conversation_variables import missing_variables
+        from twnb.notebook.rerun_recorded import outside_lines, replaced_line
 
-        rounds = len(conversation.rounds)
-        self._say(f"Loaded {rounds} Round{'s' if rounds != 1 else ''} from {path}")
+        rounds, session = len(conversation.rounds), self.notebook.session_id
+        self._say(f"Loaded {rounds} Round{'s' if rounds != 1 else ''} from {path} (session {session}).")
+        said = replaced_line(*replaced)
+        if said:
+            self._say(said)
+        namespace = self.shell.user_ns if self.shell is not None else {}
+        for line in outside_lines(conversation, namespace):
+            self._say(line)
         if args.rerun:
-            from twnb.notebook.rerun_recorded import rerun_recorded_code
-
-            summary = rerun_recorded_code(self.shell, conversation)
-            self._say(
-                f"Re-ran the recorded code of {summary.ran} cell{'s' if summary.ran != 1 else ''} here."
-            )
-            for failure in summary.failed:
-                self._say(f"  raised now: {failure}", error=True)
-        missing = missing_variables(conversation, self.shell.user_ns if self.shell is not None else {})
+            self._rerun(conversation, args, settings)
+        missing = missing_variables(conversation, namespace)
         if missing:
             how = (
                 "ask for them again"
                 if args.rerun
-                else f"%taskweaver load {rest[0] if rest else '--latest'} --rerun runs the recorded code here"
+                else f"%taskweaver load {rest[0] if rest else '--latest'} --rerun runs the recorded code "
+                "here, verified first as generated code is"
             )
             self._say(
                 "Variables the conversation made that this kernel lacks: " + ", ".join(missing) + f" ({how})."
             )
+
+    def _rerun(self, conversation: Any, args: Any, settings: Any) -> None:
+        """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
+        from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
+        from twnb.session.recorded_code import recorded_code_check
+
+        cells = user_cells_of(conversation)
+        agreed = bool(cells) and (args.user_cells or ask_to_run_user_cells(cells))
+        if cells and not agreed:
+            plural = "s" if len(cells) != 1 else ""
+            self._say(
+                f"Your {len(cells)} recorded cell{plural} did not run (add --user-cells to run them too, "
+                "or run them yourself first)."
+            )
+        check = recorded_code_check(settings, verify=not args.no_verify)
+        summary = rerun_recorded_code(self.shell, conversation, user_cells=agreed, check=check)
+        own = f", {summary.user_cells_ran} of them your own" if summary.user_cells_ran else ""
+        self._say(
+            f"Re-ran the recorded code of {summary.ran} cell{'s' if summary.ran != 1 else ''} here{own}."
+        )
+        for refused in summary.refused:
+            self._say(f"  not run, verification refused it: {refused}", error=True)
+        if summary.refused:
+            self._say("  (--no-verify runs them unchecked: only for code you trust)", error=True)
+        for failure in summary.failed:
+            self._say(f"  raised now: {failure}", error=True)
 
     def _cmd_export(self, rest: list[str], args: Any) -> None:
         if len(rest) != 1 or not rest[0].lower().endswith(".ipynb"):
@@ -511,6 +547,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         bundle = round_bundle(
             round,
             session_id=self.notebook.session_id,
+            conversation_id=self.notebook.conversation.id,
             plan=plan_from_round(round),
             previews=artifact_previews(round, self.notebook.workdir),
             base_dir=self.notebook.workdir,

@@ -158,22 +158,32 @@ class NotebookSession:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
         not one exists yet; a bad file raises ValueError and changes nothing. `resolved` (the
         settings) says where a session-less notebook autosaves the loaded Rounds. A notebook (.ipynb)
-        is read from its twnb metadata, or from its Round outputs."""
+        is read from its twnb metadata, or from its Round outputs. The loaded conversation goes on
+        under the session the file names (an autosave, a notebook), else a new one: never in the
+        replaced conversation's autosave folder."""
         if Path(path).suffix.lower() == ".ipynb":
             from twnb.replay.notebook_import import read_notebook
 
-            conversation = read_notebook(path).conversation
-        elif self.session is not None:
-            return self.session.load(path)
+            imported = read_notebook(path)
+            conversation, session_id = imported.conversation, imported.session_id
         else:
-            from twnb.session.conversation_store import load_conversation_file
+            from twnb.session.conversation_store import load_conversation_and_session
 
-            conversation = load_conversation_file(path)
+            conversation, session_id = load_conversation_and_session(path)
         if self.session is not None:
-            return self.session.replace_conversation(conversation)
-        self.memory.conversation = conversation
+            return self.session.replace_conversation(conversation, session_id=session_id)
+        from twnb.memory import Memory, create_id
+
+        self._memory = Memory(session_id=session_id or create_id())
+        self._memory.conversation = conversation
         self._autosave(conversation.rounds, 0, resolved)  # complete, as a Session's is after a load
         return conversation
+
+    def autosave_folder(self, resolved: Any) -> Path | None:
+        """Where this conversation's Rounds are autosaved (None without settings: nowhere known)."""
+        if self.session is not None:
+            return self.session.autosave_dir
+        return None if resolved is None else self.session_dir(resolved) / self.session_id / "rounds"
 
     def _autosave(self, rounds: list[Round], first: int, resolved: Any) -> None:
         """Autosave `rounds` (the conversation's from number `first`) without a session, where a

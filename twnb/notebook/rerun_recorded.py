@@ -1,37 +1,100 @@
 """`%taskweaver load ... --rerun`: the recorded code run again on this kernel, to rebuild the variables
 a loaded conversation made in another kernel.
 
-Only code that succeeded when recorded runs, in the order it ran; its outputs are not shown (they are
-in the Rounds). The user asked for it by name: nothing runs without `--rerun`.
+In the order it ran: each Round's user cells (those the user's own cells recorded before it; only when
+the user agreed, `--user-cells` or yes when asked), then the Round's code that succeeded. A conversation
+file may come from anyone: every piece is verified as generated code is before it runs (`check`), and
+what verification refuses is not run and is named. Outputs are not shown (they are in the Rounds).
+Nothing runs without `--rerun`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from twnb.replay.outside_names import RecordedCode
 
 
 @dataclass
 class RerunSummary:
     ran: int = 0
+    user_cells_ran: int = 0
     failed: list[str] = field(default_factory=list)  # "Round 2: NameError: ..." for code that raised now
+    refused: list[str] = field(default_factory=list)  # "Round 1's code: Line 2: ..." verification refused
 
 
-def rerun_recorded_code(shell: Any, conversation: Any) -> RerunSummary:
+def user_cells_of(conversation: Any) -> list[RecordedCode]:
+    """The user's own cells the conversation recorded that can run again (a clipped one cannot)."""
+    from twnb.replay.outside_names import recorded_code
+
+    return [piece for piece in recorded_code(conversation) if piece.user]
+
+
+def rerun_recorded_code(
+    shell: Any,
+    conversation: Any,
+    *,
+    user_cells: bool = False,
+    check: Callable[[str], str | None] | None = None,
+) -> RerunSummary:
+    """Run the recorded code on `shell` (the user's cells too with `user_cells`), each piece first
+    passed through `check` (verification: None lets it run)."""
     from IPython.utils.capture import capture_output
 
-    from twnb.replay.notebook_cells import code_piece
+    from twnb.replay.outside_names import recorded_code
 
     summary = RerunSummary()
-    for number, round in enumerate(conversation.rounds, start=1):
-        for post in round.post_list:
-            piece = code_piece(round.id, post)
-            if piece is None or piece.failed:
-                continue
-            with capture_output(display=True):
-                result = shell.run_cell(piece.code, store_history=False)
-            summary.ran += 1
-            error = result.error_before_exec or result.error_in_exec
-            if error is not None:
-                summary.failed.append(f"Round {number}: {type(error).__name__}: {error}")
+    for piece in recorded_code(conversation):
+        if (piece.user and not user_cells) or not (piece.user or piece.succeeded):
+            continue  # the user's cells only when agreed; of the Round's code, what succeeded
+        refusal = check(piece.code) if check is not None else None
+        if refusal is not None:
+            summary.refused.append(f"{piece.where}: {refusal}")
+            continue
+        # The seam where replayed code would run under the runtime guard generated code runs under.
+        with capture_output(display=True):
+            result = shell.run_cell(piece.code, store_history=False)
+        summary.ran += 1
+        summary.user_cells_ran += piece.user
+        error = result.error_before_exec or result.error_in_exec
+        if error is not None:
+            summary.failed.append(f"{piece.where}: {type(error).__name__}: {error}")
     return summary
+
+
+def ask_to_run_user_cells(cells: list[RecordedCode]) -> bool:
+    """Ask before the user's own recorded cells run again; False when nobody can be asked (nbclient,
+    papermill: a kernel without stdin) or the answer is not yes."""
+    plural = "s" if len(cells) != 1 else ""
+    first = cells[0].code.strip().splitlines()[0] if cells[0].code.strip() else ""
+    question = (
+        f"The conversation records {len(cells)} of your own cell{plural} that ran before its Rounds "
+        f"(first: {first[:60]}). Run them too, verified first? [y/N] "
+    )
+    try:
+        answer = input(question)
+    except (NotImplementedError, EOFError, OSError, RuntimeError):  # StdinNotImplementedError, no tty
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def replaced_line(rounds: int, session_id: str, autosave: Path | None) -> str | None:
+    """What `load` replaced, and where that conversation's autosave is (None when it had no Rounds)."""
+    if not rounds:
+        return None
+    plural = "s" if rounds != 1 else ""
+    replaced = f"It replaced this kernel's conversation of {rounds} Round{plural} (session {session_id})"
+    if autosave is not None and autosave.is_dir():
+        return f"{replaced}, autosaved in {autosave}: %taskweaver load {autosave} brings it back."
+    return f"{replaced}, which was not autosaved."
+
+
+def outside_lines(conversation: Any, namespace: Mapping[str, Any]) -> list[str]:
+    """One line per name the recorded code reads that nothing recorded makes and this kernel lacks."""
+    from twnb.replay.outside_names import outside_names, recorded_code
+
+    return [f"{name.sentence()}." for name in outside_names(recorded_code(conversation), known=namespace)]

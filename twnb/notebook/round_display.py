@@ -70,9 +70,11 @@ class RoundDisplay:
         in_place: bool = False,
         base_dir: str | Path | None = None,
         redact: Callable[[Any], Any] | None = None,
+        conversation_id: str | None = None,
     ) -> None:
         self.request = request
         self.session_id = session_id
+        self.conversation_id = conversation_id
         self.widgets = widgets
         # A kernel's client without widgets (nbclient): the static bundle shown at once, updated at the end.
         self.in_place = widgets or in_place
@@ -171,5 +173,10 @@ class RoundDisplay:
         if self._redact is not None:
             clean = Round.from_dict(self._redact(round.to_dict()), keep_ids=True)
         return round_bundle(
-            clean, session_id=self.session_id, plan=plan, previews=previews, base_dir=self.base_dir
+            clean,
+            session_id=self.session_id,
+            plan=plan,
+            previews=previews,
+            base_dir=self.base_dir,
+            conversation_id=self.conversation_id,
         )

@@ -122,7 +122,11 @@ class StepRound:
 
         notebook = self.magics.notebook
         display = RoundDisplay(
-            self.query, session_id=notebook.session_id, widgets=True, base_dir=notebook.workdir
+            self.query,
+            session_id=notebook.session_id,
+            conversation_id=notebook.conversation.id,
+            widgets=True,
+            base_dir=notebook.workdir,
         )
         self.magics.last_display = display
         self.panel = ApprovalPanel(self.post)

@@ -19,12 +19,20 @@ def round_bundle(
     plan: Any = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
+    conversation_id: str | None = None,
 ) -> dict[str, Any]:
     """`round` (a twnb.memory.Round) as `application/vnd.twnb.round+json`, `text/html`,
     `text/markdown` and `text/plain`; no widget view, so every viewer shows it after a reopen.
 
     `base_dir` is the notebook's folder: artifact paths inside it are written relative to it."""
-    payload = round_payload(round, session_id=session_id, plan=plan, previews=previews, base_dir=base_dir)
+    payload = round_payload(
+        round,
+        session_id=session_id,
+        plan=plan,
+        previews=previews,
+        base_dir=base_dir,
+        conversation_id=conversation_id,
+    )
     return bundle_from_payload(payload)
 
 

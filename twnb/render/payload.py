@@ -27,8 +27,10 @@ def round_payload(
     plan: Any = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
+    conversation_id: str | None = None,
 ) -> dict[str, Any]:
-    """`round.to_dict()` plus the `twnb` object.
+    """`round.to_dict()` plus the `twnb` object (with `conversation_id` when given: a notebook read
+    back from its Round outputs keeps its conversation's id).
 
     The session keeps artifact paths absolute in memory (and makes them relative when it saves); here
     they are made relative to `base_dir` when inside it, as saved YAML does, so a saved notebook
@@ -53,6 +55,8 @@ def round_payload(
         "ledger": plain_data(extra.get("ledger") or {}),
         "previews": [dict(p) for p in previews or []],
     }
+    if conversation_id:
+        data["twnb"]["conversation_id"] = conversation_id
     data["twnb"]["view"] = plain_data(round_view(data))
     return data
 

@@ -76,7 +76,13 @@ def build_notebook(
     for number, round in enumerate(conversation.rounds, start=1):
         keep = output_keeper(out_dir, artifacts_folder, f"{path.stem}-round-{number}")
         cells = round_cells(
-            round, number, session_id=session_id, out_dir=out_dir, include_failed=include_failed, keep=keep
+            round,
+            number,
+            session_id=session_id,
+            conversation_id=conversation.id,
+            out_dir=out_dir,
+            include_failed=include_failed,
+            keep=keep,
         )
         offset = len(nb.cells)
         result.pieces.update({offset + index: piece for index, piece in cells.pieces.items()})

@@ -101,13 +101,16 @@ def round_cells(
     session_id: str,
     out_dir: Path,
     include_failed: bool,
+    conversation_id: str | None = None,
     keep: Callable[[str, str], str],
 ) -> RoundCells:
     """The cells of one Round (its artifact paths already point at the copies beside the notebook):
     the user's own cells that ran before it, then its `show` cell, Markdown and code."""
     result = RoundCells()
     user_cells_before(round, number, result)
-    result.cells.append(show_cell(round, session_id=session_id, out_dir=out_dir))
+    result.cells.append(
+        show_cell(round, session_id=session_id, out_dir=out_dir, conversation_id=conversation_id)
+    )
     lines = _round_heading(round, number)
     for post in round.post_list:
         if post.send_from == "User":
@@ -195,12 +198,13 @@ def user_cells_before(round: Any, number: int, result: RoundCells) -> None:
         result.cells.append(code_cell(recorded["source"], [], metadata))
 
 
-def show_cell(round: Any, *, session_id: str, out_dir: Path) -> Any:
+def show_cell(round: Any, *, session_id: str, out_dir: Path, conversation_id: str | None = None) -> Any:
     """`%taskweaver show ROUND_ID` with the Round's static bundle as its output (what the cell showed
     when the Round ended: it reads in every viewer without a kernel)."""
     bundle = round_bundle(
         round,
         session_id=session_id,
+        conversation_id=conversation_id,
         plan=plan_from_round(round),
         previews=artifact_previews(round, out_dir),
         base_dir=out_dir,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,14 +51,22 @@ def read_notebook(path: str | os.PathLike[str]) -> ImportedNotebook:
         rounds: dict[str, dict[str, Any]] = {}
         for payload in payloads:
             rounds[str(payload.get("id"))] = {k: v for k, v in payload.items() if k != "twnb"}
+        sections = [p["twnb"] for p in payloads if isinstance(p.get("twnb"), Mapping)]
+        kept = _latest(section.get("conversation_id") for section in sections)
         conversation = Conversation.from_dict(
-            {"rounds": list(rounds.values())}, keep_ids=True, source=str(path)
+            {"rounds": list(rounds.values()), **({"id": kept} if kept else {})},
+            keep_ids=True,
+            source=str(path),
         )
-        ids = [p["twnb"].get("session_id") for p in payloads if isinstance(p.get("twnb"), Mapping)]
-        session_id = next((i for i in reversed(ids) if isinstance(i, str) and i), None)
+        session_id = _latest(section.get("session_id") for section in sections)
         source = "outputs"
     absolute_artifact_paths(conversation, path.parent)
     return ImportedNotebook(checked_conversation(conversation, path), session_id, source)
+
+
+def _latest(values: Iterable[Any]) -> str | None:
+    """The last non-empty text of `values` (the Round shown last speaks for the conversation)."""
+    return next((v for v in reversed(list(values)) if isinstance(v, str) and v), None)
 
 
 def _load_json(path: Path) -> dict[str, Any]:

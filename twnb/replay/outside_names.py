@@ -49,6 +49,7 @@ class RecordedCode:
     where: str
     succeeded: bool
     made: tuple[str, ...] = ()  # the variables its execution record lists as created or changed
+    user: bool = False  # one of the user's own cells (else the CodeInterpreter's code)
 
 
 def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> list[OutsideName]:
@@ -71,7 +72,8 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
 
 
 def recorded_code(conversation: Any) -> Iterator[RecordedCode]:
-    """The conversation's code in the order it ran: each Round's user cells, then its code."""
+    """The conversation's code in the order it ran: each Round's user cells (but one too long to be
+    recorded whole), then its code (each attempt that ran)."""
     from twnb.replay.notebook_cells import code_piece
 
     for number, round in enumerate(conversation.rounds, start=1):
@@ -91,6 +93,7 @@ def recorded_code(conversation: Any) -> Iterator[RecordedCode]:
                 f"{label} before Round {number}",
                 succeeded=not cell.get("error"),
                 made=_made(cell.get("variables")),
+                user=True,
             )
         for post in round.post_list:
             piece = code_piece(round.id, post)

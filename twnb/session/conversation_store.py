@@ -61,17 +61,31 @@ def saved_round_count(path: str | os.PathLike[str]) -> int | None:
 def load_conversation_file(path: str | os.PathLike[str]) -> Conversation:
     """The conversation in `path`, ids kept, read whole and checked; a bad file is a ValueError naming
     the file (and round, post, key or line), a missing one FileNotFoundError."""
+    return load_conversation_and_session(path)[0]
+
+
+def load_conversation_and_session(path: str | os.PathLike[str]) -> tuple[Conversation, str | None]:
+    """`load_conversation_file`, and the session the file says the conversation was autosaved by (an
+    autosave folder or Round file names it; a saved conversation does not: None)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"No such file: {path}")
     if path.is_dir():
-        return checked_conversation(load_autosaved_conversation(path), path)
+        first = next(iter(sorted(path.glob("*.yaml"))), None)
+        session_id = _autosave_session(load_yaml_file(first)) if first is not None else None
+        return checked_conversation(load_autosaved_conversation(path), path), session_id
     data = load_yaml_file(path)
     if isinstance(data, dict) and AUTOSAVE_KEY in data:
-        return checked_conversation(load_autosaved_conversation(path), path)
+        return checked_conversation(load_autosaved_conversation(path), path), _autosave_session(data)
     conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
     absolute_artifact_paths(conversation, path.parent)
-    return checked_conversation(conversation, path)
+    return checked_conversation(conversation, path), None
+
+
+def _autosave_session(data: Any) -> str | None:
+    info = data.get(AUTOSAVE_KEY) if isinstance(data, dict) else None
+    session_id = info.get("session_id") if isinstance(info, dict) else None
+    return session_id if isinstance(session_id, str) and session_id else None
 
 
 def checked_conversation(conversation: Conversation, path: Path) -> Conversation:

@@ -74,7 +74,7 @@ from twnb.session.code_request import (
     Skipped,
     UserStopped,
 )
-from twnb.session.conversation_store import load_conversation_file, save_conversation_file
+from twnb.session.conversation_store import load_conversation_and_session, save_conversation_file
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
@@ -464,13 +464,20 @@ class Session:
     def load(self, path: str | os.PathLike[str]) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
         or any autosaved Round file (see conversation_store). A file that fails changes nothing."""
-        return self.replace_conversation(load_conversation_file(path))
+        conversation, session_id = load_conversation_and_session(path)
+        return self.replace_conversation(conversation, session_id=session_id)
 
-    def replace_conversation(self, conversation: Conversation) -> Conversation:
+    def replace_conversation(
+        self, conversation: Conversation, *, session_id: str | None = None
+    ) -> Conversation:
         """Carry on `conversation` (read already, from a file or a notebook), ids kept, redacted once
-        here as committed posts are."""
+        here as committed posts are, under `session_id` (the session the file names, so an autosaved
+        conversation goes on in its own folder; None: a new one). Never under the replaced
+        conversation's session: its autosave folder stays its own, and loads back as it was."""
         conversation = self._redacted_conversation(conversation)
+        self.memory = Memory(session_id=session_id or create_id())
         self.memory.conversation = conversation
+        self.session_id = self.memory.session_id
         self.plans.load_from(conversation)
         for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
             self._autosave(round, index)

@@ -69,7 +69,10 @@ def add_export_parser(commands: Any) -> None:
             "`%%taskweaver show` cell with the Round, its request, plan and messages as Markdown, and the "
             "code that ran with its recorded outputs; artifacts are copied beside it. NOTEBOOK.ipynb -o "
             "CONV.yaml reads the conversation back from an exported notebook, or from the Round outputs "
-            "of any notebook in which Rounds ran. Nothing is executed unless --execute is given."
+            "of any notebook in which Rounds ran. NOTEBOOK.ipynb --execute (or --check) re-runs such a "
+            "notebook as it is into NAME.rerun.ipynb (or -o OUT.ipynb): the code each %%taskweaver cell's "
+            "Round ran runs after it, no model is called. Nothing is executed unless --execute is given; "
+            "the recorded code is verified first, as generated code is (--no-verify: not)."
         ),
         epilog=(
             "Exit status: 0 done (with --check: every cell reproduced); 1 the re-run diverged (--check) "
@@ -80,9 +83,22 @@ def add_export_parser(commands: Any) -> None:
     export.add_argument(
         "source", metavar="SOURCE", help="a conversation (YAML or autosave folder) or a notebook"
     )
-    export.add_argument("-o", "--out", required=True, metavar="OUT", help="the .ipynb (or .yaml) to write")
-    export.add_argument("--force", action="store_true", help="replace OUT when it exists (never the input)")
-    export.add_argument("--execute", action="store_true", help="re-run the code cells in a fresh kernel")
+    export.add_argument(
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="the .ipynb (or .yaml) to write; a notebook re-run as it is goes to NAME.rerun.ipynb without it",
+    )
+    export.add_argument(
+        "--execute",
+        action="store_true",
+        help="re-run the code cells in a fresh kernel (a NOTEBOOK.ipynb source: the notebook as it is)",
+    )
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT (or NAME.rerun.ipynb) when it exists (never the input)",
+    )
     export.add_argument(
         "--check", action="store_true", help="re-run (implies --execute); exit 1 when any cell differs"
     )

@@ -233,3 +233,26 @@ def test_repository_quickstart_notebook_is_valid_with_finished_rounds():
     assert any(
         c.cell_type == "code" and "%%taskweaver" not in c.source and "sales =" in c.source for c in nb.cells
     )
+
+
+def _export(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = _clean_env(work)
+    return subprocess.run(
+        [_twnb(), "export", *args], cwd=work, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_the_demos_conversation_replays_with_every_cell_reproduced(demo):
+    _, out = demo
+    done = _export(out.parent, "out/quickstart-conversation.yaml", "-o", "q.ipynb", "--execute", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 of 5 cells reproduced." in done.stdout  # the user's own cell, then the Rounds' code
+    assert "[1/5] your cell before Round 1" in done.stderr
+
+
+def test_the_demos_notebook_reruns_as_it_is_with_every_cell_reproduced(demo):
+    _, out = demo
+    done = _export(out.parent, "out/quickstart.ipynb", "--execute", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 of 5 cells reproduced." in done.stdout
+    assert (out / "quickstart.rerun.ipynb").is_file()

@@ -73,11 +73,13 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, monkeypatc
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
-def test_execute_and_check_do_not_apply_to_a_notebook(tmp_path, capsys):
+def test_a_notebook_checked_is_rerun_into_a_notebook_not_read_back(tmp_path, capsys):
     main(["export", str(REVISE), "-o", str(tmp_path / "out.ipynb")])
     capsys.readouterr()
     assert main(["export", str(tmp_path / "out.ipynb"), "-o", str(tmp_path / "c.yaml"), "--check"]) == 2
-    assert "--execute and --check re-run a conversation" in _one_line_error(capsys)
+    error = _one_line_error(capsys)
+    assert "a notebook is re-run into a notebook: -o must name a .ipynb file" in error
+    assert "leave out --execute and --check" in error
 
 
 @pytest.mark.slow

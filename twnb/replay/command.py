@@ -18,7 +18,7 @@ _YAML = (".yaml", ".yml")
 @dataclass
 class ExportRequest:
     source: str
-    out: str
+    out: str | None  # None: a notebook re-run as it is goes to NAME.rerun.ipynb beside it
     execute: bool = False
     include_failed: bool = True
     timeout: int = 600
@@ -39,15 +39,23 @@ class ExportOutcome:
 
 
 def run_export(request: ExportRequest, progress: Callable[[str], None] = print) -> ExportOutcome:
-    source, out = Path(request.source).expanduser(), Path(request.out).expanduser()
+    source = Path(request.source).expanduser()
+    out = Path(request.out).expanduser() if request.out else None
     if not source.exists():
         return ExportOutcome(
             error=f"no such file: {source} (give a conversation YAML, an autosave folder or a notebook)"
         )
+    rerun_as_it_is = source.suffix.lower() == ".ipynb" and request.execute
+    if out is None and rerun_as_it_is:
+        out = rerun_path(source)
+    if out is None:
+        return ExportOutcome(error=_NO_OUT)
     refusal = overwrite_refusal(source, out, force=request.force)
     if refusal is not None:
         return ExportOutcome(error=refusal)
     try:
+        if rerun_as_it_is:
+            return _rerun_notebook_as_it_is(request, source, out, progress)
         if source.suffix.lower() == ".ipynb":
             return _notebook_to_conversation(request, source, out)
         return _conversation_to_notebook(request, source, out, progress)
@@ -78,8 +86,6 @@ def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -
         raise ReplayError(
             f"a notebook is read back into a conversation: -o must name a .yaml file, got {out}"
         )
-    if request.execute:
-        raise ReplayError("--execute and --check re-run a conversation: give CONV.yaml -o OUT.ipynb instead")
     imported = read_notebook(source)
     redactor = _redactor()
     save_conversation_file(imported.conversation, out, redact=redactor.redact_data)
@@ -90,20 +96,51 @@ def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -
     )
 
 
-def _conversation_to_notebook(
+_NO_OUT = (
+    "-o is needed: CONV.yaml -o OUT.ipynb writes a notebook, NOTEBOOK.ipynb -o CONV.yaml reads one back; "
+    "NOTEBOOK.ipynb --check re-runs it as it is (into NAME.rerun.ipynb)"
+)
+
+
+def rerun_path(notebook: Path) -> Path:
+    """Where a notebook re-run as it is goes unless -o says otherwise: `NAME.rerun.ipynb` beside it."""
+    return notebook.with_name(f"{notebook.stem}.rerun.ipynb")
+
+
+def _rerun_notebook_as_it_is(
     request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
 ) -> ExportOutcome:
-    from twnb.replay.export import build_notebook, write_notebook
-    from twnb.replay.rerun import rerun_notebook
-    from twnb.session.conversation_store import load_conversation_file
+    import nbformat
+
+    from twnb.replay.export import write_notebook
+    from twnb.replay.notebook_import import read_notebook
+    from twnb.replay.notebook_rerun import plan_rerun
 
     if out.suffix.lower() != ".ipynb":
         raise ReplayError(
-            f"a conversation is written as a notebook: -o must name a .ipynb file, got {out} "
-            "(to read a notebook back, give the notebook as SOURCE)"
+            f"a notebook is re-run into a notebook: -o must name a .ipynb file, got {out} (to read the "
+            "conversation back into a .yaml file, leave out --execute and --check)"
         )
-    source_dir = source if source.is_dir() else source.parent
-    cwd = Path(request.cwd).expanduser() if request.cwd else source_dir
+    cwd, attached = _where_to_run(request, source.parent)
+    imported = read_notebook(source)  # a notebook without twnb data is refused here, in one line
+    plan = plan_rerun(nbformat.read(source, as_version=4), imported.conversation)
+    outcome = ExportOutcome(path=out)
+    outcome.rerun = _rerun(request, plan.notebook, plan.pieces, cwd, attached, progress)
+    write_notebook(plan.notebook, out)
+    cells = len(plan.pieces)
+    added = (
+        f" ({plan.inserted} of them the code the Rounds ran, added after their %%taskweaver cells)"
+        if plan.inserted
+        else ""
+    )
+    outcome.lines.append(f"Wrote {out}: {source.name} re-run as it is, {cells} code cell{_s(cells)}{added}.")
+    outcome.lines += _rerun_lines(outcome.rerun, out)
+    return outcome
+
+
+def _where_to_run(request: ExportRequest, default: Path) -> tuple[Path, Path | None]:
+    """The folder a fresh kernel runs in, and the connection file of a running kernel to use instead."""
+    cwd = Path(request.cwd).expanduser() if request.cwd else default
     if request.execute and not cwd.is_dir():
         raise ReplayError(f"--cwd {cwd} is not a folder; give the folder the code should run in")
     attached = Path(request.connection_file).expanduser() if request.connection_file else None
@@ -113,6 +150,56 @@ def _conversation_to_notebook(
         raise ReplayError(
             f"no connection file at {attached}; `jupyter --runtime-dir` holds running kernels' files"
         )
+    return cwd, attached
+
+
+def _rerun(
+    request: ExportRequest,
+    nb: Any,
+    pieces: dict[int, Any],
+    cwd: Path,
+    attached: Path | None,
+    progress: Callable[[str], None],
+) -> RerunReport:
+    """Run `pieces` of `nb` (verified first), record the report in its metadata, and return it."""
+    from twnb.replay.rerun import rerun_notebook
+
+    redactor = _redactor()
+    where = (
+        f"the running kernel of {attached} (in its own working directory)"
+        if attached
+        else f"a fresh kernel in {cwd}"
+    )
+    progress(f"Re-running {len(pieces)} code cell{_s(len(pieces))} in {where}")
+    report = rerun_notebook(
+        nb,
+        pieces,
+        cwd=cwd,
+        timeout=request.timeout,
+        strict_images=request.strict_images,
+        kernel_name=request.kernel_name,
+        connection_file=attached,
+        progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
+        redact=redactor.redact_data,
+        check=_check(request),
+    )
+    nb.metadata.setdefault("twnb", {})["rerun"] = redactor.redact_data(report.to_dict())
+    return report
+
+
+def _conversation_to_notebook(
+    request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
+) -> ExportOutcome:
+    from twnb.replay.export import build_notebook, write_notebook
+    from twnb.session.conversation_store import load_conversation_file
+
+    if out.suffix.lower() != ".ipynb":
+        raise ReplayError(
+            f"a conversation is written as a notebook: -o must name a .ipynb file, got {out} "
+            "(to read a notebook back, give the notebook as SOURCE)"
+        )
+    source_dir = source if source.is_dir() else source.parent
+    cwd, attached = _where_to_run(request, source_dir)
     conversation = load_conversation_file(source)
     redactor, folder = _redactor(), _artifacts_folder()
     result = build_notebook(
@@ -127,26 +214,7 @@ def _conversation_to_notebook(
     outcome = ExportOutcome(path=out)
     outcome.lines += [f"Before it can re-run: {name.sentence()}." for name in result.outside]
     if request.execute:
-        where = (
-            f"the running kernel of {attached} (in its own working directory)"
-            if attached
-            else f"a fresh kernel in {cwd}"
-        )
-        progress(f"Re-running {len(result.pieces)} code cell{_s(len(result.pieces))} in {where}")
-        report = rerun_notebook(
-            result.notebook,
-            result.pieces,
-            cwd=cwd,
-            timeout=request.timeout,
-            strict_images=request.strict_images,
-            kernel_name=request.kernel_name,
-            connection_file=attached,
-            progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
-            redact=redactor.redact_data,
-            check=_check(request),
-        )
-        result.notebook.metadata["twnb"]["rerun"] = redactor.redact_data(report.to_dict())
-        outcome.rerun = report
+        outcome.rerun = _rerun(request, result.notebook, result.pieces, cwd, attached, progress)
     write_notebook(result.notebook, out)
     cells = len(result.pieces)
     outcome.lines.append(

@@ -25,6 +25,12 @@ class DemoNotebook:
     requires: tuple[str, ...] = ()  # modules beyond twnb's own, and how to install them
     install_hint: str = ""
 
+    @property
+    def cassette_copy(self) -> str:
+        """The name the cassette gets beside the conversation in the demo's folder (`x.cassette.yaml`,
+        where `%taskweaver save` puts a recording's), so the notebook replays there (TWNB_REPLAY)."""
+        return f"{Path(self.conversation_file).stem}.cassette.yaml"
+
 
 def round_notebook(
     opening: list[nbformat.NotebookNode],

@@ -160,6 +160,8 @@ def run_demo(
                 kernel.release()
 
     conversation_path = out / demo.conversation_file
+    if not live:  # the scripted replies beside the conversation: the notebook replays from them again
+        shutil.copyfile(demo.cassette, out / demo.cassette_copy)
     result = DemoResult(
         out_dir=out,
         notebook=notebook_path,

@@ -7,6 +7,7 @@ in for them; mypy checks that it says all of this.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -29,10 +30,13 @@ class Executor(Protocol):
         timeout: float | None = None,
         execution_id: str | None = None,
         artifact_name: str | None = None,
+        own_artifacts: Collection[str] | None = None,
     ) -> ExecutionResult:
         """Run `code` within `timeout` seconds (None: the executor's default). `execution_id` names
         the run (the session passes the id of the Post whose code it is); None makes a fresh one.
-        Files saved for the user (the figures the code displays) are named after `artifact_name`."""
+        Files saved for the user (the figures the code displays) are named after `artifact_name`;
+        with `own_artifacts` (a replay: the files its conversation made so far) a file of that name
+        that anything else left is replaced instead of avoided."""
         ...
 
     def namespace_summary(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,12 @@ _IMAGE_TYPES = {
 }
 
 
-def save_display_image(data: dict[str, Any], artifacts_dir: Path, stem: str) -> Path | None:
+def save_display_image(
+    data: dict[str, Any], artifacts_dir: Path, stem: str, replaceable: Callable[[Path], bool] | None = None
+) -> Path | None:
     """Write the display's image to `artifacts_dir/stem.ext`, or `stem-2.ext`, `stem-3.ext`, ... when
-    that name is taken (never over an earlier file); None when the display holds no image.
+    that name is taken (never over an earlier file, unless `replaceable` says that file may go: a
+    replay names its files as its recording did); None when the display holds no image.
 
     Raises ValueError when the image data is not valid base64 (a broken display must be reported, not
     saved as a corrupt file).
@@ -40,11 +44,13 @@ def save_display_image(data: dict[str, Any], artifacts_dir: Path, stem: str) -> 
         else:
             content = payload.encode("utf-8") if isinstance(payload, str) else payload
         artifacts_dir.mkdir(parents=True, exist_ok=True)
-        return _write_new(artifacts_dir, stem, suffix, content)
+        return _write_new(artifacts_dir, stem, suffix, content, replaceable)
     return None
 
 
-def _write_new(folder: Path, stem: str, suffix: str, content: bytes) -> Path:
+def _write_new(
+    folder: Path, stem: str, suffix: str, content: bytes, replaceable: Callable[[Path], bool] | None
+) -> Path:
     number = 1
     while True:
         path = folder / (f"{stem}{suffix}" if number == 1 else f"{stem}-{number}{suffix}")
@@ -53,4 +59,7 @@ def _write_new(folder: Path, stem: str, suffix: str, content: bytes) -> Path:
                 file.write(content)
             return path
         except FileExistsError:
+            if replaceable is not None and replaceable(path):
+                path.write_bytes(content)
+                return path
             number += 1

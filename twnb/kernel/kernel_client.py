@@ -15,6 +15,7 @@ import json
 import os
 import queue
 import time
+from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -276,6 +277,7 @@ class KernelExecutor:
         timeout: float | None = None,
         execution_id: str | None = None,
         artifact_name: str | None = None,
+        own_artifacts: Collection[str] | None = None,
     ) -> ExecutionResult:
         notes: list[str] = []
         restarted = False
@@ -372,6 +374,7 @@ class KernelExecutor:
             max_listed_files=self.max_listed_files,
             redact=self.redact,
             artifact_name=artifact_name,
+            own_artifacts=own_artifacts,
         )
         result.kernel_restarted = restarted
         return result

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ class LiveShellExecutor:
         timeout: float | None = None,
         execution_id: str | None = None,
         artifact_name: str | None = None,
+        own_artifacts: Collection[str] | None = None,
     ) -> ExecutionResult:
         execution_id = execution_id or new_execution_id()
         self._remember_secret_variables()
@@ -146,6 +147,7 @@ class LiveShellExecutor:
             max_listed_files=self.max_listed_files,
             redact=self.redact,
             artifact_name=artifact_name,
+            own_artifacts=own_artifacts,
         )
 
     def _remember_secret_variables(self) -> None:

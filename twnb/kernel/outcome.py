@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +23,27 @@ def traceback_text(stb: list[str]) -> str:
 
 
 def save_images(
-    recorder: OutputRecorder, artifacts_dir: Path, execution_id: str, artifact_name: str | None = None
+    recorder: OutputRecorder,
+    artifacts_dir: Path,
+    execution_id: str,
+    artifact_name: str | None = None,
+    own_artifacts: Collection[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Save display (and result) images; return display summaries, saved paths and notes.
 
     Files are named `artifact_name.png` (then `-2`, `-3`, ...) when the caller gave a readable name,
-    else after the execution id and the display's number."""
+    else after the execution id and the display's number. With `own_artifacts` (a replay: the files its
+    conversation made so far) a file of that name left by anything else is replaced, not avoided, so
+    the names do not depend on what an earlier run left in the folder."""
     summaries: list[dict[str, Any]] = []
     paths: list[str] = []
     notes: list[str] = []
+    kept = None if own_artifacts is None else {str(Path(p).resolve()) for p in own_artifacts}
+
+    def replaceable(path: Path) -> bool:
+        resolved = str(path.resolve())
+        return kept is not None and resolved not in kept and str(path) not in paths and resolved not in paths
+
     bundles = [o["data"] for o in recorder.displays]
     if recorder.result_data:
         bundles.append(recorder.result_data)
@@ -38,7 +51,7 @@ def save_images(
         saved: str | None = None
         try:
             stem = artifact_name or f"{execution_id}-display-{index}"
-            path = save_display_image(data, artifacts_dir, stem)
+            path = save_display_image(data, artifacts_dir, stem, replaceable if kept is not None else None)
             if path is not None:
                 saved = str(path)
                 paths.append(saved)
@@ -69,13 +82,16 @@ def build_result(
     max_listed_files: int,
     redact: Redact | None = None,
     artifact_name: str | None = None,
+    own_artifacts: Collection[str] | None = None,
 ) -> ExecutionResult:
     """The record of one run. `redact` (the session's) is applied to the error, which may quote the
     exception's message; the recorder's outputs were redacted as they came. Saved images are named
     after `artifact_name` when given (see `save_images`)."""
     if redact is not None:
         error = redact_error(error, redact)
-    displays, image_paths, image_notes = save_images(recorder, artifacts_dir, execution_id, artifact_name)
+    displays, image_paths, image_notes = save_images(
+        recorder, artifacts_dir, execution_id, artifact_name, own_artifacts
+    )
     created = [str(p) for p in file_changes.created]
     modified = [str(p) for p in file_changes.modified]
     all_notes = [*notes, *image_notes, *file_changes.notes]

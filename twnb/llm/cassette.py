@@ -25,8 +25,10 @@ hash is taken over the *redacted* messages, so a replay on a machine with anothe
 
 :class:`ReplayClient` serves the recorded replies per role, in order, streamed in small chunks so the
 translator sees what it would see live. A request that drifts from the recording (another role at that
-point, or other messages) still gets the recorded reply, with a :class:`CassetteDriftWarning` naming
-the call and the first message that differs; running out of replies raises :class:`CassetteExhausted`.
+point, or other messages) still gets the recorded reply, with a line naming the call and the first
+message that differs: kept for whoever runs the replay (`take_drift`: a session writes it in the
+Round's record), or, with `warn_on_drift`, a :class:`CassetteDriftWarning`. Running out of replies
+raises :class:`CassetteExhausted`; `rewind` serves them again from the first (a new conversation).
 """
 
 from __future__ import annotations
@@ -392,22 +394,47 @@ class _RecordingStream(StreamProxy):
 class ReplayClient:
     """A ChatClient that serves a cassette's replies per role, in order, without any network."""
 
-    def __init__(self, path: str | Path, *, chunk_size: int = 32, redactor: Redactor | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        chunk_size: int = 32,
+        redactor: Redactor | None = None,
+        warn_on_drift: bool = True,
+    ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1 character.")
         self.path = Path(path)
         self.entries = load_cassette(self.path)
         self.chunk_size = chunk_size
         self.redactor = redactor if redactor is not None else Redactor()
-        self._queues: dict[str, deque[CassetteEntry]] = {}
-        for entry in self.entries:
-            self._queues.setdefault(entry.role, deque()).append(entry)
-        self._calls = 0
+        self.warn_on_drift = warn_on_drift
+        self._drift: list[str] = []
         self._lock = threading.Lock()
+        self.rewind()
+
+    def rewind(self) -> None:
+        """Serve the recorded replies again from the first (a new conversation replays the cassette)."""
+        with self._lock:
+            self._queues: dict[str, deque[CassetteEntry]] = {}
+            for entry in self.entries:
+                self._queues.setdefault(entry.role, deque()).append(entry)
+            self._calls = 0
 
     def remaining(self) -> dict[str, int]:
         """Replies not yet served, per role."""
         return {role: len(q) for role, q in self._queues.items() if q}
+
+    @property
+    def used_up(self) -> bool:
+        """Every recorded reply has been served."""
+        return bool(self.entries) and not self.remaining()
+
+    def take_drift(self) -> list[str]:
+        """The drift lines since the last take (one per call whose request differed from the recording)."""
+        with self._lock:
+            taken, self._drift = self._drift, []
+        return taken
 
     def stream(
         self,
@@ -444,20 +471,27 @@ class ReplayClient:
     ) -> None:
         at_this_point = self.entries[call] if call < len(self.entries) else None
         if at_this_point is not None and at_this_point.role != role:
-            _warn(
+            self._drifted(
                 f"Replay call {call + 1}: the cassette recorded a {at_this_point.role or '(none)'} call "
                 f"here, but {role or '(none)'} asked; serving {role or '(none)'}'s next recorded reply "
                 f"(recorded call {entry.index + 1})."
             )
         redacted = self.redactor.redact_data(messages)
         if messages_sha256(redacted) != entry.messages_sha256:
-            _warn(
+            self._drifted(
                 f"Replay call {call + 1} ({role or 'no role'}) drifted from recorded call "
                 f"{entry.index + 1}: "
                 f"{_first_difference(without_run_ids(entry.messages), without_run_ids(redacted))}. "
                 "Serving the recorded "
                 "reply anyway."
             )
+
+    def _drifted(self, message: str) -> None:
+        if self.warn_on_drift:
+            _warn(message)
+            return
+        with self._lock:
+            self._drift.append(message)
 
 
 def _replay_chunks(entry: CassetteEntry, chunk_size: int) -> Iterator[dict[str, Any]]:
@@ -515,7 +549,7 @@ def _recorded_error(entry: CassetteEntry) -> BaseException:
 
 
 def _warn(message: str) -> None:
-    warnings.warn(CassetteDriftWarning(message), stacklevel=4)
+    warnings.warn(CassetteDriftWarning(message), stacklevel=5)
 
 
 def _first_difference(recorded: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:

@@ -39,12 +39,13 @@ def session_chat_client(
     redactor: Redactor | None = None,
     inner: ChatClient | None = None,
     record_to: str | Path | None = None,
-    replay_from: str | Path | None = None,
+    replay_from: str | Path | ReplayClient | None = None,
     observer: Observer | None = None,
     formats: FormatMemory = PROCESS_FORMATS,
     **client_options: Any,
 ) -> ChatClient:
-    """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths.
+    """A ChatClient for a session; ``record_to`` and ``replay_from`` are cassette paths (``replay_from``
+    may also be a ReplayClient the caller keeps, to rewind it or read its drift).
 
     ``inner`` is the client to wrap instead of the live one the settings describe (tests and benches
     pass a client for the loopback server, or a replay): it gets the same redaction, response_format
@@ -68,7 +69,11 @@ def session_chat_client(
         )
     redactor = redactor if redactor is not None else Redactor.from_settings(resolved)
     if replay_from is not None:
-        replay = ReplayClient(replay_from, redactor=redactor)
+        replay = (
+            replay_from
+            if isinstance(replay_from, ReplayClient)
+            else ReplayClient(replay_from, redactor=redactor)
+        )
         return _observed(replay, observer, resolved) if observer is not None else replay
     client: ChatClient = (
         inner if inner is not None else make_client(resolved, redactor=redactor, **client_options)

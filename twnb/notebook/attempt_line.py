@@ -12,6 +12,7 @@ from typing import Any
 
 from twnb.memory import AttachmentType, Post
 from twnb.render.labels import state_label
+from twnb.render.replay_note import replay_summary
 
 _VALUE_CHARS = 120
 
@@ -33,6 +34,11 @@ def ending_line(round: Any) -> str | None:
     if state_label(round.state, reason) == "interrupted":
         return reason
     return f"Round failed: {reason}"
+
+
+def replay_line(round: Any) -> str | None:
+    """The quiet line's part for a replayed Round: started over, or drifted from its recording."""
+    return replay_summary(round.to_dict())
 
 
 class AttemptLine:
@@ -67,11 +73,13 @@ class AttemptLine:
         self._show()
 
     def finish(self, round: Any) -> None:
-        """End the line with how the Round ended, when it did not finish."""
+        """End the line with how the Round ended, when it did not finish, and how a replay differed
+        from its recording (no warning box: the Round's record lists the drift)."""
         ending = ending_line(round)
-        if ending is None:
+        replayed = replay_line(round)
+        if ending is None and replayed is None:
             return
-        self.parts = [ending]
+        self.parts = ([ending] if ending is not None else self.parts) + ([replayed] if replayed else [])
         self._show()
 
     def _show(self) -> None:

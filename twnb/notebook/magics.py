@@ -309,6 +309,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             reason = held_back(round) if held_back is not None else None
             if reason:
                 round.extra = {**(round.extra or {}), "held_back_cells": reason}
+            # A replay that started over began a new conversation when the Round started.
+            display.session_id = self.notebook.session_id
+            display.conversation_id = self.notebook.conversation.id
             display.finish(round, self._final_plan(round))
         if held:
             self._say("Ctrl-C came while the Round's final output was written; it was written first.")

@@ -151,6 +151,12 @@ class RoundDisplay:
                 display(bundle, raw=True)
             if self.attempt_line is not None:
                 self.attempt_line.finish(round)
+            else:
+                from twnb.notebook.attempt_line import replay_line
+
+                replayed = replay_line(round)
+                if replayed:
+                    print(f"[twnb] {replayed[0].upper() + replayed[1:]}.")
         finally:
             if self.widgets:
                 self.view.close()

@@ -4,8 +4,9 @@ The payload carries it as `twnb.view` (contract 6's `twnb` object gains one key;
 stays 1), so the static views here and the JupyterLab extension draw the same facts instead of each
 deriving them from the raw posts: the display state, the plan steps, each code block with its outcome
 and the decision a person made on it, every artifact with its link and preview, the answer, the notes
-(failure, autosave, cells left unrun) and the ledger's bars and totals. docs/architecture.md has a table
-of each fact and where each view shows it.
+(failure, autosave, cells left unrun, how a replay differed from its recording), the ledger's bars and
+totals, and the user's own cells that ran before the Round (`user_cells`, only when there were some).
+docs/architecture.md has a table of each fact and where each view shows it.
 
 Texts are as users read them (delimiters removed); Markdown texts (plan steps, the answer) stay
 Markdown source: each view escapes and renders them its own way (HTML here, JupyterLab's sanitizer in
@@ -36,6 +37,7 @@ from twnb.render.labels import (
 )
 from twnb.render.links import artifact_label, artifact_url
 from twnb.render.previews import IMAGE_SUFFIXES
+from twnb.render.replay_note import replay_summary
 from twnb.render.text import as_text, clean_text, clip_middle
 from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
 from twnb.render.user_cells import UserCellsView, user_cells_view
@@ -79,7 +81,7 @@ class ArtifactView(TypedDict):
 
 
 class NoteView(TypedDict):
-    kind: str  # failure | autosave | held_back_cells
+    kind: str  # failure | autosave | held_back_cells | replay
     label: str
     text: str
 
@@ -277,6 +279,9 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     held = extra.get(HELD_BACK_CELLS)
     if held:
         found.append({"kind": HELD_BACK_CELLS, "label": "Cells below not run", "text": clean_text(held)})
+    replayed = replay_summary(payload)
+    if replayed:  # how a replay differed from its recording (the drift lines are in the record)
+        found.append({"kind": "replay", "label": "Replay", "text": clean_text(replayed)})
     return found
 
 

@@ -68,12 +68,19 @@ def build_session(
     # One place wraps every client (redaction, response_format fallback, recording): a client passed in
     # is wrapped as the live one is; without one, the settings' replay or live client is built.
     llm_events = EventRelay()
+    replay = None
+    replay_path = _replay_path(settings) if client is None else None
+    if replay_path is not None:
+        from twnb.llm.cassette import ReplayClient
+
+        # The session keeps it: it rewinds it for a new conversation and writes its drift in the Round.
+        replay = ReplayClient(replay_path, redactor=redactor, warn_on_drift=False)
     client = session_chat_client(
         settings,
         redactor=redactor,
         inner=client,
         record_to=cassette,
-        replay_from=_replay_path(settings) if client is None else None,
+        replay_from=replay,
         observer=llm_events,
     )
 
@@ -120,6 +127,7 @@ def build_session(
         prices=getattr(plain, "prices", None),
         llm_events=llm_events,
         user_cells=user_cells,
+        replay=replay,
     )
 
 

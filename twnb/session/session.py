@@ -31,7 +31,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.kernel.executor import Executor
 from twnb.kernel.result import ExecutionResult
@@ -45,6 +45,7 @@ from twnb.memory import (
     Plan,
     Post,
     PostCommitted,
+    ReplayRecord,
     Round,
     RoundEnded,
     RoundFailed,
@@ -55,6 +56,7 @@ from twnb.memory import (
     derive_plan,
     moves_the_plan,
 )
+from twnb.memory.clip import clip
 from twnb.memory.clock import now_iso
 from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay
 from twnb.memory.logs import get_logger
@@ -89,6 +91,23 @@ STOPPED = "Interrupted: stopped by the user; every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
 
 
+_DRIFT_LINES = 20  # drift lines a Round's record keeps
+_DRIFT_CHARS = 400
+
+
+class CassetteReplay(Protocol):
+    """The cassette a replay session serves its replies from (twnb.llm.cassette.ReplayClient)."""
+
+    path: Path
+
+    @property
+    def used_up(self) -> bool: ...
+
+    def rewind(self) -> None: ...
+
+    def take_drift(self) -> list[str]: ...
+
+
 class RoundLimitReached(Exception):
     """The Round used up its internal posts without answering the User."""
 
@@ -111,6 +130,7 @@ class Session:
         llm_events: EventRelay | None = None,
         tracing: Callable[[Session, Round], Observer | None] | None = None,
         user_cells: UserCellSource | None = None,
+        replay: CassetteReplay | None = None,
     ) -> None:
         self.planner = planner
         self.code_interpreter = code_interpreter
@@ -127,6 +147,7 @@ class Session:
         self.llm_events = llm_events
         self.tracing = tracing
         self.user_cells = user_cells
+        self.replay = replay
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
@@ -152,6 +173,7 @@ class Session:
         step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
         the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
         steps."""
+        rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
         index = len(self.memory.conversation.rounds) - 1
@@ -210,6 +232,7 @@ class Session:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
             self._end_plan(current)  # before the Round's last events: done or abandoned
+            self._record_replay(current, rewound)
             if failure is not None:
                 watcher.on_event(RoundFailed(current.id, failure, failure_type))
             timing = current.extra["timing"]
@@ -221,6 +244,31 @@ class Session:
             if self.llm_events is not None:
                 self.llm_events.connect(None)
         return current
+
+    def _replay_again_if_used_up(self) -> bool:
+        """A replay whose cassette served every reply (Run All again in the same kernel) starts over:
+        the cassette rewinds and the Round begins a new conversation, as the recording did (its
+        prompts then match the recording's). The finished conversation stays in its autosave."""
+        if self.replay is None or not self.replay.used_up:
+            return False
+        self.reset()
+        return True
+
+    def _record_replay(self, round: Round, rewound: bool) -> None:
+        """A replayed Round says so in its record: the cassette, whether it started over, and each call
+        whose request drifted from the recording (bounded; the recorded reply was served anyway)."""
+        if self.replay is None:
+            return
+        record: ReplayRecord = {"cassette": self.replay.path.name}
+        if rewound:
+            record["rewound"] = True
+        drift = self.replay.take_drift()
+        if drift:
+            lines = [clip(self._redact_text(line), _DRIFT_CHARS) for line in drift[:_DRIFT_LINES]]
+            if len(drift) > _DRIFT_LINES:
+                lines.append(f"... and {len(drift) - _DRIFT_LINES} more")
+            record["drift"] = lines
+        round.extra["replay"] = record
 
     def _record_user_cells(self, round: Round) -> None:
         """The user's own cells since the previous Round go into this one's record (redacted), so a
@@ -442,7 +490,23 @@ class Session:
             timeout=request.timeout,
             execution_id=request.post_id,
             artifact_name=request.artifact_name,
+            own_artifacts=self._own_artifacts(),
         )
+
+    def _own_artifacts(self) -> list[str] | None:
+        """A replay's files so far (None when not replaying): the executor replaces a file of the same
+        name that an earlier run left, so the replay names its files as its recording did and its
+        prompts do not drift (a live session never replaces a file it did not write)."""
+        if self.replay is None:
+            return None
+        return [
+            str(path)
+            for round in self.memory.conversation.rounds
+            for post in round.post_list
+            for attachment in post.attachment_list
+            if attachment.type.value == "artifact_paths"
+            for path in (attachment.content if isinstance(attachment.content, list) else [attachment.content])
+        ]
 
     # -- the conversation ------------------------------------------------------------------------------
 
@@ -499,10 +563,12 @@ class Session:
         return conversation
 
     def reset(self) -> None:
-        """A new, empty conversation under a new session id."""
+        """A new, empty conversation under a new session id (a replay starts its cassette over)."""
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plans.reset()
+        if self.replay is not None:
+            self.replay.rewind()
 
 
 def _no_result(error: BaseException) -> tuple[str, str]:

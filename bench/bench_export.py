@@ -2,12 +2,14 @@
 
     python bench/bench_export.py [--repeat 3]
 
-Conversations of 50 and 500 Rounds (User -> Planner -> CodeInterpreter with code that printed 1 KB and
-returned a value, both kept as nbformat outputs -> Planner -> User, a plan in every Planner post) are
-exported with `twnb.replay.export_notebook` (redaction pass, the `show` cell's four-view bundle per
-Round, Markdown and code cells, metadata, validation, atomic write). Figures: best wall ms of N runs,
-ms per Round, the 500/50 time ratio (~10 = linear), and the time nbformat alone takes to validate and
-write the very notebook the export produced (the floor any exporter pays).
+Conversations of 50 and 500 Rounds (one of the user's own cells recorded before each Round, then User
+-> Planner -> CodeInterpreter with code that printed 1 KB and returned a value, both kept as nbformat
+outputs -> Planner -> User, a plan in every Planner post) are exported with
+`twnb.replay.export_notebook` (redaction pass, the `show` cell's four-view bundle per Round, the user's
+cells, Markdown and code cells, what the code reads from outside, metadata, validation, atomic write).
+Figures: best wall ms of N runs, ms per Round, the 500/50 time ratio (~10 = linear), and the time
+nbformat alone takes to validate and write the very notebook the export produced (the floor any
+exporter pays).
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ def conversation(rounds: int):
     for index in range(rounds):
         query = f"Compute figure {index} of the sales data"
         round = Round.create(query)
+        round.extra["user_cells"] = [
+            {
+                "source": f"data_{index} = load_figures({index})\ndata_{index}.head()",
+                "execution_count": 2 * index + 1,
+                "error": None,
+                "variables": [{"name": f"data_{index}", "kind": "created", "type": "DataFrame"}],
+            }
+        ]
         round.add_post(Post.create(query, "User", "Planner"))
         planner = Post.create(f"Compute figure {index}.", "Planner", "CodeInterpreter")
         for kind, content in [

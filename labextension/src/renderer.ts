@@ -126,6 +126,7 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       this.node.appendChild(request);
     }
     const parts = [
+      this._userCells(view),
       this._plan(view, markdown),
       this._code(view, payload.id),
       this._artifacts(view.artifacts, payload.twnb?.previews)
@@ -210,6 +211,25 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     body.appendChild(list);
     if (view.plan_decision) {
       body.appendChild(element('div', 'twnb-decision', `${view.plan_decision}.`));
+    }
+    return details;
+  }
+
+  /** The user's own cells that ran before the Round, folded under one line naming them. */
+  private _userCells(view: IRoundView): HTMLElement | null {
+    const cells = view.user_cells;
+    if (!cells || !cells.cells.length) {
+      return null;
+    }
+    const [details, body] = section(cells.title, 'twnb-user-cells', false);
+    for (const cell of cells.cells) {
+      body.appendChild(element('pre', 'twnb-code-text', cell.code));
+      if (cell.facts.length) {
+        body.appendChild(element('div', 'twnb-user-cell-facts', cell.facts.join('; ')));
+      }
+    }
+    if (cells.omitted) {
+      body.appendChild(element('div', 'twnb-user-cell-facts', `${cells.omitted} earlier cells were not recorded.`));
     }
     return details;
   }

@@ -87,6 +87,19 @@ export interface IPostView {
   cut_off: string | null;
 }
 
+/** One of the user's own cells that ran before the Round (twnb/render/user_cells.py). */
+export interface IUserCellView {
+  label: string;
+  code: string;
+  facts: string[];
+}
+
+export interface IUserCellsView {
+  title: string;
+  cells: IUserCellView[];
+  omitted: number;
+}
+
 export interface IRoundView {
   version: number;
   state: string;
@@ -100,6 +113,8 @@ export interface IRoundView {
   notes: INoteView[];
   ledger: ILedgerView | null;
   posts: IPostView[];
+  /** Present only when the Round recorded some (a view without it: none). */
+  user_cells?: IUserCellsView;
 }
 
 export interface IViewReading {
@@ -133,7 +148,7 @@ function num(value: unknown): number {
 /** A view from the payload, each field checked: the payload is untrusted and may be from any twnb. */
 function readView(raw: Record<string, unknown>): IRoundView {
   const ledger = isObject(raw.ledger) ? raw.ledger : null;
-  return {
+  const view: IRoundView = {
     version: num(raw.version),
     state: text(raw.state) || 'unknown',
     request: text(raw.request),
@@ -184,6 +199,18 @@ function readView(raw: Record<string, unknown>): IRoundView {
       cut_off: textOrNull(post.cut_off)
     }))
   };
+  if (isObject(raw.user_cells)) {
+    view.user_cells = {
+      title: text(raw.user_cells.title),
+      cells: list(raw.user_cells.cells, cell => ({
+        label: text(cell.label),
+        code: text(cell.code),
+        facts: Array.isArray(cell.facts) ? cell.facts.filter(f => typeof f === 'string') : []
+      })),
+      omitted: num(raw.user_cells.omitted)
+    };
+  }
+  return view;
 }
 
 /** The view to draw for `payload`, and what the reader should know about how it was read. */

@@ -179,3 +179,34 @@ describe('Copy code', () => {
     expect(node.querySelector<HTMLButtonElement>('.twnb-copy-code')?.disabled).toBe(true);
   });
 });
+
+describe("the user's own cells and replays", () => {
+  it("folds the user's cells under one line naming them, closed", async () => {
+    const node = await rendered(fixture('user-cells'));
+    const fold = node.querySelector('details.twnb-user-cells') as HTMLDetailsElement;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector('summary')?.textContent).toBe(
+      'Your cells before this Round: [3] import pandas as pd, [4] sales.nope'
+    );
+    const code = [...fold.querySelectorAll('pre.twnb-code-text')].map(pre => pre.textContent);
+    expect(code[0]).toBe("import pandas as pd\nsales = pd.read_csv('coffee_sales.csv')");
+    expect(fold.textContent).toContain('made pd, sales');
+    expect(fold.textContent).toContain('raised AttributeError: nope');
+  });
+
+  it("keeps the user's cells as text", async () => {
+    const node = await rendered(fixture('user-cells'));
+    expect(node.querySelector('.twnb-user-cells img')).toBeNull();
+  });
+
+  it('draws no fold for a Round without them', async () => {
+    expect((await rendered(fixture('plain'))).querySelector('.twnb-user-cells')).toBeNull();
+  });
+
+  it('says a replay drifted from its recording in one note', async () => {
+    const note = (await rendered(fixture('replayed'))).querySelector('.twnb-note-replay');
+    expect(note?.textContent).toBe(
+      'Replay: 1 call drifted from the recording in q.cassette.yaml (the recorded replies were served)'
+    );
+  });
+});

@@ -2,8 +2,8 @@
 
 Each is what twnb writes into a notebook today (`round_bundle`'s MIME payload), for every decision a
 person can make in step mode (a stop before the code ran too), a failed and an interrupted Round, a
-Round with a file and an image artifact, a 500-post Round, and an older payload saved before Rounds
-carried their view. Written by
+Round with a file and an image artifact, a 500-post Round, the user's own cells before a Round, a
+replay that drifted, and an older payload saved before Rounds carried their view. Written by
 `tests/render/test_view_fixtures.py`, so the TypeScript tests always read what the Python code makes.
 """
 
@@ -166,6 +166,28 @@ def _newer() -> dict[str, Any]:
     return payload
 
 
+def _user_cells() -> dict[str, Any]:
+    """A Round after the user's own cells: one that loaded the data, one that raised."""
+    round = analysis_round()
+    round.extra["user_cells"] = [
+        {
+            "source": "import pandas as pd\nsales = pd.read_csv('coffee_sales.csv')",
+            "execution_count": 3,
+            "error": None,
+            "variables": [{"name": "pd", "kind": "created"}, {"name": "sales", "kind": "created"}],
+        },
+        {"source": f"# {HOSTILE}\nsales.nope", "execution_count": 4, "error": "AttributeError: nope"},
+    ]
+    return _payload(round)
+
+
+def _replayed() -> dict[str, Any]:
+    """A Round replayed from a cassette whose requests drifted from the recording."""
+    round = analysis_round()
+    round.extra["replay"] = {"cassette": "q.cassette.yaml", "drift": ["Replay call 1 (Planner) drifted"]}
+    return _payload(round)
+
+
 BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "plain": lambda: _payload(analysis_round()),
     "plan-approved": _decided(PLAN, approved_by="User"),
@@ -184,4 +206,6 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "older-without-view": _older,
     "oldest-without-twnb": _oldest,
     "newer-view": _newer,
+    "user-cells": _user_cells,
+    "replayed": _replayed,
 }

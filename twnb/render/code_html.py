@@ -7,7 +7,9 @@ Pygments is imported when code is first shown (a Round's end), never when the ex
 
 from __future__ import annotations
 
+import functools
 import html
+from typing import Any
 
 # A monospace font named inline, with plain values: nbconvert's and nbviewer's pages, VS Code and
 # GitHub draw an output's HTML in the page's proportional font otherwise (indentation and traceback
@@ -21,21 +23,35 @@ _CODE_BOX = "background:rgba(128,128,128,0.1);border-radius:4px;padding:4px 8px;
 def code_html(code: str, language: str = "python") -> str:
     """`code` highlighted for `language` (Python when empty); unknown languages as plain `<pre>`."""
     from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import PythonLexer, get_lexer_by_name
+    from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
     if language.lower() in ("", "python", "py", "python3", "ipython"):
-        lexer = PythonLexer()
+        lexer = _python_lexer()
     else:
         try:
             lexer = get_lexer_by_name(language)
         except ClassNotFound:
             return preformatted_html(code)
     # Pygments escapes the code itself; the classes carry the colours, no stylesheet is shipped.
-    return highlight(
-        code, lexer, HtmlFormatter(cssclass="highlight", cssstyles=_CODE_BOX, prestyles=_PRE_STYLE)
-    )
+    return highlight(code, lexer, _formatter())
+
+
+# One of each, made at the first code shown: a formatter builds its whole style table when made, which
+# cost more than highlighting a block (an export highlights a few blocks per Round); neither keeps
+# anything between blocks.
+@functools.cache
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(cssclass="highlight", cssstyles=_CODE_BOX, prestyles=_PRE_STYLE)
+
+
+@functools.cache
+def _python_lexer() -> Any:
+    from pygments.lexers import PythonLexer
+
+    return PythonLexer()
 
 
 def preformatted_html(text: str, *, style: str = "") -> str:

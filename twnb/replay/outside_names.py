@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # Names IPython puts in every namespace (and its builtins), besides Python's own builtins.
@@ -60,14 +61,19 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
         tree = _parse(piece.code)
         if tree is None:
             continue
-        bound = set(_bound_names(tree))
+        names = _names(tree)
         if piece.succeeded:
-            for name in _read_names(tree):
-                if name not in made and name not in bound and name not in found and not name.startswith("_"):
+            for name in names.read:
+                if (
+                    name not in names.bound
+                    and name not in made
+                    and name not in found
+                    and not name.startswith("_")
+                ):
                     found[name] = OutsideName(name, piece.round_number, piece.where)
-        if _has_star_import(tree):
+        if names.star_import:
             break  # from here on any name may come from it
-        made |= bound | set(piece.made)
+        made |= names.bound | set(piece.made)
     return list(found.values())
 
 
@@ -122,41 +128,48 @@ def _made_by(post: Any) -> tuple[str, ...]:
 
 
 def _parse(code: str) -> ast.Module | None:
-    from IPython.core.inputtransformer2 import TransformerManager
-
     try:
-        return ast.parse(TransformerManager().transform_cell(code))
+        return ast.parse(_transformer().transform_cell(code))
     except (SyntaxError, ValueError):
         return None
 
 
-def _read_names(tree: ast.AST) -> Iterator[str]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            yield node.id
+@functools.cache
+def _transformer() -> Any:
+    """IPython's cell transformer (`%magic` and `!shell` lines into Python), made once."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager()
 
 
-def _bound_names(tree: ast.AST) -> Iterator[str]:
-    """Every name the code binds anywhere (a local of a function counts too: reading it is not reading
-    the notebook's)."""
+@dataclass
+class _Names:
+    read: dict[str, None] = field(default_factory=dict)  # in the order the code reads them
+    bound: set[str] = field(default_factory=set)  # anywhere: a function's local is not the notebook's
+    star_import: bool = False
+
+
+def _names(tree: ast.AST) -> _Names:
+    """What the code reads and binds, in one walk."""
+    names = _Names()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            yield node.id
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                names.read[node.id] = None
+            else:
+                names.bound.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
+            names.bound.add(node.name)
         elif isinstance(node, ast.arg):
-            yield node.arg
+            names.bound.add(node.arg)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
-                yield (alias.asname or alias.name).split(".")[0]
+                if alias.name == "*":
+                    names.star_import = True
+                else:
+                    names.bound.add((alias.asname or alias.name).split(".")[0])
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            yield node.name
+            names.bound.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
-            yield node.rest
-
-
-def _has_star_import(tree: ast.AST) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-        for node in ast.walk(tree)
-    )
+            names.bound.add(node.rest)
+    return names

@@ -363,3 +363,19 @@ def test_after_a_reset_the_next_cassette_lands_beside_the_new_rounds(
 
     folders = session_folders(clean_env)
     assert len(folders) == 2 and all(content == ["cassette.yaml", "rounds"] for content in folders.values())
+
+
+def test_after_a_load_the_next_cassette_lands_beside_the_loaded_rounds(
+    llm_shell, fake_llm, monkeypatch, clean_env
+):
+    monkeypatch.setenv("TWNB_RECORD", "1")
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    llm_shell.run_line_magic("taskweaver", "save first.yaml")
+    llm_shell.run_line_magic("taskweaver", "load first.yaml")  # goes on as a new session
+    fake_llm.load(answer_round())
+
+    llm_shell.run_cell("%%taskweaver\nAgain?")
+
+    folders = session_folders(clean_env)
+    assert len(folders) == 2 and all(content == ["cassette.yaml", "rounds"] for content in folders.values())

@@ -170,8 +170,11 @@ class NotebookSession:
             from twnb.session.conversation_store import load_conversation_and_session
 
             conversation, session_id = load_conversation_and_session(path)
-        if self.session is not None:
+        if self.session is not None and self.session.cassette_path is None:
             return self.session.replace_conversation(conversation, session_id=session_id)
+        if self.session is not None:  # recording: let it go, as reset does (its cassette's folder)
+            self.known_secrets()
+            self.session, self._session_key = None, None
         from twnb.memory import Memory, create_id
 
         self._memory = Memory(session_id=session_id or create_id())

@@ -32,7 +32,7 @@ def test_drift_is_one_note_in_every_view_and_the_extensions_view():
 def test_a_replay_that_started_over_says_so():
     round = replayed(rewound=True)
     assert replay_line(round) == "replayed q.cassette.yaml again from its first reply, as a new conversation"
-    assert "Replayed q.cassette.yaml again from its first reply" in views(round)["text/plain"]
+    assert "Replay: replayed q.cassette.yaml again from its first reply" in views(round)["text/plain"]
 
 
 def test_a_replay_as_recorded_adds_nothing():

@@ -34,6 +34,19 @@ POST_EXTRA = PostExtra(
     skipped_by="User",
     approved_by="User",
     refused_edit={"code": "import os", "refusal": "Verification refused the edited code: os is blocked."},
+    plugin_calls=[
+        {
+            "name": "anomaly_detection",
+            "source": "taskweaver",
+            "arguments": {"df": "DataFrame", "time_col_name": "str"},
+            "result": "tuple (DataFrame of shape (50, 3), str of 45 characters)",
+            "artifacts": ["twnb-artifacts/round-1-anomalies.csv"],
+            "error": None,
+            "log": ["info Plugin-anomaly_detection: 1 anomaly"],
+            "started_at": "2026-01-01T00:00:00.500+00:00",
+            "duration_s": 0.01,
+        }
+    ],
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,
@@ -55,6 +68,16 @@ ROUND_EXTRA = RoundExtra(
     ],
     user_cells_omitted=2,
     replay={"cassette": "q.cassette.yaml", "rewound": True, "drift": ["call 1 drifted"]},
+    plugins={
+        "described": ["anomaly_detection"],
+        "available": 9,
+        "chosen_by": "request",
+        "scores": {"anomaly_detection": 2.5},
+    },
+    plugin_only=True,
+    plugin_problems=[
+        "Plugin sql_pull_data: sql_pull_data.py needs the module langchain, which is not installed"
+    ],
 )
 
 

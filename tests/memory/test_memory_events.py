@@ -24,7 +24,14 @@ from twnb.memory import (
     StatusChanged,
     UsageReported,
 )
-from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay, LLMCallEnded, LLMCallStarted
+from twnb.memory.events import (
+    CodeRunEnded,
+    CodeRunStarted,
+    EventRelay,
+    LLMCallEnded,
+    LLMCallStarted,
+    PluginCalled,
+)
 
 ALL_EVENTS = [
     RoundStarted("round-1", "q"),
@@ -41,6 +48,9 @@ ALL_EVENTS = [
     LLMCallEnded("1", "Planner", "m", "stop", {"prompt_tokens": 3}),
     CodeRunStarted("post-1", "x = 1"),
     CodeRunEnded("post-1", "success", 0.1, None, ("a.png",)),
+    PluginCalled(
+        "post-1", "add", "mcp", "2026-01-01T00:00:00.000+00:00", 0.01, None, (("a", "int"),), "int 3"
+    ),
 ]
 
 
@@ -125,6 +135,16 @@ def test_event_fields_are_the_agreed_ones():
         ],
         "CodeRunStarted": ["post_id", "code"],
         "CodeRunEnded": ["post_id", "status", "duration_s", "error_type", "artifacts", "result_text"],
+        "PluginCalled": [
+            "post_id",
+            "name",
+            "source",
+            "started_at",
+            "duration_s",
+            "error",
+            "arguments",
+            "result",
+        ],
     }
 
 

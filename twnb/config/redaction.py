@@ -84,9 +84,12 @@ class Redactor:
     @classmethod
     def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
         """A redactor for :class:`twnb.config.settings.ResolvedSettings` (or plain ``Settings``)."""
+        from twnb.config.settings_secrets import settings_secrets
+
         settings = getattr(resolved, "settings", resolved)
         api_key = settings.api_key if settings.has_real_api_key else None
-        return cls(getattr(resolved, "dotenv_secrets", ()), api_key=api_key, environ=environ)
+        secrets = [*getattr(resolved, "dotenv_secrets", ()), *settings_secrets(settings)]
+        return cls(secrets, api_key=api_key, environ=environ)
 
     def with_secrets(self, *secrets: str | None) -> Redactor:
         """A redactor that also knows these values (8 characters or more), and all this one knows."""

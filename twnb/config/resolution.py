@@ -174,8 +174,17 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
         if not all(_MODULE_NAME.fullmatch(name) for name in names):
             raise bad("module names such as polars, duckdb (functions: os.remove)")
         return names
+    if row.kind == "paths":  # a YAML or traitlet list, or "a:b" (os.pathsep) from the environment
+        items = raw if isinstance(raw, (list, tuple)) else str(raw).split(os.pathsep)
+        if isinstance(raw, (dict, bool)) or not all(isinstance(item, (str, os.PathLike)) for item in items):
+            raise bad(f"folders, e.g. ['plugins'] (or 'plugins{os.pathsep}more' in the environment)")
+        return tuple(str(item).strip() for item in items if str(item).strip())
     if row.kind == "prices":
         return _prices(raw, bad)
+    if row.kind == "mapping":
+        return _mapping(raw, bad)
+    if row.kind == "servers":
+        return _servers(raw, bad)
     if row.kind == "choice":
         if isinstance(raw, bool) and {"on", "off"} <= set(row.choices):
             raw = "on" if raw else "off"  # YAML reads a bare on/off as a boolean
@@ -238,6 +247,79 @@ def _prices(raw: Any, bad: Any) -> dict[str, dict[str, float]]:
                 entry[kind] = float(amount)
         prices[str(model)] = entry
     return prices
+
+
+def _as_mapping(raw: Any, bad: Any, expected: str) -> Mapping[Any, Any]:
+    if isinstance(raw, str):
+        import yaml  # JSON is YAML; only read when the setting is given as text
+
+        try:
+            raw = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise bad(expected) from None
+    if not isinstance(raw, Mapping):
+        raise bad(expected)
+    return raw
+
+
+def _mapping(raw: Any, bad: Any) -> dict[str, dict[str, Any]]:
+    """name -> {key: value}, from a mapping or its JSON/YAML text."""
+    expected = 'a mapping of names to mappings, e.g. {"sql_pull_data": {"sqlite_db_path": "sales.db"}}'
+    result: dict[str, dict[str, Any]] = {}
+    for name, values in _as_mapping(raw, bad, expected).items():
+        if not isinstance(values, Mapping):
+            raise bad(f"{expected}; {name!r} is not a mapping")
+        result[str(name)] = {str(key): value for key, value in values.items()}
+    return result
+
+
+MCP_STDIO_KEYS = ("command", "args", "env", "cwd")
+MCP_HTTP_KEYS = ("url", "headers")
+
+
+def _servers(raw: Any, bad: Any) -> dict[str, dict[str, Any]]:
+    """MCP servers: name -> {command, args, env, cwd} (stdio) or {url, headers} (streamable HTTP)."""
+    expected = (
+        'MCP servers by name, e.g. {"files": {"command": "python", "args": ["server.py"], "env": {}}} '
+        'or {"search": {"url": "http://localhost:8000/mcp"}}'
+    )
+    servers: dict[str, dict[str, Any]] = {}
+    for name, server in _as_mapping(raw, bad, expected).items():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name):
+            raise bad(f"{expected}; a server's name is a word such as files or web_search, got {name!r}")
+        if not isinstance(server, Mapping):
+            raise bad(f"{expected}; {name!r} is not a mapping")
+        keys = set(map(str, server))
+        if ("command" in keys) == ("url" in keys):
+            raise bad(f"{expected}; {name!r} needs a command (stdio) or a url (streamable HTTP), not both")
+        allowed = MCP_STDIO_KEYS if "command" in keys else MCP_HTTP_KEYS
+        unknown = sorted(keys - set(allowed))
+        if unknown:
+            raise bad(f"{expected}; {name!r} has {', '.join(unknown)} (it may have {', '.join(allowed)})")
+        entry: dict[str, Any] = {}
+        for key in ("command", "cwd", "url"):
+            if key in server:
+                if not isinstance(server[key], str) or not server[key].strip():
+                    raise bad(f"{expected}; {name!r} {key} must be text")
+                entry[key] = server[key].strip()
+        if "url" in entry and urlparse(entry["url"]).scheme not in ("http", "https"):
+            raise bad(f"{expected}; {name!r} url must be an http(s) URL")
+        args = server.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
+            raise bad(f"{expected}; {name!r} args must be a list of strings")
+        if "command" in entry:
+            entry["args"] = [str(a) for a in args]
+        for key in ("env", "headers"):
+            values = server.get(key)
+            if values is None:
+                continue
+            if not isinstance(values, Mapping) or not all(
+                isinstance(v, str | int | float) and not isinstance(v, bool) for v in values.values()
+            ):
+                raise bad(f"{expected}; {name!r} {key} must map names to strings")
+            entry[key] = {str(k): str(v) for k, v in values.items()}
+        servers[name] = entry
+    return servers
 
 
 def _validate(settings: Settings, sources: dict[str, Source]) -> None:
@@ -338,7 +420,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 
 # Settings whose value is itself a mapping (model names may hold dots: never flattened below the key).
-_MAPPING_KEYS = frozenset(row.yaml_key for row in SETTINGS if row.kind == "prices" and row.yaml_key)
+_MAPPING_KEYS = frozenset(
+    row.yaml_key for row in SETTINGS if row.kind in ("prices", "mapping", "servers") and row.yaml_key
+)
 
 
 def _flatten(data: Mapping[Any, Any], prefix: str, out: dict[str, Any]) -> None:

@@ -103,6 +103,9 @@ _PYTHON_TYPES: dict[str, Any] = {
     "count": "int",
     "seconds": "float",
     "modules": "tuple[str, ...]",
+    "paths": "tuple[str, ...]",
+    "mapping": "dict[str, dict[str, Any]] | None",
+    "servers": "dict[str, dict[str, Any]] | None",
     "prices": "dict[str, dict[str, float]] | None",
     "choice": "str",
 }

@@ -32,11 +32,28 @@ PLACEHOLDER_API_KEY = "twnb-no-key-needed"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
-KINDS = ("text", "url", "bool", "count", "seconds", "modules", "prices", "choice", "secret")
+KINDS = (
+    "text",
+    "url",
+    "bool",
+    "count",
+    "seconds",
+    "modules",
+    "paths",
+    "prices",
+    "mapping",
+    "servers",
+    "choice",
+    "secret",
+)
 """text and url: a string (url: http or https); bool: true/false, 1/0, yes/no, on/off; count: a whole
 number, at least ``minimum``; seconds: a number above 0; modules: Python module names (a YAML or
-traitlet list, or comma-separated in the environment); prices: model -> ``input``, ``output`` and
-optionally ``cached`` prices per million tokens (a YAML mapping or a JSON object); choice: one of
+traitlet list, or comma-separated in the environment); paths: folders (a YAML or traitlet list, or
+separated by the platform's path separator, `:` or `;`, in the environment); prices: model ->
+``input``, ``output`` and optionally ``cached`` prices per million tokens (a YAML mapping or a JSON
+object); mapping: names to mappings of settings (a YAML mapping or a JSON object); servers: MCP
+servers by name, each ``{command, args, env}`` (stdio) or ``{url, headers}`` (streamable HTTP); choice:
+one of
 ``choices``; secret: the API key (never shown)."""
 
 
@@ -334,6 +351,47 @@ SETTINGS: tuple[Setting, ...] = (
         "e.g. ['os.remove', 'os.unlink'] (TaskWeaver's code_interpreter.blocked_functions).",
         env=("TWNB_BLOCK_FUNCTIONS",),
         yaml_key="code_interpreter.block_functions",
+    ),
+    Setting(
+        "plugin_dirs",
+        "paths",
+        (),
+        "Folders of TaskWeaver plugins (NAME.yaml beside NAME.py), relative to the notebook.",
+        env=("TWNB_PLUGIN_DIRS",),
+        yaml_key="plugins.dirs",
+        default_text="`plugins/` beside the notebook, when there is one",
+    ),
+    Setting(
+        "plugin_config",
+        "mapping",
+        None,
+        "Values that replace a plugin's spec configurations, by plugin, e.g. "
+        "{'sql_pull_data': {'sqlite_db_path': 'sqlite:///sales.db'}}; values of secret-looking keys "
+        "are secrets.",
+        yaml_key="plugins.config",
+    ),
+    Setting(
+        "plugin_only",
+        "bool",
+        False,
+        "Plugin-only mode for every Round (as --plugin-only does): generated code may only call "
+        "plugins and use what they return.",
+        yaml_key="code_interpreter.plugin_only",
+    ),
+    Setting(
+        "mcp_servers",
+        "servers",
+        None,
+        "MCP servers whose tools become plugins, by name: {command, args, env} (stdio) or "
+        "{url, headers} (streamable HTTP); values in env and headers are secrets. Needs twnb[mcp].",
+        yaml_key="mcp.servers",
+    ),
+    Setting(
+        "mcp_timeout",
+        "seconds",
+        60.0,
+        "Seconds an MCP server may take to start, or to answer one tool call.",
+        yaml_key="mcp.timeout",
     ),
     Setting(
         "prices",

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from twnb.memory.clock import now_compact
+from twnb.memory.extras import PluginCallRecord
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.
 ExecutionStatus = Literal["success", "error", "timeout", "interrupted", "kernel_died"]
@@ -87,6 +88,8 @@ class ExecutionResult:
     # truncated, kernel restarted, ...). Shown to the LLM with the result.
     notes: list[str] = field(default_factory=list)
     kernel_restarted: bool = False
+    # The calls the code made to plugins (twnb/plugins/), recorded around the run.
+    plugin_calls: list[PluginCallRecord] = field(default_factory=list)
 
     @property
     def success(self) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from twnb.memory.attachment import AttachmentType
-from twnb.memory.extras import UsageRecord
+from twnb.memory.extras import PluginCallRecord, UsageRecord
 from twnb.memory.logs import get_logger
 from twnb.memory.post import Post
 
@@ -175,6 +175,36 @@ class CodeRunEnded:
     result_text: str = ""
 
 
+@dataclass(frozen=True)
+class PluginCalled:
+    """A plugin call the post's code made, reported after the run (before its `CodeRunEnded`), from
+    its `PluginCallRecord`: `started_at` (UTC ISO 8601) and `duration_s` say when it ran, `error` the
+    exception it raised, `arguments` each argument's name and type, `result` the result's type and a
+    short description."""
+
+    post_id: str
+    name: str
+    source: str
+    started_at: str
+    duration_s: float
+    error: str | None = None
+    arguments: tuple[tuple[str, str], ...] = ()
+    result: str = ""
+
+    @staticmethod
+    def of(post_id: str, call: PluginCallRecord) -> PluginCalled:
+        return PluginCalled(
+            post_id,
+            call["name"],
+            call["source"],
+            call["started_at"],
+            call["duration_s"],
+            call["error"],
+            tuple(call["arguments"].items()),
+            call["result"],
+        )
+
+
 Event = (
     RoundStarted
     | RoundEnded
@@ -190,6 +220,7 @@ Event = (
     | LLMCallEnded
     | CodeRunStarted
     | CodeRunEnded
+    | PluginCalled
 )
 
 

@@ -51,6 +51,26 @@ class RefusedEdit(TypedDict):
     refusal: str
 
 
+class PluginCallRecord(TypedDict):
+    """One call generated code made to a plugin (a TaskWeaver plugin, a notebook function made a plugin,
+    or an MCP server's tool), as the CodeInterpreter's post records it in `plugin_calls`.
+
+    `arguments` names each argument with its type only (values can be whole tables, or secrets);
+    `result` is the result's type and a short description; `artifacts` the files the plugin added
+    (`ctx.add_artifact`); `error` the exception's type and message when the call raised; `log` the
+    lines the plugin logged (`level tag: message`); `started_at` UTC ISO 8601."""
+
+    name: str
+    source: str
+    arguments: dict[str, str]
+    result: str
+    artifacts: list[str]
+    error: str | None
+    log: list[str]
+    started_at: str
+    duration_s: float
+
+
 class PostExtra(TypedDict, total=False):
     """`Post.extra`.
 
@@ -68,6 +88,7 @@ class PostExtra(TypedDict, total=False):
       reader only: what the LLM is sent for an approval is what a plain Round sends).
     - `refused_edit`: step mode: the user's last edit verification refused, with the refusal, on a
       post whose code the user then skipped or stopped at (`RefusedEdit`).
+    - `plugin_calls`: the calls the post's code made to plugins, in order (`PluginCallRecord`).
     """
 
     usage: UsageRecord
@@ -82,6 +103,7 @@ class PostExtra(TypedDict, total=False):
     skipped_by: str
     approved_by: str
     refused_edit: RefusedEdit
+    plugin_calls: list[PluginCallRecord]
 
 
 # The words a step-mode decision leaves in the record (a post's message, a skipped post's result),
@@ -115,6 +137,18 @@ class UserCellRecord(TypedDict, total=False):
     clipped: bool
 
 
+class PluginOfferRecord(TypedDict):
+    """Which plugins a Round's CodeInterpreter prompt described: `described` (names, in the prompt's
+    order), `available` (how many were enabled), `chosen_by`: "all" (a handful or fewer: every one),
+    or "request" (more: the required ones, the ones whose words best match the request, and the ones
+    earlier code called; `scores` the matching ones' scores)."""
+
+    described: list[str]
+    available: int
+    chosen_by: str
+    scores: dict[str, float]
+
+
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
@@ -126,7 +160,10 @@ class RoundExtra(TypedDict, total=False):
     stopped it or skipped its code), `user_cells` (the user's own cells that ran in the kernel since the
     previous Round, or since the session began, in order: `UserCellRecord`s; what a replay runs before
     the Round's code) with `user_cells_omitted` (how many older ones were left out to keep the record
-    bounded), and `replay` (a Round replayed from a cassette: `ReplayRecord`)."""
+    bounded), `replay` (a Round replayed from a cassette: `ReplayRecord`), `plugins` (which plugins the
+    CodeInterpreter was shown in this Round and why: `PluginOfferRecord`), `plugin_only` (true when the
+    Round ran in plugin-only mode) and `plugin_problems` (plugins that could not be loaded when the Round
+    started, each `NAME: why`, said once: the Round after a problem first appeared)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -139,6 +176,9 @@ class RoundExtra(TypedDict, total=False):
     user_cells: list[UserCellRecord]
     user_cells_omitted: int
     replay: ReplayRecord
+    plugins: PluginOfferRecord
+    plugin_only: bool
+    plugin_problems: list[str]
 
 
 class ExecutionRecord(TypedDict):

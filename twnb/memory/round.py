@@ -25,7 +25,8 @@ AUTOSAVE_FAILED: Final = "autosave_failed"
 class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
     (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
-    `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`."""
+    `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`,
+    `plugins`, `plugin_only`, `plugin_problems`."""
 
     id: str
     user_query: str

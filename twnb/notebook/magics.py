@@ -34,6 +34,8 @@ SUBCOMMANDS = {
     "config": "config               effective settings and where each came from (keys are never shown)",
     "trace": "trace on|off|console|otlp [URL]  OpenTelemetry spans of each Round (needs twnb[otel])",
     "plans": "plans [recover N]    the conversation's plans; recover N: the next Round continues plan N",
+    "plugins": "plugins [add NAME]   every plugin, its source and state (and why not loaded);\n"
+    "                         add NAME makes the notebook's function NAME a plugin from the next Round on",
     "help": "help                 this help",
 }
 
@@ -42,7 +44,7 @@ HELP = (
 
 Cell form: the cell body is the request, run as one Round on this kernel:
 
-    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S]
+    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S] [--plugin-only]
     Load sales.csv and plot revenue by month.
 
 --strict (or the strict setting, TWNB_STRICT=1 for a batch run) raises when the Round does not finish,
@@ -50,7 +52,9 @@ so papermill and nbclient stop with an error.
 
 --step pauses the Round in its widget: approve or edit the plan, then Run, Edit, Skip or Stop each
 piece of code before it runs (JupyterLab or Notebook 7, ipykernel 7.4 or later;
-`%config TaskWeaverMagics.step = True` makes it the default).
+`%config TaskWeaverMagics.step = True` makes it the default). --plugin-only lets the Round's code call
+only plugins (TaskWeaver plugins in plugin_dirs, @twnb.plugin functions, MCP tools) and use what they
+return.
 
 Line form: %taskweaver SUBCOMMAND
 """
@@ -156,6 +160,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @argument("--no-verify", dest="no_verify", action="store_true", help="skip code verification")
     @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
+    @argument("--plugin-only", dest="plugin_only", action="store_true", help="the code may only call plugins")
     @argument("--latest", action="store_true", help="with `load`: the newest autosave")
     @argument("--rerun", action="store_true", help="with `load`: run the recorded code to rebuild variables")
     @argument(
@@ -216,7 +221,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         session = self.session_for(resolved, args)
         if session is None:
             return None
-        return self._run(session, query.strip(), args)
+        return self._run(session, query.strip(), args, plugin_only=bool(resolved.settings.plugin_only))
 
     def _refuse_step(self, args: Any) -> None:
         # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
@@ -244,6 +249,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             flags["verify"] = False
         if args.timeout is not None:
             flags["timeout"] = args.timeout
+        if args.plugin_only:
+            flags["plugin_only"] = True
         try:
             return self.notebook.resolve(flags, self.traitlet_values())
         except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
@@ -257,7 +264,16 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except KeyboardInterrupt:  # the first Round imports the LLM client, which takes a moment
             return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
 
-    def _run(self, session: Any, query: str, args: Any) -> None:
+    def round_is_plugin_only(self, args: Any) -> bool:
+        """Whether the cell's Round is plugin-only: --plugin-only, else the plugin_only setting."""
+        if args.plugin_only:
+            return True
+        try:
+            return bool(self.notebook.resolve({}, self.traitlet_values()).settings.plugin_only)
+        except ValueError:
+            return False
+
+    def _run(self, session: Any, query: str, args: Any, *, plugin_only: bool = False) -> None:
         from twnb.notebook.held_back import held_back_reason, raise_if_held_back
         from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
 
@@ -277,17 +293,23 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         try:
             display.start()
             with self.notebook.running_round(), display.following(session.plans):
-                round = session.run_round(query, observer=display.observer)
+                round = session.run_round(query, observer=display.observer, plugin_only=plugin_only)
         except KeyboardInterrupt:
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
             stopped = "Interrupted before the Round started; nothing was run or recorded."
         finally:
             round = self.show_final(display, round, query, rounds_before, stopped, held_back_reason)
+        self.say_plugin_problems(round)
         if round.state != "finished" and args.strict:
             reason = (round.extra or {}).get("failure_reason") or f"the Round ended {round.state}"
             raise RoundFailedError(reason)
         raise_if_held_back(round)  # interrupted: the cells queued below do not run, as after a plain cell
         return None
+
+    def say_plugin_problems(self, round: Any) -> None:
+        """Plugins that could not be loaded, said once (the Round that met them first records them)."""
+        for line in (round.extra or {}).get("plugin_problems", ()):
+            self._say(f"twnb: {line} (%taskweaver plugins lists every plugin)", error=True)
 
     def show_final(
         self,
@@ -355,6 +377,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 ("--no-verify", args.no_verify and not (name == "load" and args.rerun)),
                 ("--strict", args.strict),
                 ("--timeout", args.timeout is not None),
+                ("--plugin-only", args.plugin_only),
             )
             if given
         ]
@@ -596,6 +619,49 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         steps = len(plan.subtasks)
         plural = "s" if steps != 1 else ""
         self._say(f"Plan {rest[1]} ({steps} step{plural}) is current: the next Round continues it.")
+
+    def _cmd_plugins(self, rest: list[str], args: Any) -> None:
+        usage = "Usage: %taskweaver plugins, or %taskweaver plugins add NAME (a function in the notebook)"
+        if rest and (len(rest) != 2 or rest[0] != "add"):
+            self._say(usage, error=True)
+            return
+        if rest:
+            self._add_plugin(rest[1])
+            return
+        try:
+            resolved = self.notebook.resolve({}, self.traitlet_values())
+        except ValueError as error:
+            self._say(str(error), error=True)
+            return
+        if self.notebook.round_running:
+            self._say(round_running_message("%taskweaver plugins"), error=True)
+            return
+        from IPython.display import display
+
+        from twnb.notebook.plugins_table import plugins_bundle
+
+        catalog = self.notebook.plugin_catalog(resolved)
+        catalog.refresh()
+        display(plugins_bundle(catalog.states(), self.notebook.redactor(resolved).redact), raw=True)
+
+    def _add_plugin(self, name: str) -> None:
+        namespace = getattr(self.shell, "user_ns", {}) or {}
+        if not name.isidentifier():
+            self._say(
+                f"{name!r} is not a Python name: give the name of a function in the notebook.", error=True
+            )
+            return
+        value = namespace.get(name)
+        if value is None or not callable(value) or isinstance(value, type):
+            what = "nothing" if value is None else f"a {type(value).__name__}"
+            self._say(f"{name} in the notebook is {what}, not a function: define it first.", error=True)
+            return
+        if name not in self.notebook.plugin_names:
+            self.notebook.plugin_names.append(name)
+        self._say(
+            f"{name} is a plugin from the next Round on (its spec comes from its signature and docstring; "
+            "redefining it updates the plugin)."
+        )
 
     def _cmd_config(self, rest: list[str], args: Any) -> None:
         try:

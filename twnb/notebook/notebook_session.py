@@ -19,10 +19,11 @@ from twnb.notebook.user_cell_watch import UserCellWatch
 
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
     from twnb.memory import Conversation, Memory, Plan, Round
+    from twnb.plugins import PluginCatalog
     from twnb.session import Session
 
 
-_CELL_ONLY_SETTINGS = frozenset({"step", "strict"})
+_CELL_ONLY_SETTINGS = frozenset({"step", "strict", "plugin_only"})
 
 
 class NotebookSession:
@@ -43,6 +44,12 @@ class NotebookSession:
         self.round_running = False  # one Round at a time: see running_round
         # The user's own cells, from the extension's load on: each Round records those since the last.
         self.user_cells = UserCellWatch(shell)
+        # The notebook's plugins outlive sessions (a new model keeps the MCP servers running); they are
+        # rebuilt only when the settings that describe them change. `plugin_names`: the functions
+        # `%taskweaver plugins add` made plugins, in order.
+        self.plugin_names: list[str] = []
+        self._catalog: PluginCatalog | None = None
+        self._catalog_key: tuple[Any, ...] | None = None
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:
@@ -68,11 +75,14 @@ class NotebookSession:
     def session_for(self, resolved: Any) -> Session:
         """The Session for these settings (raises SettingsError with a clear message when unusable)."""
         resolved.require_model()
-        # Step mode is how the notebook drives a Round, and strict what a cell does when it fails, not
-        # part of the session: changing either keeps the session.
-        key = tuple(
-            sorted((k, v) for k, v in resolved.settings.to_dict().items() if k not in _CELL_ONLY_SETTINGS)
+        catalog = self.plugin_catalog(resolved)
+        # Step mode, plugin-only mode and strict are how the notebook drives a Round and what a cell does
+        # when it fails, not part of the session: changing them keeps it. The plugins are (a folder
+        # appearing beside the notebook makes new ones).
+        settings = sorted(
+            (k, repr(v)) for k, v in resolved.settings.to_dict().items() if k not in _CELL_ONLY_SETTINGS
         )
+        key = (*settings, id(catalog))
         if self.session is not None and key == self._session_key:
             return self.session
         memory = self.memory
@@ -94,7 +104,45 @@ class NotebookSession:
             known_secrets=self.known_secrets(),
             memory=memory,
             user_cells=self.user_cells,
+            plugins=self.plugin_catalog(resolved),
         )
+
+    def plugin_catalog(self, resolved: Any) -> PluginCatalog:
+        """The notebook's plugins for these settings: the same catalog while they describe the same
+        plugins; a new one (the old one closed: its names unbound, its MCP servers stopped) when they
+        change. Nothing is loaded here (see PluginCatalog.refresh)."""
+        from twnb.session.factory import artifacts_folder, plugin_catalog, plugin_folders
+
+        settings = resolved.settings
+        key = (
+            tuple(plugin_folders(resolved, self.workdir)),
+            repr(getattr(settings, "plugin_config", None)),
+            repr(getattr(settings, "mcp_servers", None)),
+            getattr(settings, "mcp_timeout", None),
+            artifacts_folder(resolved, self.workdir),
+            self.session_dir(resolved),
+        )
+        if self._catalog is not None and key == self._catalog_key:
+            return self._catalog
+        self.close_plugins()
+        namespace = getattr(self.shell, "user_ns", None)
+        self._catalog = plugin_catalog(
+            resolved,
+            workdir=self.workdir,
+            session_dir=self.session_dir(resolved),
+            namespace=namespace,
+            hidden=getattr(self.shell, "user_ns_hidden", None),
+            notebook_names=self.plugin_names,
+            session_id=lambda: self.session_id,
+        )
+        self._catalog_key = key
+        return self._catalog
+
+    def close_plugins(self) -> None:
+        """Unbind the plugins and stop the MCP servers (kept until the kernel ends otherwise)."""
+        catalog, self._catalog, self._catalog_key = self._catalog, None, None
+        if catalog is not None:
+            catalog.close()
 
     def known_secrets(self) -> frozenset[str]:
         """Every secret value seen since the extension loaded (see __init__)."""

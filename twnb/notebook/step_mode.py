@@ -146,13 +146,19 @@ class StepRound:
         stopped = "The Round stopped with an error before it was recorded (the error is shown below)."
         try:
             with notebook.running_round(), display.following(self.session.plans):
-                driver = self.session.round_driver(self.query, display.observer, approve_plan=True)
+                driver = self.session.round_driver(
+                    self.query,
+                    display.observer,
+                    approve_plan=True,
+                    plugin_only=self.magics.round_is_plugin_only(self.args),
+                )
                 round = await self._drive(driver)
         finally:
             self.panel.close_panel()
             round = self.magics.show_final(
                 display, round, self.query, rounds_before, stopped, held_back=self.held_back
             )
+        self.magics.say_plugin_problems(round)
         if round.state != "finished" and self.args.strict:
             reason = (round.extra or {}).get("failure_reason") or "the Round did not finish"
             self.magics._fail(reason, True)  # raises RoundFailedError

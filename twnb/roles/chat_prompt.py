@@ -64,6 +64,9 @@ class ChatPrompt:
 
     templates: PromptTemplates
     policy: CondensePolicy
+    # The plugins' section of the system message (the role sets it before composing; "" for none):
+    # a section of its own, after the stable instructions, changing only when the plugins offered do.
+    plugin_section: str = ""
     _system: str
     _examples: list[Msg]
     _digests: dict[tuple[str, bool], tuple[Round, str]]
@@ -74,10 +77,12 @@ class ChatPrompt:
         return self._system
 
     def prefix(self, fit: PromptFit = FULL) -> list[Msg]:
-        """The system message and the examples (unless `fit` leaves them out), the same text on every
-        call (the example Msgs are shared between calls: read them, never change them)."""
+        """The system message (with the plugins' section, if any) and the examples (unless `fit` leaves
+        them out), the same text on every call (the example Msgs are shared between calls: read them,
+        never change them)."""
         examples = self._examples if fit.examples else []
-        return [Msg("system", "system", self._system), *examples]
+        system = f"{self._system}\n\n{self.plugin_section}" if self.plugin_section else self._system
+        return [Msg("system", "system", system), *examples]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         raise NotImplementedError(f"{type(self).__name__}.digest_round")

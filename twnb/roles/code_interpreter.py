@@ -25,8 +25,10 @@ from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
 from twnb.memory.clip import clip
 from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER, RefusedEdit
+from twnb.plugins.offer import NO_PLUGINS, PluginOffer, PluginOffers
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
+from twnb.roles.plugin_only import assigned_names, check_plugin_only
 from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
@@ -60,12 +62,14 @@ class CodeInterpreter(Role):
         workdir: str | os.PathLike[str] | None = None,
         max_reply_chars: int | None = None,
         context: ContextWindows | None = None,
+        plugins: PluginOffers | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
         links in execution results are relative to `workdir` (the code's working directory): that is
         where the code can open them, and it keeps prompts the same wherever the notebook lives.
         `response_format`: "json_schema" (its own schema, strict), "json_object", a dict or None.
-        `context`: what is known of the model's context, to fit prompts to it (prompt_fit.py)."""
+        `context`: what is known of the model's context, to fit prompts to it (prompt_fit.py).
+        `plugins` gives the plugins each Round describes (twnb/plugins/)."""
         self.templates = prompts or load_prompts("code_interpreter")
         super().__init__(intro=self.templates.text("intro"))
         self.verification = verification or VerificationConfig()
@@ -87,6 +91,15 @@ class CodeInterpreter(Role):
         )
         # post id -> revisions already made for its task (set by generate, read by record_execution)
         self._revisions: dict[str, int] = {}
+        self.plugins = plugins
+        self.plugin_only = False  # the session sets it for each Round (start_round)
+        self._offer: PluginOffer = NO_PLUGINS
+        # names plugin-only code assigned from plugin calls: later plugin-only code may use them
+        self._plugin_variables: set[str] = set()
+
+    def start_round(self, *, plugin_only: bool = False) -> None:
+        """What the Round asks of this role: plugin-only mode (only plugin calls may run)."""
+        self.plugin_only = plugin_only
 
     # -- the prompt ------------------------------------------------------------------------------
 
@@ -95,7 +108,25 @@ class CodeInterpreter(Role):
         cut as `fit` says to fit the model's context."""
         rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
+        self.prompt.plugin_section = self._plugin_section(memory, compact=not fit.examples)
         return self.prompt.compose(rounds, summary, fit)
+
+    def _plugin_section(self, memory: Memory, *, compact: bool = False) -> str:
+        """The plugins this Round offers, as the system message's section (TaskWeaver's stubs; one line
+        each when `compact`: a prompt fitted to a small context), with the plugin-only rules in a
+        plugin-only Round."""
+        rounds = memory.conversation.rounds
+        if self.plugins is None or not rounds:
+            self._offer = NO_PLUGINS
+        else:
+            self._offer = self.plugins.offer(rounds[-1].id, rounds[-1].user_query, self.plugin_only)
+        if compact and self._offer.planner_lines:
+            parts = [self.templates.fill("plugins_compact", lines=self._offer.planner_lines)]
+        else:
+            parts = [self.templates.fill("plugins", stubs=self._offer.stubs)] if self._offer.stubs else []
+        if self.plugin_only:
+            parts.append(self.templates.text("plugin_only" if self._offer.functions else "no_plugins_only"))
+        return "\n\n".join(parts)
 
     def revisions_so_far(self, memory: Memory) -> int:
         """CodeInterpreter -> CodeInterpreter posts since the Planner's latest task in this Round."""
@@ -138,7 +169,7 @@ class CodeInterpreter(Role):
             self._set_message(post, content, observer)
             self._nothing_runs(post, "NONE", "No code is generated.", "No code is executed.", observer)
             return post
-        refusals = verify_code(content, self.verification)
+        refusals = self._verify(content)
         if refusals is None:
             attach(post, AttachmentType.verification, "NONE", observer)
             attach(post, AttachmentType.code_error, "No code verification is performed.", observer)
@@ -155,10 +186,19 @@ class CodeInterpreter(Role):
             self._route(post, revisions, self.templates.fill("revise_refused", error=problem), observer)
         return post
 
+    def _verify(self, code: str) -> list[Refusal] | None:
+        """Verification's refusals (None: verification is off), and in a plugin-only Round the
+        plugin-only rules' (which hold with verification off too: the user asked for them)."""
+        refusals = verify_code(code, self.verification)
+        if not self.plugin_only:
+            return refusals
+        only = check_plugin_only(code, self._offer.functions, self._plugin_variables)
+        return [*(refusals or []), *only] if (refusals is not None or only) else None
+
     def check_edit(self, code: str) -> str | None:
         """Verification's refusal of `code` (the user's edit of a post's code, before it runs), or None
         when it may run: it passed, or verification is off. The same check the model's code gets."""
-        refusals = verify_code(code, self.verification)
+        refusals = self._verify(code)
         if not refusals:
             return None
         # The refusals' hints speak to the model ("the modules listed in your instructions"): the
@@ -199,6 +239,12 @@ class CodeInterpreter(Role):
             ),
         )
         attach(post, AttachmentType.artifact_paths, [str(p) for p in result.artifacts], observer)
+        if result.plugin_calls:
+            post.extra["plugin_calls"] = [dict(call) for call in result.plugin_calls]  # type: ignore[misc]
+        if self.plugin_only and result.success:
+            self._plugin_variables.update(
+                assigned_names(first_text(post, AttachmentType.reply_content) or "")
+            )
         timing = post.extra.setdefault("timing", {})
         timing["execution_s"] = round(result.duration_s, 3)
         message = self._outcome_message(result, error)
@@ -308,6 +354,9 @@ class CodeInterpreter(Role):
             ]
             if made:
                 parts.append("Variables: " + ", ".join(made[:20]) + ".")
+            called = list(dict.fromkeys(call["name"] for call in result.plugin_calls))
+            if called:
+                parts.append("Plugins called: " + ", ".join(called[:20]) + ".")
             if result.artifacts:
                 parts.append(
                     "Files: " + ", ".join(os.path.basename(str(p)) for p in result.artifacts[:20]) + "."

@@ -16,6 +16,7 @@ from twnb.llm.chat_client import ChatClient
 from twnb.llm.context_window import ContextWindows
 from twnb.llm.messages import Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
+from twnb.plugins.offer import PluginOffers
 from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PLANNER_POLICY, PlannerPrompt, Worker
@@ -90,12 +91,14 @@ class Planner(Role):
         response_format: ResponseFormatChoice = None,
         max_reply_chars: int | None = None,
         context: ContextWindows | None = None,
+        plugins: PluginOffers | None = None,
     ) -> None:
         """`examples` replaces the package's examples; `example_dirs` adds folders to them.
         `max_reply_chars` stops a longer reply (see LLMTurn). `response_format`: "json_schema" (the
         Planner's own schema, strict), "json_object", a dict sent as is, or None (see
         response_schema.py). `context`: what is known of the model's context, to fit prompts to it
-        (prompt_fit.py)."""
+        (prompt_fit.py). `plugins` gives the plugins each Round offers its CodeInterpreter, which the
+        Planner is told of, one line each."""
         self.templates = prompts or load_prompts("planner")
         super().__init__(intro=self.templates.text("intro"))
         self.workers = list(workers)
@@ -108,12 +111,29 @@ class Planner(Role):
         # The session's plan notebook sets this: the plan a Round continues, as a note (else "").
         self.plan_hint: Callable[[], str] | None = None
         self.max_self_corrections = max_self_corrections
+        self.plugins = plugins
+        self.plugin_only = False  # the session sets it for each Round (start_round)
         fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
         self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars, context)
+
+    def start_round(self, *, plugin_only: bool = False) -> None:
+        """What the Round asks: in plugin-only mode the Planner is told the worker may only call plugins."""
+        self.plugin_only = plugin_only
+
+    def _plugin_section(self, memory: Memory) -> str:
+        rounds = memory.conversation.rounds
+        if self.plugins is None or not rounds:
+            return ""
+        offer = self.plugins.offer(rounds[-1].id, rounds[-1].user_query, self.plugin_only)
+        parts = [self.templates.fill("plugins", lines=offer.planner_lines)] if offer.planner_lines else []
+        if self.plugin_only:
+            parts.append(self.templates.text("plugin_only"))
+        return "\n".join(parts)
 
     def compose(self, memory: Memory, fit: PromptFit = FULL) -> list[Msg]:
         """The request for this role's next call, as Msgs (LLMTurn converts them to the openai format),
         cut as `fit` says to fit the model's context."""
+        self.prompt.plugin_section = self._plugin_section(memory)
         rounds = memory.get_role_rounds(self.alias, include_failure_rounds=True)
         summary = self.namespace_summary() if self.namespace_summary is not None else ""
         messages = self.prompt.compose(rounds, summary, fit)

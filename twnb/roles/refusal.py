@@ -30,6 +30,7 @@ class Rule(StrEnum):
     SHELL = "shell"  # `!cmd`, `%%bash`
     INSTALL = "install"  # `!pip`, `%pip`, `%conda`
     MAGIC = "magic"  # a magic not on the allowed list
+    PLUGIN_ONLY = "plugin-only"  # plugin-only mode: anything but plugin calls and their results
 
 
 @dataclass(frozen=True)

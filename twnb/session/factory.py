@@ -11,7 +11,7 @@ to the model's context when it is known (the live client asks the server; roles/
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from twnb.session.session import Session
 
 if TYPE_CHECKING:
     from twnb.llm.redaction import Redactor
+    from twnb.plugins import PluginCatalog
     from twnb.roles.response_schema import ResponseFormatChoice
     from twnb.roles.verification import VerificationConfig
 
@@ -39,6 +40,7 @@ def build_session(
     redactor: Redactor | None = None,
     memory: Memory | None = None,
     user_cells: UserCellSource | None = None,
+    plugins: PluginCatalog | None = None,
 ) -> Session:
     """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
     `executor`.
@@ -49,6 +51,8 @@ def build_session(
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
     `save` copies beside the conversation. `memory` is the conversation to carry on (the notebook's):
     given here, its session id names the folder of both the cassette and the autosaved Rounds.
+    `save` copies beside the conversation. `plugins` (the notebook's PluginCatalog) are offered to
+    both roles; the executor must then be one that binds them (`build_live_session` wraps it).
     """
     from twnb.llm.session_client import context_windows, session_chat_client
     from twnb.roles.code_interpreter import CodeInterpreter
@@ -101,6 +105,7 @@ def build_session(
         example_dirs=_role_folder(examples, "code_interpreter"),
         max_reply_chars=int(plain.max_reply_chars),
         context=context,
+        plugins=plugins,
     )
     planner = Planner(
         client,
@@ -112,6 +117,7 @@ def build_session(
         example_dirs=_role_folder(examples, "planner"),
         max_reply_chars=int(plain.max_reply_chars),
         context=context,
+        plugins=plugins,
     )
     return Session(
         tracing=_tracing(settings),
@@ -128,6 +134,7 @@ def build_session(
         llm_events=llm_events,
         user_cells=user_cells,
         replay=replay,
+        plugins=plugins,
     )
 
 
@@ -166,29 +173,99 @@ def build_live_session(
     known_secrets: Iterable[str] = (),
     memory: Memory | None = None,
     user_cells: UserCellSource | None = None,
+    plugins: PluginCatalog | None = None,
 ) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
     in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
     visible `artifacts_dir` (relative to `workdir`), carrying on `memory` (the notebook's conversation,
     if it has one). The notebook layer asks for its session here, so it never builds an executor or a
     client itself. `known_secrets` (values seen as secrets earlier in the notebook) stay redacted; each
-    Round records the user's own cells that `user_cells` saw since the previous one."""
+    Round records the user's own cells that `user_cells` saw since the previous one. `plugins` (the
+    notebook's, see `plugin_catalog`) are bound in the kernel while code runs and their calls recorded."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
     redactor.remember(known_secrets)
-    artifacts = Path(resolved.settings.artifacts_dir).expanduser()
-    executor = LiveShellExecutor(
+    artifacts = artifacts_folder(resolved, workdir)
+    executor: Executor = LiveShellExecutor(
         shell,
         workdir,
-        artifacts if artifacts.is_absolute() else workdir / artifacts,
+        artifacts,
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )
+    if plugins is not None:
+        from twnb.plugins import PluginExecutor
+
+        plugins.remember_secrets = redactor.remember  # secret-looking plugin configurations
+        executor = PluginExecutor(executor, plugins, artifacts)
     return build_session(
-        resolved, executor, session_dir=session_dir, redactor=redactor, memory=memory, user_cells=user_cells
+        resolved,
+        executor,
+        session_dir=session_dir,
+        redactor=redactor,
+        memory=memory,
+        user_cells=user_cells,
+        plugins=plugins,
+    )
+
+
+def artifacts_folder(resolved: Any, workdir: Path) -> Path:
+    """The visible folder for the files twnb saves for the user (`artifacts_dir`, relative to the
+    notebook's folder unless absolute)."""
+    artifacts = Path(resolved.settings.artifacts_dir).expanduser()
+    return artifacts if artifacts.is_absolute() else workdir / artifacts
+
+
+def plugin_folders(resolved: Any, workdir: Path) -> list[Path]:
+    """The TaskWeaver plugin folders: the `plugin_dirs` setting (relative to the notebook's folder),
+    else `plugins/` beside the notebook when it exists."""
+    named = tuple(getattr(resolved.settings, "plugin_dirs", ()) or ())
+    if not named:
+        default = workdir / "plugins"
+        return [default] if default.is_dir() else []
+    folders = [Path(p).expanduser() for p in named]
+    return [p if p.is_absolute() else workdir / p for p in folders]
+
+
+def plugin_catalog(
+    resolved: Any,
+    *,
+    workdir: Path,
+    session_dir: Path,
+    namespace: Any,
+    hidden: Any,
+    notebook_names: Iterable[str],
+    session_id: Callable[[], str],
+) -> PluginCatalog:
+    """The notebook's plugins as the settings describe them (nothing is loaded until a Round needs
+    them: see PluginCatalog.refresh). `notebook_names` is the notebook's live list of names given to
+    `%taskweaver plugins add`."""
+    from twnb.plugins import PluginCatalog
+
+    settings = resolved.settings
+    tools = None
+    if getattr(settings, "mcp_servers", None):
+        from twnb.plugins.mcp_tools import McpTools
+
+        tools = McpTools(
+            settings.mcp_servers,
+            timeout=float(settings.mcp_timeout),
+            log_dir=session_dir / "mcp",
+            cwd=workdir,
+            redact=redactor_for(resolved).redact,
+        )
+    return PluginCatalog(
+        folders=plugin_folders(resolved, workdir),
+        artifacts_dir=artifacts_folder(resolved, workdir),
+        namespace=namespace,
+        hidden=hidden,
+        notebook_names=notebook_names,
+        configurations=dict(getattr(settings, "plugin_config", None) or {}),
+        session_id=session_id,
+        tools=tools,
     )
 
 

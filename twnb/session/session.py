@@ -43,6 +43,7 @@ from twnb.memory import (
     Observer,
     ObserverGroup,
     Plan,
+    PluginEntry,
     Post,
     PostCommitted,
     ReplayRecord,
@@ -58,7 +59,7 @@ from twnb.memory import (
 )
 from twnb.memory.clip import clip
 from twnb.memory.clock import now_iso
-from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay
+from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay, PluginCalled
 from twnb.memory.logs import get_logger
 from twnb.memory.plan_derivation import parse_steps
 from twnb.memory.round import AUTOSAVE_FAILED
@@ -83,6 +84,7 @@ from twnb.session.plan_notebook import PlanNotebook
 
 if TYPE_CHECKING:
     from twnb.llm.redaction import Redactor
+    from twnb.plugins import PluginCatalog
 
 logger = get_logger(__name__)
 
@@ -131,6 +133,7 @@ class Session:
         tracing: Callable[[Session, Round], Observer | None] | None = None,
         user_cells: UserCellSource | None = None,
         replay: CassetteReplay | None = None,
+        plugins: PluginCatalog | None = None,
     ) -> None:
         self.planner = planner
         self.code_interpreter = code_interpreter
@@ -148,6 +151,7 @@ class Session:
         self.tracing = tracing
         self.user_cells = user_cells
         self.replay = replay
+        self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
@@ -167,12 +171,17 @@ class Session:
     # -- the Round driver ----------------------------------------------------------------------------
 
     def round_driver(
-        self, query: str, observer: Observer | None = None, *, approve_plan: bool = False
+        self,
+        query: str,
+        observer: Observer | None = None,
+        *,
+        approve_plan: bool = False,
+        plugin_only: bool = False,
     ) -> Generator[CodeRequest | PlanRequest, Any, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
         step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
         the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
-        steps."""
+        steps. With `plugin_only` generated code may only call plugins (roles/plugin_only.py)."""
         rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
@@ -191,6 +200,7 @@ class Session:
         failure_type: str | None = None
         waiting: list[Post] = []  # a code post whose result has not come back yet
         try:
+            self._start_plugins(current, plugin_only, watcher)
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
             internal = 0
@@ -233,6 +243,9 @@ class Session:
                 current.extra["failure_reason"] = failure
             self._end_plan(current)  # before the Round's last events: done or abandoned
             self._record_replay(current, rewound)
+            offered = self.plugins.offer_record(current.id) if self.plugins is not None else None
+            if offered is not None:
+                current.extra["plugins"] = offered
             if failure is not None:
                 watcher.on_event(RoundFailed(current.id, failure, failure_type))
             timing = current.extra["timing"]
@@ -244,6 +257,31 @@ class Session:
             if self.llm_events is not None:
                 self.llm_events.connect(None)
         return current
+
+    def _start_plugins(self, round: Round, plugin_only: bool, watcher: Observer) -> None:
+        """The Round's plugins: loaded the first time (the folders, the MCP servers), the notebook's
+        functions looked at again; what could not be loaded is said once, in the Round
+        (`plugin_problems`) and as a status; the conversation's `plugins:` section lists what the
+        session has. The roles hear whether the Round is plugin-only."""
+        self.planner.start_round(plugin_only=plugin_only)
+        self.code_interpreter.start_round(plugin_only=plugin_only)
+        if plugin_only:
+            round.extra["plugin_only"] = True
+        if self.plugins is None:
+            return
+        try:
+            problems = self.plugins.refresh()
+        except Exception as error:  # a broken plugin source must not stop the Round
+            logger.exception("loading plugins failed")
+            problems = [f"plugins: loading failed ({type(error).__name__}: {error})"]
+        entries = [self._redact(entry.to_dict()) for entry in self.plugins.conversation_entries()]
+        if entries or not self.memory.conversation.plugins:  # a loaded list stays when this session has none
+            self.memory.conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in entries]
+        if problems:
+            said = [self._redact_text(f"Plugin {problem}") for problem in problems]
+            round.extra["plugin_problems"] = said
+            for line in said:
+                watcher.on_event(StatusChanged(line))
 
     def _replay_again_if_used_up(self) -> bool:
         """A replay whose cassette served every reply (Run All again in the same kernel) starts over:
@@ -365,6 +403,8 @@ class Session:
                         self.code_interpreter.record_approved(post, watcher)
                         result = received.result
                     self.code_interpreter.record_execution(post, result, watcher)
+                    for call in post.extra.get("plugin_calls", ()):
+                        watcher.on_event(PluginCalled.of(post.id, call))
                     watcher.on_event(_run_ended(post, result))
                 waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
                 return post, result
@@ -448,10 +488,11 @@ class Session:
 
     # -- the plain driver ------------------------------------------------------------------------------
 
-    def run_round(self, query: str, observer: Observer | None = None) -> Round:
+    def run_round(self, query: str, observer: Observer | None = None, *, plugin_only: bool = False) -> Round:
         """One Round, its code run on the executor. Never raises for an expected failure: check
-        `round.state` and `round.extra["failure_reason"]`."""
-        driver = self.round_driver(query, observer)
+        `round.state` and `round.extra["failure_reason"]`. `plugin_only`: generated code may only call
+        plugins."""
+        driver = self.round_driver(query, observer, plugin_only=plugin_only)
         to_send: ExecutionResult | None = None
         to_throw: BaseException | None = None
         while True:

@@ -1,0 +1,155 @@
+"""Calls generated code makes to plugins, recorded: the callable bound under a plugin's name, and the
+log of one run's calls.
+
+A `PluginFunction` stands in the kernel's namespace for every plugin, whatever its source (a
+TaskWeaver plugin's instance, a notebook function, an MCP tool). Calling it calls the plugin; while a
+`CallLog` is open (the executor opens one around each run of generated code) the call is recorded:
+argument types, the result's type and a short description, the files the plugin added, what it
+logged, the error it raised, when and how long. Outside a run (the user calling a plugin in a cell
+of their own) it just calls the plugin.
+
+The log is process-wide, not per thread: a call from a thread the generated code started is the
+run's call too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twnb.memory.clip import clip
+from twnb.memory.clock import now_iso
+from twnb.memory.extras import PluginCallRecord
+
+__all__ = ["CallLog", "PluginFunction", "active_log", "describe_value", "open_call_log"]
+
+RESULT_CHARS = 200
+
+
+@dataclass
+class CallLog:
+    """The plugin calls of one run, and where the files plugins add during it go."""
+
+    artifacts_dir: Path
+    artifact_stem: str
+    execution_id: str = ""
+    calls: list[PluginCallRecord] = field(default_factory=list)
+    # the record of the call running now, innermost last (a plugin may call another)
+    running: list[PluginCallRecord] = field(default_factory=list)
+
+    @property
+    def artifacts(self) -> list[str]:
+        return [path for call in self.calls for path in call["artifacts"]]
+
+    def current(self) -> PluginCallRecord | None:
+        return self.running[-1] if self.running else None
+
+
+_active: CallLog | None = None
+
+
+def active_log() -> CallLog | None:
+    """The log of the run going on, if any."""
+    return _active
+
+
+@contextmanager
+def open_call_log(log: CallLog) -> Iterator[CallLog]:
+    """Record plugin calls into `log` until the block ends."""
+    global _active
+    previous, _active = _active, log
+    try:
+        yield log
+    finally:
+        _active = previous
+
+
+def describe_value(value: Any) -> str:
+    """A value's type, and for small plain values the value (a result, never an argument)."""
+    kind = type(value).__name__
+    if value is None or isinstance(value, bool | int | float):
+        return f"{kind} {value!r}"
+    if isinstance(value, str):
+        return f"str of {len(value)} characters: {clip(value, RESULT_CHARS, one_line=True)!r}"
+    if isinstance(value, tuple | list) and len(value) <= 8:
+        inner = ", ".join(describe_value(item).split(":", 1)[0] for item in value)
+        return f"{kind} ({inner})"
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
+        return f"{kind} of shape {shape}"
+    try:
+        size = len(value)
+    except Exception:  # any object: len may be absent, or raise
+        return kind
+    return f"{kind} of length {size}"
+
+
+class PluginFunction:
+    """The callable generated code calls by a plugin's name. `target` is what runs: a TaskWeaver
+    plugin's instance, a notebook function, or an MCP tool's caller. `parameters` are the spec's
+    argument names in order (positional arguments are named after them in the record)."""
+
+    def __init__(
+        self,
+        name: str,
+        source: str,
+        target: Callable[..., Any],
+        *,
+        description: str = "",
+        parameters: Sequence[str] = (),
+        signature: inspect.Signature | None = None,
+    ) -> None:
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__doc__ = description
+        self.source = source
+        self.target = target
+        self.parameters = tuple(parameters)
+        if signature is not None:
+            self.__signature__ = signature
+
+    def __repr__(self) -> str:
+        return f"<twnb plugin {self.__name__} ({self.source})>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        log = _active
+        if log is None:
+            return self.target(*args, **kwargs)
+        record = PluginCallRecord(
+            name=self.__name__,
+            source=self.source,
+            arguments=self._argument_types(args, kwargs),
+            result="",
+            artifacts=[],
+            error=None,
+            log=[],
+            started_at=now_iso(),
+            duration_s=0.0,
+        )
+        log.calls.append(record)
+        log.running.append(record)
+        started = time.perf_counter()
+        try:
+            result = self.target(*args, **kwargs)
+        except BaseException as error:
+            record["error"] = clip(f"{type(error).__name__}: {error}", 500, one_line=True)
+            raise
+        finally:
+            record["duration_s"] = round(time.perf_counter() - started, 6)
+            log.running.remove(record)
+        record["result"] = describe_value(result)
+        return result
+
+    def _argument_types(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, str]:
+        named: dict[str, str] = {}
+        for index, value in enumerate(args):
+            key = self.parameters[index] if index < len(self.parameters) else f"arg{index + 1}"
+            named[key] = type(value).__name__
+        for key, value in kwargs.items():
+            named[str(key)] = type(value).__name__
+        return named

@@ -144,8 +144,11 @@ def _ignore_test(name: str, description: str, test: Callable[..., Any]) -> None:
 
 def _accept_context(context: NotebookPluginContext) -> None:
     """With TaskWeaver installed, plugins see its `PluginContext`: make twnb's context one of them."""
-    module = sys.modules.get("taskweaver.plugin.context")
-    if module is None or getattr(module, "__name__", "").startswith(IMPLEMENTATION):
+    try:
+        module = importlib.import_module("taskweaver.plugin.context")
+    except ImportError:
+        return
+    if getattr(module, "__name__", "").startswith(IMPLEMENTATION):
         return
     base = getattr(module, "PluginContext", None)
     register: Callable[[type], Any] | None = getattr(base, "register", None)

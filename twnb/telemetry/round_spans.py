@@ -6,6 +6,7 @@
       invoke_agent CodeInterpreter
         chat {model}
         execute_tool python           each code run (INTERNAL)
+          execute_tool {plugin}       each plugin the code called (INTERNAL; its start and end as recorded)
 
 The Round's span also gets an event `twnb.plan.changed` each time its plan's state or its steps'
 states change (the tracer follows the session's plan notebook through a plan-change hook until the
@@ -42,6 +43,7 @@ from twnb.memory.events import (
     Event,
     LLMCallEnded,
     LLMCallStarted,
+    PluginCalled,
     PostCommitted,
     PostStarted,
     RoundEnded,
@@ -107,6 +109,7 @@ class RoundSpans:
             LLMCallEnded: self._call_ended,
             CodeRunStarted: self._run_started,
             CodeRunEnded: self._run_ended,
+            PluginCalled: self._plugin_called,
             RoundFailed: self._round_failed,
             RoundEnded: self._round_ended,
         }
@@ -311,6 +314,36 @@ class RoundSpans:
             f"execute_tool {TOOL_NAME}", parent, SpanKind.INTERNAL, attributes
         )
 
+    def _plugin_called(self, event: PluginCalled) -> None:
+        """A plugin call, reported after the run with the times it was recorded at: a child of the
+        run's span, started and ended at those times. Argument types always; their values never."""
+        attributes = self._common("execute_tool")
+        attributes.update(
+            {
+                "gen_ai.tool.name": event.name,
+                "gen_ai.tool.type": "extension" if event.source == "mcp" else "function",
+                "gen_ai.tool.call.id": f"{event.post_id}:{event.name}",
+                "twnb.plugin.source": event.source,
+                "twnb.plugin.argument_types": [f"{name}: {kind}" for name, kind in event.arguments],
+            }
+        )
+        if self.capture and event.result:
+            attributes["gen_ai.tool.call.result"] = json.dumps(self._text(event.result), ensure_ascii=False)
+        parent = self.runs.get(event.post_id) or self.roles.get(event.post_id, self.round)
+        start = _ns(event.started_at)
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        span = self.tracer.start_span(
+            f"execute_tool {event.name}",
+            context=context,
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            start_time=start,
+        )
+        if event.error:
+            self._fail(span, event.error.split(":", 1)[0], self._text(event.error))
+        end = start + int(event.duration_s * 1_000_000_000) if start is not None else None
+        span.end(end_time=end)
+
     def _run_ended(self, event: CodeRunEnded) -> None:
         span = self.runs.pop(event.post_id, None)
         if span is None:
@@ -328,6 +361,16 @@ class RoundSpans:
             error_type = event.error_type or _CODE_ERRORS.get(event.status) or OTHER
             self._fail(span, error_type, f"the code ended {event.status}")
         span.end()
+
+
+def _ns(iso: str) -> int | None:
+    """UTC ISO 8601 as nanoseconds since the epoch (None when it does not parse)."""
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(iso).timestamp() * 1_000_000_000)
+    except ValueError:
+        return None
 
 
 def _message_parts(message: Mapping[str, Any], redact: Callable[[str], str]) -> dict[str, Any]:

@@ -326,10 +326,22 @@ def _entry(name: str, tool: Any) -> PluginEntry:
                 "description": str(about.get("description") or ""),
             }
         )
-    output = tool.output_schema
-    returns = [{"name": "result", "type": "dict" if output else "str", "description": "the tool's answer"}]
+    returns = [
+        {"name": "result", "type": _output_type(tool.output_schema), "description": "the tool's answer"}
+    ]
     description = (tool.description or f"The MCP tool {tool.name}.").strip()
     return PluginEntry(name=name, description=description, parameters=parameters, returns=returns)
+
+
+def _output_type(schema: Mapping[str, Any] | None) -> str:
+    """What a call returns: the structured content's type (a lone `result` is unwrapped, see
+    `_result_value`), else the text."""
+    if not schema:
+        return "str"
+    properties = schema.get("properties") or {}
+    if set(properties) == {"result"} and isinstance(properties["result"], Mapping):
+        return _json_type(properties["result"])
+    return "dict"
 
 
 def _json_type(about: Mapping[str, Any]) -> str:

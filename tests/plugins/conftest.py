@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_files import DATA
 
-DATA = Path(__file__).parent / "data"
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-MCP_SERVER = DATA / "mcp_server.py"
 
 
 @pytest.fixture
@@ -100,8 +99,3 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
         )
 
     return make
-
-
-def mcp_server_config(*extra_args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """The `mcp_servers` entry that starts the test server with this Python."""
-    return {"command": sys.executable, "args": [str(MCP_SERVER), *extra_args], "env": dict(env or {})}

@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import MCP_SERVER, mcp_server_config
+from plugin_files import MCP_SERVER, mcp_server_config
 from plugin_scripts import one_step
 
 pytest.importorskip("mcp")

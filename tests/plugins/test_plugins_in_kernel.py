@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import DATA, MCP_SERVER
+from plugin_files import DATA, MCP_SERVER
 from plugin_scripts import code, planner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))

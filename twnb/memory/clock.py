@@ -11,6 +11,12 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def now_iso_precise() -> str:
+    """`2026-11-30T00:37:17.123456+00:00`: microseconds, for events placed on a time line (a plugin
+    call inside a code run, whose spans must nest)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
 def now_compact() -> str:
     """`20261130-003717`, for ids and file names."""
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}"

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory.clip import clip
-from twnb.memory.clock import now_iso
+from twnb.memory.clock import now_iso_precise
 from twnb.memory.extras import PluginCallRecord
 
 __all__ = ["CallLog", "PluginFunction", "active_log", "describe_value", "open_call_log"]
@@ -128,7 +128,7 @@ class PluginFunction:
             artifacts=[],
             error=None,
             log=[],
-            started_at=now_iso(),
+            started_at=now_iso_precise(),
             duration_s=0.0,
         )
         log.calls.append(record)

@@ -190,8 +190,10 @@ class ResolvedSettings:
                 value = "OpenAI's (https://api.openai.com/v1)"
             if isinstance(value, tuple):
                 value = ", ".join(value) or None
-            if isinstance(value, dict):
+            if isinstance(value, dict) and row.kind == "prices":
                 value = "; ".join(f"{k}: {_price_text(v)}" for k, v in value.items()) or None
+            elif isinstance(value, dict):  # plugin configurations, MCP servers: as written
+                value = "; ".join(f"{k}: {v}" for k, v in value.items()) or None
             rows.append(SettingRow(row.name, "-" if value is None else str(value), source.describe()))
         return rows
 

@@ -77,16 +77,16 @@ def test_container_mode_skips_the_case(make_case):
     ]
 
 
-def test_plugin_selection_and_plugin_only_mode_skip_the_case(make_case):
+def test_plugin_selection_is_noted_and_the_plugin_only_role_is_the_plugin_only_setting(make_case):
     selection = _setup(make_case, config_var={"code_generator.enable_auto_plugin_selection": True})
-    assert selection.skip_reasons == ["it selects TaskWeaver plugins automatically; twnb has no plugins yet"]
+    assert selection.skip_reasons == [] and any(
+        "chooses by the request's words" in n for n in selection.notes
+    )
     only = _setup(make_case, config_var={"session.roles": ["planner", "code_interpreter_plugin_only"]})
-    assert only.skip_reasons == [
-        "it needs the role code_interpreter_plugin_only (TaskWeaver plugins (plugin-only mode))"
-    ]
+    assert only.skip_reasons == [] and only.settings == {"plugin_only": True}
 
 
-def test_a_plugin_of_the_cases_project_named_in_a_scoring_point_skips_the_case(tmp_path: Path, make_case):
+def test_the_plugins_of_the_cases_project_are_its_plugin_dirs(tmp_path: Path, make_case):
     plugins = tmp_path / "project" / "plugins"
     plugins.mkdir(parents=True)
     (plugins / "sql_pull_data.yaml").write_text(yaml.safe_dump({"name": "sql_pull_data", "enabled": False}))
@@ -96,10 +96,9 @@ def test_a_plugin_of_the_cases_project_named_in_a_scoring_point_skips_the_case(t
         app_dir="../project/",  # TaskWeaver resolves it from the folder above cases/
         scoring_points=[{"score_point": "Agent should call the sql_pull_data function", "weight": 1}],
     )
-    assert setup.skip_reasons == [
-        "it names the TaskWeaver plugin sql_pull_data of its app_dir, and twnb does not load TaskWeaver "
-        "plugins yet"
-    ]
+    assert setup.skip_reasons == []
+    assert setup.settings == {"plugin_dirs": [str(plugins.resolve())]}
+    assert "the TaskWeaver plugins of its app_dir are loaded; it names sql_pull_data" in setup.notes
 
 
 def test_a_file_named_like_a_plugin_is_not_the_plugin(tmp_path: Path, make_case):
@@ -112,7 +111,7 @@ def test_a_file_named_like_a_plugin_is_not_the_plugin(tmp_path: Path, make_case)
         task_description="Pull the table from ./anomaly_detection.db and average it by month.",
         scoring_points=[{"score_point": "The data comes from anomaly_detection.db.", "weight": 1}],
     )
-    assert setup.skip_reasons == []
+    assert setup.skip_reasons == [] and not any("it names" in note for note in setup.notes)
 
 
 def test_shell_commands_to_run_first_skip_the_case(make_case):

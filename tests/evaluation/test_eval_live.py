@@ -110,10 +110,9 @@ def test_a_folder_of_taskweaver_cases_runs_what_twnb_can_and_skips_the_rest_with
         "it runs code in TaskWeaver's container mode; twnb runs code on the notebook's own kernel",
         "it needs twnb-no-such-docker, which is not installed (pip install 'twnb-no-such-docker')",
     ]
-    assert (
-        by_case["plugin_selection"].skip_reasons[0]
-        == "it selects TaskWeaver plugins automatically; twnb has no plugins yet"
-    )
+    assert by_case["plugin_selection"].skip_reasons == [
+        "it needs shell commands run first (pre_command), which twnb eval does not run: cd ../scripts"
+    ]
     assert "not a readable case file" in by_case["broken"].failures[0]
     rows = {r["case_file"]: r for r in _csv(outcome.csv)}
     assert rows["web_search"]["why"] == "it needs the role web_search (a web search service)"

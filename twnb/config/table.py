@@ -383,7 +383,8 @@ SETTINGS: tuple[Setting, ...] = (
         "servers",
         None,
         "MCP servers whose tools become plugins, by name: {command, args, env} (stdio) or "
-        "{url, headers} (streamable HTTP); values in env and headers are secrets. Needs twnb[mcp].",
+        "{url, headers} (streamable HTTP); env and headers values of secret-looking names are secrets. "
+        "Needs twnb[mcp].",
         yaml_key="mcp.servers",
     ),
     Setting(

@@ -4,8 +4,10 @@ TaskWeaver's `config_var` keys are mapped to twnb settings where twnb has one (t
 sets them with `%config TaskWeaverMagics.NAME = VALUE`, so a reader sees them). Keys twnb has no
 setting for are named in the case's notes and otherwise ignored. A case is skipped, with why, when it
 needs what twnb does not have: a role other than the Planner and the CodeInterpreter (web search,
-document retrieval, ...), TaskWeaver's container mode, TaskWeaver plugins, shell commands to run
-first (`pre_command`), or a Python package that is not installed (`dependencies`).
+document retrieval, ...), TaskWeaver's container mode, shell commands to run first (`pre_command`),
+or a Python package that is not installed (`dependencies`). The plugins of the case's `app_dir`
+(`app_dir/plugins`) are the case notebook's `plugin_dirs`; TaskWeaver's plugin-only role is twnb's
+`plugin_only` setting.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib.metadata
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from twnb.evaluation.case_file import EvalCase
@@ -31,8 +34,9 @@ MAPPED: dict[str, str] = {
     "code_interpreter.blocked_functions": "block_functions",
 }
 
-# The roles twnb has, by TaskWeaver's names for them.
-ROLES = frozenset({"planner", "code_interpreter"})
+# The roles twnb has, by TaskWeaver's names for them (its plugin-only CodeInterpreter is the
+# plugin_only setting).
+ROLES = frozenset({"planner", "code_interpreter", "code_interpreter_plugin_only"})
 
 # What TaskWeaver's other roles are, for the reason a case needing one is skipped.
 ROLE_NEEDS = {
@@ -40,7 +44,6 @@ ROLE_NEEDS = {
     "web_explorer": "a web browser",
     "document_retriever": "a document index",
     "code_interpreter_cli_only": "a command-line-only code interpreter",
-    "code_interpreter_plugin_only": "TaskWeaver plugins (plugin-only mode)",
     "image_reader": "an image-reading role",
     "recepta": "TaskWeaver's Recepta role",
     "echo": "TaskWeaver's Echo role",
@@ -51,7 +54,8 @@ EXPLAINED: dict[str, str] = {
     "planner.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
     "code_generator.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
     "code_interpreter.code_prefix": "twnb runs the code as the model wrote it",
-    "code_generator.auto_plugin_selection_topk": "twnb has no plugin selection",
+    "code_generator.auto_plugin_selection_topk": "past six plugins twnb describes the five the request's "
+    "words match best",
     "code_interpreter.allowed_modules": "twnb keeps its own list of modules; allow_modules adds to it",
     "llm.model": "the model comes from --model",
     "llm.api_base": "the server comes from twnb's settings",
@@ -73,11 +77,14 @@ def case_setup(case: EvalCase) -> CaseSetup:
     setup = CaseSetup()
     for key, value in case.config_var.items():
         _map_setting(str(key), value, setup)
-    for plugin in _plugins_named(case):
-        setup.skip_reasons.append(
-            f"it names the TaskWeaver plugin {plugin} of its app_dir, and twnb does not load TaskWeaver "
-            "plugins yet"
-        )
+    folder = _plugins_folder(case)
+    if folder is not None:
+        setup.settings["plugin_dirs"] = [str(folder)]
+        named = _plugins_named(case, folder)
+        if named:
+            setup.notes.append(
+                f"the TaskWeaver plugins of its app_dir are loaded; it names {', '.join(named)}"
+            )
     if case.pre_command:
         setup.skip_reasons.append(
             "it needs shell commands run first (pre_command), which twnb eval does not run: "
@@ -99,6 +106,8 @@ def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
     if key == "session.roles":
         roles = [str(role) for role in value] if isinstance(value, list) else [str(value)]
         missing = [role for role in roles if role not in ROLES]
+        if "code_interpreter_plugin_only" in roles:
+            setup.settings["plugin_only"] = True
         for role in missing:
             need = ROLE_NEEDS.get(role, "a role twnb does not have")
             setup.skip_reasons.append(f"it needs the role {role} ({need})")
@@ -107,7 +116,7 @@ def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
         return
     if key == "code_generator.enable_auto_plugin_selection":
         if value:
-            setup.skip_reasons.append("it selects TaskWeaver plugins automatically; twnb has no plugins yet")
+            setup.notes.append(f"{key}: past six plugins twnb chooses by the request's words; ignored")
         return
     setting = MAPPED.get(key)
     if setting is None:
@@ -173,23 +182,25 @@ def missing_dependencies(dependencies: tuple[str, ...]) -> list[str]:
     return reasons
 
 
-def _plugins_named(case: EvalCase) -> list[str]:
-    """Plugins of the case's TaskWeaver project (app_dir/plugins) that its task or scoring points name.
+def _plugins_folder(case: EvalCase) -> Path | None:
+    """The case's TaskWeaver project's plugin folder (app_dir/plugins), if it has one.
 
     TaskWeaver resolves app_dir from the folder its evaluation runs in (the one holding cases/), so it
     is looked for beside the case file, then one and two folders up."""
     if not case.app_dir:
-        return []
-    plugins_folder = next(
+        return None
+    return next(
         (
-            base / case.app_dir / "plugins"
+            (base / case.app_dir / "plugins").resolve()
             for base in (case.folder, case.folder.parent, case.folder.parent.parent)
             if (base / case.app_dir / "plugins").is_dir()
         ),
         None,
     )
-    if plugins_folder is None:
-        return []
+
+
+def _plugins_named(case: EvalCase, plugins_folder: Path) -> list[str]:
+    """Plugins of `plugins_folder` that the case's task or scoring points name."""
     names = []
     for spec in sorted(plugins_folder.glob("*.yaml")):
         try:

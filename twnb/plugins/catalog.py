@@ -100,6 +100,7 @@ class PluginCatalog:
         self._notebook_specs: dict[str, tuple[Any, PluginEntry]] = {}  # name -> (function, its spec)
         self._said: set[str] = set()
         self._offers: dict[str, PluginOffer] = {}
+        self._merged: dict[tuple[str, int], PluginEntry] = {}  # entries with plugin_config applied
         self.used: list[str] = []  # plugins generated code called, first call first
 
     # -- loading -------------------------------------------------------------------------------------
@@ -323,17 +324,23 @@ class PluginCatalog:
 
     def conversation_entries(self) -> list[PluginEntry]:
         """The plugins the session has, for the conversation's `plugins:` section (TaskWeaver's schema):
-        every usable one, its configurations as loaded (redact before saving)."""
+        every usable one, its configurations as loaded (redact before saving). The same entry objects
+        while nothing changed (a caller may skip work on identity)."""
         entries = []
         for state in self.available():
             if state.entry is None:
                 continue
-            entry = state.entry
             configuration = self.configurations.get(state.name)
-            if configuration:
-                entry = PluginEntry.from_yaml_content(entry.to_dict())
-                entry.configurations.update(configuration)
-            entries.append(entry)
+            if not configuration:
+                entries.append(state.entry)
+                continue
+            key = (state.name, id(state.entry))
+            merged = self._merged.get(key)
+            if merged is None:
+                merged = PluginEntry.from_yaml_content(state.entry.to_dict())
+                merged.configurations.update(configuration)
+                self._merged[key] = merged
+            entries.append(merged)
         return entries
 
     def close(self) -> None:

@@ -152,6 +152,7 @@ class Session:
         self.user_cells = user_cells
         self.replay = replay
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
+        self._plugin_entries: list[int] = []  # the entries the conversation's plugins section was made from
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
@@ -274,9 +275,14 @@ class Session:
         except Exception as error:  # a broken plugin source must not stop the Round
             logger.exception("loading plugins failed")
             problems = [f"plugins: loading failed ({type(error).__name__}: {error})"]
-        entries = [self._redact(entry.to_dict()) for entry in self.plugins.conversation_entries()]
-        if entries or not self.memory.conversation.plugins:  # a loaded list stays when this session has none
-            self.memory.conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in entries]
+        entries = self.plugins.conversation_entries()
+        if entries and [id(e) for e in entries] != self._plugin_entries:  # redacted once per change
+            self._plugin_entries = [id(e) for e in entries]
+            redacted = [self._redact(entry.to_dict()) for entry in entries]
+            self.memory.conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in redacted]
+        elif not entries and self._plugin_entries:  # a loaded list stays when this session never had any
+            self._plugin_entries = []
+            self.memory.conversation.plugins = []
         if problems:
             said = [self._redact_text(f"Plugin {problem}") for problem in problems]
             round.extra["plugin_problems"] = said

@@ -247,7 +247,8 @@ class McpTools:
         client = self._clients.get(server)
         if client is None or self._loop is None:
             raise McpToolError(f"{shown}: the MCP server {server} is not running{self._said(server)}")
-        future = self._submit(client.call_tool(tool, arguments, read_timeout_seconds=self.timeout))
+        # The SDK's own read timeout is a backstop past ours, so the one the user set is the one met.
+        future = self._submit(client.call_tool(tool, arguments, read_timeout_seconds=self.timeout + 5))
         try:
             result = future.result(self.timeout)
         except concurrent.futures.TimeoutError:
@@ -258,7 +259,7 @@ class McpTools:
         except BaseException as error:
             future.cancel()  # an interrupt (the time limit, Ctrl-C): the call is abandoned
             if isinstance(error, Exception):
-                raise McpToolError(f"{shown}: {_describe_error(error)}{self._said(server)}") from None
+                raise McpToolError(f"{shown}: {_describe_error(error)}") from None
             raise
         return _result_value(result, shown)
 

@@ -196,3 +196,27 @@ def test_a_deleted_notebook_function_is_no_plugin_any_more_and_says_why(make_cat
         "helper: there is no helper in the notebook (any more): define it, or run the cell"
     ]
     assert [s.state for s in catalog.states()] == ["not loaded"]
+
+
+def test_a_reset_conversation_gets_the_plugins_section_again(
+    plugin_folder, make_catalog, make_session, workdir
+):
+    session = make_session({**one_step("1"), "*": []}, make_catalog())
+    session.run_round("one")
+    session.reset()
+    make_session(one_step("2"), session.plugins)
+    session.run_round("two")
+    assert [p.name for p in session.memory.conversation.plugins] == [
+        "city_lookup",
+        "sales_report",
+        "unit_converter",
+    ]
+
+
+def test_a_loaded_conversations_plugins_stay_when_the_session_has_none(make_catalog, make_session, workdir):
+    from twnb.memory import PluginEntry
+
+    session = make_session(one_step("1"), make_catalog(folders=[]))
+    session.memory.conversation.plugins = [PluginEntry(name="from_elsewhere", description="loaded")]
+    session.run_round("one")
+    assert [p.name for p in session.memory.conversation.plugins] == ["from_elsewhere"]

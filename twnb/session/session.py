@@ -152,7 +152,9 @@ class Session:
         self.user_cells = user_cells
         self.replay = replay
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
-        self._plugin_entries: list[int] = []  # the entries the conversation's plugins section was made from
+        # (the conversation, the entries) its plugins section was last made from: made again only when
+        # either changed (a reset or a load brings another conversation)
+        self._plugin_entries: tuple[int, list[int]] = (0, [])
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
@@ -276,13 +278,13 @@ class Session:
             logger.exception("loading plugins failed")
             problems = [f"plugins: loading failed ({type(error).__name__}: {error})"]
         entries = self.plugins.conversation_entries()
-        if entries and [id(e) for e in entries] != self._plugin_entries:  # redacted once per change
-            self._plugin_entries = [id(e) for e in entries]
-            redacted = [self._redact(entry.to_dict()) for entry in entries]
-            self.memory.conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in redacted]
-        elif not entries and self._plugin_entries:  # a loaded list stays when this session never had any
-            self._plugin_entries = []
-            self.memory.conversation.plugins = []
+        conversation = self.memory.conversation
+        made_from = (id(conversation), [id(e) for e in entries])
+        # A loaded conversation's list stays while this session has no plugins.
+        if made_from != self._plugin_entries and (entries or self._plugin_entries[0] == id(conversation)):
+            redacted = [self._redact(entry.to_dict()) for entry in entries]  # once per change
+            conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in redacted]
+        self._plugin_entries = made_from
         if problems:
             said = [self._redact_text(f"Plugin {problem}") for problem in problems]
             round.extra["plugin_problems"] = said

@@ -233,3 +233,26 @@ def test_the_spec_gives_taskweavers_prompt_stub(plugin_folder):
         "summary as a CSV file and a short text note for the user. Arguments required: df: DataFrame, "
         "group_by: str\n"
     )
+
+
+def test_a_result_is_described_without_computing_it():
+    from twnb.plugins.calls import describe_value
+
+    class LazyFrame:
+        """Like a Dask frame: its length and its shape's row count run the whole query."""
+
+        computed = 0
+
+        def __len__(self):
+            LazyFrame.computed += 1
+            return 10
+
+        @property
+        def shape(self):
+            LazyFrame.computed += 1
+            return (object(), 3)
+
+    assert describe_value(LazyFrame()) == "LazyFrame"
+    assert describe_value(pd.DataFrame({"a": [1, 2]})) == "DataFrame of shape (2, 1)"
+    assert describe_value(list(range(10))) == "list of length 10"
+    assert LazyFrame.computed == 0

@@ -79,14 +79,15 @@ def describe_value(value: Any) -> str:
     if isinstance(value, tuple | list) and len(value) <= 8:
         inner = ", ".join(describe_value(item).split(":", 1)[0] for item in value)
         return f"{kind} ({inner})"
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
-        return f"{kind} of shape {shape}"
-    try:
-        size = len(value)
-    except Exception:  # any object: len may be absent, or raise
-        return kind
-    return f"{kind} of length {size}"
+    if isinstance(value, list | tuple | dict | set | frozenset | bytes | bytearray):
+        return f"{kind} of length {len(value)}"
+    # Only pandas and numpy objects, which hold their shape: `len()` or the shape of a lazy frame
+    # (Dask, Spark, Polars, DuckDB) may run its whole query.
+    if type(value).__module__.split(".")[0] in ("pandas", "numpy"):
+        shape = getattr(value, "shape", None)
+        if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
+            return f"{kind} of shape {shape}"
+    return kind
 
 
 class PluginFunction:

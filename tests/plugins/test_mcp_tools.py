@@ -198,3 +198,39 @@ def test_a_round_calls_an_mcp_tool_and_records_the_call(make_catalog, make_sessi
     )
     assert "def add(\na: int,\nb: int) -> int:..." in system
     assert MCP_SERVER.name not in system and sys.executable not in system
+
+
+def test_a_streamable_http_server_is_reached_by_its_url(tmp_path):
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(MCP_SERVER), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        source = McpTools(
+            {"web": {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"X-Team": "analytics"}}},
+            timeout=20,
+            log_dir=tmp_path,
+            cwd=tmp_path,
+        )
+        try:
+            states = {s.name: s for s in source.load()}
+            assert states["add"].where == "MCP server web"
+            assert states["add"].function(a=20, b=22) == 42
+        finally:
+            source.close()
+    finally:
+        server.terminate()
+        server.wait(10)

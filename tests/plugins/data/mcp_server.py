@@ -3,7 +3,8 @@
 Tools: `add` (structured: an int), `word_stats` (structured: a dict), `shout` (text), `slow` (sleeps
 longer than a test's time limit), `fails` (an error result), `show_secret` (prints the value of its
 environment's SECRET_TOKEN to stderr, then returns it, so the tests can check it is redacted).
-Run as `python mcp_server.py`; `--no-start` exits at once (a server that will not start).
+Run as `python mcp_server.py` (stdio); `--http PORT` serves streamable HTTP on 127.0.0.1:PORT/mcp
+instead; `--no-start` exits at once (a server that will not start).
 """
 
 from __future__ import annotations
@@ -61,4 +62,8 @@ def show_secret() -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run("stdio")

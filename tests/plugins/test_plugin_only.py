@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from plugin_scripts import one_step
 
-from twnb.roles.plugin_only import assigned_names, check_plugin_only
+from twnb.roles.plugin_only import assigned_names, check_allowed, check_plugin_only
 from twnb.roles.refusal import Rule
 
 PLUGINS = ["city_lookup", "unit_converter"]
@@ -112,3 +112,29 @@ def test_an_ordinary_round_is_not_plugin_only(plugin_folder, make_catalog, make_
     round = session.run_round("Root of 16")
     assert round.state == "finished" and "plugin_only" not in round.extra
     assert shell.user_ns["root"] == 4.0
+
+
+TASKWEAVER_CODE = "exec('import os')\neval('import sys')\nprint('Hello, World!')\n"
+
+
+@pytest.mark.parametrize(("allowed", "refused"), [(["print", "abs"], 2), ([], 3), (None, 0)])
+def test_taskweavers_allowed_functions_rule(allowed, refused):
+    refusals = check_allowed(TASKWEAVER_CODE, allowed_functions=allowed)
+    assert len(refusals) == refused
+    if allowed == ["print", "abs"]:
+        assert [(r.line, r.subject) for r in refusals] == [(1, "exec"), (2, "eval")]
+
+
+@pytest.mark.parametrize(
+    ("code", "allowed", "refused"),
+    [
+        ("name = 'John'\nage = 25\nprint(name, age)\n", ["name", "age"], 0),
+        ("name = 'John'\nage = 25\nprint(name, age)\n", [], 2),
+        ("name = 'John'\nage = 25\nprint(name, age)\n", None, 0),
+        ("name, age = 'John', 25\n", ["name", "age"], 0),
+    ],
+)
+def test_taskweavers_allowed_variables_rule(code, allowed, refused):
+    refusals = check_allowed(code, allowed_variables=allowed)
+    assert len(refusals) == refused
+    assert all(r.message.startswith("assigning to ") for r in refusals)

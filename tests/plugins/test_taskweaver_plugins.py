@@ -256,3 +256,10 @@ def test_a_result_is_described_without_computing_it():
     assert describe_value(pd.DataFrame({"a": [1, 2]})) == "DataFrame of shape (2, 1)"
     assert describe_value(list(range(10))) == "list of length 10"
     assert LazyFrame.computed == 0
+
+
+def test_the_function_of_a_plugins_name_cannot_be_pointed_elsewhere(plugin_folder, make_catalog, shell):
+    make_catalog().refresh()
+    with pytest.raises(AttributeError, match="the plugin function city_lookup cannot be changed"):
+        shell.user_ns["city_lookup"].target = print
+    assert shell.user_ns["city_lookup"]("Lima") == "Peru"

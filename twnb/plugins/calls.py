@@ -95,6 +95,11 @@ class PluginFunction:
     plugin's instance, a notebook function, or an MCP tool's caller. `parameters` are the spec's
     argument names in order (positional arguments are named after them in the record)."""
 
+    __name__: str
+    source: str
+    target: Callable[..., Any]
+    parameters: tuple[str, ...]
+
     def __init__(
         self,
         name: str,
@@ -105,14 +110,23 @@ class PluginFunction:
         parameters: Sequence[str] = (),
         signature: inspect.Signature | None = None,
     ) -> None:
-        self.__name__ = name
-        self.__qualname__ = name
-        self.__doc__ = description
-        self.source = source
-        self.target = target
-        self.parameters = tuple(parameters)
+        fields: dict[str, Any] = {
+            "__name__": name,
+            "__qualname__": name,
+            "__doc__": description,
+            "source": source,
+            "target": target,
+            "parameters": tuple(parameters),
+        }
         if signature is not None:
-            self.__signature__ = signature
+            fields["__signature__"] = signature
+        for key, value in fields.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # What a plugin's name calls is the plugin: code that was handed the function cannot point it
+        # at something else (its calls would be recorded as the plugin's).
+        raise AttributeError(f"the plugin function {self.__name__} cannot be changed")
 
     def __repr__(self) -> str:
         return f"<twnb plugin {self.__name__} ({self.source})>"

@@ -16,6 +16,11 @@ Each problem is a `Refusal` (rule `plugin-only`) naming its line and saying what
 model can rewrite the code or answer in text. The seam is `check_plugin_only(code, functions,
 variables)`; the CodeInterpreter calls it after the ordinary verification when the Round is
 plugin-only, and only then.
+
+`check_allowed(code, allowed_functions=..., allowed_variables=...)` is TaskWeaver's own pair of rules
+on their own, as its `code_snippet_verification` applies them: with a list of allowed functions every
+call must name one (an empty list allows none, None any); with a list of allowed variables every name
+an assignment binds must be one.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Iterable
 
 from twnb.roles.refusal import Refusal, Rule
 
-__all__ = ["assigned_names", "check_plugin_only"]
+__all__ = ["assigned_names", "check_allowed", "check_plugin_only"]
 
 _LITERALS = (ast.Constant,)
 
@@ -44,6 +49,47 @@ def check_plugin_only(code: str, functions: Iterable[str], variables: Iterable[s
     for statement in tree.body:
         checker.statement(statement)
     return checker.refusals
+
+
+def check_allowed(
+    code: str,
+    *,
+    allowed_functions: Iterable[str] | None = None,
+    allowed_variables: Iterable[str] | None = None,
+) -> list[Refusal]:
+    """TaskWeaver's allowed-functions and allowed-variables rules (see the module docstring): one
+    refusal per call of a function not allowed (named by `name(...)` or `x.name(...)`) and per name an
+    assignment binds that is not allowed."""
+    lines = code.splitlines()
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as error:
+        return [_refusal(lines, error.lineno or 1, f"is not valid Python ({error.msg})", rule=Rule.SYNTAX)]
+    functions = None if allowed_functions is None else frozenset(allowed_functions)
+    variables = None if allowed_variables is None else frozenset(allowed_variables)
+    refusals: list[Refusal] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and functions is not None:
+            func = node.func
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else ""
+            )
+            if name not in functions:
+                refusals.append(
+                    _refusal(lines, node.lineno, f"function {name or '?'!s} is not allowed", name)
+                )
+        elif isinstance(node, ast.Assign) and variables is not None:
+            for target in node.targets:
+                for bound in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    if bound not in variables:
+                        refusals.append(
+                            _refusal(lines, node.lineno, f"assigning to {bound} is not allowed", bound)
+                        )
+    return sorted(refusals, key=lambda refusal: refusal.line)
 
 
 def assigned_names(code: str) -> list[str]:

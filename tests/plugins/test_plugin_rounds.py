@@ -220,3 +220,17 @@ def test_a_loaded_conversations_plugins_stay_when_the_session_has_none(make_cata
     session.memory.conversation.plugins = [PluginEntry(name="from_elsewhere", description="loaded")]
     session.run_round("one")
     assert [p.name for p in session.memory.conversation.plugins] == ["from_elsewhere"]
+
+
+def test_the_autosave_keeps_the_plugins_section_and_load_latest_brings_it_back(
+    plugin_folder, make_catalog, make_session
+):
+    from twnb.session import load_autosaved_conversation
+
+    session = make_session(one_step("1"), make_catalog())
+    session.run_round("one")
+    loaded = load_autosaved_conversation(session.autosave_dir)
+    assert [p.name for p in loaded.plugins] == ["city_lookup", "sales_report", "unit_converter"]
+    assert (
+        "unit-converter-secret-0123456789" not in (session.autosave_dir.parent / "plugins.yaml").read_text()
+    )

@@ -5,7 +5,9 @@ same in Round 100 as in Round 1. Each file is a valid TaskWeaver conversation YA
 (TaskWeaver, and `Conversation.from_yaml`, read it as is) plus a `twnb_autosave` key giving the session
 id and the Round's position, from which a whole conversation is assembled again. Each file also carries
 the conversation's own top-level keys as they were when it was written (the plan waiting for the next
-Round, say); the assembled conversation takes those of the last Round's file.
+Round, say); the assembled conversation takes those of the last Round's file. The conversation's
+`plugins:` section, which changes only when the session's plugins do, is written beside the folder
+(`<session_id>/plugins.yaml`) when it changes, rather than into every Round's file after every post.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.memory import Conversation, Round, load_yaml_file, save_yaml_file
+from twnb.memory import Conversation, PluginEntry, Round, load_yaml_file, save_yaml_file
 from twnb.memory.reading import Location
 
 AUTOSAVE_KEY = "twnb_autosave"
@@ -68,6 +70,29 @@ def save_round(
     return write_round(folder, data)
 
 
+PLUGINS_FILE = "plugins.yaml"
+
+
+def save_plugins(rounds_folder: Path, conversation: Conversation) -> Path:
+    """Write the conversation's plugins (TaskWeaver's plugin-YAML schema) beside `rounds_folder`."""
+    path = rounds_folder.parent / PLUGINS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_yaml_file(path, {"plugins": [plugin.to_dict() for plugin in conversation.plugins]})
+    return path
+
+
+def _saved_plugins(rounds_folder: Path) -> list[PluginEntry]:
+    path = rounds_folder.parent / PLUGINS_FILE
+    if not path.is_file():
+        return []
+    data = load_yaml_file(path)
+    items = data.get("plugins") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ValueError(f"{path}: expected a mapping with a list of plugins under 'plugins'")
+    where = Location(str(path))
+    return [PluginEntry.from_yaml_content(item, where, index) for index, item in enumerate(items)]
+
+
 def is_autosave_file(path: str | os.PathLike[str]) -> bool:
     try:
         data = load_yaml_file(path)
@@ -96,7 +121,7 @@ def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
         entries.append((index, started, conversation))
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     first = entries[0][2]
-    result = Conversation(id=first.id, rounds=[], plugins=[], roles=[], enabled=True)
+    result = Conversation(id=first.id, rounds=[], plugins=_saved_plugins(folder), roles=[], enabled=True)
     for _, _, conversation in entries:
         result.rounds.extend(conversation.rounds)
     result.roles = result.all_roles()

@@ -67,7 +67,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
-from twnb.session.autosave import save_round
+from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
     ApprovedRun,
     CodeRequest,
@@ -284,6 +284,7 @@ class Session:
         if made_from != self._plugin_entries and (entries or self._plugin_entries[0] == id(conversation)):
             redacted = [self._redact(entry.to_dict()) for entry in entries]  # once per change
             conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in redacted]
+            self._autosave_plugins(round, watcher)
         self._plugin_entries = made_from
         if problems:
             said = [self._redact_text(f"Plugin {problem}") for problem in problems]
@@ -326,6 +327,15 @@ class Session:
             round.extra["user_cells"] = self._redact([cell.to_dict() for cell in taken.cells])
         if taken.omitted:
             round.extra["user_cells_omitted"] = taken.omitted
+
+    def _autosave_plugins(self, round: Round, watcher: Observer) -> None:
+        """The conversation's plugins section beside the autosaved Rounds (written when it changes)."""
+        if not self.autosave:
+            return
+        try:
+            save_plugins(self.autosave_dir, self.memory.conversation)
+        except OSError as error:  # the Round's own autosave says what the disk refuses; the Round goes on
+            logger.warning("could not autosave the plugins section: %s", error)
 
     def _round_tracer(self, round: Round) -> Observer | None:
         """The Round's tracing observer, if tracing is on; tracing that fails to start never stops a

@@ -163,3 +163,17 @@ def test_the_record_keeps_only_the_facts_a_change_has(ip, log):
         "error": None,
         "variables": [{"name": "count", "kind": "created", "type": "int"}],
     }
+
+
+def test_what_ran_at_the_top_level_between_two_cells_is_not_the_next_cells(ip, log):
+    cell(ip, "first = 1")
+    ip.run_cell("made_elsewhere = 2", store_history=True, silent=True)  # as a Round or a frontend's request
+    cell(ip, "second = 3")
+    assert [[v.name for v in c.variables] for c in log.take().cells] == [["first"], ["second"]]
+
+
+def test_a_frame_rebound_is_recorded_without_reading_its_shape(ip, log):
+    cell(ip, "import pandas as pd\nframe = pd.DataFrame({'a': [1, 2]})")
+    cell(ip, "frame = frame.assign(b=3)")
+    rebound = log.take().cells[1].variables
+    assert [(v.name, v.kind, v.type, v.shape) for v in rebound] == [("frame", "rebound", "DataFrame", None)]

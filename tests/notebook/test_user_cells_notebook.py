@@ -40,3 +40,19 @@ def test_reloading_the_extension_keeps_recording_the_users_cells(fake_llm, tmp_p
     (output,) = outputs_with(nb, MIME_TYPE)
     recorded = output["data"][MIME_TYPE]["extra"]["user_cells"]
     assert [cell["source"] for cell in recorded] == ["before = 1", "after = 2"]
+
+
+def test_what_a_round_made_is_not_counted_as_the_next_users_cells(fake_llm, tmp_path):
+    one, two = answer_round(), answer_round()
+    fake_llm.load({role: one[role] + two[role] for role in one})  # two Rounds' replies
+    cells = [
+        "%load_ext twnb",
+        "a = 1",
+        "%%taskweaver\nWhat is 6 times 7?",
+        "b = answer",
+        "%%taskweaver\nAgain?",
+    ]
+    nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
+    first, second = (o["data"][MIME_TYPE]["extra"]["user_cells"] for o in outputs_with(nb, MIME_TYPE))
+    assert [(c["source"], [v["name"] for v in c["variables"]]) for c in first] == [("a = 1", ["a"])]
+    assert [(c["source"], [v["name"] for v in c["variables"]]) for c in second] == [("b = answer", ["b"])]

@@ -3,7 +3,11 @@
 People run their own cells between Rounds (load a file, fix a column), and a Round's code then reads
 what those cells made; a replay without them reproduces nothing. IPython's `pre_run_cell` and
 `post_run_cell` events give each cell's source, its execution count and whether it raised; the same
-cheap variable signatures generated code gets (variables.py) give the names it made.
+cheap variable signatures generated code gets (variables.py), without reading shapes and dtypes, give
+the names it created, rebound or deleted (a change in place is not told). One scan serves each cell:
+the namespace the last recorded cell left is the next one's start, unless anything else ran at the top
+level in between (a Round, a silent request: IPython's `pre_execute` counts every execution); what
+changes without running code (a widget callback, a thread) counts as the next cell's.
 
 Recorded: cells run with `store_history` (what a frontend, nbclient or papermill sends). Not recorded:
 silent executions, nested `run_cell` calls (generated code and twnb's own re-runs use
@@ -123,21 +127,35 @@ class UserCellLog:
         # One entry per cell being run, None for one not recorded: nested run_cell calls pair up.
         self._running: list[_Running | None] = []
         self._memo: dict[str, Any] = {}
+        # The namespace as the last recorded cell left it, and how many executions had begun then: the
+        # next cell's "before" when nothing else ran since (a Round, a silent request), so one scan
+        # serves each cell.
+        self._left: dict[str, Any] | None = None
+        self._left_at = -1
+        self._executions = 0
 
     def start(self) -> UserCellLog:
         """Listen to the shell's cell events (a frontend may instead call `before_cell` and
         `after_cell` from its own listeners). The cell running now, if any, is not recorded."""
         self.start_afresh()
-        self.shell.events.register("pre_run_cell", self.before_cell)
-        self.shell.events.register("post_run_cell", self.after_cell)
+        for event, callback in self._listeners():
+            self.shell.events.register(event, callback)
         return self
+
+    def _listeners(self) -> tuple[tuple[str, Callable[..., None]], ...]:
+        return (
+            ("pre_execute", self.before_execution),
+            ("pre_run_cell", self.before_cell),
+            ("post_run_cell", self.after_cell),
+        )
 
     def start_afresh(self) -> None:
         """Forget the cells in flight: listening (again) starts inside a cell whose start was not seen."""
         self._running.clear()
+        self._left = None
 
     def close(self) -> None:
-        for event, callback in (("pre_run_cell", self.before_cell), ("post_run_cell", self.after_cell)):
+        for event, callback in self._listeners():
             with contextlib.suppress(ValueError):  # not registered (closed twice)
                 self.shell.events.unregister(event, callback)
 
@@ -149,6 +167,11 @@ class UserCellLog:
 
     # -- IPython's events ---------------------------------------------------------------------------
 
+    def before_execution(self) -> None:
+        """Every execution, silent ones too (which run no cell events): counted, so a cell knows whether
+        anything ran since the last recorded one."""
+        self._executions += 1
+
     def before_cell(self, info: Any) -> None:
         try:
             source = getattr(info, "raw_cell", "") or ""
@@ -158,7 +181,11 @@ class UserCellLog:
                 and bool(source.strip())
                 and not self.is_command(source)
             )
-            self._running.append(_Running(source, self._signatures()) if recorded else None)
+            # This cell's own execution was counted just before: any other since the last recorded cell
+            # (a Round, a silent request) may have changed names, so the namespace is scanned afresh.
+            untouched = self._left is not None and self._executions == self._left_at + 1
+            before = (self._left if untouched else self._signatures()) if recorded else None
+            self._running.append(_Running(source, before) if recorded else None)
         except Exception:
             self._running.append(None)
 
@@ -176,7 +203,9 @@ class UserCellLog:
     def _signatures(self) -> dict[str, Any] | None:
         try:
             hidden = set(IPYTHON_NAMES) | set(getattr(self.shell, "user_ns_hidden", {}) or {})
-            return namespace_signatures(self.shell.user_ns, hidden, self._memo)
+            # What a cell made is its names created, rebound or deleted: shapes and dtypes, which cost
+            # the most to read, are left to generated code's own delta.
+            return namespace_signatures(self.shell.user_ns, hidden, self._memo, shapes=False)
         except Exception:
             return None
 
@@ -187,6 +216,7 @@ class UserCellLog:
             if raised is not None:
                 error = f"{type(raised).__name__}: {raised}"[:MAX_ERROR_CHARS]
         after = self._signatures() if running.before is not None else None
+        self._left, self._left_at = after, self._executions
         changes = variable_delta(running.before, after) if running.before is not None and after else []
         source, clipped = running.source, len(running.source) > self.max_source_chars
         if clipped:

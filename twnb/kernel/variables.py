@@ -19,13 +19,17 @@ Signature = list[Any]  # [type name, shape or None, dtype text or None, identity
 
 
 def namespace_signatures(
-    namespace: dict[str, Any], skip: Any = (), memo: dict[str, tuple[Any, Signature]] | None = None
+    namespace: dict[str, Any],
+    skip: Any = (),
+    memo: dict[str, tuple[Any, Signature]] | None = None,
+    shapes: bool = True,
 ) -> dict[str, Signature]:
     """Cheap signature of every public, non-IPython name in `namespace` (JSON-able).
 
     `memo` (a dict the caller keeps between calls, else none) holds each name's plain (immutable) value
     and its signature from the previous call: the same object again is not signed again. It is
-    refilled with this call's.
+    refilled with this call's. Without `shapes`, an array's or frame's shape and dtypes are not read
+    (the costly part): names created, rebound and deleted are still told apart, changes in place not.
     """
     import hashlib
 
@@ -81,7 +85,7 @@ def namespace_signatures(
         top_module = (getattr(cls, "__module__", "") or "").split(".")[0]
         shape = dtype = dtype_sig = None
         try:
-            if top_module in lazy_modules or "Lazy" in type_name:
+            if not shapes or top_module in lazy_modules or "Lazy" in type_name:
                 pass  # touching shape or dtypes of a lazy frame may compute it
             elif top_module in eager_modules:
                 raw_shape = getattr(value, "shape", None)

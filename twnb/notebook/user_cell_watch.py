@@ -9,6 +9,7 @@ session layer's `UserCellLog`) is imported at the first cell, so loading the ext
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,8 +28,8 @@ class UserCellWatch:
         events = getattr(self.shell, "events", None)
         if self._listening or events is None:
             return
-        events.register("pre_run_cell", self._before)
-        events.register("post_run_cell", self._after)
+        for event, listener in self._listeners():
+            events.register(event, listener)
         self._listening = True
         if self.log is not None:
             self.log.start_afresh()  # the cell running now (the load) is not recorded
@@ -36,7 +37,7 @@ class UserCellWatch:
     def stop(self) -> None:
         if not self._listening:
             return
-        for event, listener in (("pre_run_cell", self._before), ("post_run_cell", self._after)):
+        for event, listener in self._listeners():
             with contextlib.suppress(ValueError):
                 self.shell.events.unregister(event, listener)
         self._listening = False
@@ -45,6 +46,17 @@ class UserCellWatch:
         from twnb.session import UserCells
 
         return self.log.take() if self.log is not None else UserCells()
+
+    def _listeners(self) -> tuple[tuple[str, Callable[..., None]], ...]:
+        return (
+            ("pre_execute", self._execution),
+            ("pre_run_cell", self._before),
+            ("post_run_cell", self._after),
+        )
+
+    def _execution(self) -> None:
+        if self.log is not None:
+            self.log.before_execution()
 
     def _before(self, info: Any) -> None:
         if self.log is None:

@@ -3,7 +3,10 @@ still works, code that cannot be stopped is reported while it blocks, and traceb
 
 from __future__ import annotations
 
+import sys
 import threading
+
+import pytest
 
 from twnb.kernel.ansi import strip_ansi
 
@@ -74,3 +77,54 @@ def test_ordinary_code_leaves_no_note_about_the_time_limit(live_kernel):
     result = live_kernel.run_case("import time\ntime.sleep(0.3)\ntotal = sum(range(10))", timeout=5)
     assert result["status"] == "success"
     assert not any("SIGINT" in note or "interrupt" in note for note in result["notes"])
+
+
+# Code that catches every interrupt, however it is delivered: stopped within 5 s of its limit by the
+# watchdog's stopper (code_stopper.py), the kernel alive and the user's variables kept.
+SWALLOWING = {
+    "sleep-except-baseexception": "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+    "    except BaseException:\n        pass",
+    "bare-except-continue": "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+    "    except:\n        continue",
+    "sigint-ignored": IGNORE_SIGINT + "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+    "    except BaseException:\n        pass",
+    "handler-that-retries": "import os\nsignal = os.sys.modules['signal']\n"
+    "def again(signum, frame):\n    signal.signal(signal.SIGINT, again)\n"
+    "signal.signal(signal.SIGINT, again)\n"
+    "while True:\n    try:\n        sum(range(1000))\n    except BaseException:\n        pass",
+    "swallowed-in-a-function": "import time\n"
+    "def fetch():\n    try:\n        time.sleep(0.01)\n    except BaseException:\n        return None\n"
+    "while True:\n    try:\n        fetch()\n    except BaseException:\n        continue",
+    "nested-handlers": "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+    "    except BaseException:\n        try:\n            pass\n"
+    "        except BaseException:\n            pass",
+}
+
+
+@pytest.mark.parametrize("code", list(SWALLOWING.values()), ids=list(SWALLOWING))
+def test_code_that_swallows_every_interrupt_is_stopped_and_the_kernel_keeps_its_variables(live_kernel, code):
+    live_kernel.execute("kept_through_the_limit = [1, 2, 3]")
+    result = live_kernel.run_case(code, timeout=1.0)
+    assert result["status"] == "timeout", result
+    assert result["duration_s"] < 1.0 + 5
+    assert live_kernel.answers()
+    assert live_kernel.evaluate("kept_through_the_limit") == [1, 2, 3]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="3.11 has no sys.monitoring: see code_stopper.py")
+def test_a_one_line_loop_inside_a_swallowing_try_is_stopped(live_kernel):
+    code = "while True:\n    try:\n        while True: pass\n    except BaseException:\n        continue"
+    result = live_kernel.run_case(code, timeout=1.0)
+    assert result["status"] == "timeout"
+    assert result["duration_s"] < 1.0 + 5
+    assert live_kernel.answers()
+
+
+def test_after_the_stopper_the_users_own_cells_run_untraced(live_kernel):
+    live_kernel.run_case(SWALLOWING["sleep-except-baseexception"], timeout=1.0)
+    assert live_kernel.evaluate("__import__('sys').gettrace() is None") is True
+    if sys.version_info >= (3, 12):
+        assert live_kernel.evaluate("[__import__('sys').monitoring.get_tool(i) for i in (3, 4)]") == [
+            None,
+            None,
+        ]

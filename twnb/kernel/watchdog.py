@@ -11,8 +11,13 @@ to re-install it (`Py_AddPendingCall`, since only the main thread may set handle
 Interrupt button works again as well. Past the limit, if the code is still running after
 `escalate_every_s`, the watchdog raises `TimeLimitExceeded` in the code's thread directly
 (`PyThreadState_SetAsyncExc`), which needs no handler and which a careless `except KeyboardInterrupt`
-does not swallow, and repeats that while the code runs. Leaving the watchdog turns it back into the
-`KeyboardInterrupt` callers expect.
+does not swallow. Code that swallows every exception (`except BaseException: pass` in a loop) survives
+all of that, so at the same moment the watchdog has a `CodeStopper` installed on the main thread
+(code_stopper.py), which raises `TimeLimitExceeded` where the code's own handlers cannot catch it; from
+then on it relies on the stopper alone (an asynchronous exception would land in the stopper's own
+Python code). Leaving the watchdog removes the stopper and turns the exception back into the
+`KeyboardInterrupt` callers expect. `code_namespace` (the shell's namespace) tells the stopper which
+frames are the code's: those below its `<module>` frame; without it, those the `with` block called.
 
 A call blocked in C sees none of this until it returns (a long `time.sleep` is woken by SIGINT, but not
 once the code ignored SIGINT). When the code is still running `unresponsive_after_s` past the limit,
@@ -32,10 +37,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
 from types import FrameType, TracebackType
+from typing import Any
+
+from twnb.kernel.code_stopper import CodeStopper, exempt, request_install
 
 # How long leaving waits for a sent signal to be handled; it normally takes microseconds. Only a
 # signal mask set by the code (SIGINT blocked) could make it wait this long.
@@ -61,8 +70,11 @@ class Watchdog:
         on_unresponsive: Callable[[str], None] | None = None,
         escalate_every_s: float = 0.5,
         unresponsive_after_s: float = 3.0,
+        code_namespace: dict[str, Any] | None = None,
     ) -> None:
         self.timeout = timeout
+        self.code_namespace = code_namespace
+        self.stopper: CodeStopper | None = None  # made on entering, on the main thread
         self.on_unresponsive = on_unresponsive
         self.escalate_every_s = escalate_every_s
         self.unresponsive_after_s = unresponsive_after_s
@@ -80,6 +92,7 @@ class Watchdog:
         self._finished = False  # the guarded code has ended: a signal arriving now is late
         self._closed = False
         self._reinstall_queued = False
+        self._async_sent = False  # an asynchronous exception was raised in the code's thread
         self._sent = 0  # SIGINTs sent while the handler was ours
         self._handled = 0  # ... and how many of them reached it
 
@@ -91,6 +104,8 @@ class Watchdog:
             # between requests); while the code runs, SIGINT must raise KeyboardInterrupt.
             self._saved_handler = signal.signal(signal.SIGINT, self._handler)
             _GUARDS.append(self)
+            entry = sys._getframe(1)  # the `with` statement's: the code runs in what it calls
+            self.stopper = CodeStopper(TimeLimitExceeded, code_namespace=self.code_namespace, entry=entry)
         if self.timeout is not None or self._on_main:
             self._thread = threading.Thread(target=self._watch, name="twnb-watchdog", daemon=True)
             try:
@@ -151,13 +166,15 @@ class Watchdog:
             deadline = time.monotonic() + _DELIVERY_WAIT_S
             while self._handled < self._sent and time.monotonic() < deadline:
                 time.sleep(0.001)  # a check point: the pending signal is handled (and dropped) here
-        # A pending asynchronous exception is cancelled by setting NULL (CPython's documented way).
-        _set_async_exc(self._target_ident, None)
+        if self._async_sent:
+            _cancel_async_exc(self._target_ident)
 
     def _restore(self) -> None:
         if self._closed:
             return
         self._closed = True
+        if self.stopper is not None:
+            self.stopper.remove()
         if self._on_main:
             if self in _GUARDS:
                 _GUARDS.remove(self)
@@ -202,10 +219,17 @@ class Watchdog:
                     next_push = now + self.escalate_every_s
                 elif now >= next_push and not self._reinstall_queued:
                     # The first interrupt was ignored (SIGINT ignored, caught and dropped, or a
-                    # blocking call): raise in the thread itself, which needs no handler. (Not
-                    # while a re-install is queued: that Python code would catch it.)
+                    # blocking call): on the main thread, the stopper takes over; elsewhere, raise in
+                    # the thread itself, which needs no handler. (Not while a re-install is queued:
+                    # that Python code would catch it.)
                     self.escalations += 1
-                    _set_async_exc(self._target_ident, TimeLimitExceeded)
+                    stopper = self.stopper
+                    if stopper is not None:
+                        if not stopper.installed:
+                            request_install(stopper)
+                    else:
+                        self._async_sent = True
+                        _set_async_exc(self._target_ident, TimeLimitExceeded)
                     next_push = now + self.escalate_every_s
                 if not self.unresponsive and now >= deadline + self.unresponsive_after_s:
                     self.unresponsive = True
@@ -217,12 +241,14 @@ class Watchdog:
     def _interrupt(self) -> None:
         if not self._on_main:
             # Off the main thread no signal reaches the code; raise asynchronously in that thread.
+            self._async_sent = True
             _set_async_exc(self._target_ident, KeyboardInterrupt)
             return
         if signal.getsignal(signal.SIGINT) is self._handler:
             self._sent += 1
         elif not self._reinstall_queued:
             # Ignored now: raise in the thread at once rather than wait for the escalation.
+            self._async_sent = True
             _set_async_exc(self._target_ident, KeyboardInterrupt)
         signal.pthread_kill(self._target_ident, signal.SIGINT)
 
@@ -241,6 +267,28 @@ def _unresponsive_text(elapsed: float, timeout: float | None) -> str:
     )
 
 
+class _Cancelled(BaseException):
+    """Replaces an asynchronous exception still pending when the code has ended; caught at once."""
+
+
+def _cancel_async_exc(thread_ident: int) -> None:
+    """Drop an asynchronous exception that may still be pending in the calling thread (`thread_ident`).
+
+    CPython's documented way, setting NULL, leaves the thread's eval breaker signalled for good on
+    3.11, after which a trace function set from a pending call never starts (the stopper of every
+    later time limit would stop nothing). So a harmless exception replaces it and is caught here,
+    where it lands at the loop's next check, which also clears the signal."""
+    if thread_ident != threading.get_ident():
+        _set_async_exc(thread_ident, None)
+        return
+    try:
+        _set_async_exc(thread_ident, _Cancelled)
+        for _ in range(100):  # each turn is a check of the eval breaker
+            pass
+    except _Cancelled:
+        pass
+
+
 def _set_async_exc(thread_ident: int, exc: type[BaseException] | None) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(thread_ident), None if exc is None else ctypes.py_object(exc)
@@ -251,16 +299,30 @@ def _set_async_exc(thread_ident: int, exc: type[BaseException] | None) -> None:
 _GUARDS: list[Watchdog] = []
 
 
-@ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)  # type: ignore[untyped-decorator]  # ctypes has no type
-def _reinstall_pending_call(_arg: int | None) -> int:
+def _reinstall_on_main_thread(_arg: int | None) -> int:
     with contextlib.suppress(Exception):  # a C callback must not raise
         if _GUARDS and threading.current_thread() is threading.main_thread():
             _GUARDS[-1]._reinstall_on_main()
     return 0
 
 
+_reinstall_pending_call = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(_reinstall_on_main_thread)
+
+
 ctypes.pythonapi.Py_AddPendingCall.argtypes = [type(_reinstall_pending_call), ctypes.c_void_p]
 ctypes.pythonapi.Py_AddPendingCall.restype = ctypes.c_int
+
+# The stopper never raises in these: they run on the code's thread but are the watchdog's own.
+exempt(
+    Watchdog._on_sigint,
+    Watchdog.close,
+    Watchdog._disarm,
+    Watchdog._restore,
+    Watchdog._reinstall_on_main,
+    Watchdog.__exit__,
+    _reinstall_on_main_thread,
+    _cancel_async_exc,
+)
 
 # Python runs a pending handler at a function's first instruction too: a signal handled there means
 # the code has already ended (`fired` still says the limit was reached).

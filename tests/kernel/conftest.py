@@ -89,7 +89,7 @@ class LiveKernel:
             redact = f"redact={redactor}.redact, remember_secrets={redactor}.remember, "
         setup = (
             "import json as __json, os as __os\n"
-            "from twnb.kernel import LiveShellExecutor as __LSE, ScanLimits\n"
+            "from twnb.kernel import LiveShellExecutor as __LSE\n"
             "from twnb.config.redaction import Redactor as __Redactor\n"
             "__case_executor = __LSE(get_ipython(), __os.getcwd(),"
             " __os.path.join(__os.getcwd(), 'artifacts'),"

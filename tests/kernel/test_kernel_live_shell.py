@@ -9,8 +9,6 @@ import nbformat
 import pytest
 from kernel_contract_cases import CONTRACT_CASES, CONTRACT_IDS
 
-from twnb.kernel import ScanLimits
-
 pytestmark = pytest.mark.slow
 
 
@@ -80,9 +78,11 @@ def test_syntax_error_is_an_error(live_kernel):
     assert live_kernel.answers()
 
 
-def test_ipython_syntax_runs(live_kernel):
+def test_ipython_syntax_runs_when_the_guard_is_off(live_kernel):
+    # With verification off (--no-verify) nothing refuses a shell escape; with it on, see
+    # test_runtime_guard.py.
     (live_kernel.workdir / "visible-file.txt").write_text("x")
-    result = live_kernel.run_case("%time total = sum(range(10))\n!ls")
+    result = live_kernel.run_case("%time total = sum(range(10))\n!ls", guarded=False)
     assert result["status"] == "success"
     assert "Wall time" in result["stdout"]
     assert "visible-file.txt" in result["stdout"]
@@ -149,7 +149,8 @@ def test_repr_that_raises_is_recorded(live_kernel):
 
 
 def test_deleting_own_variables_is_in_the_delta(live_kernel):
-    live_kernel.execute("doomed_a = 1\ndoomed_b = [1, 2]")
+    # Generated code made them, so it may delete them (the user's own are put back: test_runtime_guard.py).
+    live_kernel.run_case("doomed_a = 1\ndoomed_b = [1, 2]")
     result = live_kernel.run_case("del doomed_a, doomed_b")
     assert result["status"] == "success"
     deleted = {v["name"] for v in result["variables"] if v["kind"] == "deleted"}
@@ -177,17 +178,6 @@ def test_hundreds_of_files_are_found_within_the_scan_limit(live_kernel):
     assert len(result["files_created"]) == 50
     assert any("300 files" in note for note in result["notes"])
     assert live_kernel.answers()
-
-
-def test_file_scan_stops_at_its_file_limit(live_kernel):
-    code = (
-        "import os\nos.makedirs('aaa-limited', exist_ok=True)\n"
-        "for i in range(300):\n    open(f'aaa-limited/g{i:03}.txt', 'w').write('x')"
-    )
-    result = live_kernel.run_case(code, scan_limits=ScanLimits(max_files=100))
-    assert result["status"] == "success"
-    assert 0 < len(result["files_created"]) <= 100
-    assert any("file limit of 100" in note for note in result["notes"])
 
 
 def test_matplotlib_figure_becomes_a_png_artifact(live_kernel):

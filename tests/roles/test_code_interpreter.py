@@ -99,3 +99,34 @@ def test_unreadable_reply_asks_again_then_gives_up(interpreter, memory, fake_llm
     post = interpreter.generate(memory)
     assert post.send_to == "CodeInterpreter" and len(post.extra["dropped_attempts"]) == 3
     assert content(post, "execution_result") == "No code is executed due to code generation failure."
+
+
+def test_a_refusal_of_the_runtime_guard_revises_like_a_verification_refusal(interpreter, memory, fake_llm):
+    from twnb.kernel.guard_refusal import GuardRefusal
+
+    # The refusal comes from the kernel, whatever route the code took there; here, its second line.
+    fake_llm.load({"CodeInterpreter": [code("x = 1\nrun_report()")]})
+    post = interpreter.generate(memory)
+    assert interpreter.code_to_run(post) is not None
+    refusal = GuardRefusal(
+        "process",
+        "os.system",
+        "starting a process (os.system: ls) is not allowed for generated code.",
+        "Do it in Python.",
+        line=2,
+        source="run_report()",
+    )
+    error = ExecutionError("RuntimeGuardRefused", refusal.message)
+    result = ExecutionResult("e3", "...", "refused", error=error, refusals=[refusal])
+    interpreter.record_execution(post, result)
+    assert content(post, "execution_status") == "FAILURE"
+    assert post.send_to == "CodeInterpreter"
+    revise = content(post, "revise_message")
+    assert revise.startswith("The runtime guard refused what the code did while it ran:")
+    assert (
+        "Line 2: run_report() -> starting a process (os.system: ls)" in revise
+        and "Do it in Python." in revise
+    )
+    assert post.message.splitlines()[1] == "Line 2: run_report() -> " + refusal.message
+    record = next(a.extra for a in post.attachment_list if a.type.value == "execution_result")
+    assert record["status"] == "refused" and record["refusals"][0]["rule"] == "process"

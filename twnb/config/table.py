@@ -190,7 +190,8 @@ SETTINGS: tuple[Setting, ...] = (
         "verify",
         "bool",
         True,
-        "Check generated code before running it.",
+        "Check generated code before running it, and guard what it does while it runs (no processes, "
+        "ctypes, signals to the kernel, resetting or deleting your variables).",
         yaml_key="code_interpreter.verify",
     ),
     Setting(

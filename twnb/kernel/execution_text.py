@@ -20,6 +20,7 @@ _HEADLINES = {
     "timeout": "The execution was stopped: it ran past its time limit.",
     "interrupted": "The execution was interrupted.",
     "kernel_died": "The kernel died during the execution.",
+    "refused": "The runtime guard refused what the code did while it ran.",
 }
 
 
@@ -49,6 +50,8 @@ def execution_text_for_llm(
 ) -> str:
     """Bounded text describing `result`; artifacts as Markdown links (relative to `relative_to` if given)."""
     sections: list[str] = [_HEADLINES.get(result.status, f"Execution status: {result.status}.")]
+    if result.refusals:
+        sections.append("Refused:\n" + "\n".join(f"- {refusal}" for refusal in result.refusals))
     budget = max(200, max_chars)
     if result.result:
         result_text = head_and_tail(result.result, budget // 5, what="the result", head_share=0.9)

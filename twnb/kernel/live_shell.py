@@ -13,12 +13,15 @@ from typing import Any
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.comm_redaction import comm_messages_redacted
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
-from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, ScanLimits, changes_since, scan_directory
+from twnb.kernel.file_scan import FileChanges
+from twnb.kernel.guard_files import written_files
 from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
-from twnb.kernel.outcome import build_result, traceback_text
+from twnb.kernel.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.output_redaction import Redact
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.secret_screen import secret_variable_values
+from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.shell_hooks import recorded_shell_output
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
@@ -30,10 +33,15 @@ class LiveShellExecutor:
     variables land in the user's namespace, and the returned ExecutionResult records all of it.
 
     `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread,
-    even when the code ignores SIGINT; code it cannot stop (blocked in C) is reported in the cell
-    while it blocks, with what to do (restart the kernel).
-    `session_dir` and `artifacts_dir` are left out of the working-directory scan. Images the code
-    displays are saved in `artifacts_dir`, named after `run(..., artifact_name=...)` when given.
+    even when the code ignores SIGINT or swallows every interrupt; code it cannot stop (blocked in C)
+    is reported in the cell while it blocks, with what to do (restart the kernel).
+    The code runs under the runtime guard (runtime_guard.py, shell_guard.py): with `guarded` (the
+    default; False when verification is off) it refuses processes, ctypes, signals to the kernel, the
+    shell's reset and exit, and puts back the user's variables the code removed; the result's
+    `refusals` say what, and the status is "refused". Either way the files the code wrote are the
+    guard's record of them, wherever the code wrote; files in `session_dir` and `artifacts_dir` are
+    not artifacts. Images the code displays are saved in `artifacts_dir`, named after
+    `run(..., artifact_name=...)` when given.
     `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
     is shown in the notebook or recorded, and to what threads it left running write later; the user's
     own cells are not touched, except while such a thread still runs (their output is then redacted
@@ -51,7 +59,7 @@ class LiveShellExecutor:
         session_dir: str | os.PathLike[str] | None = None,
         *,
         default_timeout: float | None = None,
-        scan_limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+        guarded: bool = True,
         stream_head_chars: int = STREAM_HEAD_CHARS,
         stream_tail_chars: int = STREAM_TAIL_CHARS,
         max_listed_files: int = 200,
@@ -65,7 +73,7 @@ class LiveShellExecutor:
         self.artifacts_dir = Path(artifacts_dir)
         self.session_dir = Path(session_dir) if session_dir is not None else None
         self.default_timeout = default_timeout
-        self.scan_limits = scan_limits
+        self.guarded = guarded
         self.stream_head_chars = stream_head_chars
         self.stream_tail_chars = stream_tail_chars
         self.max_listed_files = max_listed_files
@@ -97,13 +105,15 @@ class LiveShellExecutor:
         execution_id = execution_id or new_execution_id()
         self._remember_secret_variables()
         limit = timeout if timeout is not None else self.default_timeout
-        notes: list[str] = []
-        skip = self._skipped_dirs()
-        before_files = scan_directory(self.workdir, skip=skip, limits=self.scan_limits)
+        guard = RuntimeGuard.installed()
+        shell_guard = ShellGuard.for_shell(self.shell, guard)
+        notes = [_late_note(refusal) for refusal in guard.take_late_refusals()]
         hidden = self._hidden_names()
         before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
-        watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr))
+        namespace = self.shell.user_global_ns
+        watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr), code_namespace=namespace)
+        run = GuardedRun(refuse=self.guarded, code_namespace=namespace)
         cell: Any = None
         interrupted_outside_code = False
         started = time.perf_counter()
@@ -115,7 +125,8 @@ class LiveShellExecutor:
             interrupts_end_in_user_code(self.shell),
         ):
             try:
-                with watchdog:
+                # The watchdog's thread starts before arming: it is twnb's, not the code's.
+                with watchdog, shell_guard.keeping(run), guard.watching(run):
                     cell = self.shell.run_cell(code, store_history=False)
             except KeyboardInterrupt:
                 # Landed in IPython's machinery rather than in the code: still this run's interrupt.
@@ -126,7 +137,11 @@ class LiveShellExecutor:
         self._remember_secret_variables()
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
-        changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
+        status, error = with_refusals(status, error, run.refusals)
+        created, modified = written_files(
+            run, skip=self._skipped_dirs(), workdirs=(self.workdir, os.getcwd())
+        )
+        changes = FileChanges([Path(p) for p in created], [Path(p) for p in modified])
         after_vars = (
             None
             if before_vars is None
@@ -148,6 +163,7 @@ class LiveShellExecutor:
             redact=self.redact,
             artifact_name=artifact_name,
             own_artifacts=own_artifacts,
+            refusals=run.refusals,
         )
 
     def _remember_secret_variables(self) -> None:
@@ -196,6 +212,10 @@ class LiveShellExecutor:
             notes.append("The code ran, but displaying its output raised an exception.")
             return "error", ExecutionError(ename, evalue, traceback_text(stb))
         return "success", None
+
+
+def _late_note(refusal: Any) -> str:
+    return f"A thread that earlier generated code started was refused after that code had ended: {refusal}"
 
 
 def _telling(stream: Any) -> Callable[[str], None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from twnb.kernel.ansi import strip_ansi
 from twnb.kernel.capture import OutputRecorder
 from twnb.kernel.file_scan import FileChanges
+from twnb.kernel.guard_refusal import GuardRefusal
 from twnb.kernel.image_artifacts import save_display_image
 from twnb.kernel.output_redaction import Redact, redact_error
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
@@ -20,6 +22,28 @@ def traceback_text(stb: list[str]) -> str:
     """Plain traceback text: colour codes and IPython's ruler lines of dashes removed."""
     lines = strip_ansi("\n".join(stb)).splitlines()
     return "\n".join(line for line in lines if line.strip("-") or not line).strip("\n")
+
+
+def with_refusals(
+    status: ExecutionStatus, error: ExecutionError | None, refusals: list[GuardRefusal]
+) -> tuple[ExecutionStatus, ExecutionError | None]:
+    """The outcome of a run the runtime guard refused something in: "refused", whatever the code made
+    of the refusal (it may have caught it and gone on), unless the user interrupted it (which ends the
+    Round). The error keeps the traceback the code showed, if any."""
+    if not refusals or status == "interrupted":
+        return status, error
+    message = "; ".join(dict.fromkeys(refusal.message for refusal in refusals))
+    return "refused", ExecutionError("RuntimeGuardRefused", message, error.traceback if error else "")
+
+
+def _redacted_refusal(refusal: GuardRefusal, redact: Redact) -> GuardRefusal:
+    """A refusal quotes the code's line and what it tried to run, which may carry a secret."""
+    return dataclasses.replace(
+        refusal,
+        message=redact(refusal.message),
+        source=redact(refusal.source),
+        subject=redact(refusal.subject),
+    )
 
 
 def save_images(
@@ -83,12 +107,15 @@ def build_result(
     redact: Redact | None = None,
     artifact_name: str | None = None,
     own_artifacts: Collection[str] | None = None,
+    refusals: list[GuardRefusal] | None = None,
 ) -> ExecutionResult:
     """The record of one run. `redact` (the session's) is applied to the error, which may quote the
     exception's message; the recorder's outputs were redacted as they came. Saved images are named
     after `artifact_name` when given (see `save_images`)."""
+    refusals = list(refusals or [])
     if redact is not None:
         error = redact_error(error, redact)
+        refusals = [_redacted_refusal(refusal, redact) for refusal in refusals]
     displays, image_paths, image_notes = save_images(
         recorder, artifacts_dir, execution_id, artifact_name, own_artifacts
     )
@@ -129,4 +156,5 @@ def build_result(
         outputs=recorder.outputs(),
         duration_s=duration_s,
         notes=all_notes,
+        refusals=refusals,
     )

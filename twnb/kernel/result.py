@@ -6,11 +6,13 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from twnb.kernel.guard_refusal import GuardRefusal
 from twnb.memory.clock import now_compact
 from twnb.memory.extras import PluginCallRecord
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.
-ExecutionStatus = Literal["success", "error", "timeout", "interrupted", "kernel_died"]
+# "refused": the runtime guard refused something the code did (`ExecutionResult.refusals` says what).
+ExecutionStatus = Literal["success", "error", "timeout", "interrupted", "kernel_died", "refused"]
 VariableChangeKind = Literal["created", "rebound", "changed", "deleted"]
 
 
@@ -63,8 +65,9 @@ class ExecutionResult:
     `stdout`/`stderr` are the captured stream text, capped (head and tail kept, an explicit note marks
     what was left out: see `stdout_chars`/`stderr_chars` for the true sizes). `outputs` holds every
     output as an nbformat v4 output dict (stream, execute_result, display_data, error) for replay;
-    `artifacts` lists absolute paths of files the code produced (saved display images first, then files
-    created or modified in the working directory).
+    `artifacts` lists absolute paths of files the code produced (saved display images first, then the
+    files it created or modified). `refusals` are what the runtime guard refused while the code ran
+    (the status is then "refused", unless the user interrupted it).
     """
 
     execution_id: str
@@ -90,6 +93,7 @@ class ExecutionResult:
     kernel_restarted: bool = False
     # The calls the code made to plugins (twnb/plugins/), recorded around the run.
     plugin_calls: list[PluginCallRecord] = field(default_factory=list)
+    refusals: list[GuardRefusal] = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -110,6 +114,7 @@ class ExecutionResult:
         if fields.get("error") is not None:
             fields["error"] = ExecutionError.from_dict(fields["error"])
         fields["variables"] = [VariableChange.from_dict(v) for v in fields.get("variables", [])]
+        fields["refusals"] = [GuardRefusal.from_dict(r) for r in fields.get("refusals", [])]
         return cls(**fields)
 
 

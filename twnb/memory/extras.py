@@ -7,7 +7,7 @@ these are the shapes it is read back as, not wrapper classes.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypedDict
+from typing import Any, Final, NotRequired, TypedDict
 
 
 class UsageRecord(TypedDict, total=False):
@@ -184,7 +184,9 @@ class RoundExtra(TypedDict, total=False):
 class ExecutionRecord(TypedDict):
     """The `execution_result` attachment's `extra`: what the kernel reported, beside the bounded text
     the LLM sees. `outputs` are nbformat v4 output dicts (for replay); `variables` the names the code
-    created, rebound, changed or deleted (`VariableChange.to_dict()`)."""
+    created, rebound, changed or deleted (`VariableChange.to_dict()`); `refusals`, when the runtime
+    guard refused something the code did (status "refused"), each as `GuardRefusal.to_dict()`: rule,
+    event, message, hint, line, source, subject."""
 
     execution_id: str
     status: str
@@ -193,6 +195,7 @@ class ExecutionRecord(TypedDict):
     outputs: list[dict[str, Any]]
     duration_s: float
     notes: list[str]
+    refusals: NotRequired[list[dict[str, Any]]]
 
 
 POST_EXTRA_KEYS: Final = tuple(PostExtra.__annotations__)

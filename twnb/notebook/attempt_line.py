@@ -1,9 +1,11 @@
 """One quiet line in the Round's cell for code that raised, instead of a red traceback.
 
 The traceback of a failed attempt is kept in its Post and shown inside the Round's display; the cell
-itself gets at most this one line ("attempt 1 raised KeyError: 'sales'; revised"), a plain-text
-display updated in place as attempts fail. A Round that ends failed or interrupted ends the line with
-its reason, so the cell says clearly how it ended without an `error` output that reads as a crash.
+itself gets at most this one line ("attempt 1 raised KeyError: 'sales'; revised", or "attempt 2 was
+refused by the runtime guard: starting a process (os.system: ls) is not allowed ...; revised"), a
+plain-text display updated in place as attempts fail. A Round that ends failed or interrupted ends the
+line with its reason, so the cell says clearly how it ended without an `error` output that reads as a
+crash.
 """
 
 from __future__ import annotations
@@ -18,11 +20,18 @@ _VALUE_CHARS = 120
 
 
 def attempt_failure(post: Post) -> str | None:
-    """ "KeyError: 'sales'" when the code of `post` ran and raised (or hit its time limit), else None."""
+    """ "raised KeyError: 'sales'" when the code of `post` ran and raised (or hit its time limit), "was
+    refused by the runtime guard: ..." when the guard refused what it did, else None."""
     for attachment in post.get_attachment(AttachmentType.execution_result):
         extra = attachment.extra if isinstance(attachment.extra, dict) else {}
+        if extra.get("status") == "refused":
+            refusals = extra.get("refusals") or []
+            messages = [str(r.get("message", "")) for r in refusals if isinstance(r, dict)]
+            return "was refused by the runtime guard: " + (
+                "; ".join(messages) or str(extra.get("error") or "")
+            )
         if extra.get("status") in ("error", "timeout") and extra.get("error"):
-            return str(extra["error"])
+            return "raised " + str(extra["error"])
     return None
 
 
@@ -69,7 +78,7 @@ class AttemptLine:
         if len(first_line) > _VALUE_CHARS:
             first_line = first_line[: _VALUE_CHARS - 1] + "…"
         outcome = "revised" if post.send_to == self.coder else f"handed back to {post.send_to}"
-        self.parts.append(f"attempt {self._attempt} raised {first_line}; {outcome}")
+        self.parts.append(f"attempt {self._attempt} {first_line}; {outcome}")
         self._show()
 
     def finish(self, round: Any) -> None:

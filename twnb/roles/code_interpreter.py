@@ -223,21 +223,18 @@ class CodeInterpreter(Role):
         text = execution_text_for_llm(result, max_chars=self.result_chars, relative_to=self.workdir)
         error = f"{result.error.ename}: {result.error.evalue}" if result.error is not None else None
         attach(post, AttachmentType.execution_status, "SUCCESS" if result.success else "FAILURE", observer)
-        attach(
-            post,
-            AttachmentType.execution_result,
-            text,
-            observer,
-            extra=ExecutionRecord(
-                execution_id=result.execution_id,
-                status=result.status,
-                error=error,
-                variables=[v.to_dict() for v in result.variables],
-                outputs=list(result.outputs),
-                duration_s=round(result.duration_s, 3),
-                notes=list(result.notes),
-            ),
+        record = ExecutionRecord(
+            execution_id=result.execution_id,
+            status=result.status,
+            error=error,
+            variables=[v.to_dict() for v in result.variables],
+            outputs=list(result.outputs),
+            duration_s=round(result.duration_s, 3),
+            notes=list(result.notes),
         )
+        if result.refusals:
+            record["refusals"] = [refusal.to_dict() for refusal in result.refusals]
+        attach(post, AttachmentType.execution_result, text, observer, extra=record)
         attach(post, AttachmentType.artifact_paths, [str(p) for p in result.artifacts], observer)
         if result.plugin_calls:
             post.extra["plugin_calls"] = [dict(call) for call in result.plugin_calls]  # type: ignore[misc]
@@ -251,7 +248,11 @@ class CodeInterpreter(Role):
         if post.extra.get("edited_by") == "User":
             message = EDITED_BY_USER + " " + message
         self._set_message(post, message, observer)
-        if not result.success and result.status != "interrupted":
+        if result.status == "refused":
+            # As a verification refusal: the model is told what was refused and how to do without it.
+            problem = "\n".join(str(refusal) for refusal in result.refusals)
+            self._route(post, revisions, self.templates.fill("revise_guard_refused", error=problem), observer)
+        elif not result.success and result.status != "interrupted":
             self._route(post, revisions, self.templates.fill("revise_failure", error=text), observer)
         return post
 
@@ -364,6 +365,9 @@ class CodeInterpreter(Role):
             return " ".join(parts)
         if result.status == "interrupted":
             return "The code was interrupted."
+        if result.status == "refused":
+            problems = "\n".join(refusal.problem for refusal in result.refusals)
+            return f"The runtime guard refused what the code did:\n{problems}"
         if result.status == "timeout":
             return f"The code was stopped at its time limit: {clip(error or '', 300, one_line=True)}"
         return f"The code failed: {clip(error or 'unknown error', 300, one_line=True)}"

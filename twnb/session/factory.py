@@ -193,6 +193,7 @@ def build_live_session(
         artifacts,
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
+        guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )

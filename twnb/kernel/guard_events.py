@@ -1,0 +1,216 @@
+"""What the runtime guard makes of each audit event (PEP 578) raised while generated code runs.
+
+Audit events are raised by what code *does*, whatever route it took: `os.system` raises `os.system`
+whether the code called it, `get_ipython().system(...)` did, or a magic behind `.ex(...)` did. So the
+guard judges events, never names. Event names and arguments are the same on Python 3.11 to 3.13 for
+everything here (checked on each), except the thread events, which 3.11 does not raise (threads are
+followed by wrapping their start functions instead: runtime_guard.py).
+
+Two kinds of events matter:
+- refused ones: process creation, ctypes, signals to the kernel's own process (`refusal_for`);
+- file effects: what the code opened for writing, moved, removed (`file_effect`), which become the
+  run's artifacts (guard_files.py).
+
+Stdlib only: sent as source to kernels where twnb is not installed (kernel_guard.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from twnb.kernel.guard_refusal import CTYPES, PROCESS, SIGNAL, THREAD
+
+# event -> index of the argument that names what is run (None: nothing to show)
+_PROCESS_EVENTS: dict[str, int | None] = {
+    "os.system": 0,
+    "subprocess.Popen": 1,
+    "os.exec": 1,
+    "os.posix_spawn": 1,
+    "os.posix_spawnp": 1,
+    "os.fork": None,
+    "os.forkpty": None,
+    "os.startfile": 0,
+}
+_SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
+THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})
+_FILE_EVENTS = frozenset(
+    {
+        "open",
+        "os.rename",
+        "os.remove",
+        "shutil.rmtree",
+        "os.symlink",
+        "os.link",
+        "os.truncate",
+        "sqlite3.connect",
+    }
+)
+# Every event ctypes raises (3.11 to 3.13, the Windows-only ones and 3.14's memoryview_at included),
+# listed so that the hook's fast path is one set lookup.
+CTYPES_EVENTS = frozenset(
+    f"ctypes.{name}"
+    for name in (
+        "PyObj_FromPtr",
+        "addressof",
+        "call_function",
+        "cdata",
+        "cdata/buffer",
+        "create_string_buffer",
+        "create_unicode_buffer",
+        "dlopen",
+        "dlsym",
+        "dlsym/handle",
+        "get_errno",
+        "set_errno",
+        "get_last_error",
+        "set_last_error",
+        "set_exception",
+        "seh_exception",
+        "string_at",
+        "wstring_at",
+        "memoryview_at",
+    )
+)
+
+HINTS = {
+    PROCESS: (
+        "Generated code may not start processes (the shell, pip, other programs): do it in Python with "
+        "the allowed libraries, and if a package is missing, say so."
+    ),
+    CTYPES: "Generated code may not load or call C libraries through ctypes: use the allowed libraries.",
+    SIGNAL: "Let the code end normally, or raise an exception to stop early.",
+    THREAD: "Start threads with threading.Thread.",
+}
+
+# Write access in an `open` event's flags (os.open and the io module both report the os.O_* flags).
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def is_ctypes(event: str) -> bool:
+    return event in CTYPES_EVENTS
+
+
+def refusal_for(event: str, args: tuple[Any, ...]) -> tuple[str, str, str] | None:
+    """(rule, subject, message) when generated code may not do what `event` says, else None.
+
+    ctypes events are refused only when the code itself made them (libraries it uses may load C
+    libraries: scikit-learn's threadpoolctl does); the guard decides that from the stack, so this
+    answers for the code's own call."""
+    if event in _PROCESS_EVENTS:
+        index = _PROCESS_EVENTS[event]
+        subject = _shown(args[index]) if index is not None and len(args) > index else ""
+        what = f"{event}: {subject}" if subject else event
+        return PROCESS, subject, f"starting a process ({what}) is not allowed for generated code."
+    if event in _SIGNAL_EVENTS:
+        return _signal_refusal(event, args)
+    if event in CTYPES_EVENTS:
+        subject = _shown(args[0]) if args else ""
+        return (
+            CTYPES,
+            subject,
+            f"using ctypes ({event}{': ' + subject if subject else ''}) is not allowed for generated code.",
+        )
+    return None
+
+
+def _signal_refusal(event: str, args: tuple[Any, ...]) -> tuple[str, str, str] | None:
+    if len(args) < 2 or args[1] == 0:  # signal 0 only asks whether the target exists
+        return None
+    target, signum = args[0], args[1]
+    if event == "signal.pthread_kill":
+        hits = True  # every thread it can name is one of this process's
+    elif event == "os.killpg":
+        hits = target in (0, os.getpgrp())
+    else:
+        # this process, its group (0 or -pgid), every process (-1), or the server that started it
+        hits = target in (os.getpid(), 0, -1, -os.getpgrp(), os.getppid())
+    if not hits:
+        return None
+    name = _signal_name(signum)
+    message = (
+        f"sending {name} to the notebook's own kernel ({event}) is not allowed: it could stop the kernel "
+        "and lose the user's variables."
+    )
+    return SIGNAL, name, message
+
+
+@dataclass(frozen=True)
+class FileEffect:
+    """What an event did to a file: `write` (opened for writing, created, truncated), `maybe_write`
+    (a database opened: written only if it changed), `move` (from `source` to `path`), `remove`,
+    `remove_tree`. Paths are absolute, resolved against the working directory at the event."""
+
+    kind: str
+    path: str
+    source: str = ""
+
+
+def file_effect(event: str, args: tuple[Any, ...]) -> FileEffect | None:
+    if event not in _FILE_EVENTS or not args:
+        return None
+    if event == "open":
+        path, mode, flags = [*args, None, None][:3]
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            mode is None and isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+        )
+        return _effect("write", path) if writes else None
+    if event == "os.rename" and len(args) >= 2:
+        moved = _effect("move", args[1])
+        source = _absolute(args[0])
+        return FileEffect("move", moved.path, source) if moved is not None and source else None
+    if event in ("os.symlink", "os.link") and len(args) >= 2:
+        return _effect("write", args[1])
+    if event == "os.remove":
+        return _effect("remove", args[0])
+    if event == "shutil.rmtree":
+        return _effect("remove_tree", args[0])
+    if event == "os.truncate":
+        return _effect("write", args[0])
+    if event == "sqlite3.connect":
+        database = args[0]
+        if isinstance(database, str) and (database == ":memory:" or database.startswith("file:")):
+            return None
+        return _effect("maybe_write", database)
+    return None
+
+
+def _effect(kind: str, path: Any) -> FileEffect | None:
+    absolute = _absolute(path)
+    return FileEffect(kind, absolute) if absolute else None
+
+
+def _absolute(path: Any) -> str:
+    """The absolute path an event names, "" for a file descriptor or anything unreadable. Resolved now:
+    after the code's `os.chdir`, a relative name means the new folder."""
+    if isinstance(path, int) or path is None:
+        return ""
+    try:
+        text = os.fsdecode(os.fspath(path))
+        return os.path.abspath(text)
+    except (TypeError, ValueError, OSError):
+        return ""
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, list | tuple):
+        value = " ".join(os.fsdecode(v) if isinstance(v, bytes | str) else str(v) for v in value)
+    text = str(value)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _signal_name(signum: Any) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except (ValueError, TypeError):
+        return f"signal {signum}"
+
+
+# What the hook looks at; every other event (pandas raises thousands of `builtins.id` a second) costs
+# the hook's call and one set lookup.
+WATCHED_EVENTS = frozenset({*_PROCESS_EVENTS, *_SIGNAL_EVENTS, *THREAD_EVENTS, *_FILE_EVENTS, *CTYPES_EVENTS})

@@ -1,0 +1,404 @@
+"""The runtime guard: what generated code does while it runs, seen and judged as it happens.
+
+Verification reads the code before it runs; this watches what it does, whatever route it took
+(`os.system`, `get_ipython().system`, a magic behind `.ex(...)`, IPython's background jobs, a thread).
+One PEP 578 audit hook per process (`sys.addaudithook`: it can never be removed, so it is added once and
+acts only for threads that are *armed*). A thread is armed while it runs generated code (`watching`)
+and, for their whole life, so are the threads that code starts: their start functions are wrapped so
+each new thread arms itself with its parent's run. The user's own cells run unarmed and are never
+touched.
+
+For an armed thread, the hook (guard_events.py says what each event means):
+- refuses process creation, ctypes used by the code itself, and signals to the kernel's own process:
+  it records a `GuardRefusal` in the run (with the line of the code that did it) and raises
+  `RuntimeGuardRefused` there, so the action never happens; the run keeps the refusal even when the
+  code catches the exception;
+- records the files the code opened for writing, moved, removed: the run's exact artifacts, wherever
+  the working folder is (guard_files.py turns them into paths).
+
+Data libraries that write files from C (pyarrow, polars) raise no audit event either: their writers
+tell the guard (library_writers.py). Some ways to stop the kernel raise no audit event (`os._exit`,
+`os.abort`, `signal.raise_signal`, `signal.alarm`, and `_posixsubprocess.fork_exec`, which
+multiprocessing calls directly): those functions are wrapped, once, and refuse for armed threads
+only. IPython's own routes (`reset`, `ask_exit`, a cleared namespace) are the shell's business:
+shell_guard.py.
+
+What it cannot do: code that means harm can disarm anything in its own process (reach the original
+functions, clear the armed set, write memory through a C extension). The guard stops what a model
+plausibly writes, including its next try after a refusal; it is not a sandbox.
+
+Stdlib only (IPython is not needed here): kernel_guard.py sends this source to kernels where twnb is
+not installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import linecache
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any, ClassVar
+
+from twnb.kernel.code_stopper import exempt
+from twnb.kernel.guard_events import (
+    HINTS,
+    THREAD_EVENTS,
+    WATCHED_EVENTS,
+    FileEffect,
+    file_effect,
+    is_ctypes,
+    refusal_for,
+)
+from twnb.kernel.guard_refusal import KERNEL_EXIT, SIGNAL, THREAD, GuardRefusal, RuntimeGuardRefused
+
+_KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
+
+
+@dataclass
+class GuardedRun:
+    """One execution under the guard: whether it refuses (False: verification is off, files are still
+    recorded), the namespace its code runs in (to find the code's line in a stack), and what happened.
+
+    `writes` maps each file the code wrote to whether it existed before its first write; `maybe_writes`
+    (databases it opened) to their (size, mtime) before, None when absent."""
+
+    refuse: bool = True
+    code_namespace: dict[str, Any] | None = None
+    refusals: list[GuardRefusal] = field(default_factory=list)
+    writes: dict[str, bool] = field(default_factory=dict)
+    maybe_writes: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    ended: bool = False
+    # The frame that armed the run (the executor's): the code's frames are below it. Held while armed.
+    armed_in: FrameType | None = None
+
+    def record(self, effect: FileEffect) -> None:
+        path = effect.path
+        if effect.kind == "write":
+            if path not in self.writes:
+                self.writes[path] = os.path.lexists(path)
+        elif effect.kind == "maybe_write":
+            if path not in self.writes and path not in self.maybe_writes:
+                self.maybe_writes[path] = _signature(path)
+        elif effect.kind == "move":
+            self.writes.pop(effect.source, None)
+            self.maybe_writes.pop(effect.source, None)
+            if path not in self.writes:
+                self.writes[path] = os.path.lexists(path)
+        elif effect.kind == "remove":
+            self.writes.pop(path, None)
+            self.maybe_writes.pop(path, None)
+        elif effect.kind == "remove_tree":
+            prefix = path.rstrip(os.sep) + os.sep
+            for table in (self.writes, self.maybe_writes):
+                for written in [p for p in table if p == path or p.startswith(prefix)]:
+                    del table[written]
+
+
+class RuntimeGuard:
+    """The process's guard. `RuntimeGuard.installed()` gives the one instance, installing it first."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self) -> None:
+        # thread ident -> the run it works for. Read by the hook for every watched event (a dict lookup).
+        self._armed: dict[int, GuardedRun] = {}
+        self._busy = threading.local()  # the hook's own file reads must not come back into it
+        self._late: list[GuardRefusal] = []  # refused in threads of runs that had ended
+
+    @classmethod
+    def installed(cls) -> RuntimeGuard:
+        """The guard of this process (one hook per process, however often twnb's modules are loaded)."""
+        with cls._lock:
+            guard: RuntimeGuard | None = getattr(sys, _PROCESS_ATTRIBUTE, None)
+            if guard is None:
+                guard = cls()
+                guard._install()
+                setattr(sys, _PROCESS_ATTRIBUTE, guard)
+            return guard
+
+    # -- arming --------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def watching(self, run: GuardedRun) -> Iterator[GuardedRun]:
+        """Arm the calling thread for `run` while the block runs (threads it starts stay armed)."""
+        ident = threading.get_ident()
+        previous = self._armed.get(ident)
+        run.armed_in = sys._getframe(2)  # past contextlib's __enter__: the `with` statement's frame
+        self._armed[ident] = run
+        try:
+            yield run
+        finally:
+            if previous is None:
+                self._armed.pop(ident, None)
+            else:
+                self._armed[ident] = previous
+            run.ended = True
+            run.armed_in = None
+
+    def armed_run(self) -> GuardedRun | None:
+        """The run the calling thread works for, if it is armed."""
+        return self._armed.get(threading.get_ident())
+
+    def take_late_refusals(self) -> list[GuardRefusal]:
+        """What the guard refused in threads of runs that had already ended (told with the next run)."""
+        late, self._late = self._late, []
+        return late
+
+    def refuse(self, run: GuardedRun, refusal: GuardRefusal) -> None:
+        """Record `refusal` in `run` (or as late, if the run has ended) and raise it where we are."""
+        (self._late if run.ended else run.refusals).append(refusal)
+        raise RuntimeGuardRefused(refusal)
+
+    def refusal_here(
+        self, run: GuardedRun, rule: str, event: str, message: str, hint: str, subject: str = ""
+    ) -> GuardRefusal:
+        """A refusal naming the line of the code being run in the calling thread's stack."""
+        line, source = _code_line(sys._getframe(1), run)
+        return GuardRefusal(rule, event, message, hint, line, source, subject)
+
+    # -- the hook ---------------------------------------------------------------------------------------
+
+    def _audit_hook(self) -> Callable[[str, tuple[Any, ...]], None]:
+        """The hook: a plain function with its lookups bound (a bound method called by the
+        interpreter costs twice as much, on every audit event of the process)."""
+        watched, armed, get_ident, act = WATCHED_EVENTS, self._armed, threading.get_ident, self._act
+
+        def audit_hook(event: str, args: tuple[Any, ...]) -> None:
+            if event not in watched:
+                return
+            run = armed.get(get_ident())
+            if run is not None:
+                act(run, event, args)
+
+        exempt(audit_hook)
+        return audit_hook
+
+    def _act(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> None:
+        if getattr(self._busy, "on", False):
+            return
+        self._busy.on = True
+        try:
+            refusal = self._judge(run, event, args)
+        except Exception:  # a fault of ours must never break what the code was doing
+            refusal = None
+        finally:
+            self._busy.on = False
+        if refusal is not None:
+            self.refuse(run, refusal)
+
+    def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | None:
+        effect = file_effect(event, args)
+        if effect is not None:
+            run.record(effect)
+            return None
+        if not run.refuse:
+            return None
+        if event in THREAD_EVENTS:
+            # 3.12 and later report every thread start: one not made through our wrappers (a start
+            # function captured before the guard) would run unarmed, so it is refused.
+            if args and not isinstance(args[0], _Follower):
+                message = "starting a thread with a start function the guard cannot follow is not allowed."
+                return self._refusal(run, THREAD, event, message, HINTS[THREAD])
+            return None
+        judged = refusal_for(event, args)
+        if judged is None:
+            return None
+        rule, subject, message = judged
+        if is_ctypes(event) and not _made_by_code(sys._getframe(3)):
+            return None  # a library the code uses loads its own C code (threadpoolctl, say)
+        return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
+
+    def _refusal(
+        self, run: GuardedRun, rule: str, event: str, message: str, hint: str, subject: str = ""
+    ) -> GuardRefusal:
+        line, source = _code_line(sys._getframe(4), run)
+        return GuardRefusal(rule, event, message, hint, line, source, subject)
+
+    # -- installing -------------------------------------------------------------------------------------
+
+    def _install(self) -> None:
+        from twnb.kernel.library_writers import LibraryWriters
+
+        self._follow_threads()
+        self._wrap_unaudited()
+        LibraryWriters(self._record_armed).install()
+        sys.addaudithook(self._audit_hook())
+
+    def _record_armed(self, effect: FileEffect) -> None:
+        """A file a library writes from C (library_writers.py), for the calling thread's run if armed."""
+        run = self._armed.get(threading.get_ident())
+        if run is not None:
+            run.record(effect)
+
+    def _follow_threads(self) -> None:
+        import _thread
+
+        for module in (_thread, threading):
+            for name in ("start_new_thread", "start_new", "_start_new_thread", "start_joinable_thread",
+                         "_start_joinable_thread"):  # fmt: skip
+                original = getattr(module, name, None)
+                if callable(original) and not isinstance(original, _ThreadStart):
+                    setattr(module, name, _ThreadStart(original, self))
+
+    def _wrap_unaudited(self) -> None:
+        """Functions that stop the kernel, or start processes, without raising an audit event."""
+
+        def exits(name: str) -> Callable[[tuple[Any, ...]], str | None]:
+            def judge(args: tuple[Any, ...]) -> str | None:
+                return f"{name} would stop the notebook's kernel and lose every variable."
+
+            return judge
+
+        def signal_to_self(name: str, delay_index: int | None) -> Callable[[tuple[Any, ...]], str | None]:
+            def judge(args: tuple[Any, ...]) -> str | None:
+                if delay_index is not None and len(args) > delay_index and not args[delay_index]:
+                    return None  # alarm(0) and setitimer(which, 0) cancel a timer
+                return f"{name} sends a signal to the notebook's own kernel, which could stop it."
+
+            return judge
+
+        self._wrap(os, "_exit", KERNEL_EXIT, exits("os._exit"), _KERNEL_EXIT_HINT)
+        self._wrap(os, "abort", KERNEL_EXIT, exits("os.abort"), _KERNEL_EXIT_HINT)
+        for name, delay_index in (("raise_signal", None), ("alarm", 0), ("setitimer", 1)):
+            self._wrap(signal, name, SIGNAL, signal_to_self(f"signal.{name}", delay_index), HINTS[SIGNAL])
+        try:
+            import _posixsubprocess
+        except ImportError:
+            return
+        self._wrap(
+            _posixsubprocess,
+            "fork_exec",
+            "process",
+            lambda args: "starting a process (_posixsubprocess.fork_exec) is not allowed for generated code.",
+            HINTS["process"],
+        )
+
+    def _wrap(
+        self,
+        module: Any,
+        name: str,
+        rule: str,
+        judge: Callable[[tuple[Any, ...]], str | None],
+        hint: str,
+    ) -> None:
+        original = getattr(module, name, None)
+        if original is None or getattr(original, "_twnb_guarded", False):
+            return
+        guard = self
+        event = f"{module.__name__}.{name}"
+
+        @functools.wraps(original)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            run = guard._armed.get(threading.get_ident())
+            if run is not None and run.refuse:
+                message = judge(args)
+                if message is not None:
+                    guard.refuse(run, guard.refusal_here(run, rule, event, message, hint))
+            return original(*args, **kwargs)
+
+        guarded._twnb_guarded = True  # type: ignore[attr-defined]
+        setattr(module, name, guarded)
+
+
+_PROCESS_ATTRIBUTE = "_twnb_runtime_guard"
+
+
+class _Follower:
+    """A new thread's function, wrapped: the thread arms itself for its parent's run, for its life."""
+
+    __slots__ = ("function", "guard", "run")
+
+    def __init__(self, function: Callable[..., Any], guard: RuntimeGuard, run: GuardedRun) -> None:
+        self.function = function
+        self.guard = guard
+        self.run = run
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        ident = threading.get_ident()
+        self.guard._armed[ident] = self.run
+        try:
+            return self.function(*args, **kwargs)
+        finally:
+            self.guard._armed.pop(ident, None)
+
+
+class _ThreadStart:
+    """`_thread.start_new_thread` and its kin, wrapped: a thread started by an armed thread follows it."""
+
+    def __init__(self, original: Callable[..., Any], guard: RuntimeGuard) -> None:
+        self.original = original
+        self.guard = guard
+
+    def __call__(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        run = self.guard._armed.get(threading.get_ident())
+        if run is not None:
+            function = _Follower(function, self.guard, run)
+        return self.original(function, *args, **kwargs)
+
+
+def _made_by_code(frame: FrameType | None) -> bool:
+    """Whether the first frame outside ctypes (and the import system) is the code's, not a library's:
+    a library is a module in sys.modules whose globals the frame runs in."""
+    f = frame
+    while f is not None:
+        name = f.f_globals.get("__name__")
+        if isinstance(name, str) and (name == "ctypes" or name.startswith(("ctypes.", "importlib"))):
+            f = f.f_back
+            continue
+        module = sys.modules.get(name) if isinstance(name, str) else None
+        library = (
+            name != "__main__" and module is not None and getattr(module, "__dict__", None) is f.f_globals
+        )
+        return not library
+    return False
+
+
+def _code_line(frame: FrameType | None, run: GuardedRun) -> tuple[int, str]:
+    """(line, source) of the code in this stack, below the frame that armed the run: the innermost
+    frame running in the code's namespace whose file is the outermost such frame's (the code's own
+    cell), else the innermost in it. (Above the arming frame is the user's own cell that asked for the
+    Round, in the same namespace.)"""
+    namespace = run.code_namespace
+    if namespace is None:
+        return 0, ""
+    frames: list[FrameType] = []
+    f = frame
+    while f is not None and f is not run.armed_in:
+        if f.f_globals is namespace:
+            frames.append(f)
+        f = f.f_back
+    if not frames:
+        return 0, ""
+    cell = next((f for f in reversed(frames) if f.f_code.co_name == "<module>"), frames[-1])
+    chosen = next((f for f in frames if f.f_code.co_filename == cell.f_code.co_filename), frames[0])
+    line = chosen.f_lineno or 0
+    source = linecache.getline(chosen.f_code.co_filename, line).strip() if line else ""
+    return line, source
+
+
+def _signature(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+# The time limit's stopper never raises inside the guard's own bookkeeping on the code's thread.
+exempt(
+    RuntimeGuard._act,
+    RuntimeGuard._judge,
+    RuntimeGuard._refusal,
+    RuntimeGuard.refusal_here,
+    RuntimeGuard.refuse,
+    GuardedRun.record,
+    _ThreadStart.__call__,
+    _made_by_code,
+    _code_line,
+)

@@ -1,0 +1,145 @@
+"""The runtime guard's part in the IPython shell: the user's variables survive generated code.
+
+Two routes to lost work raise no audit event, because they are plain Python on the shell's objects:
+- `reset` (`InteractiveShell.instance().reset(new_session=False)`, `%reset -f`, reached through any
+  object: every shell is an instance of the class), and `ask_exit` through the class (exit_guard.py
+  covers the instance and the names `exit`/`quit`). Both are wrapped once on the shell's classes and
+  refuse when the calling thread is armed (runtime_guard.py), before anything is done.
+- the namespace itself: `get_ipython().user_ns.clear()`, `globals().clear()`, `del` in a loop,
+  `%reset_selective`, `%xdel`, `shell.user_ns = {}`. A dict's methods cannot be wrapped, so the
+  namespace is kept instead (`keeping`): a shallow snapshot (names and references, no copies) before
+  the code runs, and after it every name the code removed that it did not make itself is put back,
+  the same object, and the run records a refusal. Names generated code made (created or rebound by
+  an earlier or this run, and not rebound by the user since) are its own to delete.
+
+Stdlib and the shell object only (no IPython import): sent as source to other kernels (kernel_guard.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import weakref
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from twnb.kernel.guard_refusal import KERNEL_EXIT, NAMESPACE, GuardRefusal
+from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
+
+_NAMESPACE_HINT = (
+    "Never delete, clear or reset the user's variables: give your results new names, and leave the "
+    "rest of the namespace as it is."
+)
+_MISSING = object()
+_LISTED_NAMES = 8
+
+
+class ShellGuard:
+    """The guard's hold on one shell. `ShellGuard.for_shell(shell)` gives the shell's, made once."""
+
+    _shells: ClassVar[weakref.WeakKeyDictionary[Any, ShellGuard]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, shell: Any, guard: RuntimeGuard) -> None:
+        self.shell = shell
+        self.guard = guard
+        # name -> id of the object generated code last bound to it (its own to delete)
+        self._made_by_code: dict[str, int] = {}
+        _wrap_shell_routes(type(shell), guard)
+
+    @classmethod
+    def for_shell(cls, shell: Any, guard: RuntimeGuard | None = None) -> ShellGuard:
+        found = cls._shells.get(shell)
+        if found is None:
+            found = cls._shells[shell] = cls(shell, guard or RuntimeGuard.installed())
+        return found
+
+    @contextlib.contextmanager
+    def keeping(self, run: GuardedRun) -> Iterator[None]:
+        """Put back whatever the block removes from the shell's namespace that generated code did not
+        make; with `run.refuse`, record that as a refusal. Names the block creates or rebinds become
+        generated code's own."""
+        shell = self.shell
+        namespace, module = shell.user_ns, getattr(shell, "user_module", None)
+        global_namespace = getattr(shell, "user_global_ns", namespace)
+        own = self._made_by_code
+        kept = {n: v for n, v in namespace.items() if own.get(n) != id(v)}
+        identities = {n: id(v) for n, v in namespace.items()}
+        try:
+            yield
+        finally:
+            swapped = self._restore_attributes(namespace, module)
+            removed = [n for n in kept if n not in namespace] if run.refuse else []
+            for name in removed:
+                namespace[name] = kept[name]
+            if global_namespace is not namespace and run.refuse:
+                for name in [n for n in kept if n not in global_namespace and n in namespace]:
+                    global_namespace[name] = kept[name]
+            for name, value in namespace.items():
+                if identities.get(name) != id(value):
+                    own[name] = id(value)
+            for name in [n for n in own if n not in namespace]:
+                del own[name]
+            if run.refuse and (removed or swapped):
+                hidden = set(getattr(shell, "user_ns_hidden", ()) or ())
+                run.refusals.append(_namespace_refusal(removed, swapped, hidden))
+
+    def _restore_attributes(self, namespace: dict[str, Any], module: Any) -> list[str]:
+        """Put the shell's namespace objects back if the code replaced them (`shell.user_ns = {}`)."""
+        swapped = []
+        shell = self.shell
+        if shell.user_ns is not namespace:
+            shell.user_ns = namespace
+            swapped.append("user_ns")
+        if module is not None and getattr(shell, "user_module", module) is not module:
+            shell.user_module = module
+            swapped.append("user_module")
+        return swapped
+
+
+def _namespace_refusal(removed: list[str], swapped: list[str], hidden: set[str]) -> GuardRefusal:
+    visible = [n for n in removed if not n.startswith("_") and n not in hidden]
+    parts = []
+    if visible:
+        listed = ", ".join(visible[:_LISTED_NAMES])
+        more = f" and {len(visible) - _LISTED_NAMES} more" if len(visible) > _LISTED_NAMES else ""
+        parts.append(f"removed the user's variables {listed}{more}")
+    elif removed:
+        parts.append(f"removed {len(removed)} of the shell's own names")
+    if swapped:
+        parts.append("replaced the shell's " + " and ".join(swapped))
+    message = "The code " + " and ".join(parts) + "; twnb put them back."
+    return GuardRefusal(NAMESPACE, "user_ns", message, _NAMESPACE_HINT, subject=", ".join(visible or swapped))
+
+
+def _wrap_shell_routes(shell_class: type, guard: RuntimeGuard) -> None:
+    """Wrap `reset` and `ask_exit` on every class of the shell that defines them (once)."""
+    routes = {
+        "reset": (NAMESPACE, "resetting the shell would delete every variable of the user.", _NAMESPACE_HINT),
+        "ask_exit": (
+            KERNEL_EXIT,
+            "asking the shell to exit would stop the notebook's kernel and lose every variable.",
+            "Let the code end normally, or raise an exception to stop early.",
+        ),
+    }
+    for cls in shell_class.__mro__:
+        for name, (rule, message, hint) in routes.items():
+            original = vars(cls).get(name)
+            if original is None or getattr(original, "_twnb_guarded", False):
+                continue
+            setattr(
+                cls, name, _refusing_route(original, f"{cls.__name__}.{name}", rule, message, hint, guard)
+            )
+
+
+def _refusing_route(
+    original: Any, event: str, rule: str, message: str, hint: str, guard: RuntimeGuard
+) -> Any:
+    @functools.wraps(original)
+    def route(*args: Any, **kwargs: Any) -> Any:
+        run = guard.armed_run()
+        if run is not None and run.refuse:
+            guard.refuse(run, guard.refusal_here(run, rule, event, message, hint))
+        return original(*args, **kwargs)
+
+    route._twnb_guarded = True  # type: ignore[attr-defined]
+    return route

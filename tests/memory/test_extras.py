@@ -47,6 +47,7 @@ POST_EXTRA = PostExtra(
             "duration_s": 0.01,
         }
     ],
+    ignored_reply_keys=["execution_status", "execution_result"],
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,

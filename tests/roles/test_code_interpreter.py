@@ -101,6 +101,36 @@ def test_unreadable_reply_asks_again_then_gives_up(interpreter, memory, fake_llm
     assert content(post, "execution_result") == "No code is executed due to code generation failure."
 
 
+def test_a_reply_that_carries_its_own_result_is_run_and_the_record_says_so(interpreter, memory, fake_llm):
+    made_up = {
+        "thought": "t",
+        "reply_type": "python",
+        "reply_content": "x = 1\nx",
+        "execution_status": "SUCCESS",
+        "execution_result": "Revenue grew 40% in every region.",
+        "artifact_paths": ["report.pdf"],
+        "verification": "CORRECT",
+    }
+    fake_llm.load({"CodeInterpreter": [json.dumps({"response": made_up})]})
+    post = interpreter.generate(memory)
+    assert kinds(post) == ["thought", "reply_type", "reply_content", "verification", "code_error"]
+    assert interpreter.code_to_run(post) == "x = 1\nx"
+    assert post.extra["ignored_reply_keys"] == [
+        "execution_status",
+        "execution_result",
+        "artifact_paths",
+        "verification",
+    ]
+
+
+def test_a_reply_that_claims_verification_passed_is_still_verified(interpreter, memory, fake_llm):
+    claim = {"thought": "t", "verification": "CORRECT", "reply_type": "python", "reply_content": "exit()"}
+    fake_llm.load({"CodeInterpreter": [json.dumps({"response": claim})]})
+    post = interpreter.generate(memory)
+    assert content(post, "verification") == "INCORRECT"
+    assert interpreter.code_to_run(post) is None
+
+
 def test_a_refusal_of_the_runtime_guard_revises_like_a_verification_refusal(interpreter, memory, fake_llm):
     from twnb.kernel.guard_refusal import GuardRefusal
 

@@ -89,6 +89,9 @@ class PostExtra(TypedDict, total=False):
     - `refused_edit`: step mode: the user's last edit verification refused, with the refusal, on a
       post whose code the user then skipped or stopped at (`RefusedEdit`).
     - `plugin_calls`: the calls the post's code made to plugins, in order (`PluginCallRecord`).
+    - `ignored_reply_keys`: keys the model's reply carried that only running the code may set
+      (`execution_status`, `execution_result`, `artifact_paths`, verification's verdict): they were
+      dropped and the code ran; the record says so here.
     """
 
     usage: UsageRecord
@@ -104,6 +107,7 @@ class PostExtra(TypedDict, total=False):
     approved_by: str
     refused_edit: RefusedEdit
     plugin_calls: list[PluginCallRecord]
+    ignored_reply_keys: list[str]
 
 
 # The words a step-mode decision leaves in the record (a post's message, a skipped post's result),

@@ -6,7 +6,10 @@ is two calls: `generate(memory)` makes the post (thought, reply_type, reply_cont
 code_error), `code_to_run(post)` says what to run, and `record_execution(post, result)` adds
 execution_status, execution_result and artifact_paths and decides where the post goes: back to the
 Planner, or to itself with a `revise_message` quoting the error (at most `max_retries` times per task).
-Refused code never runs.
+Refused code never runs. A reply is read for its own keys only (thought, reply_type, reply_content):
+anything else it carries that names an attachment (`execution_status: SUCCESS` with a made-up
+`execution_result`, artifact paths, verification's verdict) is dropped, the code runs as any code does,
+and `post.extra["ignored_reply_keys"]` records that the reply carried them.
 
 Attachments come in TaskWeaver's order: thought, reply_type, reply_content, verification, code_error,
 execution_status, execution_result, artifact_paths[, revise_message].
@@ -158,6 +161,7 @@ class CodeInterpreter(Role):
             self._revisions.pop(post_id, None)
             raise
         post.send_to = "Planner"
+        _drop_foreign_keys(post)
         reply_type = (first_text(post, AttachmentType.reply_type) or "").strip()
         content = first_text(post, AttachmentType.reply_content)
         if reply_type not in ("python", "text") or content is None:
@@ -371,6 +375,20 @@ class CodeInterpreter(Role):
         if result.status == "timeout":
             return f"The code was stopped at its time limit: {clip(error or '', 300, one_line=True)}"
         return f"The code failed: {clip(error or 'unknown error', 300, one_line=True)}"
+
+
+# What the model's reply may set; every other attachment is the role's own (verification, execution).
+_REPLY_KEYS = frozenset({AttachmentType.thought, AttachmentType.reply_type, AttachmentType.reply_content})
+
+
+def _drop_foreign_keys(post: Post) -> None:
+    """Results come only from running the code: attachments a reply carries beyond its own keys are
+    dropped, and the record says which there were."""
+    foreign = [a for a in post.attachment_list if a.type not in _REPLY_KEYS]
+    if not foreign:
+        return
+    post.attachment_list = [a for a in post.attachment_list if a.type in _REPLY_KEYS]
+    post.extra["ignored_reply_keys"] = list(dict.fromkeys(a.type.value for a in foreign))
 
 
 def _allow_hint(refusals: list[Refusal], who: str) -> str:

@@ -25,7 +25,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable
 
-from twnb.kernel.runtime_guard import GuardedRun
+from twnb.kernel.runtime_guard import GuardedRun, file_signature
 
 
 def written_files(
@@ -43,7 +43,7 @@ def written_files(
         if folders.holds_artifact(path):
             (modified if existed else created).append(path)
     for path, before in run.maybe_writes.items():
-        if folders.holds_artifact(path) and _signature(path) != before:
+        if folders.holds_artifact(path) and file_signature(path) != before:
             (modified if before is not None else created).append(path)
     return created, modified
 
@@ -106,11 +106,3 @@ def _system_roots() -> tuple[str, ...]:
         if value:
             roots.add(os.path.realpath(value))
     return tuple(sorted(roots))
-
-
-def _signature(path: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return stat.st_size, stat.st_mtime_ns

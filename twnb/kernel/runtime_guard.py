@@ -84,7 +84,7 @@ class GuardedRun:
                 self.writes[path] = os.path.lexists(path)
         elif effect.kind == "maybe_write":
             if path not in self.writes and path not in self.maybe_writes:
-                self.maybe_writes[path] = _signature(path)
+                self.maybe_writes[path] = file_signature(path)
         elif effect.kind == "move":
             self.writes.pop(effect.source, None)
             self.maybe_writes.pop(effect.source, None)
@@ -382,7 +382,9 @@ def _code_line(frame: FrameType | None, run: GuardedRun) -> tuple[int, str]:
     return line, source
 
 
-def _signature(path: str) -> tuple[int, int] | None:
+def file_signature(path: str) -> tuple[int, int] | None:
+    """(size, mtime in ns) of a file, None when there is none: whether a database the code opened was
+    written is read from it."""
     try:
         stat = os.stat(path)
     except OSError:

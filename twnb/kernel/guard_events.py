@@ -74,10 +74,28 @@ CTYPES_EVENTS = frozenset(
     )
 )
 
+# Programs a library runs for itself, never for the code: (the module that runs it, the program). They
+# print what the library reads and change nothing: matplotlib lists the fonts the first time it is
+# imported (with no font cache yet), ctypes.util looks for a shared library (threadpoolctl, under
+# scikit-learn, asks it for libc), joblib's loky counts the physical cores (scikit-learn's KMeans and
+# gradient boosting ask it), platform asks the system what it is. The code cannot aim them
+# elsewhere: each runs its one program with arguments of its own.
+LIBRARY_HELPERS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("matplotlib.font_manager", "fc-list"),
+        *(("ctypes.util", program) for program in ("ldconfig", "gcc", "cc", "ld", "objdump", "dump")),
+        ("joblib.externals.loky.backend.context", "lscpu"),
+        ("loky.backend.context", "lscpu"),
+        ("platform", "uname"),
+        ("platform", "file"),
+    }
+)
+
 HINTS = {
     PROCESS: (
-        "Generated code may not start processes (the shell, pip, other programs): do it in Python with "
-        "the allowed libraries, and if a package is missing, say so."
+        "Generated code may not start processes (the shell, pip, other programs, process pools such as "
+        "multiprocessing or joblib's n_jobs > 1): do it in Python with the allowed libraries, in this "
+        "process (n_jobs=1, or threads), and if a package is missing, say so."
     ),
     CTYPES: "Generated code may not load or call C libraries through ctypes: use the allowed libraries.",
     SIGNAL: "Let the code end normally, or raise an exception to stop early.",
@@ -113,6 +131,20 @@ def refusal_for(event: str, args: tuple[Any, ...]) -> tuple[str, str, str] | Non
             f"using ctypes ({event}{': ' + subject if subject else ''}) is not allowed for generated code.",
         )
     return None
+
+
+def started_program(event: str, args: tuple[Any, ...]) -> str:
+    """The file name of the program a process event starts ("" when it names none)."""
+    index = _PROCESS_EVENTS.get(event)
+    if index is None or len(args) <= index:
+        return ""
+    argv = args[index]
+    first = argv[0] if isinstance(argv, list | tuple) and argv else argv
+    if event == "subprocess.Popen" and args[0]:
+        first = args[0]  # the executable, when given apart from the arguments
+    if not isinstance(first, str | bytes | os.PathLike):
+        return ""
+    return os.path.basename(os.fsdecode(first))
 
 
 def _signal_refusal(event: str, args: tuple[Any, ...]) -> tuple[str, str, str] | None:

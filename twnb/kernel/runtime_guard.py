@@ -48,14 +48,23 @@ from typing import Any, ClassVar
 from twnb.kernel.code_stopper import exempt
 from twnb.kernel.guard_events import (
     HINTS,
+    LIBRARY_HELPERS,
     THREAD_EVENTS,
     WATCHED_EVENTS,
     FileEffect,
     file_effect,
     is_ctypes,
     refusal_for,
+    started_program,
 )
-from twnb.kernel.guard_refusal import KERNEL_EXIT, SIGNAL, THREAD, GuardRefusal, RuntimeGuardRefused
+from twnb.kernel.guard_refusal import (
+    KERNEL_EXIT,
+    PROCESS,
+    SIGNAL,
+    THREAD,
+    GuardRefusal,
+    RuntimeGuardRefused,
+)
 
 _KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
 
@@ -212,6 +221,11 @@ class RuntimeGuard:
         rule, subject, message = judged
         if is_ctypes(event) and not _made_by_code(sys._getframe(3)):
             return None  # a library the code uses loads its own C code (threadpoolctl, say)
+        if (
+            rule == PROCESS
+            and (_asking_module(sys._getframe(3)), started_program(event, args)) in LIBRARY_HELPERS
+        ):
+            return None  # a library runs one of its own helper programs (matplotlib's fc-list, say)
         return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
 
     def _refusal(
@@ -359,6 +373,23 @@ def _made_by_code(frame: FrameType | None) -> bool:
     return False
 
 
+# Modules a process passes through on its way from whoever asked for it.
+_PROCESS_PLUMBING = frozenset(
+    {"subprocess", "os", "pty", "asyncio.subprocess", "asyncio.base_events", "asyncio.unix_events"}
+)
+
+
+def _asking_module(frame: FrameType | None) -> str:
+    """The module that asked for a process: the first frame outside the process plumbing."""
+    f = frame
+    while f is not None:
+        name = f.f_globals.get("__name__")
+        if not isinstance(name, str) or name not in _PROCESS_PLUMBING:
+            return name if isinstance(name, str) else ""
+        f = f.f_back
+    return ""
+
+
 def _code_line(frame: FrameType | None, run: GuardedRun) -> tuple[int, str]:
     """(line, source) of the code in this stack, below the frame that armed the run: the innermost
     frame running in the code's namespace whose file is the outermost such frame's (the code's own
@@ -402,5 +433,6 @@ exempt(
     GuardedRun.record,
     _ThreadStart.__call__,
     _made_by_code,
+    _asking_module,
     _code_line,
 )

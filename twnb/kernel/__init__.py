@@ -6,6 +6,8 @@ Public API:
 - `KernelExecutor(workdir, kernel_name="python3", ...)`: a separate kernel over jupyter_client
 - `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
+- `RuntimeGuard`: the process's runtime guard (`RuntimeGuard.installed()`); `unguarded()` runs trusted
+  code that generated code calls (a plugin) outside it
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
@@ -25,6 +27,7 @@ from twnb.kernel.result import (
     VariableChange,
     new_execution_id,
 )
+from twnb.kernel.runtime_guard import RuntimeGuard
 from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "KernelExecutor",
     "KernelStartError",
     "LiveShellExecutor",
+    "RuntimeGuard",
     "ScanLimits",
     "UserCell",
     "UserCellLog",

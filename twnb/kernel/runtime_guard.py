@@ -150,6 +150,18 @@ class RuntimeGuard:
             run.ended = True
             run.armed_in = None
 
+    @contextlib.contextmanager
+    def unguarded(self) -> Iterator[None]:
+        """Disarm the calling thread while the block runs: for code the user trusts that generated
+        code calls (a plugin the user offered the model). Threads it starts meanwhile are unguarded."""
+        ident = threading.get_ident()
+        run = self._armed.pop(ident, None)
+        try:
+            yield
+        finally:
+            if run is not None:
+                self._armed[ident] = run
+
     def armed_run(self) -> GuardedRun | None:
         """The run the calling thread works for, if it is armed."""
         return self._armed.get(threading.get_ident())

@@ -10,6 +10,10 @@ of their own) it just calls the plugin.
 
 The log is process-wide, not per thread: a call from a thread the generated code started is the
 run's call too.
+
+A plugin is code the user offered the model, so it runs outside the runtime guard that watches the
+generated code calling it (twnb/kernel/runtime_guard.py): a plugin may start a process or load a C
+library that generated code itself may not.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twnb.kernel import RuntimeGuard
 from twnb.memory.clip import clip
 from twnb.memory.clock import now_iso_precise
 from twnb.memory.extras import PluginCallRecord
@@ -134,7 +139,7 @@ class PluginFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         log = _active
         if log is None:
-            return self.target(*args, **kwargs)
+            return self._call(args, kwargs)
         record = PluginCallRecord(
             name=self.__name__,
             source=self.source,
@@ -150,7 +155,7 @@ class PluginFunction:
         log.running.append(record)
         started = time.perf_counter()
         try:
-            result = self.target(*args, **kwargs)
+            result = self._call(args, kwargs)
         except BaseException as error:
             record["error"] = clip(f"{type(error).__name__}: {error}", 500, one_line=True)
             raise
@@ -159,6 +164,10 @@ class PluginFunction:
             log.running.remove(record)
         record["result"] = describe_value(result)
         return result
+
+    def _call(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        with RuntimeGuard.installed().unguarded():
+            return self.target(*args, **kwargs)
 
     def _argument_types(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, str]:
         named: dict[str, str] = {}

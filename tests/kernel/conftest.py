@@ -13,7 +13,7 @@ import json
 import os
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +23,17 @@ INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 class LiveKernel:
-    def __init__(self, workdir: Path, *, watched_descriptors: bool = False) -> None:
+    def __init__(
+        self, workdir: Path, *, watched_descriptors: bool = False, env: dict[str, str] | None = None
+    ) -> None:
         """`watched_descriptors`: ipykernel turns what reaches descriptors 1 and 2 into cell output,
-        as in a notebook (it does not under pytest, which it recognises by PYTEST_CURRENT_TEST)."""
+        as in a notebook (it does not under pytest, which it recognises by PYTEST_CURRENT_TEST).
+        `env`: variables added to the kernel's environment."""
         from jupyter_client.manager import KernelManager
 
         self.workdir = workdir
         self.km = KernelManager(kernel_name="python3")
-        env = {**os.environ, "MPLBACKEND": INLINE_BACKEND}
+        env = {**os.environ, "MPLBACKEND": INLINE_BACKEND, **(env or {})}
         if watched_descriptors:
             env.pop("PYTEST_CURRENT_TEST", None)
         self.km.start_kernel(cwd=str(workdir), env=env)
@@ -137,3 +140,21 @@ def watched_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKer
         yield kernel
     finally:
         kernel.shutdown()
+
+
+@pytest.fixture
+def fresh_kernel(tmp_path: Path) -> Iterator[Callable[..., LiveKernel]]:
+    """Start a kernel of its own for one test (`fresh_kernel(NAME=value, ...)` adds to its environment),
+    in the test's tmp_path; shut down after the test."""
+    started: list[LiveKernel] = []
+
+    def start(**env: str) -> LiveKernel:
+        kernel = LiveKernel(tmp_path, env=env)
+        started.append(kernel)
+        return kernel
+
+    try:
+        yield start
+    finally:
+        for kernel in started:
+            kernel.shutdown()

@@ -167,20 +167,14 @@ def test_a_thread_refused_after_its_code_ended_is_told_with_the_next_run(kernel)
     assert not (kernel.workdir / "made-by-shell").exists()
 
 
-def test_a_library_may_run_its_own_helper_program(tmp_path, monkeypatch):
+def test_a_library_may_run_its_own_helper_program(fresh_kernel, tmp_path):
     # matplotlib lists the system's fonts with fc-list the first time it is imported without a font
     # cache; ctypes.util asks ldconfig where a library is (threadpoolctl does, under scikit-learn).
-    from conftest import LiveKernel
-
-    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "fresh-matplotlib-config"))
-    fresh = LiveKernel(tmp_path)
-    try:
-        code = "import matplotlib.pyplot as plt\nimport ctypes.util\nlibc = ctypes.util.find_library('c')"
-        result = fresh.run_case(code)
-        assert result["status"] == "success", result
-        assert (tmp_path / "fresh-matplotlib-config").is_dir()
-    finally:
-        fresh.shutdown()
+    kernel = fresh_kernel(MPLCONFIGDIR=str(tmp_path / "fresh-matplotlib-config"))
+    code = "import matplotlib.pyplot as plt\nimport ctypes.util\nlibc = ctypes.util.find_library('c')"
+    result = kernel.run_case(code)
+    assert result["status"] == "success", result
+    assert (tmp_path / "fresh-matplotlib-config").is_dir()
 
 
 def test_the_code_may_not_run_a_library_helper_program_itself(kernel):

@@ -6,7 +6,15 @@ shuts down or restarts. Only messages answering this request are collected (iopu
 `parent_header.msg_id`), until the kernel reports idle. A time limit interrupts the kernel; a kernel
 twnb started that ignores the interrupt, or dies (say `os._exit(1)`), is restarted, and the result says
 so: every variable in it is gone. When the kernel's filesystem is not ours (kernel_files.py), the files
-its code writes are found by a scan in the kernel and brought back through it.
+its code writes are brought back through it.
+
+The runtime guard and the time limit run inside the kernel (kernel_guard.py, set up when the kernel
+starts): each execution is announced, armed for exactly that cell, and reported back, so refusals,
+the files the code wrote and a code that swallows interrupts are handled there as on the live shell,
+and the kernel keeps its variables. Only a kernel that stays stuck past the limit and the in-kernel
+watchdog's own escalation is interrupted, and then restarted, from here. In a kernel where the guard
+cannot be set up, the code runs unguarded, its files found by comparing the working folder (each
+result says so).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from typing import Any
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
-from twnb.kernel.outcome import build_result, traceback_text
+from twnb.kernel.kernel_guard import GuardReport, code_digest, kernel_guard_source
+from twnb.kernel.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact_value
 from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
@@ -67,7 +76,10 @@ class KernelExecutor:
     `shares_filesystem` None asks the kernel (a marker file); True or False says so (a test treats a
     local kernel as remote with False). After `start()`, `place` says where the kernel runs.
     `redact` (the session's redactor's `redact`) is applied to every output the kernel sends back
-    (streams, display and result text, errors) before it is recorded.
+    (streams, display and result text, errors) before it is recorded. `guarded` (the default; False
+    when verification is off) has the runtime guard refuse in the kernel; files are found through it
+    either way. `guard_grace_s`: how long past the time limit the in-kernel watchdog has to stop the
+    code before the kernel is interrupted from here.
     """
 
     def __init__(
@@ -89,8 +101,13 @@ class KernelExecutor:
         connection_file: str | os.PathLike[str] | None = None,
         shares_filesystem: bool | None = None,
         redact: Redact | None = None,
+        guarded: bool = True,
+        guard_grace_s: float = 6.0,
     ) -> None:
         self.workdir = Path(workdir)
+        self.guarded = guarded
+        self.guard_grace_s = guard_grace_s
+        self.guard_missing = ""  # why the runtime guard could not be set up in the kernel ("" if it was)
         self.redact = redact
         self.kernel_name = kernel_name
         self.connection_file = Path(connection_file) if connection_file is not None else None
@@ -138,6 +155,12 @@ class KernelExecutor:
         reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
         if reply.get("status") != "ok":
             self.track_variables = False  # an odd kernel: run code, just without the variable delta
+        reply = self._execute_quietly(kernel_guard_source(), timeout=self.startup_timeout)
+        self.guard_missing = (
+            ""
+            if reply.get("status") == "ok"
+            else str(reply.get("evalue") or reply.get("status") or "no reply")
+        )
         self._locate()
 
     def _locate(self) -> None:
@@ -301,13 +324,22 @@ class KernelExecutor:
         execution_id = execution_id or new_execution_id()
         limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
+        guarded = not self.guard_missing and self._announce(code, limit, skip)
         scan_root = Path(self.place.cwd) if self.place is not None and self.place.cwd else self.workdir
         before_files = None
-        if self.place is not None and not self.place.shares_filesystem:
+        if guarded:
+            pass  # the guard in the kernel records the files the code writes
+        elif self.place is not None and not self.place.shares_filesystem:
             if self._remote_scan:
                 self._execute_quietly("__twnb_scan_before()")
         else:
             before_files = scan_directory(scan_root, skip=skip, limits=self.scan_limits)
+        if not guarded:
+            notes.append(
+                "The runtime guard could not be set up in this kernel"
+                + (f" ({self.guard_missing})" if self.guard_missing else "")
+                + ": the code ran unguarded, and its files were found by comparing the working folder."
+            )
         before_vars = self._signatures()
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
 
@@ -315,7 +347,10 @@ class KernelExecutor:
         msg_id = self._kc.execute(
             code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False
         )
-        ending = self._collect(msg_id, recorder, limit)
+        # With the guard, the kernel's own watchdog stops the code at its limit; the kernel is
+        # interrupted from here only if that did not work.
+        deadline = None if limit is None else limit + (self.guard_grace_s if guarded else 0.0)
+        ending = self._collect(msg_id, recorder, deadline)
         duration = time.perf_counter() - started
 
         died_now = ending in ("died", "stuck")
@@ -344,11 +379,16 @@ class KernelExecutor:
             self.restart()
             restarted = True
         status, error = self._outcome(ending, recorder, limit, notes)
+        report = self._guard_report() if guarded and not died_now else None
+        if report is not None:
+            status, error = self._guarded_outcome(report, status, error, limit, notes)
 
         if before_files is not None:
             changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
         elif died_now:
             changes = FileChanges(notes=["The files the code wrote in the kernel could not be listed."])
+        elif report is not None:
+            changes = self._guarded_changes(report)
         else:
             changes = self._remote_changes()
         after_vars = None if died_now else self._signatures()
@@ -375,9 +415,70 @@ class KernelExecutor:
             redact=self.redact,
             artifact_name=artifact_name,
             own_artifacts=own_artifacts,
+            refusals=report.refusals if report is not None else None,
         )
         result.kernel_restarted = restarted
         return result
+
+    # -- the runtime guard in the kernel (kernel_guard.py)
+    def _announce(self, code: str, limit: float | None, skip: tuple[Path, ...]) -> bool:
+        """Tell the kernel's guard the cell to arm for; False when it could not be told."""
+        call = (
+            f"__twnb_guard.expect({code_digest(code)!r}, {self.guarded!r}, {limit!r}, "
+            f"{[str(p) for p in skip]!r})"
+        )
+        return self._execute_quietly(call).get("status") == "ok"
+
+    def _guard_report(self) -> GuardReport | None:
+        try:
+            text = self._expression("__twnb_guard.report_json()")
+            return GuardReport.from_json(text) if isinstance(text, str) else None
+        except (ValueError, SyntaxError, TypeError):
+            return None
+
+    @staticmethod
+    def _guarded_outcome(
+        report: GuardReport,
+        status: ExecutionStatus,
+        error: ExecutionError | None,
+        limit: float | None,
+        notes: list[str],
+    ) -> tuple[ExecutionStatus, ExecutionError | None]:
+        """The outcome, told what the kernel's guard and watchdog did."""
+        notes.extend(
+            f"A thread that earlier generated code started was refused after that code had ended: {late}"
+            for late in report.late
+        )
+        if report.handler_restored:
+            notes.append(
+                "The code replaced the SIGINT handler the time limit and the Interrupt button rely on; "
+                "twnb put it back."
+            )
+        if report.unresponsive:
+            notes.append(
+                "The code did not respond to the interrupt at its time limit (a call blocked in C, or "
+                "code that ignores interrupts): it ran on until that call returned."
+            )
+        if report.timed_out and status in ("interrupted", "error", "success"):
+            shown = error.traceback if error is not None else ""
+            status, error = (
+                "timeout",
+                ExecutionError(
+                    "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
+                ),
+            )
+        return with_refusals(status, error, report.refusals)
+
+    def _guarded_changes(self, report: GuardReport) -> FileChanges:
+        """The files the kernel's guard saw the code write; from a kernel elsewhere, brought back."""
+        if self.place is None or self.place.shares_filesystem:
+            return FileChanges([Path(p) for p, _ in report.created], [Path(p) for p, _ in report.modified])
+        back = bring_back(self._expression, self.place, [*report.created, *report.modified], self.workdir)
+        created = {path for path, _ in report.created}
+        changes = FileChanges(notes=list(back.notes))
+        for path, copy in back.copies.items():
+            (changes.created if path in created else changes.modified).append(Path(copy))
+        return changes
 
     def _remote_changes(self) -> FileChanges:
         """Files written in a kernel elsewhere: small ones copied into `workdir` at the same relative

@@ -18,10 +18,10 @@ For an armed thread, the hook (guard_events.py says what each event means):
 
 Data libraries that write files from C (pyarrow, polars) raise no audit event either: their writers
 tell the guard (library_writers.py). Some ways to stop the kernel raise no audit event (`os._exit`,
-`os.abort`, `signal.raise_signal`, `signal.alarm`, and `_posixsubprocess.fork_exec`, which
-multiprocessing calls directly): those functions are wrapped, once, and refuse for armed threads
-only. IPython's own routes (`reset`, `ask_exit`, a cleared namespace) are the shell's business:
-shell_guard.py.
+`os.abort`, faulthandler's crash helpers, `signal.raise_signal`, `signal.alarm`, and
+`_posixsubprocess.fork_exec`, which multiprocessing calls directly): those functions are wrapped,
+once, and refuse for armed threads only. IPython's own routes (`reset`, `ask_exit`, a cleared
+namespace) are the shell's business: shell_guard.py.
 
 What it cannot do: code that means harm can disarm anything in its own process (reach the original
 functions, clear the armed set, write memory through a C extension). The guard stops what a model
@@ -291,6 +291,18 @@ class RuntimeGuard:
 
         self._wrap(os, "_exit", KERNEL_EXIT, exits("os._exit"), _KERNEL_EXIT_HINT)
         self._wrap(os, "abort", KERNEL_EXIT, exits("os.abort"), _KERNEL_EXIT_HINT)
+        import faulthandler
+
+        # its test helpers crash the process on purpose
+        for name in (
+            "_sigsegv",
+            "_sigabrt",
+            "_sigfpe",
+            "_read_null",
+            "_fatal_error_c_thread",
+            "_stack_overflow",
+        ):
+            self._wrap(faulthandler, name, KERNEL_EXIT, exits(f"faulthandler.{name}"), _KERNEL_EXIT_HINT)
         for name, delay_index in (("raise_signal", None), ("alarm", 0), ("setitimer", 1)):
             self._wrap(signal, name, SIGNAL, signal_to_self(f"signal.{name}", delay_index), HINTS[SIGNAL])
         try:

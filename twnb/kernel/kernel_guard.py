@@ -1,0 +1,200 @@
+"""The runtime guard and the time limit inside a separate kernel (`KernelExecutor`).
+
+The code runs in another process there, so the guard must be set up in it: `kernel_guard_source()` is
+the code `KernelExecutor` sends once when the kernel starts. It carries the guard's modules as source
+(stdlib only, registered under `_twnb_guard.*`, so a kernel without twnb, or with another version of
+it, runs exactly this code) and makes a `KernelGuard` for the kernel's shell.
+
+Before each execution the executor says what to expect (`expect`: the code's digest, whether to
+refuse, the time limit, twnb's folders); the shell's `pre_run_cell` event arms the guard, keeps the
+namespace and starts a watchdog for exactly that cell (another client's cell of an attached kernel is
+not armed), and `post_run_cell` ends them. `report_json()` then says what happened: refusals, the
+files written, whether the time limit fired, notes. A cell that never reaches `post_run_cell` (IPython
+skips it when the code does not compile) is ended by the next `pre_run_cell` or by `report_json()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from twnb.kernel.guard_files import written_files
+from twnb.kernel.guard_refusal import GuardRefusal
+from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
+from twnb.kernel.shell_guard import ShellGuard
+from twnb.kernel.watchdog import Watchdog
+
+# Where the sources sent to a kernel live there (never under twnb's own names).
+INJECTED_PACKAGE = "_twnb_guard"
+# The guard's modules, each after those it imports.
+_MODULES = (
+    "guard_refusal",
+    "guard_events",
+    "code_stopper",
+    "library_writers",
+    "runtime_guard",
+    "shell_guard",
+    "guard_files",
+    "watchdog",
+    "kernel_guard",
+)
+
+
+def code_digest(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class GuardReport:
+    """What the announced cell did, as the kernel tells it: what the guard refused, the files written
+    (path and size, in the kernel's file system), whether the time limit fired, what the watchdog had
+    to do, and refusals in threads of earlier runs (`late`). `ran` is False when the cell never ran
+    under the guard (it did not arrive, or the guard could not arm)."""
+
+    ran: bool = False
+    refusals: list[GuardRefusal] = field(default_factory=list)
+    created: list[tuple[str, int]] = field(default_factory=list)
+    modified: list[tuple[str, int]] = field(default_factory=list)
+    timed_out: bool = False
+    handler_restored: bool = False
+    unresponsive: bool = False
+    late: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> GuardReport:
+        data = json.loads(text)
+        return cls(
+            ran=bool(data.get("ran")),
+            refusals=[GuardRefusal.from_dict(r) for r in data.get("refusals", [])],
+            created=[(str(p), int(n)) for p, n in data.get("created", [])],
+            modified=[(str(p), int(n)) for p, n in data.get("modified", [])],
+            timed_out=bool(data.get("timed_out")),
+            handler_restored=bool(data.get("handler_restored")),
+            unresponsive=bool(data.get("unresponsive")),
+            late=[str(note) for note in data.get("late", [])],
+        )
+
+
+class KernelGuard:
+    """The guard of one kernel's shell, armed for the cells the executor announces."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.guard = RuntimeGuard.installed()
+        self.shell_guard = ShellGuard.for_shell(shell, self.guard)
+        self._expected: dict[str, Any] | None = None
+        self._stack: contextlib.ExitStack | None = None
+        self._run: GuardedRun | None = None
+        self._watchdog: Watchdog | None = None
+        self._skip: list[str] = []
+        self._report = GuardReport()
+        shell.events.register("pre_run_cell", self._pre_run_cell)
+        shell.events.register("post_run_cell", self._post_run_cell)
+
+    def expect(self, digest: str, refuse: bool, timeout: float | None, skip: list[str]) -> None:
+        """Arm the guard for the next cell whose text has `digest`."""
+        self._end()
+        self._expected = {"digest": digest, "refuse": refuse, "timeout": timeout, "skip": skip}
+        self._report = GuardReport()
+
+    def report_json(self) -> str:
+        """What the announced cell did (a GuardReport), as JSON."""
+        self._end()
+        self._expected = None
+        return self._report.to_json()
+
+    def _pre_run_cell(self, info: Any) -> None:
+        self._end()  # a cell that never reached post_run_cell
+        expected, self._expected = self._expected, None
+        if expected is None or code_digest(getattr(info, "raw_cell", "") or "") != expected["digest"]:
+            if expected is not None:
+                self._expected = expected  # another client's cell came first: still waiting for ours
+            return
+        namespace = self.shell.user_global_ns
+        run = GuardedRun(refuse=bool(expected["refuse"]), code_namespace=namespace)
+        watchdog = Watchdog(expected["timeout"], code_namespace=namespace, on_unresponsive=_tell)
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(watchdog)  # its thread starts before arming: it is twnb's
+            stack.enter_context(self.shell_guard.keeping(run))
+            stack.enter_context(self.guard.watching(run))
+        except BaseException:
+            stack.close()
+            raise
+        self._stack, self._run, self._watchdog = stack, run, watchdog
+        self._skip = list(expected["skip"])
+        self._report = GuardReport(ran=True, late=[str(r) for r in self.guard.take_late_refusals()])
+
+    def _post_run_cell(self, result: Any) -> None:
+        self._end()
+
+    def _end(self) -> None:
+        stack, run, watchdog = self._stack, self._run, self._watchdog
+        if stack is None or run is None or watchdog is None:
+            return
+        self._stack = self._run = self._watchdog = None
+        stack.close()
+        watchdog.close()
+        created, modified = written_files(run, skip=self._skip, workdirs=(os.getcwd(),))
+        report = self._report
+        report.refusals = list(run.refusals)
+        report.created = [(path, _size(path)) for path in created]
+        report.modified = [(path, _size(path)) for path in modified]
+        report.timed_out = watchdog.fired
+        report.handler_restored = bool(watchdog.handler_restored)
+        report.unresponsive = watchdog.unresponsive
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _tell(text: str) -> None:
+    """Where the in-kernel watchdog says the code cannot be stopped: the cell's stderr."""
+    import sys
+
+    sys.stderr.write(f"\ntwnb: {text}\n")
+    sys.stderr.flush()
+
+
+def kernel_guard_source() -> str:
+    """Code that sets the guard up in a kernel: defines `__twnb_guard` (a KernelGuard), hidden from
+    the user's namespace listing."""
+    import importlib
+
+    sources = []
+    for name in _MODULES:
+        module = importlib.import_module(f"twnb.kernel.{name}")
+        source = inspect.getsource(module).replace("twnb.kernel.", f"{INJECTED_PACKAGE}.")
+        sources.append((f"{INJECTED_PACKAGE}.{name}", source))
+    return (
+        "def __twnb_setup_guard(sources):\n"
+        "    import sys, types\n"
+        "    for name, source in sources:\n"
+        "        if name in sys.modules:\n"
+        "            continue\n"
+        "        module = types.ModuleType(name)\n"
+        "        module.__file__ = '<' + name + '>'\n"
+        "        sys.modules[name] = module  # dataclasses and the guard's imports look modules up\n"
+        "        try:\n"
+        "            exec(compile(source, '<' + name + '>', 'exec'), module.__dict__)\n"
+        "        except BaseException:\n"
+        "            del sys.modules[name]\n"
+        "            raise\n"
+        f"    guard = sys.modules['{INJECTED_PACKAGE}.kernel_guard'].KernelGuard(get_ipython())\n"
+        "    get_ipython().user_ns['__twnb_guard'] = guard\n"
+        "    get_ipython().user_ns_hidden['__twnb_guard'] = guard\n"
+        f"__twnb_setup_guard({sources!r})\n"
+        "del __twnb_setup_guard\n"
+    )

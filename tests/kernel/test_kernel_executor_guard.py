@@ -110,3 +110,12 @@ def test_a_cell_of_another_client_is_not_guarded(kernel):
     kernel._kc.execute("import os\nother_status = os.system('true')")
     kernel.run("1 + 1")
     assert kernel.run("other_status").result == "0"
+
+
+def test_active_output_is_recorded_as_text(kernel):
+    result = kernel.run(
+        "from IPython.display import display, HTML\ndisplay(HTML('<script>alert(1)</script>'))"
+    )
+    (recorded,) = [o["data"] for o in result.outputs if o["output_type"] == "display_data"]
+    assert set(recorded) == {"text/plain"} and "<script>alert(1)</script>" in recorded["text/plain"]
+    assert any("held active content" in note for note in result.notes)

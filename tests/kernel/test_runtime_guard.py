@@ -431,3 +431,51 @@ def test_writers_of_libraries_first_imported_by_the_code_make_artifacts(kernel):
     assert result["status"] == "success", result
     names = [p.rsplit("/", 1)[-1] for p in result["files_created"]]
     assert names == ["by-polars.parquet", "by-polars-lazy.csv", "by-pyarrow.parquet"]
+
+
+# -- active content: shown and recorded as text ---------------------------------------------------------
+
+
+def _shown_bundles(kernel) -> list[dict]:
+    return [content["data"] for kind, content in kernel.shown if kind in ("display_data", "execute_result")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from IPython.display import display, Javascript\ndisplay(Javascript('window.stolen = 1'))",
+        "from IPython.display import display\n"
+        "display({'application/javascript': 'window.stolen = 1'}, raw=True)",
+        "from IPython.display import display, HTML\ndisplay(HTML('<script>window.stolen = 1</script>'))",
+        "from IPython.display import HTML\nHTML('<img src=x onerror=\"window.stolen = 1\">')",
+        "from IPython.display import display, Markdown\n"
+        "display(Markdown('<img src=x onerror=\"window.stolen = 1\">'))",
+        "from IPython.display import IFrame\nIFrame('https://example.com', 300, 200)",
+    ],
+    ids=["javascript", "raw-javascript", "html-script", "result-html-handler", "markdown-handler", "iframe"],
+)
+def test_active_output_is_shown_and_recorded_as_text_with_why(kernel, code):
+    result = kernel.run_case(code)
+    assert result["status"] == "success", result
+    shown = _shown_bundles(kernel)
+    recorded = [
+        o["data"] for o in result["outputs"] if o["output_type"] in ("display_data", "execute_result")
+    ]
+    for bundles in (shown, recorded):
+        assert bundles and all(set(bundle) == {"text/plain"} for bundle in bundles), bundles
+        assert "held active content" in bundles[0]["text/plain"].splitlines()[0]
+    assert any("held active content" in note for note in result["notes"])
+
+
+def test_a_dataframe_shows_as_html_as_ever(kernel):
+    result = kernel.run_case("frame")
+    assert "text/html" in _shown_bundles(kernel)[0]
+    assert not any("active content" in note for note in result["notes"])
+
+
+def test_the_setting_shows_active_output_but_the_record_keeps_it_as_text(kernel):
+    code = "from IPython.display import display, Javascript\ndisplay(Javascript('window.allowed = 1'))"
+    result = kernel.run_case(code, allow_active_output=True)
+    assert "application/javascript" in _shown_bundles(kernel)[0]
+    (recorded,) = [o["data"] for o in result["outputs"] if o["output_type"] == "display_data"]
+    assert set(recorded) == {"text/plain"}

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
 import pytest
 from nb_run import cell_text, llm_env, outputs_with, run_notebook
 from nb_scripts import code, planner
 
+from twnb.kernel.active_content import SCRIPT_TYPES, active_content_in
 from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
@@ -78,3 +80,19 @@ def test_with_no_verify_the_guard_refuses_nothing(fake_llm, folder):
     record = next(a for a in first["attachment_list"] if a["type"] == "execution_result")
     assert record["extra"]["status"] == "success"
     assert (folder / "made-by-shell").exists()
+
+
+def test_active_output_of_the_code_is_never_saved_active(fake_llm, folder):
+    active = (
+        "from IPython.display import display, HTML\n"
+        "display(HTML('<script>window.stolen = 1</script>'))\nanswer = 0"
+    )
+    fake_llm.load(_round(active))
+    nb, _ = run_notebook(folder, _cells(), llm_env(fake_llm, folder))
+    saved = nbformat.read(folder / "run.ipynb", as_version=4)
+    bundles = [o.get("data", {}) for cell in saved.cells for o in cell.get("outputs", [])]
+    assert not any(mime in SCRIPT_TYPES for bundle in bundles for mime in bundle)
+    markup = [(m, str(b[m])) for b in bundles for m in ("text/html", "text/markdown") if m in b]
+    assert markup and [active_content_in(m, text) for m, text in markup] == [""] * len(markup)
+    plain = [o["data"]["text/plain"] for o in nb.cells[3].outputs if set(o.get("data", {})) == {"text/plain"}]
+    assert any(text.startswith("twnb: this output of generated code held active content") for text in plain)

@@ -195,6 +195,15 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="code_interpreter.verify",
     ),
     Setting(
+        "allow_active_output",
+        "bool",
+        False,
+        "Show generated code's JavaScript, and HTML that runs script (event handlers, iframes), as it is "
+        "instead of as text; the Round's record keeps it as text either way.",
+        env=("TWNB_ALLOW_ACTIVE_OUTPUT",),
+        yaml_key="code_interpreter.allow_active_output",
+    ),
+    Setting(
         "step",
         "bool",
         False,

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from twnb.kernel.active_content import inert_bundle
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
@@ -350,7 +351,7 @@ class KernelExecutor:
         # With the guard, the kernel's own watchdog stops the code at its limit; the kernel is
         # interrupted from here only if that did not work.
         deadline = None if limit is None else limit + (self.guard_grace_s if guarded else 0.0)
-        ending = self._collect(msg_id, recorder, deadline)
+        ending = self._collect(msg_id, recorder, deadline, notes)
         duration = time.perf_counter() - started
 
         died_now = ending in ("died", "stuck")
@@ -509,13 +510,15 @@ class KernelExecutor:
         else:  # an attached kernel: ask it over the control channel, as its manager would
             self._kc.control_channel.send(self._kc.session.msg("interrupt_request", content={}))
 
-    def _collect(self, msg_id: str, recorder: OutputRecorder, limit: float | None) -> str:
-        """Record iopub messages for `msg_id` until idle: "idle", "timeout", "died" or "stuck"."""
+    def _collect(self, msg_id: str, recorder: OutputRecorder, limit: float | None, notes: list[str]) -> str:
+        """Record iopub messages for `msg_id` until idle: "idle", "timeout", "died" or "stuck". What
+        was taken out of displays as active content is said in `notes`."""
         relay = _Relay(recorder, self.redact)
         try:
             return self._relay(msg_id, relay, limit)
         finally:
             relay.drain()
+            notes.extend(dict.fromkeys(relay.inert_lines))
 
     def _relay(self, msg_id: str, relay: _Relay, limit: float | None) -> str:
         deadline = None if limit is None else time.monotonic() + limit
@@ -575,12 +578,14 @@ class KernelExecutor:
 
 class _Relay:
     """Records one run's iopub messages, redacted when `redact` is given: stream text is held back until
-    it can be redacted whole (the kernel batches it by time, so a key may span two messages)."""
+    it can be redacted whole (the kernel batches it by time, so a key may span two messages). Displays
+    are recorded without active content (active_content.py); `inert_lines` gathers what was taken."""
 
     def __init__(self, recorder: OutputRecorder, redact: Redact | None) -> None:
         self.recorder = recorder
         self.redact = redact
         self.held: dict[str, HeldText] = {}
+        self.inert_lines: list[str] = []
 
     def drain(self) -> None:
         for name, held in self.held.items():
@@ -600,6 +605,9 @@ class _Relay:
             data, metadata = content.get("data", {}), content.get("metadata")
             if redact is not None:  # the metadata is kept beside the output: display(obj, metadata={...})
                 data, metadata = redact_bundle(data, redact), redact_value(metadata, redact)
+            data, line = inert_bundle(data)
+            if line:
+                self.inert_lines.append(line)
             if kind == "execute_result":
                 recorder.execute_result(data, metadata)
             else:

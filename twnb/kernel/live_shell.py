@@ -41,7 +41,8 @@ class LiveShellExecutor:
     `refusals` say what, and the status is "refused". Either way the files the code wrote are the
     guard's record of them, wherever the code wrote; files in `session_dir` and `artifacts_dir` are
     not artifacts. Images the code displays are saved in `artifacts_dir`, named after
-    `run(..., artifact_name=...)` when given.
+    `run(..., artifact_name=...)` when given. Displays of the code that hold active content (JavaScript,
+    HTML that runs script) are recorded as text, and shown so unless `allow_active_output`.
     `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
     is shown in the notebook or recorded, and to what threads it left running write later; the user's
     own cells are not touched, except while such a thread still runs (their output is then redacted
@@ -60,6 +61,7 @@ class LiveShellExecutor:
         *,
         default_timeout: float | None = None,
         guarded: bool = True,
+        allow_active_output: bool = False,
         stream_head_chars: int = STREAM_HEAD_CHARS,
         stream_tail_chars: int = STREAM_TAIL_CHARS,
         max_listed_files: int = 200,
@@ -74,6 +76,7 @@ class LiveShellExecutor:
         self.session_dir = Path(session_dir) if session_dir is not None else None
         self.default_timeout = default_timeout
         self.guarded = guarded
+        self.allow_active_output = allow_active_output
         self.stream_head_chars = stream_head_chars
         self.stream_tail_chars = stream_tail_chars
         self.max_listed_files = max_listed_files
@@ -117,9 +120,16 @@ class LiveShellExecutor:
         cell: Any = None
         interrupted_outside_code = False
         started = time.perf_counter()
+        inert_lines: list[str] = []
         with (
             exit_refused(self.shell),
-            recorded_shell_output(self.shell, recorder, self.redact),
+            recorded_shell_output(
+                self.shell,
+                recorder,
+                self.redact,
+                allow_active=self.allow_active_output,
+                on_inert=inert_lines.append,
+            ),
             every_record_scrubbed(self.redact),
             comm_messages_redacted(self.redact),
             interrupts_end_in_user_code(self.shell),
@@ -138,6 +148,7 @@ class LiveShellExecutor:
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
         status, error = with_refusals(status, error, run.refusals)
+        notes.extend(dict.fromkeys(inert_lines))
         created, modified = written_files(
             run, skip=self._skipped_dirs(), workdirs=(self.workdir, os.getcwd())
         )

@@ -5,6 +5,10 @@ Each hook records, then calls the shell's own method, so the notebook shows what
 (terminal) shell prints displays and prompts to stdout; those prints are not the code's output, so the
 recorder is quiet while the shell's own method runs.
 
+Displays and results of the code are recorded without active content (active_content.py): JavaScript
+and HTML that runs script are taken out, and shown as text unless `allow_active` (the user's
+setting) lets the notebook show them as they were; `on_inert` hears the line saying what was taken.
+
 A traceback is recorded only, never shown: the code that raised is an attempt the Round reports (and
 usually revises). Shown, it would leave a red `error` output in the user's cell under a Round that
 finished; the Round keeps it (the execution_result's outputs) and shows it inside its own display.
@@ -18,9 +22,10 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from twnb.kernel.active_content import inert_bundle
 from twnb.kernel.capture import OutputRecorder, StreamTee
 from twnb.kernel.descriptor_output import DescriptorOutput
 from twnb.kernel.lingering_output import Lingering, take_over, threads_started_since
@@ -43,7 +48,12 @@ def _patched(obj: Any, name: str, replacement: Any) -> Iterator[None]:
 
 @contextlib.contextmanager
 def recorded_shell_output(
-    shell: Any, recorder: OutputRecorder, redact: Redact | None = None
+    shell: Any,
+    recorder: OutputRecorder,
+    redact: Redact | None = None,
+    *,
+    allow_active: bool = False,
+    on_inert: Callable[[str], None] | None = None,
 ) -> Iterator[None]:
     display_pub = shell.display_pub
     displayhook = shell.displayhook
@@ -73,8 +83,16 @@ def recorded_shell_output(
         drain()
         return redact_bundle(data, redact) if redact is not None else data
 
+    def inert(data: dict[str, Any]) -> dict[str, Any]:
+        """`data` without active content (recorded so), the line saying so told to `on_inert`."""
+        kept, line = inert_bundle(data)
+        if line and on_inert is not None:
+            on_inert(line)
+        return kept
+
     def publish(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         data = shown(data)
+        recorded = inert(data)
         if redact is not None:  # display(obj, metadata={...}): the notebook keeps it beside the output
             if args:
                 args = (redact_value(args[0], redact), *args[1:])
@@ -82,9 +100,9 @@ def recorded_shell_output(
                 kwargs["metadata"] = redact_value(kwargs["metadata"], redact)
         metadata = kwargs.get("metadata", args[0] if args else None)
         transient = kwargs.get("transient") or {}
-        recorder.display(data, metadata, transient.get("display_id"), bool(kwargs.get("update", False)))
+        recorder.display(recorded, metadata, transient.get("display_id"), bool(kwargs.get("update", False)))
         with recorder.quiet():
-            return original_publish(data, *args, **kwargs)
+            return original_publish(data if allow_active else recorded, *args, **kwargs)
 
     def clear_output(*args: Any, **kwargs: Any) -> Any:
         recorder.clear(wait=bool(kwargs.get("wait", args[0] if args else False)))
@@ -95,9 +113,10 @@ def recorded_shell_output(
         format_dict = shown(format_dict)
         if redact is not None and md_dict:
             md_dict = redact_value(md_dict, redact)
-        recorder.execute_result(format_dict, md_dict)
+        recorded = inert(format_dict)
+        recorder.execute_result(recorded, md_dict)
         with recorder.quiet():
-            return original_write_format_data(format_dict, md_dict)
+            return original_write_format_data(format_dict if allow_active else recorded, md_dict)
 
     def write_output_prompt() -> Any:
         with recorder.quiet():

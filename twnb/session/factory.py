@@ -194,6 +194,7 @@ def build_live_session(
         session_dir=session_dir,
         default_timeout=resolved.settings.timeout,
         guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
+        allow_active_output=bool(resolved.settings.allow_active_output),
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
     )

@@ -75,14 +75,14 @@ def main() -> None:
         times: dict[str, list[float]] = {mode: [] for mode in modes}
         for n in range(args.rounds + 5):
             for mode, (tracer, _) in modes.items():
-                switch.state.tracer = tracer
+                switch.tracing.tracer = tracer
                 started = time.perf_counter()
                 with contextlib.redirect_stdout(io.StringIO()):
                     round = sessions[mode].run_round(f"Set variable number {n}")
                 if n >= 5:  # the first Rounds warm imports and caches
                     times[mode].append((time.perf_counter() - started) * 1000)
                 assert round.state == "finished", round.extra
-        switch.state.tracer = None
+        switch.tracing.tracer = None
         modes["OTLP loopback"][1].force_flush(30_000)
         received = len(receiver.spans())
         for _, provider in modes.values():

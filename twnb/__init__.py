@@ -1,23 +1,24 @@
 """twnb: TaskWeaver's code-first agent inside Jupyter.
 
 Importing the package stays cheap (no openai, no ipywidgets): `%load_ext twnb` must be fast, so
-every heavy import happens where it is used. `twnb.plugin` (the `@twnb.plugin` decorator) is looked
-up when first used.
+every heavy import happens where it is used. `twnb.plugin` (the `@twnb.plugin` decorator) is loaded
+when first used.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from twnb._version import __version__
+from twnb.base import lazy_exports
+
+if TYPE_CHECKING:
+    from twnb.plugins import plugin
 
 __all__ = ["__version__", "load_ipython_extension", "plugin", "unload_ipython_extension"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "plugin":  # `@twnb.plugin`: a notebook function becomes a plugin (twnb/plugins/decorator.py)
-        from twnb.plugins.decorator import plugin
-
-        return plugin
-    raise AttributeError(f"module 'twnb' has no attribute {name!r}")
+if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
+    __getattr__, __dir__ = lazy_exports(__name__, {"plugin": "plugins"})
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
@@ -27,13 +28,13 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 
 def load_ipython_extension(ipython: object) -> None:
     """`%load_ext twnb`: the %%taskweaver magics (imported here, not with the package)."""
-    from twnb.notebook.extension import load
+    from twnb.notebook import load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: object) -> None:
     """`%unload_ext twnb`."""
-    from twnb.notebook.extension import unload
+    from twnb.notebook import unload
 
     unload(ipython)

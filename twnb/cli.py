@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
     add_export_parser(commands)
-    from twnb.evaluation.command import add_eval_parser
+    from twnb.evaluation import add_eval_parser
 
     add_eval_parser(commands)
     return parser
@@ -179,7 +179,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
 
 def run_export_command(args: argparse.Namespace) -> int:
     """`twnb export`: the direction follows SOURCE (a .ipynb is read back into a conversation)."""
-    from twnb.replay.command import ExportRequest, run_export
+    from twnb.replay import ExportRequest, run_export
 
     def say(text: str) -> None:
         print(text, file=sys.stderr)
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         return run_export_command(args)
     if args.command == "eval":
-        from twnb.evaluation.command import run_eval_command
+        from twnb.evaluation import run_eval_command
 
         return run_eval_command(args)
     parser.print_help()

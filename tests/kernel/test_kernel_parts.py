@@ -1,4 +1,4 @@
-"""The kernel layer's small parts: bounded text, file scan, secret screening, namespace summary, LLM text."""
+"""The kernel layer's small parts: file scan, secret screening, namespace summary, LLM text."""
 
 from __future__ import annotations
 
@@ -14,24 +14,10 @@ from twnb.kernel import (
     execution_text_for_llm,
     summarize_namespace,
 )
-from twnb.kernel.bounded_text import BoundedText, head_and_tail
 from twnb.kernel.file_scan import ScanLimits, compare_snapshots, scan_directory
 from twnb.kernel.image_artifacts import save_display_image
 from twnb.kernel.secret_screen import looks_secret_name, redact_secrets
 from twnb.kernel.variables import namespace_signatures, variable_delta
-
-
-def test_bounded_text_keeps_head_and_tail_and_counts_everything():
-    text = BoundedText(head_chars=5, tail_chars=3)
-    for chunk in ["abc", "defgh", "ijklmnop"]:
-        text.write(chunk)
-    assert text.total == 16
-    assert text.text() == "abcde\n[... 8 characters of output omitted ...]\nnop"
-
-
-def test_head_and_tail_never_exceeds_its_budget():
-    cut = head_and_tail("x" * 10_000, 300)
-    assert len(cut) <= 300 and "omitted" in cut
 
 
 def test_scan_skips_hidden_session_and_artifact_folders(tmp_path: Path):

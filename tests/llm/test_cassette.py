@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from twnb.config import RedactingFilter, Redactor
 from twnb.llm.cassette import (
     CassetteDriftWarning,
     CassetteError,
@@ -21,7 +22,6 @@ from twnb.llm.cassette import (
 )
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.errors import LLMAuthError, LLMStreamDropped
-from twnb.llm.redaction import RedactingFilter, Redactor
 
 CANARY_KEY = "sk-canary-cassette-0123456789abcdef"
 CANARY_ENV = "canary-env-secret-5f4e3d2c"

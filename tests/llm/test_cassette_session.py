@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from twnb.config import Redactor
 from twnb.config.resolution import resolve_settings
 from twnb.llm.cassette import load_cassette
 from twnb.llm.client import OpenAIChatClient
 from twnb.llm.redacting_client import RedactingClient
-from twnb.llm.redaction import Redactor
 from twnb.llm.response_format import json_object_format, json_schema_format
 from twnb.llm.session_client import session_chat_client
 

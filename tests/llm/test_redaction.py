@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from twnb.config import REDACTED, RedactingFilter, Redactor
 from twnb.config.resolution import resolve_settings
-from twnb.llm.redaction import REDACTED, RedactingFilter, Redactor
 
 CANARY = "canary-secret-value-8a7b6c5d"
 

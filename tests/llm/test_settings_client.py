@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from twnb.config import Redactor
 from twnb.config.resolution import resolve_settings
 from twnb.config.settings import SettingsError
 from twnb.config.table import PLACEHOLDER_API_KEY
 from twnb.llm.client import make_client
 from twnb.llm.errors import LLMAuthError
-from twnb.llm.redaction import Redactor
 
 CANARY_KEY = "sk-canary-settings-0123456789abcdefgh"
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -2,7 +2,8 @@
 
 import re
 
-from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round, SharedMemoryEntry, create_id
+from twnb.base import create_id
+from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round, SharedMemoryEntry
 
 CREATED = r"\d{8}-\d{6}-[0-9a-f]{8}"
 LOADED = r"[0-9a-f]{12}"

@@ -291,13 +291,13 @@ def test_trace_switches_tracing_and_says_where_spans_go(shell, capsys):
     try:
         shell.run_line_magic("taskweaver", "trace console")
         assert "spans go to the console" in capsys.readouterr().out
-        assert switch.state.mode == "console"
+        assert switch.tracing.mode == "console"
         shell.run_line_magic("taskweaver", "trace")
         assert "Tracing is console" in capsys.readouterr().out
     finally:
         shell.run_line_magic("taskweaver", "trace off")
     assert "Tracing is off." in capsys.readouterr().out
-    assert switch.state.tracer is None
+    assert switch.tracing.tracer is None
 
 
 @pytest.mark.parametrize(
@@ -314,7 +314,7 @@ def test_trace_refuses_bad_input_in_one_line_and_changes_nothing(shell, capsys, 
     shell.run_line_magic("taskweaver", line)
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
-    assert switch.state.mode == "off"
+    assert switch.tracing.mode == "off"
 
 
 def test_reset_empties_the_conversation(shell, clean_env, capsys):

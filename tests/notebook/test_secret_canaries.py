@@ -94,7 +94,7 @@ for value in values:
     sys.stdout.flush()
     sys.stdout.write(value[7:] + "\\n")
     print("err:", value, file=sys.stderr)
-from twnb.memory.logs import get_logger
+from twnb.base.logs import get_logger
 get_logger("twnb.generated").warning("environment: %s", dict(os.environ))
 
 class Frame:

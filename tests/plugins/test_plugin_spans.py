@@ -23,11 +23,11 @@ def exporter() -> Iterator[InMemorySpanExporter]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    switch.state.tracer = provider.get_tracer("twnb")
+    switch.tracing.tracer = provider.get_tracer("twnb")
     try:
         yield exporter
     finally:
-        switch.state.tracer = None
+        switch.tracing.tracer = None
         provider.shutdown()
 
 

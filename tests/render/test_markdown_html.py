@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from twnb.render.markdown_html import inline_html, markdown_html
+from twnb.render.markdown_to_html import inline_html, markdown_html
 
 
 def _bare(html: str) -> str:

@@ -8,7 +8,7 @@ from replay_rounds import code_round, conversation, stdout, user_cell, with_user
 from twnb.cli import main
 from twnb.memory import save_conversation
 from twnb.replay.export import build_notebook
-from twnb.replay.outside_names import RecordedCode, outside_names, recorded_code
+from twnb.replay.name_sources import RecordedCode, outside_names, recorded_code
 
 
 def _names(*codes: str, known: tuple[str, ...] = ()) -> list[str]:

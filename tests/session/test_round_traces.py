@@ -43,11 +43,11 @@ def spans() -> Iterator[Spans]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    switch.state.tracer = provider.get_tracer("twnb")
+    switch.tracing.tracer = provider.get_tracer("twnb")
     try:
         yield Spans(exporter)
     finally:
-        switch.state.tracer = None
+        switch.tracing.tracer = None
         provider.shutdown()
 
 
@@ -256,7 +256,7 @@ def test_opted_in_content_is_recorded_in_the_conventions_format_redacted(make_se
 
 
 def test_with_tracing_off_a_round_gets_no_tracing_observer(make_session):
-    assert switch.state.tracer is None
+    assert switch.tracing.tracer is None
     session = make_session(one_step("x = 1"))
     assert session.tracing is not None and session._round_tracer(session.memory.create_round("q")) is None
     assert session.plans.plan_change_hooks == ()

@@ -24,8 +24,8 @@ def tracing_off() -> Iterator[None]:
     try:
         yield
     finally:
-        switch.configure("off")
-        switch.state.from_setting = None
+        switch.configure_tracing("off")
+        switch.tracing.from_setting = None
 
 
 def _closed_port() -> int:
@@ -38,11 +38,11 @@ def test_a_round_reaches_an_otlp_receiver_as_genai_spans(make_session, tracing_o
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     monkeypatch.delenv("OTEL_RESOURCE_ATTRIBUTES", raising=False)
     with OTLPReceiver() as receiver:
-        said = switch.configure("otlp", receiver.url.removesuffix("/v1/traces"))
+        said = switch.configure_tracing("otlp", receiver.url.removesuffix("/v1/traces"))
         assert receiver.url in said
         session = make_session(one_step("x = 1"))
         session.run_round("Set x")
-        assert switch.state.provider.force_flush(10_000)
+        assert switch.tracing.provider.force_flush(10_000)
         received = receiver.spans()
     assert receiver.content_types[0] == "application/x-protobuf"
     by_name: dict[str, list] = {}
@@ -72,9 +72,9 @@ def test_a_round_reaches_an_otlp_receiver_as_genai_spans(make_session, tracing_o
 def test_otel_service_name_names_the_service(make_session, tracing_off, monkeypatch):
     monkeypatch.setenv("OTEL_SERVICE_NAME", "analysis-hub")
     with OTLPReceiver() as receiver:
-        switch.configure("otlp", receiver.url)
+        switch.configure_tracing("otlp", receiver.url)
         make_session(one_step("x = 1")).run_round("Set x")
-        switch.state.provider.force_flush(10_000)
+        switch.tracing.provider.force_flush(10_000)
         resource, _ = receiver.spans()[0]
     assert resource["service.name"] == "analysis-hub"
 
@@ -83,13 +83,13 @@ def test_an_unreachable_endpoint_breaks_no_round_and_warns_once(
     make_session, fake_llm, tracing_off, monkeypatch, caplog
 ):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
-    switch.configure("otlp", f"http://127.0.0.1:{_closed_port()}")
+    switch.configure_tracing("otlp", f"http://127.0.0.1:{_closed_port()}")
     session = make_session()
     with caplog.at_level(logging.INFO):
         for _ in range(2):  # two Rounds, two failed exports
             fake_llm.load(one_step("x = 1"))
             assert session.run_round("Set x").state == "finished"
-            switch.state.provider.force_flush(10_000)
+            switch.tracing.provider.force_flush(10_000)
     warnings = [r for r in caplog.records if "could not send traces" in r.getMessage()]
     assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
     assert "127.0.0.1" in warnings[0].getMessage()
@@ -101,12 +101,12 @@ def test_an_endpoint_that_never_answers_does_not_slow_a_round(make_session, trac
     with socket.socket() as blackhole:  # accepts connections, never answers
         blackhole.bind(("127.0.0.1", 0))
         blackhole.listen(64)
-        switch.configure("otlp", f"http://127.0.0.1:{blackhole.getsockname()[1]}")
+        switch.configure_tracing("otlp", f"http://127.0.0.1:{blackhole.getsockname()[1]}")
         session = make_session(one_step("x = 1"))
         started = time.perf_counter()
         round = session.run_round("Set x")
         took = time.perf_counter() - started
-        switch.configure("off")  # the last export is abandoned on its own thread
+        switch.configure_tracing("off")  # the last export is abandoned on its own thread
     assert round.state == "finished"
     # Waiting on the export even once would take the exporter's whole 5 s timeout.
     assert took < 4, f"the Round took {took:.1f} s"
@@ -123,9 +123,9 @@ def test_on_reuses_the_processs_own_tracer_provider():
         "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
         "trace.set_tracer_provider(provider)\n"
         "from twnb.telemetry import switch\n"
-        "print(switch.configure('on'))\n"
-        "switch.state.tracer.start_span('probe').end()\n"
-        "print([s.name for s in exporter.get_finished_spans()], switch.state.provider is None)\n"
+        "print(switch.configure_tracing('on'))\n"
+        "switch.tracing.tracer.start_span('probe').end()\n"
+        "print([s.name for s in exporter.get_finished_spans()], switch.tracing.provider is None)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     said, found = out.strip().splitlines()
@@ -136,9 +136,9 @@ def test_on_reuses_the_processs_own_tracer_provider():
 def test_on_without_a_provider_builds_one_from_the_otel_variables(tracing_off, monkeypatch):
     with OTLPReceiver() as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url.removesuffix("/v1/traces"))
-        said = switch.configure("on")
-        switch.state.tracer.start_span("probe").end()
-        switch.state.provider.force_flush(10_000)
+        said = switch.configure_tracing("on")
+        switch.tracing.tracer.start_span("probe").end()
+        switch.tracing.provider.force_flush(10_000)
         names = [span.name for _, span in receiver.spans()]
     assert receiver.url in said
     assert names == ["probe"]
@@ -146,18 +146,18 @@ def test_on_without_a_provider_builds_one_from_the_otel_variables(tracing_off, m
 
 def test_an_unknown_mode_says_which_exist():
     with pytest.raises(ValueError, match="one of off, on, console, otlp"):
-        switch.configure("loud")
+        switch.configure_tracing("loud")
 
 
 def test_off_stops_tracing(tracing_off):
-    switch.configure("console")
-    assert switch.configure("off") == "Tracing is off."
-    assert switch.state.tracer is None and switch.state.provider is None
+    switch.configure_tracing("console")
+    assert switch.configure_tracing("off") == "Tracing is off."
+    assert switch.tracing.tracer is None and switch.tracing.provider is None
 
 
 def test_the_trace_setting_switches_tracing_on_when_the_session_is_built(make_session, tracing_off, capsys):
     session = make_session(one_step("x = 1"), settings={"trace": "console"})
-    assert switch.state.mode == "console"
+    assert switch.tracing.mode == "console"
     session.run_round("Set x")
     printed = capsys.readouterr().out
     assert '"name": "invoke_agent"' in printed and '"name": "execute_tool python"' in printed
@@ -166,6 +166,6 @@ def test_the_trace_setting_switches_tracing_on_when_the_session_is_built(make_se
 def test_a_session_built_with_the_default_setting_keeps_tracing_switched_on_by_hand(
     make_session, tracing_off
 ):
-    switch.configure("console")
+    switch.configure_tracing("console")
     make_session(one_step("x = 1"))
-    assert switch.state.mode == "console"
+    assert switch.tracing.mode == "console"

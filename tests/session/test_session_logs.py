@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from twnb.memory.logs import get_logger, set_log_scrubber
+from twnb.base.logs import get_logger, set_log_scrubber
 
 
 def test_building_a_session_scrubs_twnb_logs_with_its_redactor(make_session, secret_env):

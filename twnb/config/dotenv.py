@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from twnb.memory.logs import get_logger
+from twnb.base import get_logger
 
 __all__ = ["parse_dotenv", "read_dotenv"]
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from twnb.base import ScrubbingFilter
 from twnb.config.secret_matcher import SecretMatcher
 from twnb.config.secret_rules import (
     MIN_KEY_LENGTH,
@@ -33,7 +34,6 @@ from twnb.config.secret_rules import (
     redact_shapes,
     secret_environment_values,
 )
-from twnb.memory.logs import ScrubbingFilter
 
 __all__ = ["ENVIRONMENT_TTL_S", "RedactingFilter", "Redactor"]
 
@@ -220,7 +220,7 @@ class RedactingFilter(ScrubbingFilter):
 
     For the user's own handlers (``handler.addFilter(...)``): a filter on a logger does not see
     records that propagate from its children. twnb's own loggers are scrubbed already, by the
-    session's redactor (`twnb.memory.logs`).
+    session's redactor (`twnb.base.logs`).
     """
 
     def __init__(self, redactor: Redactor) -> None:

@@ -17,9 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from twnb.demo.demo_notebook import DemoNotebook
-from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
-from twnb.kernel.quiet_requests import evaluate, execute_quietly
-from twnb.kernel.this_python import this_python_kernel_manager
+from twnb.kernel import (
+    KernelPlace,
+    bring_back,
+    evaluate,
+    execute_quietly,
+    probe_place,
+    read_file,
+    this_python_kernel_manager,
+)
 
 BUNDLED_CASSETTE = "@bundled"  # TWNB_REPLAY value the kernel replaces with its own twnb's cassette
 
@@ -87,7 +93,7 @@ class DemoKernel:
                     f"No connection file at {connection_file}; `jupyter --runtime-dir` holds running "
                     "kernels' files (kernel-*.json)."
                 )
-            from twnb.kernel.attached_kernel import AttachedKernelManager
+            from twnb.kernel import AttachedKernelManager
 
             return cls(AttachedKernelManager(connection_file), owned=False)
         if kernel_name is None:

@@ -21,8 +21,7 @@ from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
 from twnb.demo.quickstart import QUICKSTART
-from twnb.render import MIME_TYPE
-from twnb.render.labels import state_label
+from twnb.render import MIME_TYPE, state_label
 
 DEMO_NOTEBOOKS = {demo.name: demo for demo in (QUICKSTART, BIGGER_THAN_MEMORY)}
 KERNEL_LOG = "kernel.log"
@@ -227,8 +226,7 @@ def _check_live_settings(env: dict[str, str]) -> None:
     Settings are resolved where the user runs `twnb demo` (its .env and twnb.yaml included); the kernel
     runs in the demo folder, so what was found is handed to it through its environment, never a file.
     """
-    from twnb.config.resolution import resolve_settings
-    from twnb.config.settings import SettingsError
+    from twnb.config import SettingsError, resolve_settings
 
     try:
         resolved = resolve_settings(environ=env, workdir=Path.cwd())

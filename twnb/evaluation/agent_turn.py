@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from twnb.base import clip
 from twnb.evaluation.model_calls import Spend
 from twnb.memory import PromptUtil
-from twnb.memory.clip import clip
 from twnb.render import MIME_TYPE
 
 __all__ = ["AgentTurn", "CodeStep", "turn_from_outputs"]

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from twnb.base import now_iso
 from twnb.evaluation.case_file import CaseError, EvalCase, find_cases
 from twnb.evaluation.case_result import RESULT_FILE, CaseResult, read_result, write_result
 from twnb.evaluation.case_run import DEFAULT_MAX_ROUNDS, RunFolderError, fresh_folder, run_case
@@ -25,7 +26,6 @@ from twnb.evaluation.report import RunEntry, report_html, report_markdown
 from twnb.evaluation.results_csv import write_results_csv
 from twnb.evaluation.run_spec import CaseRun
 from twnb.evaluation.score_table import ScoreTable
-from twnb.memory.clock import now_iso
 
 __all__ = [
     "EvalError",
@@ -164,7 +164,7 @@ def _default_models(access: ModelAccess) -> list[str]:
 def _recorded_model(folder: Path) -> str:
     """The model a recorded model folder holds (its name may have been made a folder name): the
     model its agent's cassettes recorded, else the folder's name."""
-    from twnb.llm.cassette import CassetteError, load_cassette
+    from twnb.llm import CassetteError, load_cassette
 
     for path in sorted(folder.glob(f"*/{AGENT_CASSETTE}")):
         try:

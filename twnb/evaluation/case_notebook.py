@@ -17,7 +17,7 @@ from typing import Any
 import nbformat
 
 from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
-from twnb.kernel.this_python import this_python_kernel_manager
+from twnb.kernel import this_python_kernel_manager
 
 __all__ = ["CaseNotebook", "KernelFailure"]
 

@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from twnb.base import now_iso
 from twnb.evaluation.case_file import EvalCase, ScoringPoint
 from twnb.evaluation.case_notebook import CaseNotebook, KernelFailure
 from twnb.evaluation.case_result import CaseResult, read_result, write_result
@@ -32,8 +33,7 @@ from twnb.evaluation.notebook_text import intro_markdown, verdicts_markdown
 from twnb.evaluation.run_spec import CaseRun
 from twnb.evaluation.virtual_user import ROLE as USER_ROLE
 from twnb.evaluation.virtual_user import VirtualUser
-from twnb.llm.errors import LLMError
-from twnb.memory.clock import now_iso
+from twnb.llm import LLMError
 
 __all__ = ["RunFolderError", "fresh_folder", "run_case"]
 

@@ -22,10 +22,10 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from twnb.base import clip
 from twnb.evaluation.case_file import ScoringPoint
 from twnb.evaluation.chat_messages import ChatMessage, history_to_data
 from twnb.evaluation.evaluator import Verdict
-from twnb.memory.clip import clip
 
 __all__ = ["EVAL_CODE_TIMEOUT", "run_eval_code"]
 

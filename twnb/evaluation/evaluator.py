@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from twnb.base import clip
 from twnb.evaluation.agent_turn import AgentTurn
 from twnb.evaluation.case_file import ScoringPoint
 from twnb.evaluation.model_calls import ModelCaller
-from twnb.llm.errors import LLMError
-from twnb.memory.clip import clip
+from twnb.llm import LLMError
 
 __all__ = ["Evaluator", "Verdict", "parse_verdict", "transcript"]
 

@@ -18,10 +18,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from twnb.config.redaction import Redactor
-from twnb.config.resolution import resolve_settings
-from twnb.config.settings import ResolvedSettings, SettingsError
-from twnb.llm.chat_client import ChatClient
+from twnb.config import Redactor, ResolvedSettings, SettingsError, resolve_settings
+from twnb.llm import ChatClient
 
 __all__ = ["AGENT_CASSETTE", "CONVERSATION_FILE", "JUDGE_CASSETTE", "ModelAccess", "ModelAccessError"]
 
@@ -128,7 +126,7 @@ class ModelAccess:
 
     def judge_client(self, folder: Path, relative: Path) -> ChatClient:
         """The client the virtual user and the evaluator share for one run in `folder`."""
-        from twnb.llm.session_client import session_chat_client
+        from twnb.llm import session_chat_client
 
         if not self.live:
             cassette = self._recording(relative, JUDGE_CASSETTE, "the virtual user and evaluator")

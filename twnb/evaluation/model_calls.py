@@ -13,9 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.llm.chat_client import ChatClient
-from twnb.llm.stream import collect_reply
-from twnb.memory.ledger import call_cost
+from twnb.llm import ChatClient, collect_reply
+from twnb.memory import call_cost
 
 __all__ = ["ModelCaller", "Spend"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from twnb.render.markdown_escape import escape_markdown, escape_markdown_inline
+from twnb.render import escape_markdown, escape_markdown_inline
 
 if TYPE_CHECKING:
     from twnb.evaluation.case_result import CaseResult

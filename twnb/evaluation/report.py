@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twnb._version import __version__
+from twnb.base import now_iso
 from twnb.evaluation.case_result import CaseResult
 from twnb.evaluation.notebook_text import verdict_table
 from twnb.evaluation.score_table import ScoreTable, format_cost, format_seconds
-from twnb.memory.clock import now_iso
-from twnb.render.markdown_escape import escape_markdown_inline
-from twnb.render.markdown_html import markdown_html
+from twnb.render import escape_markdown_inline, markdown_html
 
 __all__ = ["RunEntry", "report_html", "report_markdown"]
 

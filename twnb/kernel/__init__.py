@@ -13,13 +13,18 @@ Public API:
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
 """
 
+from twnb.kernel.ansi import strip_ansi
+from twnb.kernel.attached_kernel import AttachedKernelManager
+from twnb.kernel.data_libraries import BIG_DATA_LIBRARIES
 from twnb.kernel.execution_text import execution_text_for_llm
 from twnb.kernel.executor import Executor
 from twnb.kernel.exit_guard import ExitRefused
 from twnb.kernel.file_scan import ScanLimits
 from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
+from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
 from twnb.kernel.live_shell import LiveShellExecutor
 from twnb.kernel.namespace_summary import summarize_namespace
+from twnb.kernel.quiet_requests import evaluate, execute_quietly
 from twnb.kernel.result import (
     ExecutionError,
     ExecutionResult,
@@ -28,15 +33,19 @@ from twnb.kernel.result import (
     new_execution_id,
 )
 from twnb.kernel.runtime_guard import RuntimeGuard
+from twnb.kernel.this_python import this_python_kernel_manager
 from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 
 __all__ = [
+    "BIG_DATA_LIBRARIES",
+    "AttachedKernelManager",
     "ExecutionError",
     "ExecutionResult",
     "ExecutionStatus",
     "Executor",
     "ExitRefused",
     "KernelExecutor",
+    "KernelPlace",
     "KernelStartError",
     "LiveShellExecutor",
     "RuntimeGuard",
@@ -46,8 +55,15 @@ __all__ = [
     "UserCellSource",
     "UserCells",
     "VariableChange",
+    "bring_back",
+    "evaluate",
+    "execute_quietly",
     "execution_text_for_llm",
     "is_twnb_command",
     "new_execution_id",
+    "probe_place",
+    "read_file",
+    "strip_ansi",
     "summarize_namespace",
+    "this_python_kernel_manager",
 ]

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from twnb.kernel.bounded_text import BoundedText, omission_note
+from twnb.base import BoundedText, omission_note
 from twnb.kernel.output_redaction import HeldText, Redact
 
 STREAM_HEAD_CHARS = 200_000

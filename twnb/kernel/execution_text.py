@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from twnb.kernel.bounded_text import head_and_tail
+from twnb.base import clip
 from twnb.kernel.result import ExecutionResult
 from twnb.kernel.secret_screen import redact_secrets
 
@@ -54,21 +54,25 @@ def execution_text_for_llm(
         sections.append("Refused:\n" + "\n".join(f"- {refusal}" for refusal in result.refusals))
     budget = max(200, max_chars)
     if result.result:
-        result_text = head_and_tail(result.result, budget // 5, what="the result", head_share=0.9)
+        result_text = clip(result.result, budget // 5, keep="ends", what="the result", head_share=0.9)
         sections.append("Result:\n" + result_text)
     if result.stdout:
         sections.append(
-            "Output:\n" + head_and_tail(result.stdout, budget // 3, what="output", head_share=0.8)
+            "Output:\n" + clip(result.stdout, budget // 3, keep="ends", what="output", head_share=0.8)
         )
     if result.stderr and result.status == "success":
-        sections.append("Warnings (stderr):\n" + head_and_tail(result.stderr, budget // 8, what="stderr"))
+        sections.append("Warnings (stderr):\n" + clip(result.stderr, budget // 8, keep="ends", what="stderr"))
     if result.error is not None:
-        headline = head_and_tail(f"{result.error.ename}: {result.error.evalue}", 400, what="the message")
+        headline = clip(f"{result.error.ename}: {result.error.evalue}", 400, keep="ends", what="the message")
         section = "Error:\n" + headline
         if result.error.traceback:
             # The tail of a traceback says where and why; its head is mostly the caller's frames.
-            trace = head_and_tail(
-                short_library_paths(result.error.traceback), budget // 3, what="traceback", head_share=0.15
+            trace = clip(
+                short_library_paths(result.error.traceback),
+                budget // 3,
+                keep="ends",
+                what="traceback",
+                head_share=0.15,
             )
             section += "\nTraceback:\n" + trace
         sections.append(section)
@@ -76,7 +80,7 @@ def execution_text_for_llm(
     if shown:
         # display(df) is how code often shows a table: the LLM needs its text form.
         texts = "\n".join(str(d["text"]) for d in shown)
-        texts = head_and_tail(texts, budget // 4, what="displayed text", head_share=0.8)
+        texts = clip(texts, budget // 4, keep="ends", what="displayed text", head_share=0.8)
         sections.append("Displayed:\n" + texts)
     if result.artifacts:
         links = [_artifact_link(p, relative_to) for p in result.artifacts[:20]]
@@ -91,4 +95,4 @@ def execution_text_for_llm(
     if result.notes:
         sections.append("Notes:\n" + "\n".join(f"- {n}" for n in result.notes))
     text = redact_secrets("\n\n".join(sections))
-    return head_and_tail(text, max_chars, what="this summary", head_share=0.6)
+    return clip(text, max_chars, keep="ends", what="this summary", head_share=0.6)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from twnb.base import clip
 from twnb.kernel.data_libraries import client_resources, count
 from twnb.kernel.secret_screen import HIDDEN, SecretScreen
-from twnb.memory.clip import clip
 
 MAX_COLUMNS = 30
 MAX_LABEL_CHARS = 60  # a column name or a dtype (a Spark struct type's text can run to pages)

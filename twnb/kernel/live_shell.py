@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from twnb.base import every_record_scrubbed
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.comm_redaction import comm_messages_redacted
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
@@ -25,7 +26,6 @@ from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.shell_hooks import recorded_shell_output
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
-from twnb.memory.logs import every_record_scrubbed
 
 
 class LiveShellExecutor:
@@ -47,7 +47,7 @@ class LiveShellExecutor:
     is shown in the notebook or recorded, and to what threads it left running write later; the user's
     own cells are not touched, except while such a thread still runs (their output is then redacted
     too: lingering_output.py). While the code runs `redact` also applies to every log record made
-    (memory/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
+    (base/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
     `remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
     and after each run, so they stay secrets once the variable is gone.
     """

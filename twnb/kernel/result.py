@@ -6,9 +6,9 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from twnb.base import now_compact
 from twnb.kernel.guard_refusal import GuardRefusal
-from twnb.memory.clock import now_compact
-from twnb.memory.extras import PluginCallRecord
+from twnb.memory import PluginCallRecord
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.
 # "refused": the runtime guard refused something the code did (`ExecutionResult.refusals` says what).

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from twnb.config.secret_rules import (
+from twnb.config import (
     has_secret_shape,
     is_credential_variable,
     is_secret_name,

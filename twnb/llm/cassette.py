@@ -19,7 +19,7 @@ failed call, ``KeyboardInterrupt`` for one stopped by Ctrl-C and ``StreamClosed`
 stopped reading early; ``at`` says whether it ended at the ``request`` or in the ``stream``, and the
 reply holds what had arrived. So a replay serves the same sequence and fails where the recording did.
 
-Every text goes through a :class:`~twnb.llm.redaction.Redactor` before it is written, and the cassette
+Every text goes through a :class:`~twnb.config.redaction.Redactor` before it is written, and the cassette
 never holds HTTP headers, so no key or ``Authorization``/``api-key`` value can land in it. The messages
 hash is taken over the *redacted* messages, so a replay on a machine with another key still matches.
 
@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twnb.config.redaction import Redactor
+from twnb.base import now_iso
+from twnb.config import Redactor
 from twnb.llm import errors as llm_errors
 from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.errors import LLMError
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.llm.usage import messages_text
-from twnb.memory.clock import now_iso
 
 if TYPE_CHECKING:
     from twnb.llm.stream import ChatStream

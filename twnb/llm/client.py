@@ -13,9 +13,14 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from twnb.config.secret_rules import redact_shapes
-from twnb.config.settings import ResolvedSettings, Settings
-from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
+from twnb.base import every_record_scrubbed, get_logger
+from twnb.config import (
+    DEFAULT_AZURE_API_VERSION,
+    PLACEHOLDER_API_KEY,
+    ResolvedSettings,
+    Settings,
+    redact_shapes,
+)
 from twnb.llm.context_probe import probe_context_size
 from twnb.llm.context_window import ContextWindows, KnownContext
 from twnb.llm.deadlines import LLMDeadlines, StreamWatch, socket_closer
@@ -23,10 +28,9 @@ from twnb.llm.errors import ErrorContext, LLMAuthError, LLMStreamDropped, llm_er
 from twnb.llm.request_retries import RetryPolicy
 from twnb.llm.stream import ChatReply, ChatStream
 from twnb.llm.usage import messages_text
-from twnb.memory.logs import every_record_scrubbed, get_logger
 
 if TYPE_CHECKING:
-    from twnb.config.redaction import Redactor
+    from twnb.config import Redactor
 
 _log = get_logger(__name__)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from twnb.config.secret_rules import MIN_KEY_LENGTH, REDACTED
+from twnb.config import MIN_KEY_LENGTH, REDACTED
 from twnb.llm.context_error import ContextOverflow, context_hint, read_context_error
 from twnb.llm.deadlines import LLMDeadlines
 

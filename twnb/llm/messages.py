@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
 
+from twnb.base import now_iso
 from twnb.memory import PostExtra, SharedMemoryEntry
-from twnb.memory.clock import now_iso
 
 if TYPE_CHECKING:
     from twnb.memory import Post

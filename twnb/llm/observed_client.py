@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from twnb.llm.stream_proxy import StreamProxy
-from twnb.memory.events import LLMCallEnded, LLMCallStarted, Observer
+from twnb.memory import LLMCallEnded, LLMCallStarted, Observer
 
 __all__ = ["CLOSED_EARLY", "ObservedClient", "provider_name"]
 

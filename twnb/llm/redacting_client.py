@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.config.redaction import Redactor
+from twnb.config import Redactor
 from twnb.llm.chat_client import ChatClient, ReplyStream
 
 __all__ = ["RedactingClient"]

@@ -24,10 +24,10 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from twnb.base import get_logger
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.request_retries import names_response_format
 from twnb.llm.stream_proxy import StreamProxy
-from twnb.memory.logs import get_logger
 
 __all__ = [
     "PROCESS_FORMATS",

@@ -19,8 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from twnb.config.redaction import Redactor
-from twnb.config.settings import ResolvedSettings, Settings
+from twnb.config import Redactor, ResolvedSettings, Settings
 from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.client import OpenAIChatClient, make_client
@@ -28,7 +27,7 @@ from twnb.llm.context_window import ContextWindows
 from twnb.llm.observed_client import ObservedClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.response_format import PROCESS_FORMATS, FormatMemory, ResponseFormatFallback
-from twnb.memory.events import Observer
+from twnb.memory import Observer
 
 __all__ = ["context_windows", "session_chat_client"]
 

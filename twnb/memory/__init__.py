@@ -4,16 +4,23 @@ every layer above reports through (docs/architecture.md: "Layers", contracts 1 a
 Only the standard library and pyyaml are imported here, so `import twnb.memory` stays cheap.
 """
 
+from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER, ArtifactPlaces, notebook_folder_of
 from twnb.memory.attachment import DEPRECATED_TYPES, Attachment, AttachmentType
 from twnb.memory.conversation import Conversation
 from twnb.memory.conversation_file import conversation_dict, load_conversation, save_conversation
 from twnb.memory.events import (
     AttachmentDelta,
+    CodeRunEnded,
+    CodeRunStarted,
     Event,
+    EventRelay,
+    LLMCallEnded,
+    LLMCallStarted,
     MessageDelta,
     NullObserver,
     Observer,
     ObserverGroup,
+    PluginCalled,
     PostCommitted,
     PostRetry,
     PostStarted,
@@ -24,14 +31,19 @@ from twnb.memory.events import (
     UsageReported,
 )
 from twnb.memory.extras import (
+    EDITED_BY_USER,
     EXECUTION_RECORD_KEYS,
     POST_EXTRA_KEYS,
     REPLAY_RECORD_KEYS,
     ROUND_EXTRA_KEYS,
+    SKIPPED_BY_USER,
     USER_CELL_KEYS,
     DroppedAttempt,
     ExecutionRecord,
+    PluginCallRecord,
+    PluginOfferRecord,
     PostExtra,
+    RefusedEdit,
     ReplayRecord,
     RoundExtra,
     TimingRecord,
@@ -39,18 +51,19 @@ from twnb.memory.extras import (
     UserCellRecord,
     add_usage,
 )
-from twnb.memory.ids import create_id
+from twnb.memory.ledger import Ledger, LedgerEntry, call_cost, format_cost
 from twnb.memory.memory import Memory
 from twnb.memory.plan import Plan, SubTask, TaskState
-from twnb.memory.plan_derivation import derive_plan, moves_the_plan, round_plan
+from twnb.memory.plan_derivation import derive_plan, moves_the_plan, parse_steps, round_plan
 from twnb.memory.plugin import PluginEntry
 from twnb.memory.post import Post, RoleName
 from twnb.memory.prompt_util import PromptUtil
 from twnb.memory.reading import ConversationFormatError, Location
-from twnb.memory.round import Round, RoundState
+from twnb.memory.round import AUTOSAVE_FAILED, Round, RoundState
 from twnb.memory.shared_memory_entry import SharedMemoryEntry, SharedMemoryEntryScope, SharedMemoryEntryType
 from twnb.memory.yaml_io import (
     dump_yaml,
+    find_non_plain,
     load_yaml_documents,
     load_yaml_file,
     load_yaml_text,
@@ -59,20 +72,32 @@ from twnb.memory.yaml_io import (
 )
 
 __all__ = [
+    "AUTOSAVE_FAILED",
+    "DEFAULT_SESSION_FOLDER",
     "DEPRECATED_TYPES",
+    "EDITED_BY_USER",
     "EXECUTION_RECORD_KEYS",
     "POST_EXTRA_KEYS",
     "REPLAY_RECORD_KEYS",
     "ROUND_EXTRA_KEYS",
+    "SKIPPED_BY_USER",
     "USER_CELL_KEYS",
+    "ArtifactPlaces",
     "Attachment",
     "AttachmentDelta",
     "AttachmentType",
+    "CodeRunEnded",
+    "CodeRunStarted",
     "Conversation",
     "ConversationFormatError",
     "DroppedAttempt",
     "Event",
+    "EventRelay",
     "ExecutionRecord",
+    "LLMCallEnded",
+    "LLMCallStarted",
+    "Ledger",
+    "LedgerEntry",
     "Location",
     "Memory",
     "MessageDelta",
@@ -80,13 +105,17 @@ __all__ = [
     "Observer",
     "ObserverGroup",
     "Plan",
+    "PluginCallRecord",
+    "PluginCalled",
     "PluginEntry",
+    "PluginOfferRecord",
     "Post",
     "PostCommitted",
     "PostExtra",
     "PostRetry",
     "PostStarted",
     "PromptUtil",
+    "RefusedEdit",
     "ReplayRecord",
     "RoleName",
     "Round",
@@ -106,15 +135,19 @@ __all__ = [
     "UsageReported",
     "UserCellRecord",
     "add_usage",
+    "call_cost",
     "conversation_dict",
-    "create_id",
     "derive_plan",
     "dump_yaml",
+    "find_non_plain",
+    "format_cost",
     "load_conversation",
     "load_yaml_documents",
     "load_yaml_file",
     "load_yaml_text",
     "moves_the_plan",
+    "notebook_folder_of",
+    "parse_steps",
     "round_plan",
     "save_conversation",
     "save_yaml_file",

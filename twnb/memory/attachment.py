@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from twnb.memory.ids import ATTACHMENT_PREFIX, create_id
+from twnb.base import create_id
 from twnb.memory.reading import Location, require_key, require_mapping, text_value
 from twnb.memory.shared_memory_entry import SharedMemoryEntry
+
+ATTACHMENT_PREFIX = "atta-"  # TaskWeaver's prefix for the ids it makes
 
 
 class AttachmentType(Enum):

@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.memory.gc_pause import gc_paused
-from twnb.memory.ids import CONVERSATION_PREFIX, create_id, loaded_id
+from twnb.base import create_id, gc_paused, loaded_id
 from twnb.memory.plugin import PluginEntry
 from twnb.memory.reading import Location, list_value, require_key, require_mapping, text_value
 from twnb.memory.round import Round
 from twnb.memory.yaml_io import load_yaml_file
+
+CONVERSATION_PREFIX = "conv-"  # TaskWeaver's prefix for the ids it makes
 
 # TaskWeaver's top-level keys, in its order; anything else in a file is kept in `unknown_keys`.
 _KNOWN_KEYS = ("id", "plugins", "roles", "enabled", "rounds")

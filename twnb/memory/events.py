@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from twnb.base import get_logger
 from twnb.memory.attachment import AttachmentType
 from twnb.memory.extras import PluginCallRecord, UsageRecord
-from twnb.memory.logs import get_logger
 from twnb.memory.post import Post
 
 logger = get_logger(__name__)

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from twnb.memory.clock import now_iso
-from twnb.memory.ids import create_id
+from twnb.base import create_id, now_iso
 
 TaskState = Literal["todo", "in_progress", "done", "abandoned"]
 TASK_STATES: tuple[str, ...] = get_args(TaskState)

@@ -18,8 +18,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from twnb.base import now_iso
 from twnb.memory.attachment import AttachmentType
-from twnb.memory.clock import now_iso
 from twnb.memory.plan import Plan, SubTask
 from twnb.memory.post import Post
 from twnb.memory.round import Round

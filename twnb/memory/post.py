@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from twnb.base import create_id, loaded_id
 from twnb.memory.attachment import Attachment, AttachmentType
 from twnb.memory.extras import PostExtra
-from twnb.memory.ids import POST_PREFIX, create_id, loaded_id
 from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
+
+POST_PREFIX = "post-"  # TaskWeaver's prefix for the ids it makes
 
 RoleName = str
 

@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast, get_args
 
+from twnb.base import create_id, loaded_id
 from twnb.memory.extras import RoundExtra
-from twnb.memory.ids import ROUND_PREFIX, create_id, loaded_id
 from twnb.memory.post import Post
 from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
+
+ROUND_PREFIX = "round-"  # TaskWeaver's prefix for the ids it makes
 
 RoundState = Literal["finished", "failed", "created"]
 ROUND_STATES: tuple[str, ...] = get_args(RoundState)

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from twnb.memory.ids import SHARED_MEMORY_ENTRY_PREFIX, create_id
+from twnb.base import create_id
 from twnb.memory.reading import Location, require_key, text_value
+
+SHARED_MEMORY_ENTRY_PREFIX = "sme-"  # TaskWeaver's prefix for the ids it makes
 
 SharedMemoryEntryType = Literal["plan", "experience_sub_path", "example_sub_path"]
 SharedMemoryEntryScope = Literal["round", "conversation"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from twnb.memory.gc_pause import gc_paused
+from twnb.base import gc_paused
 from twnb.memory.reading import ConversationFormatError, Location
 
 # Far deeper than any conversation (about 12 levels, tool output included), far shallower than

@@ -1,11 +1,28 @@
-"""The notebook layer (docs/architecture.md: "Layers", contracts 5 and 6): what users meet in Jupyter.
+"""notebook layer: what users meet in Jupyter (docs/architecture.md: "Layers", contracts 5 and 6).
 
-- `magics.TaskWeaverMagics`: `%%taskweaver` and `%taskweaver SUBCOMMAND`, settings as traitlets
-  (`extension.load`/`unload` back `twnb.load_ipython_extension`).
-- `notebook_session.NotebookSession`: the notebook's one session, built lazily from the settings.
-- `round_display.RoundDisplay`: one Round's output, the live widget beside the static bundle, updated
-  when the Round ends; `round_view.RoundView` (the widget, an Observer), `throttle.Throttle`,
-  `text_progress.TextProgress` (shells without widgets), `history_table`, `conversation_variables`.
+- `load(shell)`/`unload(shell)`: `%load_ext twnb`/`%unload_ext twnb` (behind `twnb.load_ipython_extension`).
+- `TaskWeaverMagics`: `%%taskweaver` and `%taskweaver SUBCOMMAND`, settings as traitlets.
 
-Nothing is imported here: `%load_ext twnb` stays cheap, and ipywidgets loads only when a Round runs.
+Inside: `notebook_session.NotebookSession` (the notebook's one session, built lazily from the settings),
+`round_display.RoundDisplay` (one Round's output: the live widget, then the static bundle),
+`round_view.RoundView` (the widget, an Observer), step mode (`step_mode`, `step_transform`).
+
+The names load lazily: `%load_ext twnb` stays cheap, and ipywidgets loads only when a Round runs.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from twnb.base import lazy_exports
+
+if TYPE_CHECKING:
+    from twnb.notebook.extension import load, unload
+    from twnb.notebook.magics import TaskWeaverMagics
+
+__all__ = ["TaskWeaverMagics", "load", "unload"]
+
+if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
+    __getattr__, __dir__ = lazy_exports(
+        __name__, {"load": "extension", "unload": "extension", "TaskWeaverMagics": "magics"}
+    )

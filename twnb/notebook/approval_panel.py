@@ -14,7 +14,7 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from twnb.render.code_html import code_html
+from twnb.render import code_html
 
 CODE_ACTIONS = ("run", "edit", "skip", "stop")
 PLAN_ACTIONS = ("approve", "stop")

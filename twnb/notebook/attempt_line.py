@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from twnb.memory import AttachmentType, Post
-from twnb.render.labels import state_label
-from twnb.render.replay_note import replay_summary
+from twnb.render import replay_summary, state_label
 
 _VALUE_CHARS = 120
 

@@ -12,7 +12,7 @@ import contextvars
 import threading
 from collections.abc import Callable
 
-from twnb.memory.logs import get_logger
+from twnb.base import get_logger
 
 log = get_logger(__name__)
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.render.labels import state_label
-from twnb.render.view import HELD_BACK_CELLS
+from twnb.render import HELD_BACK_CELLS, state_label
 
 # Each follows the label "Cells below not run: " (the cell's error line and the Round's note).
 STOPPED_CELLS = (

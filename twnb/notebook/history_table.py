@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from twnb.memory.ledger import format_cost
-from twnb.render.labels import autosave_note, spent_tokens, state_label
-from twnb.render.markdown_escape import escape_markdown_inline
-from twnb.render.text import plain_text, shorten
+from twnb.memory import format_cost
+from twnb.render import autosave_note, escape_markdown_inline, plain_text, shorten, spent_tokens, state_label
 
 # A new kernel starts with an empty conversation even when the notebook shows earlier Rounds: say so,
 # and how to get them back, rather than "nothing here".

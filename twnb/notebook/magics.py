@@ -185,8 +185,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except Exception as error:
             # Expected failures are said where they happen; anything else still gets one line, not a
             # traceback in the user's notebook (the traceback goes to twnb's debug log).
-            from twnb.memory.logs import get_logger
-            from twnb.session.factory import redactor_for
+            from twnb.base import get_logger
+            from twnb.session import redactor_for
 
             get_logger(__name__).debug("a taskweaver magic failed", exc_info=True)
             text = redactor_for(self._settings_or_none()).redact(_one_line(error))
@@ -355,7 +355,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _final_plan(self, round: Any) -> Any:
         from twnb.render import plan_from_round
-        from twnb.session.plan_notebook import recorded_plan
+        from twnb.session import recorded_plan
 
         # The plan the Round ended with, as the plan notebook recorded it (a continued plan keeps its
         # earlier steps' states); else the one its posts give (a stand-in Round has none).
@@ -416,7 +416,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if len(rest) != 1:
             self._say("Usage: %taskweaver save PATH (a .yaml file) [--force]", error=True)
             return
-        from twnb.session.conversation_store import saved_round_count
+        from twnb.session import saved_round_count
 
         rounds = len(self.notebook.conversation.rounds)
         held = saved_round_count(self._path(rest[0]))
@@ -501,7 +501,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _rerun(self, conversation: Any, args: Any, settings: Any) -> None:
         """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
         from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
-        from twnb.session.recorded_code import recorded_code_check
+        from twnb.session import recorded_code_check
 
         cells = user_cells_of(conversation)
         agreed = bool(cells) and (args.user_cells or ask_to_run_user_cells(cells))
@@ -673,12 +673,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
 
     def _cmd_trace(self, rest: list[str], args: Any) -> None:
-        from twnb.telemetry import switch
+        from twnb.telemetry import CAPTURE_VARIABLE, configure_tracing, content_capture, tracing
 
         usage = "Usage: %taskweaver trace on|off|console|otlp [URL]"
         if not rest:
-            where = f" ({switch.state.endpoint})" if switch.state.endpoint else ""
-            self._say(f"Tracing is {switch.state.mode}{where}. {usage}")
+            where = f" ({tracing.endpoint})" if tracing.endpoint else ""
+            self._say(f"Tracing is {tracing.mode}{where}. {usage}")
             return
         mode, url = rest[0], rest[1] if len(rest) > 1 else None
         if len(rest) > 2 or (url is not None and mode.lower() != "otlp"):
@@ -688,12 +688,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(f"{url!r} is not an http(s) URL, e.g. http://localhost:4318", error=True)
             return
         try:
-            said = switch.configure(mode, url)
+            said = configure_tracing(mode, url)
         except (ValueError, ImportError) as error:
             self._say(str(error), error=True)
             return
-        if switch.state.tracer is not None and switch.content_capture():
-            said += f" Message contents are recorded, redacted ({switch.CAPTURE_VARIABLE})."
+        if tracing.tracer is not None and content_capture():
+            said += f" Message contents are recorded, redacted ({CAPTURE_VARIABLE})."
         self._say(said)
 
     def _settings_or_none(self) -> Any:

@@ -21,7 +21,7 @@ def notebook_offer(workdir: Path, environ: Mapping[str, str] | None = None) -> s
     path = _find(Path(name), workdir)
     if path is None:
         return None
-    from twnb.replay.notebook_import import read_notebook
+    from twnb.replay import read_notebook
 
     try:
         rounds = len(read_notebook(path).conversation.rounds)

@@ -30,7 +30,7 @@ class NotebookSession:
     """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
 
     def __init__(self, shell: Any, workdir: str | os.PathLike[str]) -> None:
-        from twnb.config.secret_rules import secret_environment_values
+        from twnb.config import secret_environment_values
 
         self.shell = shell
         self.workdir = Path(workdir)
@@ -64,7 +64,7 @@ class NotebookSession:
     # --- settings and the session ----------------------------------------------------------------
 
     def resolve(self, flags: Mapping[str, Any] | None, traitlets: Mapping[str, Any] | None) -> Any:
-        from twnb.config.resolution import resolve_settings
+        from twnb.config import resolve_settings
 
         return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
 
@@ -94,7 +94,7 @@ class NotebookSession:
         return session
 
     def _build(self, resolved: Any, memory: Memory) -> Session:
-        from twnb.session.factory import build_live_session
+        from twnb.session import build_live_session
 
         return build_live_session(
             resolved,
@@ -111,7 +111,7 @@ class NotebookSession:
         """The notebook's plugins for these settings: the same catalog while they describe the same
         plugins; a new one (the old one closed: its names unbound, its MCP servers stopped) when they
         change. Nothing is loaded here (see PluginCatalog.refresh)."""
-        from twnb.session.factory import artifacts_folder, plugin_catalog, plugin_folders
+        from twnb.session import artifacts_folder, plugin_catalog, plugin_folders
 
         settings = resolved.settings
         key = (
@@ -154,7 +154,7 @@ class NotebookSession:
         """The redactor a Session for these settings would have (for what the notebook shows or saves),
         knowing every secret seen so far; without settings (they failed to resolve) the environment's
         secrets and the known key shapes still are redacted."""
-        from twnb.session.factory import redactor_for
+        from twnb.session import redactor_for
 
         redactor = redactor_for(resolved)
         redactor.remember(self.known_secrets())
@@ -184,7 +184,7 @@ class NotebookSession:
         recovered plan is written back into it by `recover_plan`, for the session built later)."""
         if self.session is not None:
             return self.session.plans
-        from twnb.session.plan_notebook import PlanNotebook
+        from twnb.session import PlanNotebook
 
         plans = PlanNotebook()
         plans.load_from(self.conversation)
@@ -210,12 +210,12 @@ class NotebookSession:
         under the session the file names (an autosave, a notebook), else a new one: never in the
         replaced conversation's autosave folder."""
         if Path(path).suffix.lower() == ".ipynb":
-            from twnb.replay.notebook_import import read_notebook
+            from twnb.replay import read_notebook
 
             imported = read_notebook(path)
             conversation, session_id = imported.conversation, imported.session_id
         else:
-            from twnb.session.conversation_store import load_conversation_and_session
+            from twnb.session import load_conversation_and_session
 
             conversation, session_id = load_conversation_and_session(path)
         if self.session is not None and self.session.cassette_path is None:
@@ -223,7 +223,8 @@ class NotebookSession:
         if self.session is not None:  # recording: let it go, as reset does (its cassette's folder)
             self.known_secrets()
             self.session, self._session_key = None, None
-        from twnb.memory import Memory, create_id
+        from twnb.base import create_id
+        from twnb.memory import Memory
 
         self._memory = Memory(session_id=session_id or create_id())
         self._memory.conversation = conversation
@@ -241,7 +242,7 @@ class NotebookSession:
         session for `resolved` would; without settings there is nowhere to write."""
         if resolved is None:
             return
-        from twnb.session.autosave import save_round
+        from twnb.session import save_round
 
         folder = self.session_dir(resolved) / self.session_id / "rounds"
         redact = self.redactor(resolved).redact_data
@@ -263,13 +264,13 @@ class NotebookSession:
         twnb.session.conversation_store)."""
         if self.session is not None:
             return Path(self.session.save(path))
-        from twnb.session.conversation_store import save_conversation_file
+        from twnb.session import save_conversation_file
 
         return save_conversation_file(self.conversation, path, redact=self.redactor(resolved).redact_data)
 
     def export(self, path: str | os.PathLike[str], resolved: Any = None) -> Any:
         """The conversation as a notebook (redacted, artifacts copied beside it); nothing is run."""
-        from twnb.replay.export import export_notebook
+        from twnb.replay import export_notebook
 
         return export_notebook(
             self.conversation,
@@ -319,12 +320,13 @@ class NotebookSession:
 
 def artifacts_folder(resolved: Any) -> str:
     """The visible folder beside an exported notebook for the files it links to."""
-    from twnb.replay.artifacts import visible_folder
+    from twnb.replay import visible_folder
 
     return visible_folder(getattr(getattr(resolved, "settings", None), "artifacts_dir", None))
 
 
 def _new_memory() -> Memory:
-    from twnb.memory import Memory, create_id
+    from twnb.base import create_id
+    from twnb.memory import Memory
 
     return Memory(session_id=create_id())

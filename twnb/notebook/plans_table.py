@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from twnb.notebook.history_table import table_bundle
-from twnb.render.text import plain_text, shorten
+from twnb.render import plain_text, shorten
 
 NO_PLANS = (
     "No plans yet: a Round's plan is kept here when the Round ends (%taskweaver load brings back a "

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from twnb.notebook.history_table import table_bundle
-from twnb.render.text import shorten
+from twnb.render import shorten
 
 NO_PLUGINS = (
     "No plugins. TaskWeaver plugins go in a plugins/ folder beside the notebook (or the folders of "

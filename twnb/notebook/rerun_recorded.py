@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from twnb.replay.outside_names import RecordedCode
+    from twnb.replay import RecordedCode
 
 
 @dataclass
@@ -29,7 +29,7 @@ class RerunSummary:
 
 def user_cells_of(conversation: Any) -> list[RecordedCode]:
     """The user's own cells the conversation recorded that can run again (a clipped one cannot)."""
-    from twnb.replay.outside_names import recorded_code
+    from twnb.replay import recorded_code
 
     return [piece for piece in recorded_code(conversation) if piece.user]
 
@@ -45,7 +45,7 @@ def rerun_recorded_code(
     passed through `check` (verification: None lets it run)."""
     from IPython.utils.capture import capture_output
 
-    from twnb.replay.outside_names import recorded_code
+    from twnb.replay import recorded_code
 
     summary = RerunSummary()
     for piece in recorded_code(conversation):
@@ -95,6 +95,6 @@ def replaced_line(rounds: int, session_id: str, autosave: Path | None) -> str | 
 
 def outside_lines(conversation: Any, namespace: Mapping[str, Any]) -> list[str]:
     """One line per name the recorded code reads that nothing recorded makes and this kernel lacks."""
-    from twnb.replay.outside_names import outside_names, recorded_code
+    from twnb.replay import outside_names, recorded_code
 
     return [f"{name.sentence()}." for name in outside_names(recorded_code(conversation), known=namespace)]

@@ -26,28 +26,38 @@ from typing import Any
 
 from twnb.notebook.streamed_message import StreamedMessage
 from twnb.notebook.throttle import Throttle
-from twnb.render.code_html import code_html, preformatted_html
-from twnb.render.decisions import decision_line, without_decision_words
-from twnb.render.html import failure_html, note_html, plan_html, state_badge
-from twnb.render.labels import (
+from twnb.render import (
+    LINK_STYLE,
     PLANNER_NOTES,
+    PREVIEW_CAP_BYTES,
+    artifact_label,
+    artifact_url,
     attachment_label,
     autosave_note,
+    clean_text,
+    clip_middle,
+    code_html,
+    decision_line,
+    display_path,
+    displayed_images,
+    failure_html,
     incomplete_reason,
     is_shown,
+    note_html,
+    plan_html,
+    plan_to_dict,
     post_title,
+    preformatted_html,
     sections_kept_open,
+    shorten,
     spent_tokens,
+    state_badge,
     state_label,
     summary_line,
+    timeline_html,
     tokens_label,
+    without_decision_words,
 )
-from twnb.render.links import artifact_label, artifact_url, display_path
-from twnb.render.markdown_html import LINK_STYLE
-from twnb.render.payload import plan_to_dict
-from twnb.render.previews import PREVIEW_CAP_BYTES, displayed_images
-from twnb.render.text import clean_text, clip_middle, shorten
-from twnb.render.timeline import timeline_html
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 WAITING_CLASS = "twnb-waiting"  # on step mode's panel while it waits for a decision

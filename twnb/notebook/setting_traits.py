@@ -12,7 +12,7 @@ from typing import Any
 
 from traitlets import Bool, CaselessStrEnum, Dict, Float, Int, List, TraitType, Unicode
 
-from twnb.config.table import SETTINGS
+from twnb.config import SETTINGS
 
 __all__ = ["setting_traits"]
 

@@ -181,7 +181,7 @@ class StepRound:
 
     async def _drive(self, driver: Any) -> Any:
         from twnb.notebook.interrupt_guard import interrupts_raise
-        from twnb.session.code_request import PlanRequest, UserStopped
+        from twnb.session import PlanRequest, UserStopped
 
         to_send: Any = None
         to_throw: BaseException | None = None
@@ -220,7 +220,7 @@ class StepRound:
 
     def _status(self, text: str) -> None:
         # The driver said "running code" as it asked; while the Round waits on a click, say so instead.
-        from twnb.memory.events import StatusChanged
+        from twnb.memory import StatusChanged
 
         self.observer.on_event(StatusChanged(text))
 
@@ -232,7 +232,7 @@ class StepRound:
                     return action
 
     async def _approve_plan(self, request: Any) -> list[str] | None:
-        from twnb.session.code_request import UserStopped
+        from twnb.session import UserStopped
 
         self.panel.ask_plan(request.steps)
         self._status("waiting for your approval of the plan")
@@ -248,7 +248,7 @@ class StepRound:
         return steps if steps != request.steps else None
 
     async def _approve_code(self, request: Any) -> Any:
-        from twnb.session.code_request import ApprovedRun, EditedRun, Skipped, UserStopped
+        from twnb.session import ApprovedRun, EditedRun, Skipped, UserStopped
 
         self.panel.ask_code(request.code, request.verification)
         self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
@@ -276,7 +276,7 @@ class StepRound:
         or `UserStopped` for Stop. An edit verification refuses does not run: the panel shows the
         refusal and offers Edit again, Skip and Stop; a Skip or Stop then keeps the last refused edit in
         the record, so what the user typed is not lost."""
-        from twnb.session.code_request import RefusedEdit, Skipped, UserStopped
+        from twnb.session import RefusedEdit, Skipped, UserStopped
 
         allowed: tuple[str, ...] = ("run", "edit", "skip", "stop")
         self._status("waiting for your approval: Run, Edit, Skip or Stop")

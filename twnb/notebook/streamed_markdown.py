@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 
-from twnb.render.markdown_escape import FENCE_OPEN, escape_markdown
-from twnb.render.text import clean_text
+from twnb.render import FENCE_OPEN, clean_text, escape_markdown
 
 CHUNK_CHARS = 2048  # a chunk closes at the first fresh start past this many characters
 _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")

@@ -9,8 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from twnb.render.labels import state_label
-from twnb.render.text import plain_text, shorten
+from twnb.render import plain_text, shorten, state_label
 
 _PREVIEW = 160
 

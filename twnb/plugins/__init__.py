@@ -1,41 +1,53 @@
-"""The plugins layer: TaskWeaver plugins loaded unchanged, the notebook's own functions, and MCP
-servers' tools, offered to the CodeInterpreter and callable by name in the kernel (docs/architecture.md,
+"""plugins layer: TaskWeaver plugins loaded unchanged, the notebook's own functions, and MCP servers'
+tools, offered to the CodeInterpreter and callable by name in the kernel (docs/architecture.md,
 "Plugins").
 
-Public API (imported lazily: `%load_ext twnb` and `import twnb` load nothing of this layer):
+Public API (loaded lazily: `%load_ext twnb` and `import twnb` load nothing of this layer):
 - `plugin`: the `@twnb.plugin` decorator;
 - `PluginCatalog`: a session's plugins from every source, their states, the prompt sections, binding
   into the kernel and the record of each run's calls (catalog.py);
 - `PluginExecutor`: an Executor that runs code with the plugins bound and records their calls;
-- `PluginOffer`, `PluginOffers`: what a Round's prompts describe, and the protocol roles ask it of;
-- `PluginState`: one plugin's row in `%taskweaver plugins`.
+- `PluginOffer`, `PluginOffers`, `NO_PLUGINS`: what a Round's prompts describe, the protocol roles ask
+  it of, and the offer of a session without plugins;
+- `PluginState`: one plugin's row in `%taskweaver plugins`;
+- `McpTools`: the MCP servers' clients, on a loop of their own.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from twnb.base import lazy_exports
 
 if TYPE_CHECKING:
     from twnb.plugins.catalog import PluginCatalog, PluginState
     from twnb.plugins.decorator import plugin
     from twnb.plugins.executor import PluginExecutor
-    from twnb.plugins.offer import PluginOffer, PluginOffers
+    from twnb.plugins.mcp_tools import McpTools
+    from twnb.plugins.offer import NO_PLUGINS, PluginOffer, PluginOffers
 
-__all__ = ["PluginCatalog", "PluginExecutor", "PluginOffer", "PluginOffers", "PluginState", "plugin"]
+__all__ = [
+    "NO_PLUGINS",
+    "McpTools",
+    "PluginCatalog",
+    "PluginExecutor",
+    "PluginOffer",
+    "PluginOffers",
+    "PluginState",
+    "plugin",
+]
 
-_WHERE = {
-    "PluginCatalog": "twnb.plugins.catalog",
-    "PluginState": "twnb.plugins.catalog",
-    "PluginExecutor": "twnb.plugins.executor",
-    "PluginOffer": "twnb.plugins.offer",
-    "PluginOffers": "twnb.plugins.offer",
-    "plugin": "twnb.plugins.decorator",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'twnb.plugins' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "PluginCatalog": "catalog",
+            "PluginState": "catalog",
+            "plugin": "decorator",
+            "PluginExecutor": "executor",
+            "McpTools": "mcp_tools",
+            "NO_PLUGINS": "offer",
+            "PluginOffer": "offer",
+            "PluginOffers": "offer",
+        },
+    )

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twnb.base import clip, now_iso_precise
 from twnb.kernel import RuntimeGuard
-from twnb.memory.clip import clip
-from twnb.memory.clock import now_iso_precise
-from twnb.memory.extras import PluginCallRecord
+from twnb.memory import PluginCallRecord
 
 __all__ = ["CallLog", "PluginFunction", "active_log", "describe_value", "open_call_log"]
 

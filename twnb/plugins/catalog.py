@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from twnb.config.secret_rules import is_credential_field, is_secret_name
-from twnb.memory import PluginEntry
-from twnb.memory.extras import PluginOfferRecord
+from twnb.config import is_credential_field, is_secret_name
+from twnb.memory import PluginEntry, PluginOfferRecord
 from twnb.plugins.calls import CallLog, PluginFunction, open_call_log
 from twnb.plugins.decorator import plugin_options
 from twnb.plugins.function_spec import entry_from_function

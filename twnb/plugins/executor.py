@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from twnb.kernel.executor import Executor
-from twnb.kernel.result import ExecutionResult, new_execution_id
+from twnb.kernel import ExecutionResult, Executor, new_execution_id
 from twnb.plugins.catalog import PluginCatalog
 
 __all__ = ["PluginExecutor"]

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twnb.base import clip
 from twnb.memory import PluginEntry
-from twnb.memory.clip import clip
 from twnb.plugins.calls import PluginFunction
 from twnb.plugins.plugin_context import NotebookPluginContext
 from twnb.plugins.taskweaver_finder import IMPLEMENTATION, install_taskweaver_finder

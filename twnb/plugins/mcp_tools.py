@@ -39,8 +39,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from twnb.base import clip
 from twnb.memory import PluginEntry
-from twnb.memory.clip import clip
 from twnb.plugins.calls import PluginFunction, active_log
 from twnb.plugins.catalog import MCP, PluginState
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from twnb.memory.extras import PluginOfferRecord
+from twnb.memory import PluginOfferRecord
 
 __all__ = ["NO_PLUGINS", "PluginOffer", "PluginOffers"]
 

@@ -16,8 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from twnb.memory import PluginEntry
-from twnb.memory.extras import PluginOfferRecord
+from twnb.memory import PluginEntry, PluginOfferRecord
 
 __all__ = ["HANDFUL", "TOP", "choose_plugins", "words"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER
+from twnb.memory import EDITED_BY_USER, SKIPPED_BY_USER
 from twnb.render.labels import has_code
 
 PLAN_DECISIONS = {"edited_by": "You changed this plan", "approved_by": "You approved this plan"}

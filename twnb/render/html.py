@@ -15,8 +15,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from twnb.render.code_html import MONOSPACE, code_html, preformatted_html
 from twnb.render.decisions import without_decision_words
+from twnb.render.highlighted_code import MONOSPACE, code_html, preformatted_html
 from twnb.render.labels import (
     OUTCOME_LABELS,
     PLANNER_NOTES,
@@ -26,7 +26,7 @@ from twnb.render.labels import (
     is_shown,
 )
 from twnb.render.links import artifact_label, artifact_url
-from twnb.render.markdown_html import LINK_STYLE, inline_html, markdown_html
+from twnb.render.markdown_to_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
 from twnb.render.user_cells import user_cells_html

@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.memory.ledger import format_cost
-from twnb.memory.round import AUTOSAVE_FAILED
+from twnb.memory import AUTOSAVE_FAILED, format_cost
 from twnb.render.text import clean_text
 
 # Attachment types never shown (the reply type is implied by how the reply is shown).

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER, ArtifactPlaces
+from twnb.memory import DEFAULT_SESSION_FOLDER, ArtifactPlaces
 from twnb.render.links import display_path
 
 PREVIEW_CAP_BYTES = 256 * 1024

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from twnb.base import clip
 from twnb.memory import PromptUtil
-from twnb.memory.clip import clip
 
 
 def clean_text(text: Any) -> str:

@@ -12,7 +12,7 @@ import html
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from twnb.memory.ledger import Ledger, LedgerEntry, format_cost
+from twnb.memory import Ledger, LedgerEntry, format_cost
 from twnb.render.labels import tokens_label
 
 __all__ = ["LedgerRowView", "bar_geometry", "ledger_rows", "timeline_html", "totals_text"]

@@ -13,7 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from twnb.render.code_html import code_html
+from twnb.render.highlighted_code import code_html
 from twnb.render.markdown_escape import escape_markdown_inline
 from twnb.render.text import clean_text, plain_text, shorten
 

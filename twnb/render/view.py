@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from twnb.memory.ledger import Ledger
+from twnb.memory import Ledger
 from twnb.render.decisions import (
     SKIPPED_AFTER_REFUSAL,
     decision_line,

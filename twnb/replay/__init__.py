@@ -11,8 +11,23 @@
 See docs/architecture.md, contracts 7 and 8.
 """
 
+from twnb.replay.artifacts import visible_folder
+from twnb.replay.command import ExportRequest, run_export
 from twnb.replay.errors import ReplayError
 from twnb.replay.export import ExportResult, export_notebook
+from twnb.replay.name_sources import RecordedCode, outside_names, recorded_code
 from twnb.replay.notebook_import import ImportedNotebook, read_notebook
 
-__all__ = ["ExportResult", "ImportedNotebook", "ReplayError", "export_notebook", "read_notebook"]
+__all__ = [
+    "ExportRequest",
+    "ExportResult",
+    "ImportedNotebook",
+    "RecordedCode",
+    "ReplayError",
+    "export_notebook",
+    "outside_names",
+    "read_notebook",
+    "recorded_code",
+    "run_export",
+    "visible_folder",
+]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from twnb.memory.artifact_places import DEFAULT_SESSION_FOLDER, ArtifactPlaces, notebook_folder_of
+from twnb.memory import DEFAULT_SESSION_FOLDER, ArtifactPlaces, notebook_folder_of
 
 DEFAULT_FOLDER = "twnb-artifacts"
 

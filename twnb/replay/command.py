@@ -80,7 +80,7 @@ def overwrite_refusal(source: Path, out: Path, *, force: bool) -> str | None:
 
 def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:
     from twnb.replay.notebook_import import read_notebook
-    from twnb.session.conversation_store import save_conversation_file
+    from twnb.session import save_conversation_file
 
     if out.suffix.lower() not in _YAML:
         raise ReplayError(
@@ -191,7 +191,7 @@ def _conversation_to_notebook(
     request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
 ) -> ExportOutcome:
     from twnb.replay.export import build_notebook, write_notebook
-    from twnb.session.conversation_store import load_conversation_file
+    from twnb.session import load_conversation_file
 
     if out.suffix.lower() != ".ipynb":
         raise ReplayError(
@@ -267,14 +267,14 @@ def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
 
 def _check(request: ExportRequest) -> Callable[[str], str | None] | None:
     """Verification of the recorded code before it runs again, under the current folder's settings."""
-    from twnb.session.recorded_code import recorded_code_check
+    from twnb.session import recorded_code_check
 
     return recorded_code_check(_settings(), verify=request.verify)
 
 
 def _settings() -> Any:
     """The settings of the current folder, or None when they do not resolve (export needs no model)."""
-    from twnb.config.resolution import resolve_settings
+    from twnb.config import resolve_settings
 
     try:
         return resolve_settings(workdir=Path.cwd())
@@ -283,7 +283,7 @@ def _settings() -> Any:
 
 
 def _redactor() -> Any:
-    from twnb.session.factory import redactor_for
+    from twnb.session import redactor_for
 
     return redactor_for(_settings())
 

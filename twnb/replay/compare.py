@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.kernel.ansi import strip_ansi
+from twnb.kernel import strip_ansi
 from twnb.replay.large_outputs import text_of
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")

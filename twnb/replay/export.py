@@ -14,13 +14,13 @@ from typing import Any
 
 import nbformat
 
+from twnb.base import gc_paused
 from twnb.memory import Conversation, conversation_dict, write_text_atomic
-from twnb.memory.gc_pause import gc_paused
 from twnb.replay.artifacts import DEFAULT_FOLDER, conversation_places, copy_artifacts, relink_messages
 from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
+from twnb.replay.name_sources import OutsideName, outside_names, recorded_code
 from twnb.replay.notebook_cells import CodePiece, outside_names_cell, round_cells, setup_cell, title_cell
-from twnb.replay.outside_names import OutsideName, outside_names, recorded_code
 
 NOTEBOOK_SCHEMA_VERSION = 1
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}

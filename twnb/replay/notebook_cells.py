@@ -17,11 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import PromptUtil
-from twnb.render import artifact_previews, plan_from_round, round_bundle
-from twnb.render.decisions import decision_line, without_decision_words
-from twnb.render.labels import is_no_error
-from twnb.render.markdown_escape import escape_markdown
-from twnb.render.payload import plan_to_dict
+from twnb.render import (
+    artifact_previews,
+    decision_line,
+    escape_markdown,
+    is_no_error,
+    plan_from_round,
+    plan_to_dict,
+    round_bundle,
+    without_decision_words,
+)
 from twnb.replay.large_outputs import cut_large_outputs, text_of
 from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cell, stream
 

@@ -18,7 +18,7 @@ from typing import Any
 from twnb.memory import Conversation
 from twnb.render import MIME_TYPE
 from twnb.replay.errors import ReplayError
-from twnb.session.conversation_store import absolute_artifact_paths, checked_conversation
+from twnb.session import absolute_artifact_paths, checked_conversation
 
 MAX_NOTEBOOK_BYTES = 512 * 1024 * 1024  # refuse before reading what could not be a notebook
 

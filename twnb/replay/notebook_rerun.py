@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.kernel.user_cells import is_twnb_command
+from twnb.kernel import is_twnb_command
 from twnb.render import MIME_TYPE
 from twnb.replay.nodes import code_cell
 from twnb.replay.notebook_cells import SHOW_COMMAND, CodePiece, clean_output, code_piece

@@ -104,13 +104,13 @@ def rerun_notebook(
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
-    from twnb.kernel.this_python import this_python_kernel_manager
+    from twnb.kernel import this_python_kernel_manager
 
     report = RerunReport(total=len(pieces))
     rounds = round_numbers(nb)
     options: dict[str, Any]
     if connection_file is not None:
-        from twnb.kernel.attached_kernel import AttachedKernelManager
+        from twnb.kernel import AttachedKernelManager
 
         options = {"km": AttachedKernelManager(connection_file)}  # never shut down by nbclient
     elif kernel_name:

@@ -3,6 +3,29 @@
 
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
+from twnb.roles.planner_prompt import Worker
+from twnb.roles.response_schema import ResponseFormatChoice
+from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.roles.translator import PostTranslator
+from twnb.roles.verification import (
+    DEFAULT_ALLOWED_MODULES,
+    DEFAULT_BLOCKED_FUNCTIONS,
+    VerificationConfig,
+    allowable_modules,
+    verify_code,
+)
 
-__all__ = ["CodeInterpreter", "Planner", "PostTranslator"]
+__all__ = [
+    "DEFAULT_ALLOWED_MODULES",
+    "DEFAULT_BLOCKED_FUNCTIONS",
+    "CodeInterpreter",
+    "Planner",
+    "PostTranslator",
+    "ReplyCutShort",
+    "ResponseFormatChoice",
+    "RoleFailure",
+    "VerificationConfig",
+    "Worker",
+    "allowable_modules",
+    "verify_code",
+]

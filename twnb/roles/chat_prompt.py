@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from twnb.llm.messages import ContentBlock, Msg, TextBlock, ThinkingBlock
+from twnb.base import clip
+from twnb.llm import ContentBlock, Msg, TextBlock, ThinkingBlock
 from twnb.memory import Post, Round
-from twnb.memory.clip import clip
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates

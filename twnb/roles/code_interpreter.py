@@ -20,15 +20,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 
-from twnb.kernel.execution_text import execution_text_for_llm
-from twnb.kernel.result import ExecutionResult
-from twnb.llm.chat_client import ChatClient
-from twnb.llm.context_window import ContextWindows
-from twnb.llm.messages import Msg
-from twnb.memory import AttachmentType, Conversation, ExecutionRecord, Memory, MessageDelta, Observer, Post
-from twnb.memory.clip import clip
-from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER, RefusedEdit
-from twnb.plugins.offer import NO_PLUGINS, PluginOffer, PluginOffers
+from twnb.base import clip
+from twnb.kernel import ExecutionResult, execution_text_for_llm
+from twnb.llm import ChatClient, ContextWindows, Msg
+from twnb.memory import (
+    EDITED_BY_USER,
+    SKIPPED_BY_USER,
+    AttachmentType,
+    Conversation,
+    ExecutionRecord,
+    Memory,
+    MessageDelta,
+    Observer,
+    Post,
+    RefusedEdit,
+)
+from twnb.plugins import NO_PLUGINS, PluginOffer, PluginOffers
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.plugin_only import assigned_names, check_plugin_only

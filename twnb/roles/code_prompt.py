@@ -22,10 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.llm.messages import Msg
-from twnb.memory import AttachmentType, Conversation, Post, Round
-from twnb.memory.clip import clip
-from twnb.memory.extras import EDITED_BY_USER
+from twnb.base import clip
+from twnb.llm import Msg
+from twnb.memory import EDITED_BY_USER, AttachmentType, Conversation, Post, Round
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_msg, user_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_fit import FULL, PromptFit

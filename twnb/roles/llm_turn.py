@@ -31,10 +31,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.llm.chat_client import ChatClient, ReplyStream
-from twnb.llm.context_window import ContextWindows, PromptBudget
-from twnb.llm.messages import Msg, to_openai_messages
-from twnb.llm.usage import Usage, messages_text
+from twnb.base import now_iso
+from twnb.llm import (
+    ChatClient,
+    ContextWindows,
+    Msg,
+    PromptBudget,
+    ReplyStream,
+    Usage,
+    messages_text,
+    to_openai_messages,
+)
 from twnb.memory import (
     DroppedAttempt,
     NullObserver,
@@ -48,7 +55,6 @@ from twnb.memory import (
     UsageReported,
     add_usage,
 )
-from twnb.memory.clock import now_iso
 from twnb.roles.errors import TranslationError
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.roles.translator import REASONING_CAP, PostTranslator  # one cap for every thinking source
@@ -118,7 +124,7 @@ def attempt_text(error: BaseException, stream: ReplyStream | None) -> str:
     """The raw text one failed attempt received: each error class names it its own way."""
     if isinstance(error, TranslationError):
         return error.raw_text
-    from twnb.llm.errors import LLMStreamDropped
+    from twnb.llm import LLMStreamDropped
 
     if isinstance(error, LLMStreamDropped):
         return error.partial_text
@@ -153,7 +159,7 @@ class LLMTurn:
         send_to: str,
         observer: Observer | None = None,
     ) -> TurnResult:
-        from twnb.llm.errors import LLMStreamDropped
+        from twnb.llm import LLMStreamDropped
 
         request = _openai_request(messages)
         observer = observer or NullObserver()

@@ -12,11 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 
-from twnb.llm.chat_client import ChatClient
-from twnb.llm.context_window import ContextWindows
-from twnb.llm.messages import Msg
+from twnb.llm import ChatClient, ContextWindows, Msg
 from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
-from twnb.plugins.offer import PluginOffers
+from twnb.plugins import PluginOffers
 from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PLANNER_POLICY, PlannerPrompt, Worker

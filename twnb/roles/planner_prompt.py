@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.llm.messages import Msg
+from twnb.base import clip
+from twnb.llm import Msg
 from twnb.memory import AttachmentType, Conversation, Post, Round
-from twnb.memory.clip import clip
 from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, append_user_text, assistant_msg
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_fit import FULL, PromptFit

@@ -27,11 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from twnb.llm.context_error import context_hint
-from twnb.llm.context_window import PromptBudget
-from twnb.llm.errors import LLMContextExceeded
-from twnb.llm.messages import Msg, to_openai_messages
-from twnb.llm.usage import messages_text
+from twnb.llm import LLMContextExceeded, Msg, PromptBudget, context_hint, messages_text, to_openai_messages
 from twnb.memory import NullObserver, Observer, PostRetry
 from twnb.roles.role import RoleFailure
 from twnb.roles.round_digest import CondensePolicy

@@ -21,7 +21,7 @@ ResponseFormatChoice = Literal["json_schema", "json_object"] | dict[str, Any] | 
 def role_response_format(choice: ResponseFormatChoice, schema: Mapping[str, Any], name: str) -> dict | None:
     """What a role sends as `response_format` for `choice`: "json_schema" (its own schema, strict),
     "json_object", a dict passed as is, or None (nothing)."""
-    from twnb.llm.response_format import json_object_format, json_schema_format
+    from twnb.llm import json_object_format, json_schema_format
 
     if choice is None or isinstance(choice, dict):
         return choice

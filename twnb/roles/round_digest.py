@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from twnb.base import clip
 from twnb.memory import AttachmentType, Post, Round
-from twnb.memory.clip import clip
 
 
 @dataclass(frozen=True)

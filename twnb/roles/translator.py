@@ -50,8 +50,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from twnb.base import get_logger
 from twnb.memory import Attachment, AttachmentDelta, AttachmentType, MessageDelta, Observer, Post
-from twnb.memory.logs import get_logger
 from twnb.roles.errors import TranslationError
 from twnb.roles.json_stream import JsonStreamError, ReplyEvent, ReplyStreamParser, parse_reply_stream
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from twnb.kernel.data_libraries import BIG_DATA_LIBRARIES
+from twnb.kernel import BIG_DATA_LIBRARIES
 
 # Modules suited to data analysis. A dotted import is judged by its top-level package.
 DEFAULT_ALLOWED_MODULES: frozenset[str] = frozenset(

@@ -3,21 +3,65 @@ session from settings. See docs/architecture.md, "A Round's data flow". `__all__
 public API (with the kernel layer's `UserCellLog`, which the notebook starts before any session exists:
 each Round records the user's own cells it saw)."""
 
-from twnb.kernel.user_cells import UserCellLog, UserCells
-from twnb.session.autosave import is_autosave_file, load_autosaved_conversation
-from twnb.session.code_request import CodeRequest
-from twnb.session.factory import build_live_session, build_session, redactor_for
+from twnb.kernel import UserCellLog, UserCells
+from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, save_round
+from twnb.session.code_request import (
+    ApprovedRun,
+    CodeRequest,
+    EditedRun,
+    PlanRequest,
+    RefusedEdit,
+    Skipped,
+    UserStopped,
+)
+from twnb.session.conversation_store import (
+    absolute_artifact_paths,
+    checked_conversation,
+    load_conversation_and_session,
+    load_conversation_file,
+    save_conversation_file,
+    saved_round_count,
+)
+from twnb.session.factory import (
+    artifacts_folder,
+    build_live_session,
+    build_session,
+    plugin_catalog,
+    plugin_folders,
+    redactor_for,
+)
+from twnb.session.plan_notebook import PlanNotebook, recorded_plan
+from twnb.session.recorded_code import recorded_code_check
 from twnb.session.session import RoundLimitReached, Session
 
 __all__ = [
+    "ApprovedRun",
     "CodeRequest",
+    "EditedRun",
+    "PlanNotebook",
+    "PlanRequest",
+    "RefusedEdit",
     "RoundLimitReached",
     "Session",
+    "Skipped",
     "UserCellLog",
     "UserCells",
+    "UserStopped",
+    "absolute_artifact_paths",
+    "artifacts_folder",
     "build_live_session",
     "build_session",
+    "checked_conversation",
     "is_autosave_file",
     "load_autosaved_conversation",
+    "load_conversation_and_session",
+    "load_conversation_file",
+    "plugin_catalog",
+    "plugin_folders",
+    "recorded_code_check",
+    "recorded_plan",
     "redactor_for",
+    "save_conversation_file",
+    "save_round",
+    "saved_round_count",
 ]

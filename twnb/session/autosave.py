@@ -17,8 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.memory import Conversation, PluginEntry, Round, load_yaml_file, save_yaml_file
-from twnb.memory.reading import Location
+from twnb.memory import Conversation, Location, PluginEntry, Round, load_yaml_file, save_yaml_file
 
 AUTOSAVE_KEY = "twnb_autosave"
 

@@ -18,9 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twnb.memory import Conversation, conversation_dict, load_yaml_file, save_yaml_file
-from twnb.memory.reading import Location
-from twnb.memory.yaml_io import find_non_plain
+from twnb.memory import (
+    Conversation,
+    Location,
+    conversation_dict,
+    find_non_plain,
+    load_yaml_file,
+    save_yaml_file,
+)
 from twnb.session.autosave import AUTOSAVE_KEY, load_autosaved_conversation
 
 
@@ -38,7 +43,7 @@ def save_conversation_file(
     data = conversation_dict(conversation, relative_to=path.parent)
     save_yaml_file(path, redact(data) if redact is not None else data)
     if cassette is not None and Path(cassette).is_file():
-        from twnb.llm.cassette import cassette_path_for
+        from twnb.llm import cassette_path_for
 
         shutil.copyfile(cassette, cassette_path_for(path))
     return path

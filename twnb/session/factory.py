@@ -15,19 +15,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.executor import Executor
-from twnb.kernel.user_cells import UserCellSource
-from twnb.llm.chat_client import ChatClient
-from twnb.memory import Memory, create_id
-from twnb.memory.events import EventRelay
-from twnb.memory.logs import set_log_scrubber
+from twnb.base import create_id, set_log_scrubber
+from twnb.kernel import Executor, UserCellSource
+from twnb.llm import ChatClient
+from twnb.memory import EventRelay, Memory
 from twnb.session.session import Session
 
 if TYPE_CHECKING:
-    from twnb.llm.redaction import Redactor
+    from twnb.config import Redactor
     from twnb.plugins import PluginCatalog
-    from twnb.roles.response_schema import ResponseFormatChoice
-    from twnb.roles.verification import VerificationConfig
+    from twnb.roles import ResponseFormatChoice, VerificationConfig
 
 
 def build_session(
@@ -54,11 +51,8 @@ def build_session(
     `save` copies beside the conversation. `plugins` (the notebook's PluginCatalog) are offered to
     both roles; the executor must then be one that binds them (`build_live_session` wraps it).
     """
-    from twnb.llm.session_client import context_windows, session_chat_client
-    from twnb.roles.code_interpreter import CodeInterpreter
-    from twnb.roles.planner import Planner
-    from twnb.roles.planner_prompt import Worker
-    from twnb.roles.translator import PostTranslator
+    from twnb.llm import context_windows, session_chat_client
+    from twnb.roles import CodeInterpreter, Planner, PostTranslator, Worker
 
     plain = getattr(settings, "settings", settings)
     redactor = redactor if redactor is not None else redactor_for(settings)
@@ -75,7 +69,7 @@ def build_session(
     replay = None
     replay_path = _replay_path(settings) if client is None else None
     if replay_path is not None:
-        from twnb.llm.cassette import ReplayClient
+        from twnb.llm import ReplayClient
 
         # The session keeps it: it rewinds it for a new conversation and writes its drift in the Round.
         replay = ReplayClient(replay_path, redactor=redactor, warn_on_drift=False)
@@ -150,18 +144,18 @@ def _role_format(plain: Any) -> ResponseFormatChoice:
 def _tracing(settings: Any) -> Any:
     """The hook that gives each Round its tracing observer (nothing while tracing is off); the `trace`
     setting switches tracing on or off when it changes."""
-    from twnb.config.settings import SettingsError
-    from twnb.llm.observed_client import provider_name
-    from twnb.telemetry import switch
+    from twnb.config import SettingsError
+    from twnb.llm import provider_name
+    from twnb.telemetry import apply_trace_setting, round_tracer
 
     plain = getattr(settings, "settings", settings)
     try:
-        switch.apply_setting(getattr(plain, "trace", None))
+        apply_trace_setting(getattr(plain, "trace", None))
     except ImportError as error:
         raise SettingsError(f"The trace setting is {plain.trace!r}, but {error}") from None
     provider = provider_name(plain.azure_endpoint or plain.base_url, azure=bool(plain.azure_endpoint))
     models = {role: plain.model_for(role) for role in ("Planner", "CodeInterpreter")}
-    return functools.partial(switch.round_observer, provider=provider, models=models)
+    return functools.partial(round_tracer, provider=provider, models=models)
 
 
 def build_live_session(
@@ -250,7 +244,7 @@ def plugin_catalog(
     settings = resolved.settings
     tools = None
     if getattr(settings, "mcp_servers", None):
-        from twnb.plugins.mcp_tools import McpTools
+        from twnb.plugins import McpTools
 
         tools = McpTools(
             settings.mcp_servers,
@@ -274,7 +268,7 @@ def plugin_catalog(
 def redactor_for(settings: Any) -> Redactor:
     """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
     Without settings (None: they failed to resolve) the environment and the key shapes still count."""
-    from twnb.config.redaction import Redactor
+    from twnb.config import Redactor
 
     return Redactor.from_settings(settings) if settings is not None else Redactor()
 
@@ -282,7 +276,7 @@ def redactor_for(settings: Any) -> Redactor:
 def verification_config(settings: Any) -> VerificationConfig:
     """Verification as these settings ask for it (None: the defaults): generated code gets it, and so
     does recorded code before it runs again (recorded_code.py)."""
-    from twnb.roles.verification import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
+    from twnb.roles import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
 
     plain = getattr(settings, "settings", settings)
     if plain is None:

@@ -11,8 +11,16 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from twnb.memory.events import CodeRunEnded, CodeRunStarted, Event, LLMCallEnded, LLMCallStarted
-from twnb.memory.ledger import Ledger, LedgerEntry, call_cost
+from twnb.memory import (
+    CodeRunEnded,
+    CodeRunStarted,
+    Event,
+    Ledger,
+    LedgerEntry,
+    LLMCallEnded,
+    LLMCallStarted,
+    call_cost,
+)
 
 __all__ = ["LedgerRecorder"]
 

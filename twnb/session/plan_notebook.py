@@ -34,8 +34,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from twnb.base import get_logger
 from twnb.memory import Conversation, Plan, Round
-from twnb.memory.logs import get_logger
 
 logger = get_logger(__name__)
 

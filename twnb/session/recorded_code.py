@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from twnb.roles.verification import VerificationConfig, allowable_modules, verify_code
+from twnb.roles import VerificationConfig, allowable_modules, verify_code
 
 RecordedCodeCheck = Callable[[str], "str | None"]
 

@@ -33,16 +33,20 @@ from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from twnb.kernel.executor import Executor
-from twnb.kernel.result import ExecutionResult
-from twnb.kernel.user_cells import UserCellSource
+from twnb.base import clip, create_id, get_logger, now_iso
+from twnb.kernel import ExecutionResult, Executor, UserCellSource
 from twnb.memory import (
+    AUTOSAVE_FAILED,
+    CodeRunEnded,
+    CodeRunStarted,
     Conversation,
+    EventRelay,
     Memory,
     NullObserver,
     Observer,
     ObserverGroup,
     Plan,
+    PluginCalled,
     PluginEntry,
     Post,
     PostCommitted,
@@ -53,19 +57,11 @@ from twnb.memory import (
     RoundStarted,
     StatusChanged,
     add_usage,
-    create_id,
     derive_plan,
     moves_the_plan,
+    parse_steps,
 )
-from twnb.memory.clip import clip
-from twnb.memory.clock import now_iso
-from twnb.memory.events import CodeRunEnded, CodeRunStarted, EventRelay, PluginCalled
-from twnb.memory.logs import get_logger
-from twnb.memory.plan_derivation import parse_steps
-from twnb.memory.round import AUTOSAVE_FAILED
-from twnb.roles.code_interpreter import CodeInterpreter
-from twnb.roles.planner import Planner
-from twnb.roles.role import ReplyCutShort, RoleFailure
+from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RoleFailure
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
@@ -83,7 +79,7 @@ from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
 
 if TYPE_CHECKING:
-    from twnb.llm.redaction import Redactor
+    from twnb.config import Redactor
     from twnb.plugins import PluginCatalog
 
 logger = get_logger(__name__)
@@ -350,7 +346,7 @@ class Session:
 
     def _failure_reason(self, error: BaseException) -> str:
         """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
-        from twnb.llm.errors import LLMError
+        from twnb.llm import LLMError
 
         if isinstance(error, UserStopped):
             return STOPPED

@@ -35,7 +35,7 @@ from opentelemetry.sdk.trace.export import (
 )
 
 from twnb._version import __version__
-from twnb.memory.logs import get_logger
+from twnb.base import get_logger
 
 __all__ = ["TRACER_NAME", "OneWarningExporter", "otlp_traces_url", "tracer_for"]
 

@@ -37,12 +37,13 @@ from typing import Any, Protocol
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from twnb.memory.events import (
+from twnb.memory import (
     CodeRunEnded,
     CodeRunStarted,
     Event,
     LLMCallEnded,
     LLMCallStarted,
+    Plan,
     PluginCalled,
     PostCommitted,
     PostStarted,
@@ -50,7 +51,6 @@ from twnb.memory.events import (
     RoundFailed,
     RoundStarted,
 )
-from twnb.memory.plan import Plan
 
 __all__ = ["PLAN_CHANGED", "TOOL_NAME", "RoundSpans"]
 
@@ -72,7 +72,7 @@ class PlanHooks(Protocol):
 
 
 class RoundSpans:
-    """The observer that traces one Round (made per Round by `switch.round_observer`)."""
+    """The observer that traces one Round (made per Round by `switch.round_tracer`)."""
 
     def __init__(
         self,

@@ -11,14 +11,23 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from twnb.memory.events import Observer
+from twnb.memory import Observer
 
 if TYPE_CHECKING:
     from twnb.memory import Round
 
-__all__ = ["MODES", "TracingState", "configure", "content_capture", "round_observer", "state"]
+__all__ = [
+    "CAPTURE_VARIABLE",
+    "TRACE_MODES",
+    "TracingState",
+    "apply_trace_setting",
+    "configure_tracing",
+    "content_capture",
+    "round_tracer",
+    "tracing",
+]
 
-MODES = ("off", "on", "console", "otlp")
+TRACE_MODES = ("off", "on", "console", "otlp")
 CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 # The switch's values in OpenTelemetry's GenAI instrumentations: true/false, and the newer names that
 # say where content goes (spans are where twnb records it).
@@ -36,19 +45,21 @@ class TracingState:
     from_setting: str | None = None  # the `trace` setting last applied
 
 
-state = TracingState()
+tracing = TracingState()
 
 
-def configure(mode: str, endpoint: str | None = None) -> str:
+def configure_tracing(mode: str, endpoint: str | None = None) -> str:
     """Switch tracing to `mode` (off, on, console, otlp; `endpoint` for otlp) and say what it does now.
 
     Raises ValueError for an unknown mode and ImportError (with what to install) without the extra."""
     mode = mode.strip().lower()
-    if mode not in MODES:
-        raise ValueError(f"Unknown trace mode {mode!r}: use one of {', '.join(MODES)} (otlp takes a URL).")
+    if mode not in TRACE_MODES:
+        raise ValueError(
+            f"Unknown trace mode {mode!r}: use one of {', '.join(TRACE_MODES)} (otlp takes a URL)."
+        )
     if mode == "off":
         _shutdown_own()
-        state.mode, state.endpoint, state.tracer = "off", None, None
+        tracing.mode, tracing.endpoint, tracing.tracer = "off", None, None
         return "Tracing is off."
     try:
         from twnb.telemetry.provider import tracer_for
@@ -56,17 +67,17 @@ def configure(mode: str, endpoint: str | None = None) -> str:
         raise ImportError(INSTALL_HINT) from error
     _shutdown_own()
     tracer, provider, described = tracer_for(mode, endpoint)
-    state.mode, state.endpoint, state.tracer, state.provider = mode, endpoint, tracer, provider
+    tracing.mode, tracing.endpoint, tracing.tracer, tracing.provider = mode, endpoint, tracer, provider
     return described
 
 
-def apply_setting(mode: str | None) -> None:
+def apply_trace_setting(mode: str | None) -> None:
     """Follow the `trace` setting when it changes (so `%taskweaver trace` is not undone by every
     session the notebook builds with the same settings)."""
     mode = (mode or "off").lower()
-    previous, state.from_setting = state.from_setting or "off", mode
-    if mode != previous and mode != state.mode:
-        configure(mode)
+    previous, tracing.from_setting = tracing.from_setting or "off", mode
+    if mode != previous and mode != tracing.mode:
+        configure_tracing(mode)
 
 
 def content_capture() -> bool:
@@ -74,14 +85,14 @@ def content_capture() -> bool:
     return os.environ.get(CAPTURE_VARIABLE, "").strip().lower() in _CAPTURE_ON
 
 
-def round_observer(session: Any, round: Round, *, provider: str, models: dict[str, str]) -> Observer | None:
+def round_tracer(session: Any, round: Round, *, provider: str, models: dict[str, str]) -> Observer | None:
     """The observer that traces `round`, or None while tracing is off (nothing is imported then)."""
-    if state.tracer is None:
+    if tracing.tracer is None:
         return None
     from twnb.telemetry.round_spans import RoundSpans
 
     spans = RoundSpans(
-        state.tracer,
+        tracing.tracer,
         conversation_id=session.memory.conversation.id,
         session_id=session.session_id,
         provider=provider,
@@ -96,6 +107,6 @@ def round_observer(session: Any, round: Round, *, provider: str, models: dict[st
 def _shutdown_own() -> None:
     """Flush and stop the provider twnb built (never the process's own), on a thread of its own: a
     last export to an endpoint that does not answer must not hold up the notebook."""
-    provider, state.provider = state.provider, None
+    provider, tracing.provider = tracing.provider, None
     if provider is not None:
         threading.Thread(target=provider.shutdown, name="twnb-trace-shutdown", daemon=True).start()

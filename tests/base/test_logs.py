@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from twnb.memory.logs import every_record_scrubbed, get_logger, set_log_scrubber
+from twnb.base.logs import every_record_scrubbed, get_logger, set_log_scrubber
 
 SECRET = "sk-canary-logs-0123456789"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from twnb.render.code_html import MONOSPACE, code_html
+from twnb.render.highlighted_code import MONOSPACE, code_html
 from twnb.render.links import safe_link_target
 from twnb.render.markdown_escape import CODE_SPAN, LINK_OR_CODE_SPAN, split_fences
 

@@ -1,21 +1,51 @@
-"""Text that may grow without bound (a 10 MB print) kept as head + tail with an honest omission note."""
+"""The one way twnb clips text: at most a given number of characters, and a cut always says so.
+
+Text is clipped whole (`clip`: a header, a prompt's older output, a view's result) or as it is written
+(`BoundedText`: a 10 MB print, kept as its head and tail while it streams). Both say what they cut with
+`omission_note` when they keep the end of the text too.
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 def omission_note(omitted: int, what: str) -> str:
+    """The line that stands where `omitted` characters of `what` were cut from the middle."""
     return f"\n[... {omitted:,} characters of {what} omitted ...]\n"
 
 
-def head_and_tail(text: str, max_chars: int, *, what: str = "output", head_share: float = 0.5) -> str:
-    """`text` if it fits, else its head and tail around a note saying how much was cut."""
-    if len(text) <= max_chars:
+def clip(
+    text: str,
+    limit: int | None,
+    *,
+    one_line: bool = False,
+    keep: Literal["start", "ends"] = "start",
+    count: bool = False,
+    what: str = "text",
+    head_share: float = 0.5,
+) -> str:
+    """`text` cut to `limit` characters (None: the whole text).
+
+    - `one_line`: runs of whitespace become one space first (headers, digests, table cells).
+    - `keep="start"`: the start stays and an ellipsis ends it, within `limit`; with `count`, the
+      start keeps `limit` characters and a line after it says how many more there were (a prompt's
+      older outputs: the model is told what it does not see).
+    - `keep="ends"`: the start and the end stay (where errors and answers are) around `omission_note`
+      naming `what` was cut, all within `limit`; `head_share` is the start's part of what stays.
+    """
+    if one_line:
+        text = " ".join(text.split())
+    if limit is None or len(text) <= limit:
         return text
-    room = max(0, max_chars - len(omission_note(len(text), what)))  # the note counts against the budget
-    head = int(room * head_share)
-    tail = room - head
-    omitted = len(text) - head - tail
-    return text[:head] + omission_note(omitted, what) + (text[-tail:] if tail else "")
+    if keep == "ends":
+        room = max(0, limit - len(omission_note(len(text), what)))  # the note counts against the limit
+        head = int(room * head_share)
+        tail = room - head
+        return text[:head] + omission_note(len(text) - head - tail, what) + (text[-tail:] if tail else "")
+    if count:
+        return text[:limit].rstrip() + f"\n… ({len(text) - limit} more characters)"
+    return text[: max(limit - 1, 0)].rstrip() + "…"
 
 
 class BoundedText:

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from twnb.memory.clock import now_compact, now_iso
+from twnb.base.clock import now_compact, now_iso
 
 
 def test_now_iso_is_utc_iso_8601_with_milliseconds():

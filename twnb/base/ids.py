@@ -1,20 +1,15 @@
 """Ids made exactly as TaskWeaver makes them.
 
-`create()` ids carry a UTC timestamp and 8 hex characters; TaskWeaver's `from_dict` gives 12 hex
-characters and no date. Both shapes are kept so ids from either source look the same.
+`create_id()` ids carry a UTC timestamp and 8 hex characters; TaskWeaver's `from_dict` gives 12 hex
+characters and no date (`loaded_id`). Both shapes are kept so ids from either source look the same;
+the data model puts its prefixes (`post-`, `round-`, ...) before them.
 """
 
 from __future__ import annotations
 
 import secrets
 
-from twnb.memory.clock import now_compact
-
-POST_PREFIX = "post-"
-ROUND_PREFIX = "round-"
-CONVERSATION_PREFIX = "conv-"
-ATTACHMENT_PREFIX = "atta-"
-SHARED_MEMORY_ENTRY_PREFIX = "sme-"
+from twnb.base.clock import now_compact
 
 
 def create_id(length: int = 4) -> str:

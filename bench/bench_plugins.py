@@ -52,26 +52,24 @@ _FIRST_ROUND = textwrap.dedent(
     sys.path.insert(0, {bench!r})
     from IPython.core.interactiveshell import InteractiveShell
     from bench_session import InstantClient
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.plugins import PluginCatalog, PluginExecutor
     from twnb.session import build_session
     from twnb.session.factory import plugin_folders
 
-    class Resolved:
-        settings = Settings(model="instant")
-
     shell = InteractiveShell.instance()
     workdir = Path.cwd()
+    resolved = ResolvedSettings(Settings(model="instant"), {{}}, workdir)
     session_dir = workdir / ".twnb"
     artifacts = workdir / "twnb-artifacts"
     catalog = PluginCatalog(
-        folders=plugin_folders(Resolved(), workdir), artifacts_dir=artifacts, namespace=shell.user_ns,
+        folders=plugin_folders(resolved, workdir), artifacts_dir=artifacts, namespace=shell.user_ns,
         hidden=shell.user_ns_hidden,
     )
     live = LiveShellExecutor(shell, workdir, artifacts, session_dir=session_dir)
     session = build_session(
-        Resolved.settings, PluginExecutor(live, catalog, artifacts), client=InstantClient(),
+        resolved, PluginExecutor(live, catalog, artifacts), client=InstantClient(),
         session_dir=session_dir, plugins=catalog,
     )
     times = []

@@ -80,7 +80,7 @@ def _planner(send_to: str, message: str, stop: str) -> dict[str, str]:
 def run(
     rounds: int, autosave: bool, shell: Any, workdir: Path, one_variable: bool = False
 ) -> tuple[list[float], list[float], list[float], Any]:
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.session import build_session
 
@@ -88,7 +88,10 @@ def run(
     session_dir = workdir / f".twnb-{int(autosave)}"
     executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
     session = build_session(
-        Settings(model="instant"), executor, client=InstantClient(one_variable), session_dir=session_dir
+        ResolvedSettings(Settings(model="instant"), {}, workdir),
+        executor,
+        client=InstantClient(one_variable),
+        session_dir=session_dir,
     )
     session.autosave = autosave
     spent = [0.0]

@@ -55,7 +55,7 @@ def main() -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from otlp_receiver import OTLPReceiver
 
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.session import build_session
     from twnb.telemetry import switch
@@ -69,7 +69,10 @@ def main() -> None:
             session_dir = workdir / f".twnb-{len(sessions)}"
             executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
             sessions[mode] = build_session(
-                Settings(model="instant"), executor, client=InstantClient(), session_dir=session_dir
+                ResolvedSettings(Settings(model="instant"), {}, workdir),
+                executor,
+                client=InstantClient(),
+                session_dir=session_dir,
             )
             sessions[mode].autosave = False  # autosave is bench_session.py's figure, not this one's
         times: dict[str, list[float]] = {mode: [] for mode in modes}

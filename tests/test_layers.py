@@ -232,17 +232,15 @@ class FrontDoor:
 
 def read_front_door(path: Path, package: str) -> FrontDoor:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    root = package.split(".")[0]
     public: tuple[str, ...] | None = None
     typed: dict[str, str] = {}
     lazy: dict[str, str] | None = None
 
     def imports(body: list[ast.stmt]) -> None:
         for node in body:
-            if (
-                isinstance(node, ast.ImportFrom)
-                and node.module
-                and node.module not in ("typing", "__future__")
-            ):
+            # Names of the package's own modules; another package's (a type for an annotation) is not API.
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == root:
                 for alias in node.names:
                     typed[alias.asname or alias.name] = node.module
 

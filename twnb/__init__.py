@@ -13,6 +13,8 @@ from twnb._version import __version__
 from twnb.base import lazy_exports
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from twnb.plugins import plugin
 
 __all__ = ["__version__", "load_ipython_extension", "plugin", "unload_ipython_extension"]
@@ -26,14 +28,14 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": "labextension", "dest": "twnb-labextension"}]
 
 
-def load_ipython_extension(ipython: object) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """`%load_ext twnb`: the %%taskweaver magics (imported here, not with the package)."""
     from twnb.notebook import load
 
     load(ipython)
 
 
-def unload_ipython_extension(ipython: object) -> None:
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
     """`%unload_ext twnb`."""
     from twnb.notebook import unload
 

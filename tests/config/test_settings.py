@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
+from typing import Any, get_type_hints
 
 import pytest
 
 from twnb.config.resolution import resolve_settings
 from twnb.config.settings import Settings, SettingsError
-from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY
+from twnb.config.table import DEFAULT_AZURE_API_VERSION, PLACEHOLDER_API_KEY, SETTINGS
 
 CANARY = "sk-canary-0123456789abcdefXYZ"
 
@@ -184,6 +186,34 @@ def test_defaults_when_nothing_is_configured(dirs):
         20,
     )
     assert not s.is_azure
+
+
+# What each kind of row holds once resolved (twnb/config/table.py's KINDS).
+KIND_TYPES = {
+    "text": str,
+    "url": str,
+    "secret": str,
+    "choice": str,
+    "bool": bool,
+    "count": int,
+    "seconds": float,
+    "modules": tuple[str, ...],
+    "paths": tuple[str, ...],
+    "mapping": dict[str, dict[str, Any]],
+    "servers": dict[str, dict[str, Any]],
+    "prices": dict[str, dict[str, float]],
+}
+
+
+def test_settings_has_one_typed_attribute_per_row_of_the_table_in_its_order():
+    assert [f.name for f in fields(Settings)] == [row.name for row in SETTINGS]
+
+
+@pytest.mark.parametrize("row", SETTINGS, ids=lambda row: row.name)
+def test_each_attribute_has_its_rows_type_and_default(row):
+    declared = get_type_hints(Settings)[row.name]
+    expected = KIND_TYPES[row.kind] | None if row.default is None else KIND_TYPES[row.kind]
+    assert (declared, getattr(Settings(), row.name)) == (expected, row.default)
 
 
 def test_taskweaver_aliases_are_read(dirs):

@@ -76,7 +76,7 @@ def make_catalog(workdir: Path, shell: Any) -> Iterator[Callable[..., Any]]:
 
 @pytest.fixture
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.llm.client import OpenAIChatClient
     from twnb.plugins import PluginExecutor
@@ -86,8 +86,8 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
     def make(script: dict[str, Any], catalog: Any, **settings: Any) -> Any:
         fake_llm.load(script)
         session_dir = workdir / ".twnb"
-        plain = Settings(model="fake-model", **settings)
-        redactor = redactor_for(plain)
+        resolved = ResolvedSettings(Settings(model="fake-model", **settings), {}, workdir)
+        redactor = redactor_for(resolved)
         catalog.remember_secrets = redactor.remember
         live = LiveShellExecutor(
             shell, workdir, catalog.artifacts_dir, session_dir=session_dir, redact=redactor.redact
@@ -95,7 +95,7 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
         executor = PluginExecutor(live, catalog, catalog.artifacts_dir)
         client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
         return build_session(
-            plain, executor, client=client, session_dir=session_dir, redactor=redactor, plugins=catalog
+            resolved, executor, client=client, session_dir=session_dir, redactor=redactor, plugins=catalog
         )
 
     return make

@@ -61,7 +61,7 @@ def shell(workdir: Path) -> Iterator[Any]:
 
 @pytest.fixture
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.llm.client import OpenAIChatClient
     from twnb.session import build_session
@@ -72,8 +72,8 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
         session_dir = workdir / ".twnb"
         executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
         client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
-        plain = Settings(model="fake-model", **(settings or {}))
-        return build_session(plain, executor, client=client, session_dir=session_dir, **options)
+        resolved = ResolvedSettings(Settings(model="fake-model", **(settings or {})), {}, workdir)
+        return build_session(resolved, executor, client=client, session_dir=session_dir, **options)
 
     return make
 

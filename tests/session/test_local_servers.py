@@ -18,7 +18,7 @@ FORMAT_ERROR = "output does not match the expected format"
 @pytest.fixture
 def session_with(fake_llm: Any, shell: Any, workdir: Path):
     """A session like make_session's, with the client's deadlines and other options chosen."""
-    from twnb.config.settings import Settings
+    from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.llm.client import OpenAIChatClient
     from twnb.session import build_session
@@ -29,7 +29,8 @@ def session_with(fake_llm: Any, shell: Any, workdir: Path):
         executor = LiveShellExecutor(shell, workdir, folder / "artifacts", session_dir=folder)
         client_options.setdefault("timeout", 5.0)
         client = OpenAIChatClient("test-key", fake_llm.base_url, max_retries=0, **client_options)
-        return build_session(Settings(model="fake-model", **(settings or {})), executor, client=client)
+        resolved = ResolvedSettings(Settings(model="fake-model", **(settings or {})), {}, workdir)
+        return build_session(resolved, executor, client=client)
 
     return make
 

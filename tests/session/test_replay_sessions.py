@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from session_script import attachment, one_step
 
-from twnb.config.settings import Settings
+from twnb.config import ResolvedSettings, Settings
 from twnb.kernel import LiveShellExecutor
 from twnb.session import build_session
 from twnb.session.autosave import load_autosaved_conversation
@@ -37,7 +37,9 @@ def replaying(shell: Any, workdir: Path, cassette: Path) -> Any:
     session_dir = workdir / ".twnb"
     executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
     return build_session(
-        Settings(model="fake-model", replay=str(cassette)), executor, session_dir=session_dir
+        ResolvedSettings(Settings(model="fake-model", replay=str(cassette)), {}, workdir),
+        executor,
+        session_dir=session_dir,
     )
 
 

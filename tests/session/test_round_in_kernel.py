@@ -22,14 +22,15 @@ import json
 from pathlib import Path
 from twnb.kernel import LiveShellExecutor
 from twnb.llm.client import OpenAIChatClient
-from twnb.config.settings import Settings
+from twnb.config import ResolvedSettings, Settings
 from twnb.session import build_session
 
 workdir = Path.cwd()
 folder = workdir / ".twnb"
 executor = LiveShellExecutor(get_ipython(), workdir, folder / "artifacts", session_dir=folder)
 client = OpenAIChatClient(api_key="test-key", base_url={base_url!r}, max_retries=0)
-session = build_session(Settings(model="fake-model"), executor, client=client, session_dir=workdir / ".twnb")
+resolved = ResolvedSettings(Settings(model="fake-model"), {{}}, workdir)
+session = build_session(resolved, executor, client=client, session_dir=workdir / ".twnb")
 twnb_round = session.run_round("Count the rows and plot them")
 twnb_report = json.dumps({{
     "state": twnb_round.state,

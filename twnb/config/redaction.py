@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.base import ScrubbingFilter
 from twnb.config.secret_matcher import SecretMatcher
@@ -34,6 +34,9 @@ from twnb.config.secret_rules import (
     redact_shapes,
     secret_environment_values,
 )
+
+if TYPE_CHECKING:
+    from twnb.config.settings import ResolvedSettings
 
 __all__ = ["ENVIRONMENT_TTL_S", "RedactingFilter", "Redactor"]
 
@@ -82,13 +85,16 @@ class Redactor:
         self._memo_chars = 0
 
     @classmethod
-    def from_settings(cls, resolved: Any, *, environ: Mapping[str, str] | None = None) -> Redactor:
-        """A redactor for :class:`twnb.config.settings.ResolvedSettings` (or plain ``Settings``)."""
+    def from_settings(
+        cls, resolved: ResolvedSettings, *, environ: Mapping[str, str] | None = None
+    ) -> Redactor:
+        """A redactor for these settings: the configured key, the `.env` file's secrets and those the
+        settings hold (plugin configurations, MCP servers' environments), and the live environment."""
         from twnb.config.settings_secrets import settings_secrets
 
-        settings = getattr(resolved, "settings", resolved)
+        settings = resolved.settings
         api_key = settings.api_key if settings.has_real_api_key else None
-        secrets = [*getattr(resolved, "dotenv_secrets", ()), *settings_secrets(settings)]
+        secrets = [*resolved.dotenv_secrets, *settings_secrets(settings)]
         return cls(secrets, api_key=api_key, environ=environ)
 
     def with_secrets(self, *secrets: str | None) -> Redactor:

@@ -7,11 +7,11 @@ each value's :class:`Source` and the notebook's folder. Resolution itself is in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from twnb.config.table import DEFAULT_API_KEY_ENV, PLACEHOLDER_API_KEY, SETTINGS, Setting
+from twnb.config.table import DEFAULT_API_KEY_ENV, PLACEHOLDER_API_KEY, SETTINGS, SETTINGS_BY_NAME
 
 __all__ = [
     "DEFAULT",
@@ -21,7 +21,9 @@ __all__ = [
     "PROJECT_YAML",
     "TRAITLET",
     "USER_YAML",
+    "Prices",
     "ResolvedSettings",
+    "Servers",
     "SettingRow",
     "Settings",
     "SettingsError",
@@ -45,16 +47,65 @@ class SettingsError(ValueError):
     """A setting is missing or invalid; the message says what to set and where."""
 
 
-class _SettingsMethods:
-    """What every Settings object can do besides holding one attribute per row of the table."""
+def _row(name: str) -> Any:
+    """The attribute for one row of the settings table: its default, and the API key kept out of
+    ``repr`` and equality (tests/config/test_settings.py checks every row has its attribute)."""
+    row = SETTINGS_BY_NAME[name]
+    shown = row.kind != "secret"
+    return field(default=row.default, repr=shown, compare=shown)
 
-    if TYPE_CHECKING:  # for type checkers: one attribute per row, made at runtime by make_dataclass
 
-        def __init__(self, **values: Any) -> None: ...
+# The types each kind of row holds once resolved (the resolver's coercion makes them).
+Servers = dict[str, dict[str, Any]]  # name -> {command, args, env} or {url, headers}, as written
+Prices = dict[str, dict[str, float]]  # model -> {"input", "output", "cached"}: per million tokens
 
-        def __getattr__(self, name: str) -> Any: ...
 
-        def __setattr__(self, name: str, value: Any) -> None: ...
+@dataclass
+class Settings:
+    """The resolved settings, one attribute per row of the settings table (twnb/config/table.py, where
+    each default, environment name, YAML key and help line is): plain data, no I/O.
+
+    Build it with :func:`twnb.config.resolution.resolve_settings`; ``Settings(model=...)`` gives the
+    defaults for everything else. The API key is left out of ``repr``, equality and ``to_dict``.
+    """
+
+    model: str | None = _row("model")
+    base_url: str | None = _row("base_url")
+    api_key: str | None = _row("api_key")
+    api_key_env: str = _row("api_key_env")
+    azure_endpoint: str | None = _row("azure_endpoint")
+    api_version: str | None = _row("api_version")
+    planner_model: str | None = _row("planner_model")
+    code_model: str | None = _row("code_model")
+    session_dir: str = _row("session_dir")
+    artifacts_dir: str = _row("artifacts_dir")
+    verify: bool = _row("verify")
+    allow_active_output: bool = _row("allow_active_output")
+    step: bool = _row("step")
+    strict: bool = _row("strict")
+    max_retries: int = _row("max_retries")
+    timeout: float = _row("timeout")
+    max_posts: int = _row("max_posts")
+    max_reply_chars: int = _row("max_reply_chars")
+    llm_timeout_connect: float = _row("llm_timeout_connect")
+    llm_timeout_first_byte: float = _row("llm_timeout_first_byte")
+    llm_timeout_idle: float = _row("llm_timeout_idle")
+    llm_timeout_total: float = _row("llm_timeout_total")
+    response_format: str = _row("response_format")
+    context_size: int | None = _row("context_size")
+    max_tokens: int | None = _row("max_tokens")
+    record: bool = _row("record")
+    replay: str | None = _row("replay")
+    examples_dir: str | None = _row("examples_dir")
+    allow_modules: tuple[str, ...] = _row("allow_modules")
+    block_functions: tuple[str, ...] = _row("block_functions")
+    plugin_dirs: tuple[str, ...] = _row("plugin_dirs")
+    plugin_config: dict[str, dict[str, Any]] | None = _row("plugin_config")
+    plugin_only: bool = _row("plugin_only")
+    mcp_servers: Servers | None = _row("mcp_servers")
+    mcp_timeout: float = _row("mcp_timeout")
+    prices: Prices | None = _row("prices")
+    trace: str = _row("trace")
 
     @property
     def is_azure(self) -> bool:
@@ -67,61 +118,24 @@ class _SettingsMethods:
 
     def model_for(self, role: str) -> str:
         """The model (Azure: deployment) a role calls; raises :class:`SettingsError` when unset."""
-        per_role = {"Planner": "planner_model", "CodeInterpreter": "code_model"}.get(role)
-        return (getattr(self, per_role) if per_role else None) or self.require_model()
+        per_role = {"Planner": self.planner_model, "CodeInterpreter": self.code_model}.get(role)
+        return per_role or self.require_model()
 
     def require_model(self, workdir: Path | None = None) -> str:
-        model: str | None = self.model
-        if not model:
+        if not self.model:
             raise SettingsError(_no_model_message(workdir))
-        return model
+        return self.model
 
     def require_api_key(self, workdir: Path | None = None) -> str:
-        key: str | None = self.api_key
-        if not key:
+        if not self.api_key:
             raise SettingsError(_no_key_message(self, workdir))
-        return key
+        return self.api_key
 
     def to_dict(self) -> dict[str, Any]:
         """Every setting except the API key (only whether one is set)."""
         data = {row.name: getattr(self, row.name) for row in SETTINGS if row.kind != "secret"}
         data["api_key_set"] = self.has_real_api_key
         return data
-
-
-def _field(row: Setting) -> tuple[str, Any, Any]:
-    secret = row.kind == "secret"
-    shown = not secret
-    return (row.name, _PYTHON_TYPES[row.kind], field(default=row.default, repr=shown, compare=shown))
-
-
-_PYTHON_TYPES: dict[str, Any] = {
-    "text": "str | None",
-    "url": "str | None",
-    "secret": "str | None",
-    "bool": "bool",
-    "count": "int",
-    "seconds": "float",
-    "modules": "tuple[str, ...]",
-    "paths": "tuple[str, ...]",
-    "mapping": "dict[str, dict[str, Any]] | None",
-    "servers": "dict[str, dict[str, Any]] | None",
-    "prices": "dict[str, dict[str, float]] | None",
-    "choice": "str",
-}
-
-if TYPE_CHECKING:
-    Settings = _SettingsMethods
-else:
-    Settings = make_dataclass(
-        "Settings",
-        [_field(row) for row in SETTINGS],
-        bases=(_SettingsMethods,),
-        namespace={"__module__": __name__},
-    )
-Settings.__doc__ = """The resolved settings, one attribute per row of the settings table: plain data, no I/O.
-Build it with :func:`twnb.config.resolution.resolve_settings`; ``Settings(model=...)`` gives the
-defaults for everything else. The API key is left out of ``repr``, equality and ``to_dict``."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +236,7 @@ def _no_model_message(workdir: Path | None) -> str:
     )
 
 
-def _no_key_message(settings: _SettingsMethods, workdir: Path | None) -> str:
+def _no_key_message(settings: Settings, workdir: Path | None) -> str:
     folder = str(workdir) if workdir is not None else "the notebook's folder"
     if settings.api_key_env != DEFAULT_API_KEY_ENV:
         return (

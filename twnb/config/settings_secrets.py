@@ -10,24 +10,27 @@ quotes it, never carries it into a prompt, a saved Round or the notebook.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.config.secret_rules import MIN_SECRET_LENGTH, is_credential_field, is_secret_name
+
+if TYPE_CHECKING:
+    from twnb.config.settings import Settings
 
 __all__ = ["settings_secrets"]
 
 
-def settings_secrets(settings: Any) -> list[str]:
+def settings_secrets(settings: Settings) -> list[str]:
     """Secret values in `settings.plugin_config` and `settings.mcp_servers` (env and headers)."""
     found: list[str] = []
-    for values in (getattr(settings, "plugin_config", None) or {}).values():
+    for values in (settings.plugin_config or {}).values():
         if isinstance(values, Mapping):
             found.extend(_secret_values(values))
-    for server in (getattr(settings, "mcp_servers", None) or {}).values():
+    for server in (settings.mcp_servers or {}).values():
         for key in ("env", "headers"):
-            values = server.get(key) if isinstance(server, Mapping) else None
-            if isinstance(values, Mapping):
-                found.extend(_secret_values(values))
+            section = server.get(key) if isinstance(server, Mapping) else None
+            if isinstance(section, Mapping):
+                found.extend(_secret_values(section))
     return found
 
 

@@ -4,7 +4,8 @@ Each row says everything about one setting: its name (also the ``%config TaskWea
 traitlet and the attribute on :class:`~twnb.config.settings.Settings`), its kind, its default, the
 environment variables and the YAML key it is read from, whether it is a traitlet, and a line of help.
 From this table come the traitlets on ``TaskWeaverMagics``, the resolver, ``%taskweaver config`` and
-the README's table (``python -m twnb.config.readme_table``). To add a setting, add a row here and use
+the README's table (``python -m twnb.config.readme_table``). To add a setting, add a row here, its
+typed attribute to :class:`~twnb.config.settings.Settings` (a test fails until they agree), and use
 ``settings.<name>`` where it matters; the README test then says to regenerate the README's table.
 
 Precedence is the same for every row (docs/architecture.md, contract 4). The API key is the one

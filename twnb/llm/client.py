@@ -18,7 +18,6 @@ from twnb.config import (
     DEFAULT_AZURE_API_VERSION,
     PLACEHOLDER_API_KEY,
     ResolvedSettings,
-    Settings,
     redact_shapes,
 )
 from twnb.llm.context_probe import probe_context_size
@@ -270,7 +269,7 @@ class OpenAIChatClient:
 
 
 def make_client(
-    settings: Settings | ResolvedSettings,
+    resolved: ResolvedSettings,
     *,
     redactor: Redactor | None = None,
     **client_options: Any,
@@ -285,9 +284,8 @@ def make_client(
     unless given. Raises ``SettingsError`` when no key is configured (a local server gets the
     placeholder key).
     """
-    workdir = settings.workdir if isinstance(settings, ResolvedSettings) else None
-    plain = settings.settings if isinstance(settings, ResolvedSettings) else settings
-    api_key = plain.require_api_key(workdir)
+    plain = resolved.settings
+    api_key = resolved.require_api_key()
     if redactor is not None:
         client_options["redact"] = redactor.redact
     if "timeout" not in client_options:

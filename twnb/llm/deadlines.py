@@ -27,7 +27,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from twnb.config import Settings
 
 __all__ = ["DEADLINE_SETTINGS", "LLMDeadlines", "Stall", "StreamWatch", "socket_closer"]
 
@@ -58,9 +61,14 @@ class LLMDeadlines:
                 )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> LLMDeadlines:
-        """The deadlines of a `Settings` (the ``llm_timeout_*`` rows)."""
-        return cls(**{name: float(getattr(settings, row)) for name, row in DEADLINE_SETTINGS.items()})
+    def from_settings(cls, settings: Settings) -> LLMDeadlines:
+        """The deadlines of these settings (the ``llm_timeout_*`` rows)."""
+        return cls(
+            connect=float(settings.llm_timeout_connect),
+            first_byte=float(settings.llm_timeout_first_byte),
+            idle=float(settings.llm_timeout_idle),
+            total=float(settings.llm_timeout_total),
+        )
 
     @property
     def read_timeout_s(self) -> float:

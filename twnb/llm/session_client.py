@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from twnb.config import Redactor, ResolvedSettings, Settings
+from twnb.config import Redactor, ResolvedSettings
 from twnb.llm.cassette import RecordingClient, ReplayClient
 from twnb.llm.chat_client import ChatClient
 from twnb.llm.client import OpenAIChatClient, make_client
@@ -33,7 +33,7 @@ __all__ = ["context_windows", "session_chat_client"]
 
 
 def session_chat_client(
-    resolved: ResolvedSettings | Settings,
+    resolved: ResolvedSettings,
     *,
     redactor: Redactor | None = None,
     inner: ChatClient | None = None,
@@ -81,7 +81,7 @@ def session_chat_client(
     if observer is not None:
         client = _observed(client, observer, resolved)
     client = RedactingClient(client, redactor)
-    if _settings(resolved).response_format in (None, "auto"):
+    if resolved.settings.response_format == "auto":
         client = ResponseFormatFallback(client, server=server, memory=formats)
     if record_to is not None:
         client = RecordingClient(client, record_to, redactor=redactor)
@@ -99,15 +99,9 @@ def context_windows(client: Any) -> ContextWindows | None:
     return None
 
 
-def _settings(resolved: ResolvedSettings | Settings) -> Settings:
-    return resolved.settings if isinstance(resolved, ResolvedSettings) else resolved
-
-
-def _observed(
-    client: ChatClient, observer: Observer, resolved: ResolvedSettings | Settings
-) -> ObservedClient:
+def _observed(client: ChatClient, observer: Observer, resolved: ResolvedSettings) -> ObservedClient:
     """`client` reporting its calls; the server named from the client itself, else from the settings."""
-    plain = _settings(resolved)
-    azure = bool(getattr(client, "azure_endpoint", None) or getattr(plain, "azure_endpoint", None))
-    base_url = getattr(client, "base_url", None) or getattr(plain, "azure_endpoint", None) or plain.base_url
+    plain = resolved.settings
+    azure = bool(getattr(client, "azure_endpoint", None) or plain.azure_endpoint)
+    base_url = getattr(client, "base_url", None) or plain.azure_endpoint or plain.base_url
     return ObservedClient(client, observer, base_url=base_url, azure=azure)

@@ -10,10 +10,13 @@ crash.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from twnb.memory import AttachmentType, Post
+from twnb.memory import AttachmentType, Event, Post, PostCommitted
 from twnb.render import replay_summary, state_label
+
+if TYPE_CHECKING:
+    from twnb.memory import Round
 
 _VALUE_CHARS = 120
 
@@ -34,7 +37,7 @@ def attempt_failure(post: Post) -> str | None:
     return None
 
 
-def ending_line(round: Any) -> str | None:
+def ending_line(round: Round) -> str | None:
     """The line a Round that did not finish ends with; None for a finished Round."""
     if round.state == "finished":
         return None
@@ -44,7 +47,7 @@ def ending_line(round: Any) -> str | None:
     return f"Round failed: {reason}"
 
 
-def replay_line(round: Any) -> str | None:
+def replay_line(round: Round) -> str | None:
     """The quiet line's part for a replayed Round: started over, or drifted from its recording."""
     return replay_summary(round.to_dict())
 
@@ -62,8 +65,8 @@ class AttemptLine:
     def text(self) -> str:
         return "; ".join(self.parts)
 
-    def on_event(self, event: Any) -> None:
-        if type(event).__name__ != "PostCommitted":
+    def on_event(self, event: Event) -> None:
+        if not isinstance(event, PostCommitted):
             return
         post = event.post
         if post.send_from != self.coder:
@@ -80,7 +83,7 @@ class AttemptLine:
         self.parts.append(f"attempt {self._attempt} {first_line}; {outcome}")
         self._show()
 
-    def finish(self, round: Any) -> None:
+    def finish(self, round: Round) -> None:
         """End the line with how the Round ended, when it did not finish, and how a replay differed
         from its recording (no warning box: the Round's record lists the drift)."""
         ending = ending_line(round)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from twnb.memory import Conversation, Post
 
 _MADE = {"created", "rebound", "changed"}
 
 
-def variables_made(conversation: Any) -> list[str]:
+def variables_made(conversation: Conversation) -> list[str]:
     """Names the conversation's successful executions bound, in first-seen order (deleted ones dropped)."""
     names: dict[str, None] = {}
     for round in conversation.rounds:
@@ -27,11 +30,11 @@ def variables_made(conversation: Any) -> list[str]:
     return list(names)
 
 
-def missing_variables(conversation: Any, namespace: Mapping[str, Any]) -> list[str]:
+def missing_variables(conversation: Conversation, namespace: Mapping[str, Any]) -> list[str]:
     return [name for name in variables_made(conversation) if name not in namespace]
 
 
-def _post_variables(post: Any) -> Iterable[tuple[str, bool]]:
+def _post_variables(post: Post) -> Iterable[tuple[str, bool]]:
     by_type: dict[str, list[Any]] = {}
     for attachment in post.attachment_list:
         by_type.setdefault(attachment.type.value, []).append(attachment)

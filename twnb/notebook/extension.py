@@ -7,16 +7,19 @@ conversation and session folder. `%taskweaver reset` is how to start afresh.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.notebook import step_transform
 from twnb.notebook.magics import TaskWeaverMagics
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 MAGIC_NAME = "taskweaver"
 _KEPT = "_twnb_notebook_session"  # attribute on the shell holding the NotebookSession between loads
 
 
-def load(shell: Any) -> TaskWeaverMagics:
+def load(shell: InteractiveShell) -> TaskWeaverMagics:
     kept = getattr(shell, _KEPT, None)
     magics = TaskWeaverMagics(shell, notebook=kept)
     shell.register_magics(magics)
@@ -35,7 +38,7 @@ def load(shell: Any) -> TaskWeaverMagics:
     return magics
 
 
-def unload(shell: Any) -> None:
+def unload(shell: InteractiveShell) -> None:
     step_transform.remove(shell)
     manager = shell.magics_manager
     magics = manager.registry.pop(TaskWeaverMagics.__name__, None)
@@ -48,7 +51,7 @@ def unload(shell: Any) -> None:
             shell.configurables.remove(magics)
 
 
-def forget_kept_conversation(shell: Any) -> None:
+def forget_kept_conversation(shell: InteractiveShell) -> None:
     """Drop what `unload` kept (tests reuse one shell for unrelated notebooks)."""
     if hasattr(shell, _KEPT):
         delattr(shell, _KEPT)

@@ -13,9 +13,12 @@ lets the queued cells run, as before (`--strict` raises for those).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.render import HELD_BACK_CELLS, state_label
+
+if TYPE_CHECKING:
+    from twnb.memory import Round
 
 # Each follows the label "Cells below not run: " (the cell's error line and the Round's note).
 STOPPED_CELLS = (
@@ -40,7 +43,7 @@ class CellsHeldBack(RuntimeError):
         return [f"Cells below not run: {self}"]
 
 
-def held_back_reason(round: Any, *, stopped: bool = False, skipped: bool = False) -> str | None:
+def held_back_reason(round: Round, *, stopped: bool = False, skipped: bool = False) -> str | None:
     """Why the cells queued below `round` should not run, or None when they may: the user stopped it
     (step mode), skipped code in it (step mode), or it was interrupted."""
     if stopped:
@@ -52,7 +55,7 @@ def held_back_reason(round: Any, *, stopped: bool = False, skipped: bool = False
     return None
 
 
-def raise_if_held_back(round: Any) -> None:
+def raise_if_held_back(round: Round) -> None:
     """End the cell with `CellsHeldBack` when the Round says the queued cells must not run."""
     reason = (round.extra or {}).get(HELD_BACK_CELLS)
     if reason:

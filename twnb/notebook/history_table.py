@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.memory import format_cost
 from twnb.render import autosave_note, escape_markdown_inline, plain_text, shorten, spent_tokens, state_label
+
+if TYPE_CHECKING:
+    from twnb.memory import Conversation
 
 # A new kernel starts with an empty conversation even when the notebook shows earlier Rounds: say so,
 # and how to get them back, rather than "nothing here".
@@ -20,7 +23,7 @@ COLUMNS = ("#", "round", "state", "posts", "time", "tokens", "cost", "request")
 _REQUEST_CHARS = 70
 
 
-def history_rows(conversation: Any) -> list[tuple[str, ...]]:
+def history_rows(conversation: Conversation) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for number, round in enumerate(conversation.rounds, start=1):
         extra = round.extra or {}
@@ -45,7 +48,7 @@ def history_rows(conversation: Any) -> list[tuple[str, ...]]:
     return rows
 
 
-def history_bundle(conversation: Any) -> dict[str, str]:
+def history_bundle(conversation: Conversation) -> dict[str, str]:
     rows = history_rows(conversation)
     if not rows:
         return {"text/plain": NO_ROUNDS, "text/markdown": NO_ROUNDS}

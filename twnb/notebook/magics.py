@@ -13,12 +13,21 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from twnb.notebook.setting_traits import setting_traits
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.config import ResolvedSettings
+    from twnb.memory import Conversation, Round
+    from twnb.notebook.notebook_session import NotebookSession
+    from twnb.notebook.round_display import RoundDisplay
+    from twnb.session import Session
 
 SUBCOMMANDS = {
     "save": "save PATH [--force]  write the conversation as TaskWeaver YAML (during a Round: as it stands);\n"
@@ -110,7 +119,11 @@ _SettingTraits = types.new_class(
 @magics_class
 class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def __init__(
-        self, shell: Any = None, workdir: str | None = None, notebook: Any = None, **kwargs: Any
+        self,
+        shell: InteractiveShell,
+        workdir: str | None = None,
+        notebook: NotebookSession | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(shell=shell, **kwargs)
         from twnb.notebook.notebook_session import NotebookSession
@@ -118,7 +131,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         # "The notebook's folder" is the kernel's working directory when the extension first loaded;
         # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
         self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
-        self.last_display: Any = None  # the last Round's RoundDisplay (its view counts updates)
+        self.last_display: RoundDisplay | None = None  # the last Round's (its view counts updates)
 
     def update_config(self, config: Any) -> None:
         """`%config TaskWeaverMagics.x = ...` lands here: refused while a Round runs, as the Round
@@ -256,7 +269,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
             return self._fail(str(error), args.strict)
 
-    def session_for(self, resolved: Any, args: Any) -> Any:
+    def session_for(self, resolved: ResolvedSettings, args: Any) -> Any:
         try:
             return self.notebook.session_for(resolved)
         except ValueError as error:
@@ -273,7 +286,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError:
             return False
 
-    def _run(self, session: Any, query: str, args: Any, *, plugin_only: bool = False) -> None:
+    def _run(self, session: Session, query: str, args: Any, *, plugin_only: bool = False) -> None:
         from twnb.notebook.held_back import held_back_reason, raise_if_held_back
         from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
 
@@ -306,20 +319,20 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         raise_if_held_back(round)  # interrupted: the cells queued below do not run, as after a plain cell
         return None
 
-    def say_plugin_problems(self, round: Any) -> None:
+    def say_plugin_problems(self, round: Round) -> None:
         """Plugins that could not be loaded, said once (the Round that met them first records them)."""
         for line in (round.extra or {}).get("plugin_problems", ()):
             self._say(f"twnb: {line} (%taskweaver plugins lists every plugin)", error=True)
 
     def show_final(
         self,
-        display: Any,
-        round: Any,
+        display: RoundDisplay,
+        round: Round | None,
         query: str,
         rounds_before: int,
         stopped: str,
-        held_back: Callable[[Any], str | None] | None = None,
-    ) -> Any:
+        held_back: Callable[[Round], str | None] | None = None,
+    ) -> Round:
         """Finished, failed or interrupted: the saved output must hold the final Round (contract 6).
 
         `held_back(round)` says why the cells queued below will not run (held_back.py), if they will
@@ -339,7 +352,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say("Ctrl-C came while the Round's final output was written; it was written first.")
         return round
 
-    def _final_round(self, round: Any, query: str, rounds_before: int, reason: str) -> Any:
+    def _final_round(self, round: Round | None, query: str, rounds_before: int, reason: str) -> Round:
         """The Round to show at the end: the session's, else the one it recorded, else a stand-in
         saying that nothing was recorded (so the display never stays at "running")."""
         if round is not None:
@@ -353,7 +366,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         stand_in.extra = {"failure_reason": reason}
         return stand_in
 
-    def _final_plan(self, round: Any) -> Any:
+    def _final_plan(self, round: Round) -> Any:
         from twnb.render import plan_from_round
         from twnb.session import recorded_plan
 
@@ -498,7 +511,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 "Variables the conversation made that this kernel lacks: " + ", ".join(missing) + f" ({how})."
             )
 
-    def _rerun(self, conversation: Any, args: Any, settings: Any) -> None:
+    def _rerun(self, conversation: Conversation, args: Any, settings: Any) -> None:
         """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
         from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
         from twnb.session import recorded_code_check
@@ -511,7 +524,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 f"Your {len(cells)} recorded cell{plural} did not run (add --user-cells to run them too, "
                 "or run them yourself first)."
             )
-        check = recorded_code_check(settings, verify=not args.no_verify)
+        check = recorded_code_check(
+            settings.settings if settings is not None else None, verify=not args.no_verify
+        )
         summary = rerun_recorded_code(self.shell, conversation, user_cells=agreed, check=check)
         own = f", {summary.user_cells_ran} of them your own" if summary.user_cells_ran else ""
         self._say(

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 from twnb.notebook.user_cell_watch import UserCellWatch
 
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.config import Redactor, ResolvedSettings
     from twnb.memory import Conversation, Memory, Plan, Round
     from twnb.plugins import PluginCatalog
     from twnb.session import Session
@@ -29,7 +32,7 @@ _CELL_ONLY_SETTINGS = frozenset({"step", "strict", "plugin_only"})
 class NotebookSession:
     """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
 
-    def __init__(self, shell: Any, workdir: str | os.PathLike[str]) -> None:
+    def __init__(self, shell: InteractiveShell, workdir: str | os.PathLike[str]) -> None:
         from twnb.config import secret_environment_values
 
         self.shell = shell
@@ -68,11 +71,11 @@ class NotebookSession:
 
         return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
 
-    def session_dir(self, resolved: Any) -> Path:
+    def session_dir(self, resolved: ResolvedSettings) -> Path:
         path = Path(resolved.settings.session_dir).expanduser()
         return path if path.is_absolute() else self.workdir / path
 
-    def session_for(self, resolved: Any) -> Session:
+    def session_for(self, resolved: ResolvedSettings) -> Session:
         """The Session for these settings (raises SettingsError with a clear message when unusable)."""
         resolved.require_model()
         catalog = self.plugin_catalog(resolved)
@@ -93,7 +96,7 @@ class NotebookSession:
         self.session, self._session_key = session, key
         return session
 
-    def _build(self, resolved: Any, memory: Memory) -> Session:
+    def _build(self, resolved: ResolvedSettings, memory: Memory) -> Session:
         from twnb.session import build_live_session
 
         return build_live_session(
@@ -107,7 +110,7 @@ class NotebookSession:
             plugins=self.plugin_catalog(resolved),
         )
 
-    def plugin_catalog(self, resolved: Any) -> PluginCatalog:
+    def plugin_catalog(self, resolved: ResolvedSettings) -> PluginCatalog:
         """The notebook's plugins for these settings: the same catalog while they describe the same
         plugins; a new one (the old one closed: its names unbound, its MCP servers stopped) when they
         change. Nothing is loaded here (see PluginCatalog.refresh)."""
@@ -150,7 +153,7 @@ class NotebookSession:
             self._known_secrets |= self.session.redactor.secret_values()
         return self._known_secrets
 
-    def redactor(self, resolved: Any) -> Any:
+    def redactor(self, resolved: ResolvedSettings | None) -> Redactor:
         """The redactor a Session for these settings would have (for what the notebook shows or saves),
         knowing every secret seen so far; without settings (they failed to resolve) the environment's
         secrets and the known key shapes still are redacted."""
@@ -190,7 +193,7 @@ class NotebookSession:
         plans.load_from(self.conversation)
         return plans
 
-    def recover_plan(self, number: int, resolved: Any = None) -> Plan:
+    def recover_plan(self, number: int, resolved: ResolvedSettings | None = None) -> Plan:
         """Make earlier plan `number` current again for the next Round, kept in the conversation and
         its autosave (ValueError with what to do when there is no such plan)."""
         if self.session is not None:
@@ -202,7 +205,7 @@ class NotebookSession:
         self._autosave(rounds[-1:], len(rounds) - 1, resolved)  # the last Round's file carries it
         return plan
 
-    def load(self, path: str | os.PathLike[str], resolved: Any = None) -> Conversation:
+    def load(self, path: str | os.PathLike[str], resolved: ResolvedSettings | None = None) -> Conversation:
         """Replace the conversation with a saved one (ids kept), the way a Session does, whether or
         not one exists yet; a bad file raises ValueError and changes nothing. `resolved` (the
         settings) says where a session-less notebook autosaves the loaded Rounds. A notebook (.ipynb)
@@ -231,13 +234,13 @@ class NotebookSession:
         self._autosave(conversation.rounds, 0, resolved)  # complete, as a Session's is after a load
         return conversation
 
-    def autosave_folder(self, resolved: Any) -> Path | None:
+    def autosave_folder(self, resolved: ResolvedSettings | None) -> Path | None:
         """Where this conversation's Rounds are autosaved (None without settings: nowhere known)."""
         if self.session is not None:
             return self.session.autosave_dir
         return None if resolved is None else self.session_dir(resolved) / self.session_id / "rounds"
 
-    def _autosave(self, rounds: list[Round], first: int, resolved: Any) -> None:
+    def _autosave(self, rounds: list[Round], first: int, resolved: ResolvedSettings | None) -> None:
         """Autosave `rounds` (the conversation's from number `first`) without a session, where a
         session for `resolved` would; without settings there is nowhere to write."""
         if resolved is None:
@@ -259,7 +262,7 @@ class NotebookSession:
         except OSError:
             pass  # the conversation is as it should be; the Round that runs next says what autosave hits
 
-    def save(self, path: str | os.PathLike[str], resolved: Any = None) -> Path:
+    def save(self, path: str | os.PathLike[str], resolved: ResolvedSettings | None = None) -> Path:
         """The conversation as TaskWeaver YAML, redacted, the way a Session saves it (see
         twnb.session.conversation_store)."""
         if self.session is not None:
@@ -268,7 +271,7 @@ class NotebookSession:
 
         return save_conversation_file(self.conversation, path, redact=self.redactor(resolved).redact_data)
 
-    def export(self, path: str | os.PathLike[str], resolved: Any = None) -> Any:
+    def export(self, path: str | os.PathLike[str], resolved: ResolvedSettings | None = None) -> Any:
         """The conversation as a notebook (redacted, artifacts copied beside it); nothing is run."""
         from twnb.replay import export_notebook
 
@@ -282,7 +285,7 @@ class NotebookSession:
             artifact_folders=self._artifact_folders(resolved),
         )
 
-    def _artifact_folders(self, resolved: Any) -> list[Path]:
+    def _artifact_folders(self, resolved: ResolvedSettings | None) -> list[Path]:
         """The session and artifacts folders of these settings: artifacts may live there."""
         if resolved is None:
             return []
@@ -310,7 +313,7 @@ class NotebookSession:
             return rounds[index] if 0 <= index < len(rounds) else None
         return next((r for r in rounds if r.id == ref), None)
 
-    def latest_autosave(self, resolved: Any) -> Path | None:
+    def latest_autosave(self, resolved: ResolvedSettings) -> Path | None:
         """The newest autosaved Round file under the session folder (`<dir>/<session>/rounds/*.yaml`);
         loading it loads that session's whole conversation (what `load --latest` does)."""
         folder = self.session_dir(resolved)
@@ -318,11 +321,11 @@ class NotebookSession:
         return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
 
 
-def artifacts_folder(resolved: Any) -> str:
+def artifacts_folder(resolved: ResolvedSettings | None) -> str:
     """The visible folder beside an exported notebook for the files it links to."""
     from twnb.replay import visible_folder
 
-    return visible_folder(getattr(getattr(resolved, "settings", None), "artifacts_dir", None))
+    return visible_folder(resolved.settings.artifacts_dir if resolved is not None else None)
 
 
 def _new_memory() -> Memory:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.notebook.history_table import table_bundle
 from twnb.render import plain_text, shorten
+
+if TYPE_CHECKING:
+    from twnb.memory import Plan
+    from twnb.session import PlanNotebook
 
 NO_PLANS = (
     "No plans yet: a Round's plan is kept here when the Round ends (%taskweaver load brings back a "
@@ -15,7 +19,7 @@ _COLUMNS = ("#", "state", "steps done", "steps", "ended")
 _STEPS_CHARS = 90
 
 
-def plans_bundle(plans: Any) -> dict[str, str]:
+def plans_bundle(plans: PlanNotebook) -> dict[str, str]:
     rows = [_row(str(number), plan) for number, plan in enumerate(plans.history, start=1)]
     if plans.waiting is not None:
         rows.append(_row("next", plans.waiting, "continued by the next Round"))
@@ -26,7 +30,7 @@ def plans_bundle(plans: Any) -> dict[str, str]:
     return {kind: text + note for kind, text in bundle.items()}
 
 
-def _row(number: str, plan: Any, ended: str | None = None) -> tuple[str, ...]:
+def _row(number: str, plan: Plan, ended: str | None = None) -> tuple[str, ...]:
     done = sum(1 for subtask in plan.subtasks if subtask.state == "done")
     steps = "; ".join(plain_text(subtask.name) for subtask in plan.subtasks)
     return (

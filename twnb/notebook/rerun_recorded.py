@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.memory import Conversation
     from twnb.replay import RecordedCode
 
 
@@ -27,7 +30,7 @@ class RerunSummary:
     refused: list[str] = field(default_factory=list)  # "Round 1's code: Line 2: ..." verification refused
 
 
-def user_cells_of(conversation: Any) -> list[RecordedCode]:
+def user_cells_of(conversation: Conversation) -> list[RecordedCode]:
     """The user's own cells the conversation recorded that can run again (a clipped one cannot)."""
     from twnb.replay import recorded_code
 
@@ -35,8 +38,8 @@ def user_cells_of(conversation: Any) -> list[RecordedCode]:
 
 
 def rerun_recorded_code(
-    shell: Any,
-    conversation: Any,
+    shell: InteractiveShell,
+    conversation: Conversation,
     *,
     user_cells: bool = False,
     check: Callable[[str], str | None] | None = None,
@@ -93,7 +96,7 @@ def replaced_line(rounds: int, session_id: str, autosave: Path | None) -> str | 
     return f"{replaced}, which was not autosaved."
 
 
-def outside_lines(conversation: Any, namespace: Mapping[str, Any]) -> list[str]:
+def outside_lines(conversation: Conversation, namespace: Mapping[str, Any]) -> list[str]:
     """One line per name the recorded code reads that nothing recorded makes and this kernel lacks."""
     from twnb.replay import outside_names, recorded_code
 

@@ -25,14 +25,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.render import MIME_TYPE, artifact_previews, round_bundle
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.memory import Plan, Round
+    from twnb.session import PlanNotebook
 
 CHECKLIST_HOOK = "twnb.round_view.checklist"  # the name the live widget's hook has on a plan notebook
 
 
-def has_widget_frontend(shell: Any) -> bool:
+def has_widget_frontend(shell: InteractiveShell) -> bool:
     """Whether a frontend that draws widgets sent the cell now running.
 
     Terminal and bare shells carry no widgets. A kernel does, but a headless client (nbclient,
@@ -53,7 +59,7 @@ def has_widget_frontend(shell: Any) -> bool:
     return isinstance(metadata, dict) and bool(metadata.get("cellId"))
 
 
-def has_kernel(shell: Any) -> bool:
+def has_kernel(shell: InteractiveShell) -> bool:
     """A kernel's client shows displays and updates them in place; a terminal prints them once."""
     return getattr(shell, "kernel", None) is not None
 
@@ -120,7 +126,7 @@ class RoundDisplay:
             self.heartbeat.start()
 
     @contextlib.contextmanager
-    def following(self, plans: Any) -> Iterator[None]:
+    def following(self, plans: PlanNotebook) -> Iterator[None]:
         """While the Round runs inside, the widget's checklist hears of each change of the plan notebook
         `plans` (the session's); its hook is removed when the Round ends, however it ends."""
         if not self.widgets:
@@ -132,7 +138,7 @@ class RoundDisplay:
         finally:
             plans.remove_plan_change_hook(CHECKLIST_HOOK)
 
-    def finish(self, round: Any, plan: Any = None) -> None:
+    def finish(self, round: Round, plan: Plan | None = None) -> None:
         """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too.
 
         The update carries no widget view, and the widget is closed whatever happens while writing it."""
@@ -170,7 +176,7 @@ class RoundDisplay:
         if self.widgets:
             self.view.close()
 
-    def _bundle(self, round: Any, *, plan: Any, previews: list[dict[str, Any]]) -> dict[str, Any]:
+    def _bundle(self, round: Round, *, plan: Plan | None, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
         # Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
         from twnb.memory import Round

@@ -22,8 +22,21 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from twnb.memory import (
+    AttachmentDelta,
+    Event,
+    MessageDelta,
+    PostCommitted,
+    PostRetry,
+    PostStarted,
+    RoundEnded,
+    RoundFailed,
+    RoundStarted,
+    StatusChanged,
+    UsageReported,
+)
 from twnb.notebook.streamed_message import StreamedMessage
 from twnb.notebook.throttle import Throttle
 from twnb.render import (
@@ -58,6 +71,9 @@ from twnb.render import (
     tokens_label,
     without_decision_words,
 )
+
+if TYPE_CHECKING:
+    from twnb.memory import Plan, Post, Round
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 WAITING_CLASS = "twnb-waiting"  # on step mode's panel while it waits for a decision
@@ -119,11 +135,32 @@ class RoundView:
 
     # --- Observer --------------------------------------------------------------------------------
 
-    def on_event(self, event: Any) -> None:
-        handler = getattr(self, "_on_" + type(event).__name__, None)
-        if handler is not None:
-            with self._lock:
-                handler(event)
+    def on_event(self, event: Event) -> None:
+        with self._lock:
+            match event:
+                case MessageDelta():  # the most frequent first: one per streamed piece of text
+                    self._message_delta(event)
+                case AttachmentDelta():
+                    self._attachment_delta(event)
+                case RoundStarted():
+                    self.request = event.user_query
+                    self._render_header()
+                case PostStarted():
+                    self._section(event.post_id, event.send_from, event.send_to)
+                case PostRetry():
+                    self._post_retry(event)
+                case PostCommitted():
+                    self._post_committed(event)
+                case StatusChanged():
+                    self.status.value = _status_html(event.text)
+                case UsageReported():
+                    self._usage_reported(event)
+                case RoundFailed():
+                    self.failure.value = failure_html(state_label("failed", event.reason), event.reason)
+                case RoundEnded():
+                    self._round_ended(event)
+                case _:  # the LLM calls, code runs and plugin calls are the ledger's and the tracer's
+                    pass
 
     def tick(self) -> None:
         """The heartbeat: send text the throttle held back, and the elapsed time."""
@@ -133,33 +170,26 @@ class RoundView:
             else:
                 self._render_header()
 
-    def _on_RoundStarted(self, event: Any) -> None:
-        self.request = event.user_query
-        self._render_header()
-
-    def _on_PostStarted(self, event: Any) -> None:
-        self._section(event.post_id, event.send_from, event.send_to)
-
-    def _on_MessageDelta(self, event: Any) -> None:
+    def _message_delta(self, event: MessageDelta) -> None:
         section = self._section(event.post_id)
         section.message_view.append(event.text)
-        self._stream(event.post_id, "message", bool(event.is_end))
+        self._stream(event.post_id, "message", event.is_end)
 
-    def _on_AttachmentDelta(self, event: Any) -> None:
+    def _attachment_delta(self, event: AttachmentDelta) -> None:
         section = self._section(event.post_id)
         kind = event.type.value
         current = section.attachments.get(event.attachment_id)
         section.attachments[event.attachment_id] = (kind, (current[1] if current else "") + event.text)
-        self._stream(event.post_id, event.attachment_id, bool(event.is_end))
+        self._stream(event.post_id, event.attachment_id, event.is_end)
 
-    def _on_PostRetry(self, event: Any) -> None:
+    def _post_retry(self, event: PostRetry) -> None:
         section = self._section(event.post_id)
         section.clear()
         self._dirty = {key for key in self._dirty if key[0] != event.post_id}
         section.attachments_html.value = ""
         self.status.value = _status_html(f"retrying: {event.reason}")
 
-    def _on_PostCommitted(self, event: Any) -> None:
+    def _post_committed(self, event: PostCommitted) -> None:
         post = event.post
         section = self._section(post.id, post.send_from, post.send_to)
         self._displayed.update(displayed_images([post]))
@@ -167,21 +197,15 @@ class RoundView:
         self._dirty = {key for key in self._dirty if key[0] != post.id}
         self._render_section(section)
 
-    def _on_StatusChanged(self, event: Any) -> None:
-        self.status.value = _status_html(event.text)
-
-    def _on_UsageReported(self, event: Any) -> None:
-        usage = event.usage if isinstance(event.usage, dict) else getattr(event.usage, "to_dict", dict)()
+    def _usage_reported(self, event: UsageReported) -> None:
+        usage = event.usage
         self.tokens_in += int(usage.get("prompt_tokens") or 0)
         self.tokens_out += int(usage.get("completion_tokens") or 0)
         self.tokens_cached += int(usage.get("cached_tokens") or 0)
         self.tokens_estimated = self.tokens_estimated or bool(usage.get("estimated"))
         self._render_header()
 
-    def _on_RoundFailed(self, event: Any) -> None:
-        self.failure.value = failure_html(state_label("failed", event.reason), event.reason)
-
-    def _on_RoundEnded(self, event: Any) -> None:
+    def _round_ended(self, event: RoundEnded) -> None:
         self._flush()
         self.state = state_label(event.state, event.failure_reason)
         if event.failure_reason:
@@ -191,7 +215,7 @@ class RoundView:
 
     # --- the plan notebook's hook ----------------------------------------------------------------
 
-    def on_plan_change(self, notebook: Any, plan: Any) -> None:
+    def on_plan_change(self, notebook: Any, plan: Plan | None) -> None:
         """The checklist follows the session's plan notebook (a plan-change hook, registered while the
         Round runs): every new plan, and the plan as the Round ended it (done, or abandoned steps)."""
         if plan is None:
@@ -201,12 +225,12 @@ class RoundView:
 
     # --- the end of a Round ----------------------------------------------------------------------
 
-    def finish(self, round: Any, payload: dict[str, Any] | None = None) -> None:
+    def finish(self, round: Round, payload: dict[str, Any] | None = None) -> None:
         """Show the final Round: every post as committed, its state, and the time/token summary."""
         with self._lock:
             self._finish(round, payload)
 
-    def _finish(self, round: Any, payload: dict[str, Any] | None) -> None:
+    def _finish(self, round: Round, payload: dict[str, Any] | None) -> None:
         self._flush()
         self._ended = True
         self._displayed.update(displayed_images(round))
@@ -462,7 +486,7 @@ class _PostSection:
         self.attachments = {}
         self.incomplete = ""
 
-    def commit(self, post: Any) -> None:
+    def commit(self, post: Post) -> None:
         # A decided post is shown as the static view shows it: the decision in one line (the title),
         # the message and result without the record's words for the same decision.
         attachments = [{"id": a.id, "type": a.type.value, "content": a.content} for a in post.attachment_list]

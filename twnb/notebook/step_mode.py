@@ -31,9 +31,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.notebook.held_back import held_back_reason, raise_if_held_back
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.memory import Round
+    from twnb.session import Session
 
 NEEDS_KERNEL = (
     "Step mode needs a Jupyter kernel with a frontend that draws widgets (JupyterLab or Notebook 7); "
@@ -54,7 +60,7 @@ VIEW_TIMEOUT_S = 3.0
 DECISION_TIMEOUT_S = 24 * 3600.0  # generous: a person may step away; Interrupt ends the wait at once
 
 
-def refusal(shell: Any) -> str | None:
+def refusal(shell: InteractiveShell) -> str | None:
     """Why step mode cannot work in this shell, or None."""
     if getattr(shell, "kernel", None) is None:
         return NEEDS_KERNEL.format(where="terminal IPython (no kernel)")
@@ -102,7 +108,7 @@ async def run_step_cell(flags: str, body: str) -> None:
 class StepRound:
     """One step-mode Round: display, handshake, the driver's requests turned into awaited decisions."""
 
-    def __init__(self, magics: Any, session: Any, query: str, args: Any) -> None:
+    def __init__(self, magics: Any, session: Session, query: str, args: Any) -> None:
         self.magics = magics
         self.session = session
         self.query = query
@@ -165,7 +171,7 @@ class StepRound:
         raise_if_held_back(round)
         return None
 
-    def held_back(self, round: Any) -> str | None:
+    def held_back(self, round: Round) -> str | None:
         """Why the cells queued below should not run after this Round, or None when they may."""
         return held_back_reason(round, stopped=self.stopped, skipped=self.skipped)
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 CELL_MAGIC = "%%taskweaver"
 NOT_A_STEP_CELL = (
@@ -23,7 +26,9 @@ NOT_A_STEP_CELL = (
 )
 
 
-def step_rewriter(shell: Any, step_default: Callable[[], bool]) -> Callable[[list[str]], list[str]]:
+def step_rewriter(
+    shell: InteractiveShell, step_default: Callable[[], bool]
+) -> Callable[[list[str]], list[str]]:
     """The hook; `step_default()` says whether the `step` setting is on for a cell without `--step`."""
 
     def rewrite(lines: list[str]) -> list[str]:
@@ -61,7 +66,7 @@ def wants_step(flags: str, step_default: Callable[[], bool]) -> bool:
         return False
 
 
-def install(shell: Any, step_default: Callable[[], bool]) -> None:
+def install(shell: InteractiveShell, step_default: Callable[[], bool]) -> None:
     """Add the hook once (a reload replaces it)."""
     remove(shell)
     hook = step_rewriter(shell, step_default)
@@ -69,7 +74,7 @@ def install(shell: Any, step_default: Callable[[], bool]) -> None:
     shell.input_transformers_cleanup.append(hook)
 
 
-def remove(shell: Any) -> None:
+def remove(shell: InteractiveShell) -> None:
     hooks = getattr(shell, "input_transformers_cleanup", None)
     if hooks is None:
         return

@@ -7,8 +7,9 @@ shown once at the end from its static bundle, so a terminal is not flooded with 
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
+from twnb.memory import Event, PostCommitted, PostRetry, RoundFailed, StatusChanged
 from twnb.render import plain_text, shorten, state_label
 
 _PREVIEW = 160
@@ -21,21 +22,22 @@ class TextProgress:
         self._stream = stream
         self._last_status = ""
 
-    def on_event(self, event: Any) -> None:
-        name = type(event).__name__
-        if name == "StatusChanged" and event.text and event.text != self._last_status:
-            self._last_status = event.text
-            self._print(f"[twnb] {plain_text(event.text)}")
-        elif name == "PostCommitted":
-            post = event.post
-            message = shorten(" ".join(plain_text(post.message or "").split()), _PREVIEW)
-            self._print(f"[twnb] {plain_text(post.send_from)} -> {plain_text(post.send_to)}: {message}")
-        elif name == "PostRetry":
-            self._print(f"[twnb] retrying ({plain_text(event.reason)})")
-        elif name == "RoundFailed":
-            reason = plain_text(event.reason)
-            interrupted = state_label("failed", reason) == "interrupted"
-            self._print(f"[twnb] {reason}" if interrupted else f"[twnb] Round failed: {reason}")
+    def on_event(self, event: Event) -> None:
+        match event:
+            case StatusChanged(text=text) if text and text != self._last_status:
+                self._last_status = text
+                self._print(f"[twnb] {plain_text(text)}")
+            case PostCommitted(post=post):
+                message = shorten(" ".join(plain_text(post.message or "").split()), _PREVIEW)
+                self._print(f"[twnb] {plain_text(post.send_from)} -> {plain_text(post.send_to)}: {message}")
+            case PostRetry(reason=reason):
+                self._print(f"[twnb] retrying ({plain_text(reason)})")
+            case RoundFailed(reason=reason):
+                text = plain_text(reason)
+                interrupted = state_label("failed", text) == "interrupted"
+                self._print(f"[twnb] {text}" if interrupted else f"[twnb] Round failed: {text}")
+            case _:
+                pass
 
     def _print(self, line: str) -> None:
         print(line, file=self._stream or sys.stdout, flush=True)

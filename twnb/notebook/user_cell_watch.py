@@ -13,13 +13,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from twnb.session import UserCellLog, UserCells
 
 
 class UserCellWatch:
     """The user's cells since the previous `take()` (the session takes them when a Round starts)."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         self.shell = shell
         self.log: UserCellLog | None = None
         self._listening = False

@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.replay.artifacts import visible_folder
 from twnb.replay.errors import ReplayError
 from twnb.replay.rerun import CellOutcome, RerunReport
+
+if TYPE_CHECKING:
+    from twnb.config import Redactor, ResolvedSettings
 
 _YAML = (".yaml", ".yml")
 
@@ -269,10 +272,11 @@ def _check(request: ExportRequest) -> Callable[[str], str | None] | None:
     """Verification of the recorded code before it runs again, under the current folder's settings."""
     from twnb.session import recorded_code_check
 
-    return recorded_code_check(_settings(), verify=request.verify)
+    resolved = _settings()
+    return recorded_code_check(resolved.settings if resolved is not None else None, verify=request.verify)
 
 
-def _settings() -> Any:
+def _settings() -> ResolvedSettings | None:
     """The settings of the current folder, or None when they do not resolve (export needs no model)."""
     from twnb.config import resolve_settings
 
@@ -282,7 +286,7 @@ def _settings() -> Any:
         return None
 
 
-def _redactor() -> Any:
+def _redactor() -> Redactor:
     from twnb.session import redactor_for
 
     return redactor_for(_settings())
@@ -290,16 +294,17 @@ def _redactor() -> Any:
 
 def _settings_folders() -> list[Path]:
     """The session and artifacts folders the current folder's settings name (artifacts may live there)."""
-    plain = getattr(_settings(), "settings", None)
-    if plain is None:
+    resolved = _settings()
+    if resolved is None:
         return []
-    folders = [Path(str(plain.session_dir)).expanduser(), Path(str(plain.artifacts_dir)).expanduser()]
+    plain = resolved.settings
+    folders = [Path(plain.session_dir).expanduser(), Path(plain.artifacts_dir).expanduser()]
     return [f if f.is_absolute() else Path.cwd() / f for f in folders]
 
 
 def _artifacts_folder() -> str:
     resolved = _settings()
-    return visible_folder(getattr(getattr(resolved, "settings", None), "artifacts_dir", None))
+    return visible_folder(resolved.settings.artifacts_dir if resolved is not None else None)
 
 
 def _s(count: int) -> str:

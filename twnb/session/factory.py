@@ -22,13 +22,13 @@ from twnb.memory import EventRelay, Memory
 from twnb.session.session import Session
 
 if TYPE_CHECKING:
-    from twnb.config import Redactor
+    from twnb.config import Redactor, ResolvedSettings, Settings
     from twnb.plugins import PluginCatalog
     from twnb.roles import ResponseFormatChoice, VerificationConfig
 
 
 def build_session(
-    settings: Any,
+    resolved: ResolvedSettings,
     executor: Executor,
     *,
     client: ChatClient | None = None,
@@ -39,8 +39,7 @@ def build_session(
     user_cells: UserCellSource | None = None,
     plugins: PluginCatalog | None = None,
 ) -> Session:
-    """A Session for `settings` (a twnb.config.settings.Settings or ResolvedSettings) running code on
-    `executor`.
+    """A Session for the settings `resolved` running code on `executor`.
 
     `client` defaults to the one the settings describe: a replay of the cassette `settings.replay`
     (relative to the notebook's folder), else the live client. A client passed in (tests, benches) gets
@@ -54,27 +53,27 @@ def build_session(
     from twnb.llm import context_windows, session_chat_client
     from twnb.roles import CodeInterpreter, Planner, PostTranslator, Worker
 
-    plain = getattr(settings, "settings", settings)
-    redactor = redactor if redactor is not None else redactor_for(settings)
+    plain = resolved.settings
+    redactor = redactor if redactor is not None else redactor_for(resolved)
     set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
     memory = memory if memory is not None else Memory(session_id=create_id())
     cassette = None
-    if record if record is not None else bool(getattr(plain, "record", False)):
+    if record if record is not None else plain.record:
         cassette = folder / memory.session_id / "cassette.yaml"
         cassette.parent.mkdir(parents=True, exist_ok=True)
     # One place wraps every client (redaction, response_format fallback, recording): a client passed in
     # is wrapped as the live one is; without one, the settings' replay or live client is built.
     llm_events = EventRelay()
     replay = None
-    replay_path = _replay_path(settings) if client is None else None
+    replay_path = _setting_path(resolved, plain.replay) if client is None else None
     if replay_path is not None:
         from twnb.llm import ReplayClient
 
         # The session keeps it: it rewinds it for a new conversation and writes its drift in the Round.
         replay = ReplayClient(replay_path, redactor=redactor, warn_on_drift=False)
     client = session_chat_client(
-        settings,
+        resolved,
         redactor=redactor,
         inner=client,
         record_to=cassette,
@@ -83,7 +82,7 @@ def build_session(
     )
 
     namespace_summary = executor.namespace_summary
-    examples = _examples_folder(settings)
+    examples = _examples_folder(resolved)
     asked_for = _role_format(plain)
     context = context_windows(client)
     translator = PostTranslator()
@@ -92,12 +91,12 @@ def build_session(
         plain.model_for("CodeInterpreter"),
         translator,
         verification=verification_config(plain),
-        max_retries=int(plain.max_retries),
+        max_retries=plain.max_retries,
         namespace_summary=namespace_summary,
         response_format=asked_for,
         workdir=executor.workdir,
         example_dirs=_role_folder(examples, "code_interpreter"),
-        max_reply_chars=int(plain.max_reply_chars),
+        max_reply_chars=plain.max_reply_chars,
         context=context,
         plugins=plugins,
     )
@@ -109,22 +108,22 @@ def build_session(
         namespace_summary=namespace_summary,
         response_format=asked_for,
         example_dirs=_role_folder(examples, "planner"),
-        max_reply_chars=int(plain.max_reply_chars),
+        max_reply_chars=plain.max_reply_chars,
         context=context,
         plugins=plugins,
     )
     return Session(
-        tracing=_tracing(settings),
+        tracing=_tracing(plain),
         planner=planner,
         code_interpreter=code_interpreter,
         executor=executor,
         session_dir=folder,
         memory=memory,
         redactor=redactor,
-        max_posts=int(plain.max_posts),
+        max_posts=plain.max_posts,
         timeout=plain.timeout,
         cassette_path=cassette,
-        prices=getattr(plain, "prices", None),
+        prices=plain.prices,
         llm_events=llm_events,
         user_cells=user_cells,
         replay=replay,
@@ -132,25 +131,24 @@ def build_session(
     )
 
 
-def _role_format(plain: Any) -> ResponseFormatChoice:
+def _role_format(plain: Settings) -> ResponseFormatChoice:
     """What the roles ask for: their JSON schema (auto: the fallback steps down from there), or the
     format the `response_format` setting chose outright (`text`: none)."""
-    chosen = getattr(plain, "response_format", None) or "auto"
+    chosen = plain.response_format
     if chosen == "text":
         return None
     return "json_object" if chosen == "json_object" else "json_schema"
 
 
-def _tracing(settings: Any) -> Any:
+def _tracing(plain: Settings) -> Any:
     """The hook that gives each Round its tracing observer (nothing while tracing is off); the `trace`
     setting switches tracing on or off when it changes."""
     from twnb.config import SettingsError
     from twnb.llm import provider_name
     from twnb.telemetry import apply_trace_setting, round_tracer
 
-    plain = getattr(settings, "settings", settings)
     try:
-        apply_trace_setting(getattr(plain, "trace", None))
+        apply_trace_setting(plain.trace)
     except ImportError as error:
         raise SettingsError(f"The trace setting is {plain.trace!r}, but {error}") from None
     provider = provider_name(plain.azure_endpoint or plain.base_url, azure=bool(plain.azure_endpoint))
@@ -159,7 +157,7 @@ def _tracing(settings: Any) -> Any:
 
 
 def build_live_session(
-    resolved: Any,
+    resolved: ResolvedSettings,
     shell: Any,
     workdir: Path,
     session_dir: Path,
@@ -208,17 +206,17 @@ def build_live_session(
     )
 
 
-def artifacts_folder(resolved: Any, workdir: Path) -> Path:
+def artifacts_folder(resolved: ResolvedSettings, workdir: Path) -> Path:
     """The visible folder for the files twnb saves for the user (`artifacts_dir`, relative to the
     notebook's folder unless absolute)."""
     artifacts = Path(resolved.settings.artifacts_dir).expanduser()
     return artifacts if artifacts.is_absolute() else workdir / artifacts
 
 
-def plugin_folders(resolved: Any, workdir: Path) -> list[Path]:
+def plugin_folders(resolved: ResolvedSettings, workdir: Path) -> list[Path]:
     """The TaskWeaver plugin folders: the `plugin_dirs` setting (relative to the notebook's folder),
     else `plugins/` beside the notebook when it exists."""
-    named = tuple(getattr(resolved.settings, "plugin_dirs", ()) or ())
+    named = resolved.settings.plugin_dirs
     if not named:
         default = workdir / "plugins"
         return [default] if default.is_dir() else []
@@ -227,7 +225,7 @@ def plugin_folders(resolved: Any, workdir: Path) -> list[Path]:
 
 
 def plugin_catalog(
-    resolved: Any,
+    resolved: ResolvedSettings,
     *,
     workdir: Path,
     session_dir: Path,
@@ -243,7 +241,7 @@ def plugin_catalog(
 
     settings = resolved.settings
     tools = None
-    if getattr(settings, "mcp_servers", None):
+    if settings.mcp_servers:
         from twnb.plugins import McpTools
 
         tools = McpTools(
@@ -259,30 +257,29 @@ def plugin_catalog(
         namespace=namespace,
         hidden=hidden,
         notebook_names=notebook_names,
-        configurations=dict(getattr(settings, "plugin_config", None) or {}),
+        configurations=dict(settings.plugin_config or {}),
         session_id=session_id,
         tools=tools,
     )
 
 
-def redactor_for(settings: Any) -> Redactor:
+def redactor_for(resolved: ResolvedSettings | None) -> Redactor:
     """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
     Without settings (None: they failed to resolve) the environment and the key shapes still count."""
     from twnb.config import Redactor
 
-    return Redactor.from_settings(settings) if settings is not None else Redactor()
+    return Redactor.from_settings(resolved) if resolved is not None else Redactor()
 
 
-def verification_config(settings: Any) -> VerificationConfig:
+def verification_config(plain: Settings | None) -> VerificationConfig:
     """Verification as these settings ask for it (None: the defaults): generated code gets it, and so
     does recorded code before it runs again (recorded_code.py)."""
     from twnb.roles import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
 
-    plain = getattr(settings, "settings", settings)
     if plain is None:
         return VerificationConfig()
-    extra = frozenset(getattr(plain, "allow_modules", ()) or ())
-    blocked = frozenset(getattr(plain, "block_functions", ()) or ())
+    extra = frozenset(plain.allow_modules)
+    blocked = frozenset(plain.block_functions)
     return VerificationConfig(
         enabled=bool(plain.verify),
         allowed_modules=DEFAULT_ALLOWED_MODULES | extra,
@@ -290,24 +287,18 @@ def verification_config(settings: Any) -> VerificationConfig:
     )
 
 
-def _replay_path(settings: Any) -> Path | None:
-    return _setting_path(settings, "replay")
-
-
-def _setting_path(settings: Any, name: str) -> Path | None:
-    """A path setting, relative to the notebook's folder (the settings' workdir) unless absolute."""
-    value = getattr(getattr(settings, "settings", settings), name, None)
+def _setting_path(resolved: ResolvedSettings, value: str | None) -> Path | None:
+    """A path setting's value, relative to the notebook's folder (the settings' workdir) unless absolute."""
     if not value:
         return None
     path = Path(value).expanduser()
-    workdir = getattr(settings, "workdir", None)
-    return path if path.is_absolute() or workdir is None else Path(workdir) / path
+    return path if path.is_absolute() else Path(resolved.workdir) / path
 
 
-def _examples_folder(settings: Any) -> Path | None:
+def _examples_folder(resolved: ResolvedSettings) -> Path | None:
     """The user's examples folder, checked: it must hold `planner/` or `code_interpreter/` (or both),
     like TaskWeaver's planner_examples and code_generator_examples, so each role gets its own kind."""
-    folder = _setting_path(settings, "examples_dir")
+    folder = _setting_path(resolved, resolved.settings.examples_dir)
     if folder is None:
         return None
     if not any((folder / role).is_dir() for role in ("planner", "code_interpreter")):

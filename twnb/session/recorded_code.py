@@ -10,17 +10,20 @@ unchecked, as a session would.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.roles import VerificationConfig, allowable_modules, verify_code
+
+if TYPE_CHECKING:
+    from twnb.config import Settings
 
 RecordedCodeCheck = Callable[[str], "str | None"]
 
 
-def recorded_code_check(settings: Any = None, *, verify: bool = True) -> RecordedCodeCheck | None:
+def recorded_code_check(settings: Settings | None = None, *, verify: bool = True) -> RecordedCodeCheck | None:
     """A check for recorded code (None: run it unchecked): the refusal as one text, or None when the
-    code may run. `settings` (a Settings or ResolvedSettings; None for the defaults) gives `verify` and
-    `allow_modules`; `verify=False` is `--no-verify`."""
+    code may run. `settings` (None for the defaults) gives `verify` and `allow_modules`; `verify=False`
+    is `--no-verify`."""
     from twnb.session.factory import verification_config
 
     config = verification_config(settings)

@@ -6,6 +6,8 @@ Public API:
 - `KernelExecutor(workdir, kernel_name="python3", ...)`: a separate kernel over jupyter_client
 - `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
+- `KernelGuardChannel(kc, alive)`: the runtime guard in another kernel, for whatever runs cells there
+- `run_cell_guarded(shell, code)`: a cell of code read from elsewhere, run as generated code is
 - `RuntimeGuard`: the process's runtime guard (`RuntimeGuard.installed()`); `unguarded()` runs trusted
   code that generated code calls (a plugin) outside it
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
@@ -20,6 +22,8 @@ from twnb.kernel.execution_text import execution_text_for_llm
 from twnb.kernel.executor import Executor
 from twnb.kernel.exit_guard import ExitRefused
 from twnb.kernel.file_scan import ScanLimits
+from twnb.kernel.guard_channel import KernelGuardChannel
+from twnb.kernel.guard_refusal import GuardRefusal
 from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
 from twnb.kernel.live_shell import LiveShellExecutor
@@ -33,6 +37,7 @@ from twnb.kernel.result import (
     new_execution_id,
 )
 from twnb.kernel.runtime_guard import RuntimeGuard
+from twnb.kernel.shell_guard import run_cell_guarded
 from twnb.kernel.this_python import this_python_kernel_manager
 from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 
@@ -44,7 +49,9 @@ __all__ = [
     "ExecutionStatus",
     "Executor",
     "ExitRefused",
+    "GuardRefusal",
     "KernelExecutor",
+    "KernelGuardChannel",
     "KernelPlace",
     "KernelStartError",
     "LiveShellExecutor",
@@ -63,6 +70,7 @@ __all__ = [
     "new_execution_id",
     "probe_place",
     "read_file",
+    "run_cell_guarded",
     "strip_ansi",
     "summarize_namespace",
     "this_python_kernel_manager",

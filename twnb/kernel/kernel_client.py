@@ -31,8 +31,9 @@ from typing import Any
 from twnb.kernel.active_content import inert_bundle
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
+from twnb.kernel.guard_channel import KernelGuardChannel
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
-from twnb.kernel.kernel_guard import GuardReport, code_digest, kernel_guard_source
+from twnb.kernel.kernel_guard import GuardReport
 from twnb.kernel.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact_value
 from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
@@ -128,6 +129,7 @@ class KernelExecutor:
         self.max_listed_files = max_listed_files
         self._km: Any = None
         self._kc: Any = None
+        self._guard: KernelGuardChannel | None = None
         self._remote_scan = False
 
     # -- lifecycle
@@ -156,12 +158,8 @@ class KernelExecutor:
         reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
         if reply.get("status") != "ok":
             self.track_variables = False  # an odd kernel: run code, just without the variable delta
-        reply = self._execute_quietly(kernel_guard_source(), timeout=self.startup_timeout)
-        self.guard_missing = (
-            ""
-            if reply.get("status") == "ok"
-            else str(reply.get("evalue") or reply.get("status") or "no reply")
-        )
+        self._guard = KernelGuardChannel(self._kc, self._alive, timeout=self.startup_timeout)
+        self.guard_missing = self._guard.set_up()
         self._locate()
 
     def _locate(self) -> None:
@@ -325,7 +323,9 @@ class KernelExecutor:
         execution_id = execution_id or new_execution_id()
         limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
-        guarded = not self.guard_missing and self._announce(code, limit, skip)
+        guarded = self._guard is not None and self._guard.announce(
+            code, refuse=self.guarded, timeout=limit, skip=[str(p) for p in skip]
+        )
         scan_root = Path(self.place.cwd) if self.place is not None and self.place.cwd else self.workdir
         before_files = None
         if guarded:
@@ -380,7 +380,7 @@ class KernelExecutor:
             self.restart()
             restarted = True
         status, error = self._outcome(ending, recorder, limit, notes)
-        report = self._guard_report() if guarded and not died_now else None
+        report = self._guard.report() if self._guard is not None and guarded and not died_now else None
         if report is not None:
             status, error = self._guarded_outcome(report, status, error, limit, notes)
 
@@ -421,22 +421,7 @@ class KernelExecutor:
         result.kernel_restarted = restarted
         return result
 
-    # -- the runtime guard in the kernel (kernel_guard.py)
-    def _announce(self, code: str, limit: float | None, skip: tuple[Path, ...]) -> bool:
-        """Tell the kernel's guard the cell to arm for; False when it could not be told."""
-        call = (
-            f"__twnb_guard.expect({code_digest(code)!r}, {self.guarded!r}, {limit!r}, "
-            f"{[str(p) for p in skip]!r})"
-        )
-        return self._execute_quietly(call).get("status") == "ok"
-
-    def _guard_report(self) -> GuardReport | None:
-        try:
-            text = self._expression("__twnb_guard.report_json()")
-            return GuardReport.from_json(text) if isinstance(text, str) else None
-        except (ValueError, SyntaxError, TypeError):
-            return None
-
+    # -- the runtime guard in the kernel (kernel_guard.py, guard_channel.py)
     @staticmethod
     def _guarded_outcome(
         report: GuardReport,

@@ -143,3 +143,14 @@ def _refusing_route(
 
     route._twnb_guarded = True  # type: ignore[attr-defined]
     return route
+
+
+def run_cell_guarded(shell: Any, code: str, *, refuse: bool = True) -> tuple[Any, list[GuardRefusal]]:
+    """Run `code` on `shell` (`run_cell`, no history) as generated code runs: under the runtime guard,
+    the namespace kept. IPython's ExecutionResult and what the guard refused (with `refuse`; without it
+    only files are recorded): for code read from elsewhere and run again (`%taskweaver load --rerun`)."""
+    guard = RuntimeGuard.installed()
+    run = GuardedRun(refuse=refuse, code_namespace=shell.user_global_ns)
+    with ShellGuard.for_shell(shell, guard).keeping(run), guard.watching(run):
+        result = shell.run_cell(code, store_history=False)
+    return result, list(run.refusals)

@@ -534,7 +534,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         )
         for refused in summary.refused:
             self._say(f"  not run, verification refused it: {refused}", error=True)
-        if summary.refused:
+        for refused in summary.guard_refused:
+            self._say(f"  stopped, the runtime guard refused what it did: {refused}", error=True)
+        if summary.refused or summary.guard_refused:
             self._say("  (--no-verify runs them unchecked: only for code you trust)", error=True)
         for failure in summary.failed:
             self._say(f"  raised now: {failure}", error=True)

@@ -4,7 +4,8 @@ a loaded conversation made in another kernel.
 In the order it ran: each Round's user cells (those the user's own cells recorded before it; only when
 the user agreed, `--user-cells` or yes when asked), then the Round's code that succeeded. A conversation
 file may come from anyone: every piece is verified as generated code is before it runs (`check`), and
-what verification refuses is not run and is named. Outputs are not shown (they are in the Rounds).
+runs under the runtime guard as generated code does (both off with `--no-verify`); what either refuses
+is named. Outputs are not shown (they are in the Rounds).
 Nothing runs without `--rerun`.
 """
 
@@ -28,6 +29,7 @@ class RerunSummary:
     user_cells_ran: int = 0
     failed: list[str] = field(default_factory=list)  # "Round 2: NameError: ..." for code that raised now
     refused: list[str] = field(default_factory=list)  # "Round 1's code: Line 2: ..." verification refused
+    guard_refused: list[str] = field(default_factory=list)  # ran, and the runtime guard refused this in it
 
 
 def user_cells_of(conversation: Conversation) -> list[RecordedCode]:
@@ -48,6 +50,7 @@ def rerun_recorded_code(
     passed through `check` (verification: None lets it run)."""
     from IPython.utils.capture import capture_output
 
+    from twnb.kernel import run_cell_guarded
     from twnb.replay import recorded_code
 
     summary = RerunSummary()
@@ -58,11 +61,14 @@ def rerun_recorded_code(
         if refusal is not None:
             summary.refused.append(f"{piece.where}: {refusal}")
             continue
-        # The seam where replayed code would run under the runtime guard generated code runs under.
         with capture_output(display=True):
-            result = shell.run_cell(piece.code, store_history=False)
+            result, guard_refusals = run_cell_guarded(shell, piece.code, refuse=check is not None)
         summary.ran += 1
         summary.user_cells_ran += piece.user
+        if guard_refusals:
+            problems = "; ".join(refusal.problem for refusal in guard_refusals)
+            summary.guard_refused.append(f"{piece.where}: {problems}")
+            continue
         error = result.error_before_exec or result.error_in_exec
         if error is not None:
             summary.failed.append(f"{piece.where}: {type(error).__name__}: {error}")

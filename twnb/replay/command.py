@@ -251,10 +251,16 @@ def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
         f"  not run, verification refused it: cell {c.index + 1} ({c.where}): {c.refusal}"
         for c in report.refused
     ]
+    lines += [
+        f"  stopped, the runtime guard refused what it did: cell {c.index + 1} ({c.where}): {c.guard_refusal}"
+        for c in report.guard_refused
+    ]
     if report.refused:
         lines.append(
             "Refused cells were left as recorded; --no-verify runs them unchecked (only code you trust)."
         )
+    elif report.guard_refused:
+        lines.append("--no-verify runs them unguarded (only code you trust).")
     if report.stopped:
         lines.append(f"The re-run stopped: {report.stopped}; the notebook so far is in {out}.")
     return lines
@@ -263,6 +269,8 @@ def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
 def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
     if cell.refusal is not None:
         verdict = "not run (verification refused it)"
+    elif cell.guard_refusal is not None:
+        verdict = "stopped (the runtime guard refused what it did)"
     else:
         verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
     return f"[{done}/{total}] {cell.where}, cell {cell.index + 1}: {verdict}"

@@ -7,6 +7,8 @@ a running kernel attached by its connection file: that one runs the cells in its
 and is left running.
 A kernel that dies ends the re-run: the cells run so far keep their new outputs, the rest their
 recorded ones, and the report says where it stopped.
+With verification on (`check`), the cells also run under the runtime guard in that kernel, as
+generated code does (twnb.kernel's KernelGuardChannel): what it refuses is named per cell.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbformat import from_dict
 
 from twnb.replay.compare import Comparison, compare_outputs, compare_raised
 from twnb.replay.notebook_cells import CodePiece
+
+if TYPE_CHECKING:
+    from twnb.kernel import KernelGuardChannel
 
 
 @dataclass
@@ -32,6 +37,7 @@ class CellOutcome:
     piece: CodePiece
     comparison: Comparison
     refusal: str | None = None  # why verification would not let it run again (then it did not)
+    guard_refusal: str | None = None  # what the runtime guard refused while it ran
 
     @property
     def where(self) -> str:
@@ -53,11 +59,19 @@ class RerunReport:
 
     @property
     def differing(self) -> list[CellOutcome]:
-        return [cell for cell in self.cells if not cell.comparison.reproduced and cell.refusal is None]
+        return [
+            cell
+            for cell in self.cells
+            if not cell.comparison.reproduced and cell.refusal is None and cell.guard_refusal is None
+        ]
 
     @property
     def refused(self) -> list[CellOutcome]:
         return [cell for cell in self.cells if cell.refusal is not None]
+
+    @property
+    def guard_refused(self) -> list[CellOutcome]:
+        return [cell for cell in self.cells if cell.guard_refusal is not None]
 
     @property
     def ok(self) -> bool:
@@ -76,6 +90,10 @@ class RerunReport:
             ],
             "refused": [
                 {"cell": c.index + 1, "round": c.round_number, "why": c.refusal} for c in self.refused
+            ],
+            "guard_refused": [
+                {"cell": c.index + 1, "round": c.round_number, "why": c.guard_refusal}
+                for c in self.guard_refused
             ],
             "stopped": self.stopped,
         }
@@ -128,10 +146,12 @@ def rerun_notebook(
     # The kernel's own stderr (start-up notices, a crash message) is kept off the progress lines; its
     # last line explains a death.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        guard: KernelGuardChannel | None = None
         try:
             with client.setup_kernel(stderr=log):
+                guard = _guard(client, timeout) if check is not None else None
                 _run_cells(
-                    client, nb, pieces, report, rounds, timeout, strict_images, progress, redact, check
+                    client, nb, pieces, report, rounds, timeout, strict_images, progress, redact, check, guard
                 )
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"
@@ -139,6 +159,8 @@ def rerun_notebook(
             if report.stopped is None:
                 report.stopped = f"the kernel could not be used: {' '.join(str(error).split())}"
         finally:
+            if guard is not None:
+                guard.close()
             if connection_file is not None and client.kc is not None:
                 client.kc.stop_channels()  # the kernel is not ours: only disconnect
         last = _last_line(log)
@@ -158,6 +180,7 @@ def _run_cells(
     progress: Progress | None,
     redact: Callable[[Any], Any] | None,
     check: Callable[[str], str | None] | None,
+    guard: KernelGuardChannel | None = None,
 ) -> None:
     from nbclient.exceptions import DeadKernelError
 
@@ -165,10 +188,12 @@ def _run_cells(
         cell = nb.cells[index]
         number = rounds.get(piece.round_id, 0)
         refusal = check(cell.source) if check is not None else None
+        guard_refusal: str | None = None
         started = time.monotonic()
         if refusal is not None:
             comparison = Comparison(False, "not run: verification refused it")
         else:
+            guarded = guard is not None and guard.announce(cell.source, refuse=True, timeout=timeout)
             try:
                 client.execute_cell(cell, index)
             except DeadKernelError:
@@ -180,17 +205,41 @@ def _run_cells(
                 comparison = Comparison(False, "the kernel died while it ran")
             else:
                 _redact_outputs(cell, redact)  # before comparing: the recorded outputs were redacted too
-                if time.monotonic() - started >= timeout:
+                guard_refusal = _guard_refusal(guard) if guarded and guard is not None else None
+                if guard_refusal is not None:
+                    comparison = Comparison(False, "the runtime guard refused what it did")
+                elif time.monotonic() - started >= timeout:
                     comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
                 else:
                     comparison = _compare(piece, cell.outputs, strict_images)
-        _mark(cell, comparison, refusal)
-        outcome = CellOutcome(index, number, piece, comparison, refusal)
+        _mark(cell, comparison, refusal or guard_refusal)
+        outcome = CellOutcome(index, number, piece, comparison, refusal, guard_refusal)
         report.cells.append(outcome)
         if progress is not None:
             progress(done, report.total, outcome)
         if report.stopped:
             return
+
+
+def _guard(client: Any, timeout: int) -> KernelGuardChannel | None:
+    """The runtime guard set up in the re-run's kernel (None when it could not be: the cells then run
+    verified only)."""
+    from twnb.kernel import KernelGuardChannel
+
+    # nbclient's client is asynchronous: the guard's quiet requests go through a client of their own.
+    info = client.kc.get_connection_info(session=False)  # ports, key and signature scheme
+    guard = KernelGuardChannel.connected(info, timeout=max(60.0, float(timeout)))
+    if guard.set_up():
+        guard.close()
+        return None
+    return guard
+
+
+def _guard_refusal(guard: KernelGuardChannel) -> str | None:
+    report = guard.report()
+    if report is None or not report.refusals:
+        return None
+    return "; ".join(refusal.problem for refusal in report.refusals)
 
 
 def _compare(piece: CodePiece, outputs: Any, strict_images: bool) -> Comparison:

@@ -50,8 +50,8 @@ def rerun_recorded_code(
     passed through `check` (verification: None lets it run)."""
     from IPython.utils.capture import capture_output
 
-    from twnb.kernel import run_cell_guarded
     from twnb.replay import recorded_code
+    from twnb.session import run_recorded_cell
 
     summary = RerunSummary()
     for piece in recorded_code(conversation):
@@ -62,7 +62,7 @@ def rerun_recorded_code(
             summary.refused.append(f"{piece.where}: {refusal}")
             continue
         with capture_output(display=True):
-            result, guard_refusals = run_cell_guarded(shell, piece.code, refuse=check is not None)
+            result, guard_refusals = run_recorded_cell(shell, piece.code, guarded=check is not None)
         summary.ran += 1
         summary.user_cells_ran += piece.user
         if guard_refusals:

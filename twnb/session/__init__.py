@@ -31,7 +31,7 @@ from twnb.session.factory import (
     redactor_for,
 )
 from twnb.session.plan_notebook import PlanNotebook, recorded_plan
-from twnb.session.recorded_code import recorded_code_check
+from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
 from twnb.session.session import RoundLimitReached, Session
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "recorded_code_check",
     "recorded_plan",
     "redactor_for",
+    "run_recorded_cell",
     "save_conversation_file",
     "save_round",
     "saved_round_count",

@@ -3,8 +3,9 @@
 A conversation file or a notebook may come from anyone, and `%taskweaver load --rerun` and `twnb export
 --execute` run the code it records: the CodeInterpreter's code and the user's own cells alike. Both get
 the verification generated code gets, under the same settings (`verify`, `allow_modules`); code it
-refuses is not run, and the refusal says where and why. `--no-verify` (or `verify: false`) runs it
-unchecked, as a session would.
+refuses is not run, and the refusal says where and why; what it lets through runs under the runtime
+guard, as generated code does (`run_recorded_cell` on the notebook's shell; `twnb export --execute` in
+its kernel). `--no-verify` (or `verify: false`) runs it unchecked and unguarded, as a session would.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from twnb.kernel import GuardRefusal, run_cell_guarded
 from twnb.roles import VerificationConfig, allowable_modules, verify_code
 
 if TYPE_CHECKING:
@@ -42,3 +44,10 @@ def refusal_text(code: str, config: VerificationConfig) -> str | None:
         listed = ", ".join(repr(m) for m in modules)
         problems += f" (allow_modules = [{listed}] allows them)"
     return problems
+
+
+def run_recorded_cell(shell: Any, code: str, *, guarded: bool = True) -> tuple[Any, list[GuardRefusal]]:
+    """Run a piece of recorded code on the notebook's `shell` as generated code runs: under the runtime
+    guard (refusing only with `guarded`), the user's namespace kept. IPython's ExecutionResult, and
+    what the guard refused."""
+    return run_cell_guarded(shell, code, refuse=guarded)

@@ -11,7 +11,7 @@ its kernel). `--no-verify` (or `verify: false`) runs it unchecked and unguarded,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel import GuardRefusal, run_cell_guarded
 from twnb.roles import VerificationConfig, allowable_modules, verify_code

@@ -50,7 +50,7 @@ def test_export_with_no_rounds_writes_nothing_and_says_so(shell, clean_env, caps
 
 def test_export_needs_an_ipynb_path(shell, capsys, exported):
     shell.run_line_magic("taskweaver", "export out.yaml")
-    assert capsys.readouterr().err == "Usage: %taskweaver export PATH.ipynb\n"
+    assert capsys.readouterr().err == "Usage: %taskweaver export PATH.ipynb [--force]\n"
 
 
 def test_loading_an_exported_notebook_resumes_the_conversation_ids_kept(shell, capsys, exported):
@@ -146,3 +146,20 @@ def test_show_of_a_round_this_session_lacks_offers_the_kernels_notebook(
     captured = capsys.readouterr()
     assert "No Round 'round-not-here' in this conversation" in captured.err
     assert "%taskweaver load analysis.ipynb brings them back" in captured.out
+
+
+def test_export_never_replaces_an_existing_file_without_force(shell, clean_env, capsys, exported):
+    (clean_env / "mine.ipynb").write_text("the user's own notebook")
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", "export mine.ipynb")
+    assert capsys.readouterr().err == (
+        "mine.ipynb exists: nothing was written. Export elsewhere, or add --force to replace it.\n"
+    )
+    assert (clean_env / "mine.ipynb").read_text() == "the user's own notebook"
+
+
+def test_export_with_force_replaces_an_existing_file(shell, clean_env, capsys, exported):
+    (clean_env / "mine.ipynb").write_text("an old export")
+    shell.run_line_magic("taskweaver", "export mine.ipynb --force")
+    nbformat.validate(nbformat.read(clean_env / "mine.ipynb", as_version=4))
+    assert "Exported 1 Round to mine.ipynb" in capsys.readouterr().out

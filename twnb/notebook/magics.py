@@ -39,7 +39,8 @@ SUBCOMMANDS = {
     "reset": "reset                start a new, empty conversation",
     "show": "show ROUND_ID        show a recorded Round again (also a number or `last`); never calls the LLM",
     "history": "history              the Rounds of this conversation as a table",
-    "export": "export PATH.ipynb    write the conversation as a notebook (Rounds, code, recorded outputs)",
+    "export": "export PATH.ipynb [--force]  write the conversation as a notebook (Rounds, code, recorded\n"
+    "                         outputs); an existing file is replaced only with --force",
     "config": "config               effective settings and where each came from (keys are never shown)",
     "trace": "trace on|off|console|otlp [URL]  OpenTelemetry spans of each Round (needs twnb[otel])",
     "plans": "plans [recover N]    the conversation's plans; recover N: the next Round continues plan N",
@@ -182,7 +183,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         action="store_true",
         help="with `load --rerun`: also run the user's own recorded cells, without asking",
     )
-    @argument("--force", action="store_true", help="with `save`: replace a file that holds more Rounds")
+    @argument(
+        "--force",
+        action="store_true",
+        help="with `save`: replace a file that holds more Rounds; with `export`: replace an existing file",
+    )
     @argument("subcommand", nargs="*", help="line form: " + ", ".join(SUBCOMMANDS))
     @no_var_expand
     @line_cell_magic
@@ -400,9 +405,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 ("--latest", args.latest, "load"),
                 ("--rerun", args.rerun, "load"),
                 ("--user-cells", args.user_cells, "load"),
-                ("--force", args.force, "save"),
+                ("--force", args.force, "save or export"),
             )
-            if given and name != owner
+            if given and name not in owner.split(" or ")
         ]
         if cell_flags or misplaced:
             flags = ", ".join(cell_flags or [flag for flag, _ in misplaced])
@@ -543,11 +548,18 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _cmd_export(self, rest: list[str], args: Any) -> None:
         if len(rest) != 1 or not rest[0].lower().endswith(".ipynb"):
-            self._say("Usage: %taskweaver export PATH.ipynb", error=True)
+            self._say("Usage: %taskweaver export PATH.ipynb [--force]", error=True)
             return
         rounds = len(self.notebook.conversation.rounds)
         if not rounds:
             self._say("There are no Rounds to export yet; nothing was written.", error=True)
+            return
+        if self._path(rest[0]).exists() and not args.force:
+            # It may be the user's own notebook (even the one open now): never replaced silently.
+            self._say(
+                f"{rest[0]} exists: nothing was written. Export elsewhere, or add --force to replace it.",
+                error=True,
+            )
             return
         try:
             result = self.notebook.export(self._path(rest[0]), self._settings_or_none())

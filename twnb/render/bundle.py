@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.render.html import round_html
 from twnb.render.markdown import round_markdown
 from twnb.render.payload import MIME_TYPE, round_payload
 from twnb.render.plain import round_text
 
+if TYPE_CHECKING:
+    from twnb.memory import Plan, Round
+
 
 def round_bundle(
-    round: Any,
+    round: Round,
     *,
     session_id: str,
-    plan: Any = None,
+    plan: Plan | None = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
     conversation_id: str | None = None,

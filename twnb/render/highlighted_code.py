@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import functools
 import html
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
 
 # A monospace font named inline, with plain values: nbconvert's and nbviewer's pages, VS Code and
 # GitHub draw an output's HTML in the page's proportional font otherwise (indentation and traceback
@@ -41,15 +45,18 @@ def code_html(code: str, language: str = "python") -> str:
 # cost more than highlighting a block (an export highlights a few blocks per Round); neither keeps
 # anything between blocks.
 @functools.cache
-def _formatter() -> Any:
+def _formatter() -> HtmlFormatter[str]:
     from pygments.formatters import HtmlFormatter
 
-    return HtmlFormatter(cssclass="highlight", cssstyles=_CODE_BOX, prestyles=_PRE_STYLE)
+    formatter: HtmlFormatter[str] = HtmlFormatter(
+        cssclass="highlight", cssstyles=_CODE_BOX, prestyles=_PRE_STYLE
+    )
+    return formatter
 
 
 @functools.cache
-def _python_lexer() -> Any:
-    from pygments.lexers import PythonLexer
+def _python_lexer() -> Lexer:
+    from pygments.lexers.python import PythonLexer
 
     return PythonLexer()
 

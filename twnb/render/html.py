@@ -30,7 +30,7 @@ from twnb.render.markdown_to_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
 from twnb.render.user_cells import user_cells_html
-from twnb.render.view import plan_steps, view_of
+from twnb.render.view import PlanStepView, plan_steps, view_of
 
 RESULT_LIMIT = 8000  # characters of one execution result shown; the JSON keeps everything
 STATE_COLOURS = {
@@ -150,7 +150,7 @@ def state_badge(state: str) -> str:
     )
 
 
-def plan_html(plan: Any, decision: str | None = None) -> str:
+def plan_html(plan: list[PlanStepView] | Mapping[str, Any] | None, decision: str | None = None) -> str:
     """The plan as a checklist: each step's mark, its full text (inline Markdown) and its state. Takes
     the view's steps, or a plan's dict (`{"subtasks": [...]}`, the live widget's)."""
     steps = plan if isinstance(plan, list) else plan_steps(plan)
@@ -284,11 +284,11 @@ def _artifact(path: str, preview: Mapping[str, Any] | None, *, omitted: Any = No
     return f'<div style="margin:2px 0">{link}{image}</div>'
 
 
-def failure_html(state: str, reason: Any) -> str:
+def failure_html(state: str, reason: object) -> str:
     return note_html(f"Round {state}", reason)
 
 
-def note_html(label: str, text: Any) -> str:
+def note_html(label: str, text: object) -> str:
     """A labelled note with a red rule (a failure, a failed autosave)."""
     return _note_box("#cf222e", f"<b>{html.escape(label)}:</b> {html.escape(clean_text(text))}")
 

@@ -144,7 +144,7 @@ def summary_line(payload: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def state_label(state: str, failure_reason: Any = None) -> str:
+def state_label(state: str, failure_reason: object = None) -> str:
     """The state users see: a Round failed by an interrupt (its failure reason says so) is `interrupted`."""
     if state == "failed" and "interrupt" in str(failure_reason or "").lower():
         return "interrupted"
@@ -155,12 +155,12 @@ def payload_state(payload: Mapping[str, Any]) -> str:
     return state_label(str(payload.get("state", "")), (payload.get("extra") or {}).get("failure_reason"))
 
 
-def is_no_error(kind: str, content: Any) -> bool:
+def is_no_error(kind: str, content: object) -> bool:
     """TaskWeaver writes a code_error attachment saying there is none; showing it (in red) misleads."""
     return kind == "code_error" and str(content).strip() == NO_ERROR
 
 
-def is_shown(kind: str, content: Any) -> bool:
+def is_shown(kind: str, content: object) -> bool:
     return kind not in HIDDEN_TYPES and content not in (None, "", []) and not is_no_error(kind, content)
 
 

@@ -112,7 +112,7 @@ def _post(post: ConversationPost) -> list[str]:
     return lines
 
 
-def _attachment(kind: str, content: Any) -> list[str]:
+def _attachment(kind: str, content: object) -> list[str]:
     text = clean_text(content)
     if kind == "reply_content":  # a text reply (a code reply is a block of the main view)
         return [escape_markdown(text), ""]

@@ -11,20 +11,23 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.render.links import display_path
 from twnb.render.view import round_view
+
+if TYPE_CHECKING:
+    from twnb.memory import Plan, Round
 
 MIME_TYPE = "application/vnd.twnb.round+json"
 SCHEMA_VERSION = 1
 
 
 def round_payload(
-    round: Any,
+    round: Round,
     *,
     session_id: str,
-    plan: Any = None,
+    plan: Plan | None = None,
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
     conversation_id: str | None = None,
@@ -37,7 +40,7 @@ def round_payload(
     carries no machine paths and its links work from the notebook's folder. A Round that ended
     failed (or interrupted) shows the plan step it was on as `abandoned`.
     """
-    data = plain_data(round.to_dict())
+    data: dict[str, Any] = plain_data(round.to_dict())
     for post in data.get("post_list") or []:
         for attachment in post.get("attachment_list") or []:
             if attachment.get("type") == "artifact_paths":
@@ -61,14 +64,14 @@ def round_payload(
     return data
 
 
-def plan_from_round(round: Any) -> Any:
+def plan_from_round(round: Round) -> Plan | None:
     """The plan as the Round's Planner posts left it (for Rounds shown again, e.g. after a load)."""
     from twnb.memory import round_plan
 
     return round_plan(round)
 
 
-def plan_to_dict(plan: Any) -> dict[str, Any] | None:
+def plan_to_dict(plan: Plan | None) -> dict[str, Any] | None:
     """A `twnb.memory.Plan` as plain data: `{"subtasks": [{"name", "state", ...}, ...], ...}`."""
     return None if plan is None else plain_data(plan.to_dict())
 

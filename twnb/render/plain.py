@@ -52,7 +52,7 @@ def round_text(payload: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _indented(text: Any, prefix: str) -> list[str]:
+def _indented(text: object, prefix: str) -> list[str]:
     return [prefix + line for line in plain_text(text).splitlines()]
 
 

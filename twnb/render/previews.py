@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from twnb.memory import DEFAULT_SESSION_FOLDER, ArtifactPlaces
+from twnb.memory import DEFAULT_SESSION_FOLDER, ArtifactPlaces, Post, Round
 from twnb.render.links import display_path
 
 PREVIEW_CAP_BYTES = 256 * 1024
@@ -25,7 +25,7 @@ _BASE64_IMAGES = ("image/png", "image/jpeg", "image/gif")
 
 
 def artifact_previews(
-    round: Any, base_dir: str | Path | None = None, *, cap_bytes: int = PREVIEW_CAP_BYTES
+    round: Round, base_dir: str | Path | None = None, *, cap_bytes: int = PREVIEW_CAP_BYTES
 ) -> list[dict[str, Any]]:
     """A preview per image artifact of `round`, each at most `cap_bytes` of image data.
 
@@ -60,10 +60,10 @@ def artifact_previews(
     return previews
 
 
-def displayed_images(round_or_posts: Any) -> dict[str, dict[str, Any]]:
+def displayed_images(round_or_posts: Round | Iterable[Post]) -> dict[str, dict[str, Any]]:
     """The images the code displayed, from the `execution_result` attachments' captured outputs:
     sha256 of the image bytes -> where the output is (`post_id`, `attachment_id`, `index`)."""
-    posts = getattr(round_or_posts, "post_list", round_or_posts)
+    posts = round_or_posts.post_list if isinstance(round_or_posts, Round) else round_or_posts
     found: dict[str, dict[str, Any]] = {}
     for post in posts:
         for attachment in post.attachment_list:
@@ -90,7 +90,7 @@ def _decoded(payload: Any) -> bytes | None:
         return None
 
 
-def _artifact_paths(round: Any) -> Iterable[str]:
+def _artifact_paths(round: Round) -> Iterable[str]:
     for post in round.post_list:
         for attachment in post.attachment_list:
             if attachment.type.value == "artifact_paths":

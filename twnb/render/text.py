@@ -6,13 +6,12 @@ One way to clip text for every view of a Round (the widget, HTML, Markdown and p
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from twnb.base import clip
 from twnb.memory import PromptUtil
 
 
-def clean_text(text: Any) -> str:
+def clean_text(text: object) -> str:
     """Text as users see it: TaskWeaver's prompt delimiters removed."""
     return PromptUtil.remove_all_delimiters(text if isinstance(text, str) else as_text(text))
 
@@ -24,7 +23,7 @@ _CONTROL = re.compile(
 )
 
 
-def plain_text(text: Any) -> str:
+def plain_text(text: object) -> str:
     """Text for terminals: delimiters removed, and no control characters (an ANSI escape from the LLM
     or a traceback could recolour, rewrite or retitle the user's terminal)."""
     return _CONTROL.sub("", clean_text(text).replace("\r\n", "\n"))
@@ -40,7 +39,7 @@ def shorten(text: str, limit: int) -> str:
     return clip(text, limit)
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """An attachment's content as one string (a list, such as artifact paths, one item a line)."""
     if isinstance(value, (list, tuple)):
         return "\n".join(str(v) for v in value)

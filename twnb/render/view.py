@@ -149,7 +149,7 @@ def view_of(payload: Mapping[str, Any]) -> RoundView:
     return round_view(payload)
 
 
-def plan_steps(plan: Any) -> list[PlanStepView]:
+def plan_steps(plan: object) -> list[PlanStepView]:
     if not isinstance(plan, Mapping):
         return []
     return [
@@ -285,7 +285,7 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     return found
 
 
-def ledger_view(ledger: Any) -> LedgerView | None:
+def ledger_view(ledger: object) -> LedgerView | None:
     parsed = (
         ledger
         if isinstance(ledger, Ledger)

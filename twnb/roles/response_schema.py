@@ -18,7 +18,9 @@ from typing import Any, Literal
 ResponseFormatChoice = Literal["json_schema", "json_object"] | dict[str, Any] | None
 
 
-def role_response_format(choice: ResponseFormatChoice, schema: Mapping[str, Any], name: str) -> dict | None:
+def role_response_format(
+    choice: ResponseFormatChoice, schema: Mapping[str, Any], name: str
+) -> dict[str, Any] | None:
     """What a role sends as `response_format` for `choice`: "json_schema" (its own schema, strict),
     "json_object", a dict passed as is, or None (nothing)."""
     from twnb.llm import json_object_format, json_schema_format

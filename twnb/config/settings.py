@@ -83,6 +83,7 @@ class Settings:
     allow_active_output: bool = _row("allow_active_output")
     step: bool = _row("step")
     strict: bool = _row("strict")
+    undo_budget_mb: int = _row("undo_budget_mb")
     max_retries: int = _row("max_retries")
     timeout: float = _row("timeout")
     max_posts: int = _row("max_posts")

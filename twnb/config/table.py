@@ -223,6 +223,17 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="session.strict",
     ),
     Setting(
+        "undo_budget_mb",
+        "count",
+        1024,
+        "Megabytes of copies %taskweaver undo may keep per piece of code: the objects it may change in "
+        "place and the files it overwrites; what does not fit is named before the code runs and cannot "
+        "be undone (0: no copies; references to rebound and deleted variables are kept either way).",
+        env=("TWNB_UNDO_BUDGET_MB",),
+        yaml_key="session.undo_budget_mb",
+        minimum=0,
+    ),
+    Setting(
         "max_retries",
         "count",
         3,

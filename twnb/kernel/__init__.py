@@ -10,6 +10,8 @@ Public API:
 - `run_cell_guarded(shell, code)`: a cell of code read from elsewhere, run as generated code is
 - `RuntimeGuard`: the process's runtime guard (`RuntimeGuard.installed()`); `unguarded()` runs trusted
   code that generated code calls (a plugin) outside it
+- `estimate_in_place(code, namespace, budget_mb)`: before code runs, the objects it may change in
+  place, their sizes, and which fit the undo budget (`InPlaceEstimate`, `InPlaceTarget`)
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
@@ -24,6 +26,7 @@ from twnb.kernel.exit_guard import ExitRefused
 from twnb.kernel.file_scan import ScanLimits
 from twnb.kernel.guard_channel import KernelGuardChannel
 from twnb.kernel.guard_refusal import GuardRefusal
+from twnb.kernel.in_place_estimate import InPlaceEstimate, InPlaceTarget, estimate_in_place
 from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
 from twnb.kernel.live_shell import LiveShellExecutor
@@ -50,6 +53,8 @@ __all__ = [
     "Executor",
     "ExitRefused",
     "GuardRefusal",
+    "InPlaceEstimate",
+    "InPlaceTarget",
     "KernelExecutor",
     "KernelGuardChannel",
     "KernelPlace",
@@ -63,6 +68,7 @@ __all__ = [
     "UserCells",
     "VariableChange",
     "bring_back",
+    "estimate_in_place",
     "evaluate",
     "execute_quietly",
     "execution_text_for_llm",

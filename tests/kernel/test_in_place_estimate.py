@@ -1,0 +1,65 @@
+"""Before code runs: which of the user's objects it may change in place, their sizes, the undo budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from twnb.kernel import estimate_in_place
+
+
+def names(code: str, namespace: dict[str, object], budget_mb: float = 100) -> list[str]:
+    return [t.name for t in estimate_in_place(code, namespace, budget_mb).targets]
+
+
+def test_a_frame_changed_by_column_assignment_or_inplace_drop_is_a_target() -> None:
+    df = pd.DataFrame({"a": range(10)})
+    assert names('df["b"] = 1', {"df": df}) == ["df"]
+    assert names('df.drop(columns=["a"], inplace=True)', {"df": df}) == ["df"]
+
+
+def test_reading_a_frame_is_not_a_change() -> None:
+    df = pd.DataFrame({"a": range(10)})
+    assert names('print(df.head(), df["a"].mean())\nsummary = df.describe()', {"df": df}) == []
+
+
+def test_list_append_and_dict_mutation_are_targets_but_reads_are_not() -> None:
+    namespace = {"lst": [1], "d": {"k": [1]}, "r": [2]}
+    assert names("lst.append(2)\nd['k'].append(3)\nn = r.count(2)", namespace) == ["lst", "d"]
+
+
+def test_an_alias_or_a_loop_variable_leads_back_to_the_named_object() -> None:
+    namespace = {"df": pd.DataFrame({"a": [1]}), "rows": [[1], [2]]}
+    assert names('x = df\nx["b"] = 2\nfor row in rows:\n    row.append(0)', namespace) == ["df", "rows"]
+
+
+def test_a_name_rebound_before_the_change_is_a_new_object() -> None:
+    assert names('df = df.copy()\ndf["b"] = 2', {"df": pd.DataFrame({"a": [1]})}) == []
+
+
+def test_a_function_changing_a_global_is_a_target_but_its_own_locals_are_not() -> None:
+    code = "def add(items):\n    local = []\n    local.append(1)\n    seen.add(1)\nadd(lst)"
+    assert names(code, {"seen": set(), "lst": [], "local": []}) == ["seen"]
+
+
+def test_immutable_values_are_never_targets() -> None:
+    assert names("n += 1\ns += 'x'", {"n": 1, "s": "a"}) == []
+
+
+def test_an_object_over_the_budget_is_named_with_its_size() -> None:
+    namespace = {"big": np.zeros(2 * 1024 * 1024), "small": [1]}  # 16 MB
+    estimate = estimate_in_place("big[0] = 1\nsmall.append(2)", namespace, 10)
+    assert [t.name for t in estimate.copied] == ["small"]
+    assert estimate.exceeds_budget
+    assert estimate.over_budget_lines() == ["`big` (16.0 MB) changed in place cannot be undone"]
+
+
+def test_a_zero_budget_copies_nothing() -> None:
+    estimate = estimate_in_place("lst.append(1)", {"lst": [0]}, 0)
+    assert estimate.copied == () and [t.name for t in estimate.over_budget] == ["lst"]
+
+
+def test_a_frame_size_is_what_its_copy_takes() -> None:
+    df = pd.DataFrame({"a": np.arange(1000, dtype="float64")})
+    (target,) = estimate_in_place('df["a"] = 0', {"df": df}, 100).targets
+    assert target.size_bytes == int(df.memory_usage(index=True, deep=False).sum())

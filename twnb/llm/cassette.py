@@ -102,7 +102,8 @@ _RUN_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{8}\b")
 
 def without_run_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`messages` with every twnb-made id replaced by `<id>`."""
-    return json.loads(_RUN_ID.sub("<id>", json.dumps(messages, ensure_ascii=False)))
+    replaced: list[dict[str, Any]] = json.loads(_RUN_ID.sub("<id>", json.dumps(messages, ensure_ascii=False)))
+    return replaced
 
 
 def messages_sha256(messages: list[dict[str, Any]]) -> str:

@@ -187,28 +187,30 @@ def safe_url(url: object) -> str:
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
-def _server_message(exc: Any) -> str:
+def _server_message(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if isinstance(message, str):
+            return message
         return json.dumps(body)[:500]
     if isinstance(body, str) and body:
         return body[:500]
     return str(getattr(exc, "message", "") or "")
 
 
-def _server_param(exc: Any) -> str | None:
+def _server_param(exc: BaseException) -> str | None:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("param"), str):
-            return inner["param"]
+        param = inner.get("param") if isinstance(inner, dict) else None
+        if isinstance(param, str):
+            return param
     return None
 
 
-def _request_url(exc: Any, fallback: str) -> str:
+def _request_url(exc: BaseException, fallback: str) -> str:
     request = getattr(exc, "request", None)
     url = getattr(request, "url", None)
     return safe_url(url) if url is not None else safe_url(fallback)

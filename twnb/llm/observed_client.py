@@ -15,6 +15,7 @@ import itertools
 from typing import Any
 from urllib.parse import urlparse
 
+from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.memory import LLMCallEnded, LLMCallStarted, Observer
 
@@ -75,7 +76,7 @@ class ObservedClient:
 
     def __init__(
         self,
-        inner: Any,
+        inner: ChatClient,
         observer: Observer,
         *,
         base_url: str | None = None,
@@ -94,7 +95,7 @@ class ObservedClient:
         model: str,
         role: str = "",
         response_format: dict[str, Any] | None = None,
-    ) -> Any:
+    ) -> ReplyStream:
         call_id = str(next(self._ids))
         self.observer.on_event(
             LLMCallStarted(
@@ -119,7 +120,7 @@ class ObservedClient:
 
 
 class _ObservedStream(StreamProxy):
-    def __init__(self, stream: Any, observer: Observer, call_id: str, role: str) -> None:
+    def __init__(self, stream: ReplyStream, observer: Observer, call_id: str, role: str) -> None:
         self._current = stream
         self._observer = observer
         self._call_id = call_id

@@ -70,7 +70,7 @@ class RetryPolicy:
         after = _retry_after(response.headers) if response is not None else None
         if after is not None and 0 <= after <= self.max_retry_after_s:
             return after
-        backoff = min(self.initial_delay_s * 2**retries_taken, self.max_delay_s)
+        backoff = min(self.initial_delay_s * 2.0**retries_taken, self.max_delay_s)
         return backoff * (1 - 0.25 * random.random())
 
 
@@ -91,6 +91,6 @@ def _retry_after(headers: Any) -> float | None:
         return None
 
 
-def _body_text(exc: Any) -> str:
+def _body_text(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     return f"{body} {getattr(exc, 'message', '')}"

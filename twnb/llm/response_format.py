@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from twnb.base import get_logger
-from twnb.llm.chat_client import ChatClient
+from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.request_retries import names_response_format
 from twnb.llm.stream_proxy import StreamProxy
 
@@ -42,7 +42,9 @@ __all__ = [
 _log = get_logger(__name__)
 
 
-def json_schema_format(schema: Mapping[str, Any], name: str = "response", *, strict: bool = True) -> dict:
+def json_schema_format(
+    schema: Mapping[str, Any], name: str = "response", *, strict: bool = True
+) -> dict[str, Any]:
     """``{"type": "json_schema", "json_schema": {...}}`` for a role's JSON schema.
 
     OpenAI limits the name to 64 letters, digits, ``_`` and ``-``; other characters become ``_``.
@@ -95,7 +97,7 @@ def _strict_copy(node: Any, where: str) -> Any:
     return out
 
 
-def json_object_format() -> dict:
+def json_object_format() -> dict[str, Any]:
     """``{"type": "json_object"}``: any JSON object (the prompt must mention JSON)."""
     return {"type": "json_object"}
 
@@ -125,7 +127,7 @@ _CHAIN = (JSON_SCHEMA, JSON_OBJECT_SCHEMA, JSON_OBJECT, TEXT)
 _SAID = {JSON_OBJECT_SCHEMA: "json_object with the schema", JSON_OBJECT: "json_object", TEXT: "plain text"}
 
 
-def _kind(response_format: dict | None) -> str:
+def _kind(response_format: dict[str, Any] | None) -> str:
     """Where a response_format stands in the chain (an unknown type counts as json_object's rank)."""
     if response_format is None:
         return TEXT
@@ -134,7 +136,7 @@ def _kind(response_format: dict | None) -> str:
     return JSON_OBJECT_SCHEMA if "schema" in response_format else JSON_OBJECT
 
 
-def json_object_with_schema(response_format: dict) -> dict:
+def json_object_with_schema(response_format: dict[str, Any]) -> dict[str, Any]:
     """``{"type": "json_object", "schema": ...}`` for a ``json_schema`` response_format (llama-cpp-python's
     JSON-schema mode)."""
     schema = (response_format.get("json_schema") or {}).get("schema")
@@ -200,15 +202,15 @@ class ResponseFormatFallback:
 
     def stream(
         self,
-        messages: list[dict],
+        messages: list[dict[str, Any]],
         *,
         model: str,
         role: str = "",
-        response_format: dict | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> _FallbackStream:
         return _FallbackStream(self, messages, model, role, self._allowed(model, response_format))
 
-    def _allowed(self, model: str, response_format: dict | None) -> dict | None:
+    def _allowed(self, model: str, response_format: dict[str, Any] | None) -> dict[str, Any] | None:
         """``response_format`` as far as ``model`` takes it: unchanged, json_object (with the schema, when
         there is one and the server may take it), or None."""
         accepted = self.accepted(model)
@@ -218,7 +220,9 @@ class ResponseFormatFallback:
             return json_object_with_schema(response_format)
         return json_object_format() if accepted in (JSON_OBJECT_SCHEMA, JSON_OBJECT) else None
 
-    def _refused(self, model: str, role: str, response_format: dict | None) -> dict | None:
+    def _refused(
+        self, model: str, role: str, response_format: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
         """Remember that ``response_format`` was refused; the next format to try."""
         refused = _kind(response_format)
         step = _CHAIN[_CHAIN.index(refused) + 1]
@@ -244,10 +248,10 @@ class _FallbackStream(StreamProxy):
     def __init__(
         self,
         owner: ResponseFormatFallback,
-        messages: list[dict],
+        messages: list[dict[str, Any]],
         model: str,
         role: str,
-        response_format: dict | None,
+        response_format: dict[str, Any] | None,
     ) -> None:
         self._owner = owner
         self._messages = messages
@@ -256,7 +260,7 @@ class _FallbackStream(StreamProxy):
         self._started = False
         self._current = self._open(response_format)
 
-    def _open(self, response_format: dict | None) -> Any:
+    def _open(self, response_format: dict[str, Any] | None) -> ReplyStream:
         self._response_format = response_format
         try:
             stream = self._owner.inner.stream(

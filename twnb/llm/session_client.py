@@ -88,7 +88,7 @@ def session_chat_client(
     return client
 
 
-def context_windows(client: Any) -> ContextWindows | None:
+def context_windows(client: object) -> ContextWindows | None:
     """What the live client at the heart of a session's client knows of each model's context (None for
     a replay, or a client of another kind): the wrappers are walked through by their `inner`."""
     seen = 0

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.llm.context_error import context_hint, read_context_error
 from twnb.llm.deadlines import LLMDeadlines, StreamWatch
@@ -43,6 +43,9 @@ from twnb.llm.errors import (
 )
 from twnb.llm.usage import Usage, estimate_tokens
 
+if TYPE_CHECKING:
+    from twnb.llm.chat_client import ReplyStream
+
 
 @dataclass
 class ChatReply:
@@ -57,7 +60,7 @@ class ChatReply:
     dropped_texts: list[str] = field(default_factory=list)
 
 
-def collect_reply(stream: Any) -> ChatReply:
+def collect_reply(stream: ReplyStream) -> ChatReply:
     """Read the rest of `stream` (a ChatStream, or a wrapper's proxy of one) and return the whole reply.
 
     Never passes a reply cut short (closed early) off as whole."""

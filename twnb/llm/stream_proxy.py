@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from twnb.llm.chat_client import ReplyStream
 from twnb.llm.stream import ChatReply, collect_reply
 
 __all__ = ["StreamProxy"]
@@ -19,7 +20,7 @@ __all__ = ["StreamProxy"]
 class StreamProxy:
     """Subclasses set ``self._current`` (the inner stream) and may override ``__next__``."""
 
-    _current: Any
+    _current: ReplyStream
 
     def __iter__(self) -> Iterator[str]:
         return self

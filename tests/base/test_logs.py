@@ -75,3 +75,20 @@ def test_every_record_scrubbed_scrubs_tracebacks_and_restores_make_record(root_h
             logging.getLogger("somelibrary").exception("failed")
     assert logging.Logger.makeRecord is plain
     assert SECRET not in root_handler.lines[0] and "RuntimeError: [redacted]" in root_handler.lines[0]
+
+
+def test_fields_a_call_adds_with_extra_are_scrubbed(root_handler):
+    root_handler.setFormatter(logging.Formatter("%(message)s | %(token)s | %(headers)s | %(count)d"))
+    set_log_scrubber(lambda text: text.replace(SECRET, "[redacted]"))
+    extra = {"token": SECRET, "headers": {"Authorization": f"Bearer {SECRET}"}, "count": 3}
+    get_logger("twnb.test.extra").warning("calling", extra=extra)
+    assert root_handler.lines == ["calling | [redacted] | {'Authorization': 'Bearer [redacted]'} | 3"]
+
+
+def test_extra_fields_without_a_secret_keep_their_objects(root_handler):
+    seen: list[object] = []
+    root_handler.emit = lambda record: seen.append(record.payload)  # type: ignore[method-assign]
+    payload = {"rows": 3}
+    with every_record_scrubbed(lambda text: text.replace(SECRET, "[redacted]")):
+        logging.getLogger("somelibrary").warning("plain", extra={"payload": payload})
+    assert seen == [payload] and seen[0] is payload

@@ -128,6 +128,7 @@ del db_secret
 print("headers:", {{"X-Hub": hf_token}}, os.environ["PLAIN_SETTING"], note)
 # Records the notebook keeps besides outputs.
 logging.getLogger("warehouse.driver").warning("connecting with %s", spelled)
+logging.getLogger("warehouse.fields").warning("connecting", extra={{"password": spelled}})
 display(HTML("<b>saved</b>"), metadata={{"warehouse": {{"password": spelled, "note": note}}}})
 from tqdm.notebook import tqdm
 for _ in tqdm(range(3), desc=spelled):
@@ -162,7 +163,14 @@ class Run:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder = tmp_path_factory.mktemp("canaries")
     # twnb's log records go to the kernel's stderr, captured below as the kernel's log.
-    setup = "import logging, sys\nlogging.basicConfig(stream=sys.__stderr__, level=logging.INFO, force=True)"
+    # A log file of the user's shows a field the code adds with `extra=` (the kernel's stderr is redacted
+    # as output: a file is not).
+    setup = (
+        "import logging, sys\nlogging.basicConfig(stream=sys.__stderr__, level=logging.INFO, force=True)\n"
+        "fields = logging.FileHandler('user.log')\n"
+        "fields.setFormatter(logging.Formatter('fields: %(message)s %(password)s'))\n"
+        "logging.getLogger('warehouse.fields').addHandler(fields)"
+    )
     cells = [
         "%load_ext twnb",
         setup,
@@ -261,6 +269,12 @@ def test_no_canary_in_the_kernel_log(run):
     assert "connecting with" in run.kernel_log  # and a library's
     assert "HTTP Request: POST" in run.kernel_log  # and twnb's HTTP client's
     assert _leaks(run.kernel_log) == []
+
+
+def test_no_canary_in_a_log_file_of_the_users_showing_a_field_added_with_extra(run):
+    log = (run.folder / "user.log").read_text()
+    assert "fields: connecting " in log
+    assert _leaks(log) == []
 
 
 def test_the_widget_state_and_the_display_metadata_reached_the_notebook_redacted(run):

@@ -35,8 +35,13 @@ class ScrubbingFilter(logging.Filter):
         return True
 
 
+# What every LogRecord has; any other attribute came from a call's `extra=` (or a record factory).
+_RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
 def scrub_record(record: logging.LogRecord, scrub: Callable[[str], str]) -> None:
-    """Scrub `record` in place: its message (formatted with its arguments), traceback and stack."""
+    """Scrub `record` in place: its message (formatted with its arguments), traceback, stack, and the
+    fields a call added with `extra=` (a handler or formatter may show any of them)."""
     try:
         message = record.getMessage()
     except Exception:  # a bad format string: keep the raw parts rather than lose the record
@@ -49,6 +54,22 @@ def scrub_record(record: logging.LogRecord, scrub: Callable[[str], str]) -> None
         record.exc_text = scrub(record.exc_text)
     if record.stack_info:
         record.stack_info = scrub(record.stack_info)
+    for name, value in vars(record).items():
+        if name not in _RECORD_ATTRIBUTES:
+            setattr(record, name, _scrub_field(value, scrub))
+
+
+def _scrub_field(value: Any, scrub: Callable[[str], str]) -> Any:
+    """`value` as it is when its text holds nothing to scrub; else its text scrubbed (a string then: a
+    formatter shows a field by its text, and the object itself would still hold the secret)."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    try:
+        text = value if isinstance(value, str) else str(value)
+    except Exception:  # an object whose str() fails cannot be shown by a formatter either
+        return value
+    scrubbed = scrub(text)
+    return value if scrubbed == text else scrubbed
 
 
 _TWNB_FILTER = ScrubbingFilter()

@@ -150,7 +150,7 @@ def _parse(code: str) -> ast.Module | None:
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
-        transformed: str = TransformerManager().transform_cell(code)  # type: ignore[no-untyped-call]
+        transformed: str = TransformerManager().transform_cell(code)
         return ast.parse(transformed)
     except Exception:
         return None

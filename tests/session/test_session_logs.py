@@ -18,4 +18,7 @@ def test_building_a_session_scrubs_twnb_logs_with_its_redactor(make_session, sec
     finally:
         logging.getLogger().removeHandler(handler)
         set_log_scrubber(None)
-    assert lines == ["autosave failed near [redacted]"]
+    # Only this record: a thread of an earlier test (or the session's own) may log meanwhile.
+    assert [line for line in lines if line.startswith("autosave failed")] == [
+        "autosave failed near [redacted]"
+    ]

@@ -1,0 +1,141 @@
+"""Export output pinned byte for byte: the notebook a conversation exports to is exactly the one in
+tests/data/exported/ (the repository's quickstart and bigger-than-memory conversations, which would
+make large files there, by their SHA-256 in digests.json).
+
+Made deterministic by fixing only what is random or timed in an export: the clock, the random part
+of ids, nbformat's random cell ids. A speed-up must leave these files as they are; a change meant to
+alter what an export writes (or a new Pygments or nbformat that writes differently) regenerates them,
+and the diff shows what changed:
+
+    TWNB_REGENERATE_EXPORTS=1 python -m pytest tests/replay/test_export_pinned.py -q -p no:cacheprovider
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import hashlib
+import importlib.util
+import itertools
+import json
+import os
+import secrets
+from pathlib import Path
+
+import pytest
+from nb_rounds import HOSTILE, analysis_round
+
+import twnb.base.clock
+import twnb.replay.nodes
+from twnb.memory import Conversation
+from twnb.replay import export_notebook
+from twnb.session import redactor_for
+from twnb.session.conversation_store import load_conversation_file
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PINNED = ROOT / "tests" / "data" / "exported"
+DIGESTS = PINNED / "digests.json"
+REGENERATE = os.environ.get("TWNB_REGENERATE_EXPORTS") == "1"
+
+FILES = {path.stem: path for path in sorted((ROOT / "tests" / "data").glob("*.yaml"))}
+DIGESTED = {
+    "quickstart": ROOT / "notebooks" / "quickstart-conversation.yaml",
+    "bigger-than-memory": ROOT / "notebooks" / "bigger-than-memory-conversation.yaml",
+}
+
+
+class _FrozenClock(datetime.datetime):
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[override]
+        return datetime.datetime(2026, 12, 1, 9, 30, 0, 123456, tzinfo=tz)
+
+
+@pytest.fixture
+def deterministic(monkeypatch):
+    """The clock stopped, random hex counted, cell ids numbered: two exports of a conversation built
+    or loaded under it are the same bytes."""
+    hexes = itertools.count()
+    cells = itertools.count()
+    monkeypatch.setattr(twnb.base.clock, "datetime", _FrozenClock)
+    monkeypatch.setattr(
+        secrets, "token_hex", lambda n=32: hashlib.sha256(str(next(hexes)).encode()).hexdigest()[: 2 * n]
+    )
+    monkeypatch.setattr(twnb.replay.nodes, "random_cell_id", lambda: f"c{next(cells):07d}")
+
+
+def _bench_conversation(rounds: int) -> Conversation:
+    """bench/bench_export.py's conversation (a user cell, a plan, code with outputs, per Round)."""
+    spec = importlib.util.spec_from_file_location("bench_export", ROOT / "bench" / "bench_export.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.conversation(rounds)
+
+
+def _hostile_conversation() -> Conversation:
+    conversation = Conversation.init()
+    conversation.add_round(analysis_round(HOSTILE))
+    conversation.add_round(analysis_round("**bold**, [a link](javascript:alert(1)) and `code`"))
+    return conversation
+
+
+def _export(conversation: Conversation, out: Path, source_dir: Path) -> bytes:
+    export_notebook(conversation, out, source_dir=source_dir, redact=redactor_for(None).redact_data)
+    return out.read_bytes()
+
+
+def _same_as_pinned(name: str, written: bytes) -> None:
+    pinned = PINNED / f"{name}.ipynb"
+    if REGENERATE:
+        pinned.parent.mkdir(parents=True, exist_ok=True)
+        pinned.write_bytes(written)
+    expected = pinned.read_bytes()
+    if written != expected:
+        diff = difflib.unified_diff(
+            expected.decode().splitlines(), written.decode().splitlines(), "pinned", "exported", lineterm=""
+        )
+        pytest.fail(
+            f"{name}: the export differs from {pinned.name}:\n" + "\n".join(itertools.islice(diff, 40))
+        )
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_taskweaver_file_exports_to_its_pinned_notebook(tmp_path, deterministic, name):
+    path = FILES[name]
+    written = _export(load_conversation_file(path), tmp_path / f"{name}.ipynb", path.parent)
+    _same_as_pinned(name, written)
+
+
+def test_the_benchmarks_conversation_exports_to_its_pinned_notebook(tmp_path, deterministic):
+    written = _export(_bench_conversation(2), tmp_path / "bench.ipynb", tmp_path)
+    _same_as_pinned("bench", written)
+
+
+def test_hostile_text_exports_to_its_pinned_notebook(tmp_path, deterministic):
+    written = _export(_hostile_conversation(), tmp_path / "hostile.ipynb", tmp_path)
+    _same_as_pinned("hostile", written)
+
+
+@pytest.mark.parametrize("name", list(DIGESTED))
+def test_a_repository_conversation_exports_to_its_pinned_digest(tmp_path, deterministic, name):
+    path = DIGESTED[name]
+    written = _export(load_conversation_file(path), tmp_path / f"{name}.ipynb", path.parent)
+    digest = hashlib.sha256(written).hexdigest()
+    digests = json.loads(DIGESTS.read_text()) if DIGESTS.exists() else {}
+    if REGENERATE:
+        digests[name] = digest
+        DIGESTS.parent.mkdir(parents=True, exist_ok=True)
+        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    assert digest == digests[name], f"{name}: the export's SHA-256 is not the pinned one"
+
+
+def test_the_pinning_is_itself_deterministic(tmp_path, deterministic, monkeypatch):
+    """Two exports under the fixture are the same bytes (else the pins above could only flake)."""
+    first = _export(_hostile_conversation(), tmp_path / "a" / "hostile.ipynb", tmp_path)
+    hexes, cells = itertools.count(), itertools.count()
+    monkeypatch.setattr(
+        secrets, "token_hex", lambda n=32: hashlib.sha256(str(next(hexes)).encode()).hexdigest()[: 2 * n]
+    )
+    monkeypatch.setattr(twnb.replay.nodes, "random_cell_id", lambda: f"c{next(cells):07d}")
+    second = _export(_hostile_conversation(), tmp_path / "b" / "hostile.ipynb", tmp_path)
+    assert first == second

@@ -9,6 +9,7 @@ runs (nothing of it is stored in the repository).
 from __future__ import annotations
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from twnb.demo.demo_notebook import ASSETS, DemoNotebook, round_notebook
 
@@ -88,14 +89,13 @@ The conversation, saved as TaskWeaver-compatible YAML, and the list of Rounds:
 
 def build_bigger_than_memory_notebook() -> nbformat.NotebookNode:
     """The bigger-than-memory notebook, unexecuted."""
-    new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     opening = [
-        new_md(_INTRO),
-        new_code("%load_ext twnb"),
-        new_md(_CLUSTER_NOTE),
-        new_code(_CLUSTER_CELL),
-        new_md(_DATA_NOTE),
-        new_code(_DATA_CELL),
+        new_markdown_cell(_INTRO),
+        new_code_cell("%load_ext twnb"),
+        new_markdown_cell(_CLUSTER_NOTE),
+        new_code_cell(_CLUSTER_CELL),
+        new_markdown_cell(_DATA_NOTE),
+        new_code_cell(_DATA_CELL),
     ]
     return round_notebook(opening, REQUESTS, _OUTRO, CONVERSATION_FILE, closing=("client.close()",))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.demo.demo_notebook import DemoNotebook
 from twnb.kernel import (
@@ -26,6 +26,10 @@ from twnb.kernel import (
     read_file,
     this_python_kernel_manager,
 )
+
+if TYPE_CHECKING:
+    from jupyter_client.blocking.client import BlockingKernelClient
+    from jupyter_client.manager import AsyncKernelManager
 
 BUNDLED_CASSETTE = "@bundled"  # TWNB_REPLAY value the kernel replaces with its own twnb's cassette
 
@@ -75,13 +79,13 @@ class DemoKernelError(RuntimeError):
 class DemoKernel:
     """A started or attached kernel manager for nbclient, and a blocking client for set-up and files."""
 
-    km: Any
+    km: AsyncKernelManager
     owned: bool
     prepared: bool = False
     place: KernelPlace | None = None
     folder: str = ""  # the demo's folder as the kernel sees it
     notes: list[str] = field(default_factory=list)
-    _kc: Any = None
+    _kc: BlockingKernelClient | None = None
 
     @classmethod
     def create(cls, *, kernel_name: str | None = None, connection_file: Path | None = None) -> DemoKernel:
@@ -109,7 +113,7 @@ class DemoKernel:
             ) from error
         return cls(AsyncKernelManager(kernel_name=kernel_name), owned=True)
 
-    def _client(self) -> Any:
+    def _client(self) -> BlockingKernelClient:
         if self._kc is None:
             from jupyter_client.blocking.client import BlockingKernelClient
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 ASSETS = Path(__file__).parent
 DEMO_MODEL = "twnb-scripted-demo"
@@ -41,12 +42,11 @@ def round_notebook(
 ) -> nbformat.NotebookNode:
     """A demo notebook: the opening cells, one `%%taskweaver` cell per request, then the conversation
     saved to `conversation_file`, the Rounds listed, and any closing code cells."""
-    new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    cells = [*opening, *(new_code(f"%%taskweaver\n{request}") for request in requests)]
-    cells += [new_md(outro), new_code(f"%taskweaver save {conversation_file}")]
-    cells += [new_code("%taskweaver history")]
-    cells += [new_code(code) for code in closing]
-    nb = nbformat.v4.new_notebook(cells=cells)
+    cells = [*opening, *(new_code_cell(f"%%taskweaver\n{request}") for request in requests)]
+    cells += [new_markdown_cell(outro), new_code_cell(f"%taskweaver save {conversation_file}")]
+    cells += [new_code_cell("%taskweaver history")]
+    cells += [new_code_cell(code) for code in closing]
+    nb: nbformat.NotebookNode = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     return nb

@@ -7,6 +7,7 @@ from one source; `notebooks/quickstart.ipynb` is this notebook after a demo run.
 from __future__ import annotations
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from twnb.demo.demo_notebook import ASSETS, DemoNotebook, round_notebook
 from twnb.demo.demo_notebook import DEMO_MODEL as DEMO_MODEL  # the scripted replies' model name
@@ -58,8 +59,12 @@ TaskWeaver-compatible YAML, and `%taskweaver history` lists the Rounds:
 
 def build_quickstart_notebook() -> nbformat.NotebookNode:
     """The quickstart notebook, unexecuted."""
-    new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    opening = [new_md(_INTRO), new_code("%load_ext twnb"), new_md(_SETUP_NOTE), new_code(_USER_CELL)]
+    opening = [
+        new_markdown_cell(_INTRO),
+        new_code_cell("%load_ext twnb"),
+        new_markdown_cell(_SETUP_NOTE),
+        new_code_cell(_USER_CELL),
+    ]
     return round_notebook(opening, REQUESTS, _OUTRO, CONVERSATION_FILE)
 
 

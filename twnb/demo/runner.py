@@ -102,7 +102,7 @@ def run_demo(
     code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     started: dict[int, float] = {}
 
-    def on_cell_start(cell: Any, cell_index: int) -> None:
+    def on_cell_start(cell: nbformat.NotebookNode, cell_index: int) -> None:
         if cell_index not in code_cells:
             return
         started[cell_index] = time.monotonic()
@@ -110,7 +110,7 @@ def run_demo(
         step = code_cells.index(cell_index) + 1
         progress(f"[{step}/{len(code_cells)}] {first_line}")
 
-    def on_cell_executed(cell: Any, cell_index: int, **_: Any) -> None:
+    def on_cell_executed(cell: nbformat.NotebookNode, cell_index: int, **_: object) -> None:
         if cell_index not in code_cells:
             return
         seconds = time.monotonic() - started.get(cell_index, time.monotonic())
@@ -118,7 +118,7 @@ def run_demo(
         note = f"Round {states[0]}" if states else "done"
         progress(f"      {note} ({seconds:.1f} s)")
 
-    def on_notebook_start(**_: Any) -> None:
+    def on_notebook_start(**_: object) -> None:
         if prepare:
             kernel.prepare(out, environ_for_kernel(env, _KERNEL_SETTINGS), demo, shares_filesystem)
             if kernel.place is not None and not kernel.place.shares_filesystem:
@@ -248,7 +248,7 @@ def _check_live_settings(env: dict[str, str]) -> None:
         env[settings.api_key_env] = settings.api_key
 
 
-def _round_payloads(cells: list[Any]) -> list[dict[str, Any]]:
+def _round_payloads(cells: list[nbformat.NotebookNode]) -> list[dict[str, Any]]:
     return [
         output["data"][MIME_TYPE]
         for cell in cells
@@ -257,11 +257,11 @@ def _round_payloads(cells: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _round_states(cells: list[Any]) -> list[str]:
+def _round_states(cells: list[nbformat.NotebookNode]) -> list[str]:
     return [str(payload.get("state")) for payload in _round_payloads(cells)]
 
 
-def _round_failures(cells: list[Any]) -> list[str]:
+def _round_failures(cells: list[nbformat.NotebookNode]) -> list[str]:
     """Why each Round that did not finish ended, as the Round recorded it (already redacted)."""
     failures = []
     for number, payload in enumerate(_round_payloads(cells), start=1):

@@ -8,9 +8,12 @@ interpreter's ipykernel avoids that.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+if TYPE_CHECKING:
+    from jupyter_client.manager import AsyncKernelManager
 
 KERNEL_NAME = "python3"
 
@@ -27,7 +30,7 @@ class ThisPythonKernelSpecs(KernelSpecManager):
         return KernelSpec(resource_dir="", **get_kernel_dict())
 
 
-def this_python_kernel_manager(**kwargs: Any) -> Any:
+def this_python_kernel_manager(**kwargs: Any) -> AsyncKernelManager:
     """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel."""
     from jupyter_client.manager import AsyncKernelManager
 

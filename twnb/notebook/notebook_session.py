@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` mu
     from twnb.config import Redactor, ResolvedSettings
     from twnb.memory import Conversation, Memory, Plan, Round
     from twnb.plugins import PluginCatalog
-    from twnb.session import Session
+    from twnb.replay import ExportResult
+    from twnb.session import PlanNotebook, Session
 
 
 _CELL_ONLY_SETTINGS = frozenset({"step", "strict", "plugin_only"})
@@ -66,7 +67,9 @@ class NotebookSession:
 
     # --- settings and the session ----------------------------------------------------------------
 
-    def resolve(self, flags: Mapping[str, Any] | None, traitlets: Mapping[str, Any] | None) -> Any:
+    def resolve(
+        self, flags: Mapping[str, Any] | None, traitlets: Mapping[str, Any] | None
+    ) -> ResolvedSettings:
         from twnb.config import resolve_settings
 
         return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
@@ -182,7 +185,7 @@ class NotebookSession:
         return self.memory.session_id
 
     @property
-    def plans(self) -> Any:
+    def plans(self) -> PlanNotebook:
         """The session's plan notebook; before a session exists, one read from the conversation (a
         recovered plan is written back into it by `recover_plan`, for the session built later)."""
         if self.session is not None:
@@ -271,7 +274,7 @@ class NotebookSession:
 
         return save_conversation_file(self.conversation, path, redact=self.redactor(resolved).redact_data)
 
-    def export(self, path: str | os.PathLike[str], resolved: ResolvedSettings | None = None) -> Any:
+    def export(self, path: str | os.PathLike[str], resolved: ResolvedSettings | None = None) -> ExportResult:
         """The conversation as a notebook (redacted, artifacts copied beside it); nothing is run."""
         from twnb.replay import export_notebook
 

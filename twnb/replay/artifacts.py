@@ -17,9 +17,12 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.memory import DEFAULT_SESSION_FOLDER, ArtifactPlaces, notebook_folder_of
+
+if TYPE_CHECKING:
+    from twnb.memory import Attachment, Conversation
 
 DEFAULT_FOLDER = "twnb-artifacts"
 
@@ -54,7 +57,7 @@ class ArtifactCopies:
     by_source: dict[Path, Path] = field(default_factory=dict)  # the real file -> where the notebook has it
 
 
-def artifact_paths(conversation: Any) -> Iterable[Any]:
+def artifact_paths(conversation: Conversation) -> Iterable[Attachment]:
     """Every `artifact_paths` attachment of the conversation."""
     for round in conversation.rounds:
         for post in round.post_list:
@@ -64,7 +67,7 @@ def artifact_paths(conversation: Any) -> Iterable[Any]:
 
 
 def copy_artifacts(
-    conversation: Any,
+    conversation: Conversation,
     *,
     source_dir: Path,
     out_dir: Path,
@@ -131,7 +134,9 @@ def _place(
 _LINK_TARGET = re.compile(r"(\]\()(<?)([^)\s>]+)(>?)")
 
 
-def relink_messages(conversation: Any, copies: ArtifactCopies, *, source_dir: Path, out_dir: Path) -> None:
+def relink_messages(
+    conversation: Conversation, copies: ArtifactCopies, *, source_dir: Path, out_dir: Path
+) -> None:
     """Point the Markdown links in the conversation's messages (the answer's "[chart](plot.png)") at
     the copies beside the notebook, where they named a file that was copied or kept."""
     if not copies.by_source:

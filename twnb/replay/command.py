@@ -13,6 +13,8 @@ from twnb.replay.errors import ReplayError
 from twnb.replay.rerun import CellOutcome, RerunReport
 
 if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
     from twnb.config import Redactor, ResolvedSettings
 
 _YAML = (".yaml", ".yml")
@@ -158,7 +160,7 @@ def _where_to_run(request: ExportRequest, default: Path) -> tuple[Path, Path | N
 
 def _rerun(
     request: ExportRequest,
-    nb: Any,
+    nb: NotebookNode,
     pieces: dict[int, Any],
     cwd: Path,
     attached: Path | None,

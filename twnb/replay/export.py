@@ -29,7 +29,7 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 @dataclass
 class ExportResult:
     path: Path
-    notebook: Any
+    notebook: nbformat.NotebookNode
     rounds: int
     pieces: dict[int, CodePiece] = field(default_factory=dict)  # cell index -> the code it ran
     outside: list[OutsideName] = field(default_factory=list)  # read by the code, made by none of it
@@ -101,7 +101,7 @@ def build_notebook(
     return result
 
 
-def write_notebook(nb: Any, path: str | os.PathLike[str]) -> Path:
+def write_notebook(nb: nbformat.NotebookNode, path: str | os.PathLike[str]) -> Path:
     """Validate, then write atomically (a failed write leaves an older file as it was). Never signed:
     an exported notebook holds text from a model and is opened untrusted."""
     path = Path(path)

@@ -20,7 +20,12 @@ import builtins
 import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from twnb.memory import Conversation, Post
 
 # Names IPython puts in every namespace (and its builtins), besides Python's own builtins.
 _ALWAYS_THERE = frozenset(dir(builtins)) | frozenset(
@@ -77,7 +82,7 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
     return list(found.values())
 
 
-def recorded_code(conversation: Any) -> Iterator[RecordedCode]:
+def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
     """The conversation's code in the order it ran: each Round's user cells (but one too long to be
     recorded whole), then its code (each attempt that ran)."""
     from twnb.replay.notebook_cells import code_piece
@@ -120,7 +125,7 @@ def _made(variables: Any) -> tuple[str, ...]:
     )
 
 
-def _made_by(post: Any) -> tuple[str, ...]:
+def _made_by(post: Post) -> tuple[str, ...]:
     for attachment in post.attachment_list:
         if attachment.type.value == "execution_result" and isinstance(attachment.extra, Mapping):
             return _made(attachment.extra.get("variables"))
@@ -135,7 +140,7 @@ def _parse(code: str) -> ast.Module | None:
 
 
 @functools.cache
-def _transformer() -> Any:
+def _transformer() -> TransformerManager:
     """IPython's cell transformer (`%magic` and `!shell` lines into Python), made once."""
     from IPython.core.inputtransformer2 import TransformerManager
 

@@ -7,14 +7,15 @@ validates the whole notebook once before writing it instead.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nbformat import from_dict
-from nbformat.v4.nbbase import random_cell_id
+from nbformat import NotebookNode, from_dict
+from nbformat.corpus.words import generate_corpus_id as random_cell_id
 
 
-def code_cell(source: str, outputs: list[Any], metadata: dict[str, Any]) -> Any:
-    return from_dict(
+def code_cell(source: str, outputs: Sequence[Mapping[str, Any]], metadata: dict[str, Any]) -> NotebookNode:
+    return _node(
         {
             "id": random_cell_id(),
             "cell_type": "code",
@@ -26,23 +27,26 @@ def code_cell(source: str, outputs: list[Any], metadata: dict[str, Any]) -> Any:
     )
 
 
-def markdown_cell(source: str, metadata: dict[str, Any]) -> Any:
-    return from_dict(
-        {"id": random_cell_id(), "cell_type": "markdown", "metadata": metadata, "source": source}
-    )
+def markdown_cell(source: str, metadata: dict[str, Any]) -> NotebookNode:
+    return _node({"id": random_cell_id(), "cell_type": "markdown", "metadata": metadata, "source": source})
 
 
-def stream(name: str, text: str) -> Any:
-    return from_dict({"output_type": "stream", "name": name, "text": text})
+def stream(name: str, text: str) -> NotebookNode:
+    return _node({"output_type": "stream", "name": name, "text": text})
 
 
-def data_output(kind: str, data: dict[str, Any], metadata: dict[str, Any]) -> Any:
+def data_output(kind: str, data: dict[str, Any], metadata: dict[str, Any]) -> NotebookNode:
     """A `display_data` or `execute_result` (never numbered: recorded outputs belong to no run here)."""
     output: dict[str, Any] = {"output_type": kind, "data": data, "metadata": metadata}
     if kind == "execute_result":
         output["execution_count"] = None
-    return from_dict(output)
+    return _node(output)
 
 
-def error_output(ename: str, evalue: str, traceback: list[str]) -> Any:
-    return from_dict({"output_type": "error", "ename": ename, "evalue": evalue, "traceback": traceback})
+def error_output(ename: str, evalue: str, traceback: list[str]) -> NotebookNode:
+    return _node({"output_type": "error", "ename": ename, "evalue": evalue, "traceback": traceback})
+
+
+def _node(data: Mapping[str, Any]) -> NotebookNode:
+    node: NotebookNode = from_dict(data)  # nbformat's from_dict is not annotated
+    return node

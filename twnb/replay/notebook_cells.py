@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.memory import PromptUtil
 from twnb.render import (
@@ -29,6 +29,11 @@ from twnb.render import (
 )
 from twnb.replay.large_outputs import cut_large_outputs, text_of
 from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cell, stream
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+    from twnb.memory import Attachment, Conversation, Post, Round
 
 SHOW_COMMAND = "%taskweaver show"
 FAILED_TAG = "twnb-failed-attempt"
@@ -54,13 +59,19 @@ class CodePiece:
 
 @dataclass
 class RoundCells:
-    cells: list[Any] = field(default_factory=list)
+    cells: list[NotebookNode] = field(default_factory=list)
     # cell position in `cells` -> the piece it runs (re-execution compares with `piece.outputs`)
     pieces: dict[int, CodePiece] = field(default_factory=dict)
     cut_files: list[str] = field(default_factory=list)
 
 
-def title_cell(conversation: Any, session_id: str) -> Any:
+class Sentence(Protocol):
+    """What the notebook says of a name (an `OutsideName` of name_sources.py, which imports this file)."""
+
+    def sentence(self) -> str: ...
+
+
+def title_cell(conversation: Conversation, session_id: str) -> NotebookNode:
     rounds = conversation.rounds
     started = next((_timing(r).get("started_at") for r in rounds if _timing(r).get("started_at")), None)
     models = sorted({m for r in rounds for m in _models(r)})
@@ -83,7 +94,7 @@ def title_cell(conversation: Any, session_id: str) -> Any:
     return markdown_cell(text, metadata={"twnb": {"cell": "title"}})
 
 
-def setup_cell(notebook_name: str) -> Any:
+def setup_cell(notebook_name: str) -> NotebookNode:
     """`%load_ext twnb`, so the `show` cells run by hand say what they can (the Round when this
     kernel's session holds it, else how to load it); the load itself is the reader's choice."""
     resume = f"# %taskweaver load {notebook_name}  resumes this conversation (nothing is re-run)"
@@ -91,7 +102,7 @@ def setup_cell(notebook_name: str) -> Any:
     return code_cell(source, [], {"twnb": {"cell": "setup"}})
 
 
-def outside_names_cell(names: list[Any]) -> Any:
+def outside_names_cell(names: Sequence[Sentence]) -> NotebookNode:
     """What the recorded code reads that nothing recorded makes (`OutsideName`s): a re-run needs it
     defined first, so the notebook says so before any Round."""
     lines = ["**Before you run this notebook**", ""]
@@ -100,7 +111,7 @@ def outside_names_cell(names: list[Any]) -> Any:
 
 
 def round_cells(
-    round: Any,
+    round: Round,
     number: int,
     *,
     session_id: str,
@@ -159,7 +170,7 @@ def round_cells(
     return result
 
 
-def user_cells_before(round: Any, number: int, result: RoundCells) -> None:
+def user_cells_before(round: Round, number: int, result: RoundCells) -> None:
     """The user's own cells recorded before the Round, as code cells marked as the user's (metadata
     `twnb.cell` "user"), under a Markdown line saying whose they are. A cell that raised then is tagged
     `raises-exception` (a re-run carries on past it); one too long to record whole is shown, not run."""
@@ -203,7 +214,9 @@ def user_cells_before(round: Any, number: int, result: RoundCells) -> None:
         result.cells.append(code_cell(recorded["source"], [], metadata))
 
 
-def show_cell(round: Any, *, session_id: str, out_dir: Path, conversation_id: str | None = None) -> Any:
+def show_cell(
+    round: Round, *, session_id: str, out_dir: Path, conversation_id: str | None = None
+) -> NotebookNode:
     """`%taskweaver show ROUND_ID` with the Round's static bundle as its output (what the cell showed
     when the Round ended: it reads in every viewer without a kernel)."""
     bundle = round_bundle(
@@ -218,7 +231,7 @@ def show_cell(round: Any, *, session_id: str, out_dir: Path, conversation_id: st
     return code_cell(f"{SHOW_COMMAND} {round.id}", [output], {"twnb": {"cell": "show", "round_id": round.id}})
 
 
-def code_piece(round_id: str, post: Any) -> CodePiece | None:
+def code_piece(round_id: str, post: Post) -> CodePiece | None:
     """The code `post` ran, or None (no code, a text reply, code that was refused or never ran)."""
     if _text(post, "reply_type") != "python":
         return None
@@ -270,7 +283,7 @@ def _mime_value(mime: str, value: Any) -> Any:
     return text_of(value)
 
 
-def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: list[str]) -> Any:
+def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: list[str]) -> NotebookNode:
     outputs = copy.deepcopy(piece.outputs)
     cuts = cut_large_outputs(outputs, keep=keep)
     cut_files += [c["file"] for c in cuts]
@@ -290,13 +303,13 @@ def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: lis
     return code_cell(piece.code, outputs, metadata)
 
 
-def _round_heading(round: Any, number: int) -> list[str]:
+def _round_heading(round: Round, number: int) -> list[str]:
     query = PromptUtil.remove_all_delimiters(round.user_query or "").strip()
     first, _, rest = query.partition("\n")
     lines = [f"## Round {number}: {_markdown(first)}"]
     if rest.strip():
         lines += [""] + ["> " + line for line in _markdown(rest.strip()).split("\n")]
-    facts = [round.state]
+    facts: list[str] = [round.state]
     duration = _timing(round).get("duration_s")
     if isinstance(duration, (int, float)):
         facts.append(f"{duration:.1f} s")
@@ -319,7 +332,7 @@ def _round_heading(round: Any, number: int) -> list[str]:
     return lines
 
 
-def _not_run(post: Any, *, decided: bool = False) -> list[str]:
+def _not_run(post: Post, *, decided: bool = False) -> list[str]:
     """A CodeInterpreter reply that ran nothing: a text reply, code that was refused, or code the user
     skipped (`decided`: the decision line above already says why)."""
     kind = _text(post, "reply_type")
@@ -336,7 +349,7 @@ def _not_run(post: Any, *, decided: bool = False) -> list[str]:
     return ["", _markdown(content)]
 
 
-def _shown_reply(post: Any) -> str | None:
+def _shown_reply(post: Post) -> str | None:
     """A text reply already shown as Markdown (TaskWeaver repeats it as the post's message)."""
     return _text(post, "reply_content") if _text(post, "reply_type") == "text" else None
 
@@ -355,23 +368,23 @@ def _inline(text: str) -> str:
     return escape_markdown(" ".join(str(text).split())).replace("`", "&#96;").replace("*", "&#42;")
 
 
-def _text(post: Any, kind: str) -> str | None:
+def _text(post: Post, kind: str) -> str | None:
     attachment = _attachment(post, kind)
     if attachment is None:
         return None
     return attachment.content if isinstance(attachment.content, str) else str(attachment.content)
 
 
-def _attachment(post: Any, kind: str) -> Any:
+def _attachment(post: Post, kind: str) -> Attachment | None:
     return next((a for a in post.attachment_list if a.type.value == kind), None)
 
 
-def _timing(round: Any) -> Mapping[str, Any]:
+def _timing(round: Round) -> Mapping[str, Any]:
     timing = (round.extra or {}).get("timing") if isinstance(round.extra, Mapping) else None
     return timing if isinstance(timing, Mapping) else {}
 
 
-def _models(round: Any) -> list[str]:
+def _models(round: Round) -> list[str]:
     found = []
     for post in round.post_list:
         usage = (post.extra or {}).get("usage") if isinstance(post.extra, Mapping) else None

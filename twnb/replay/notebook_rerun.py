@@ -17,24 +17,29 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel import is_twnb_command
 from twnb.render import MIME_TYPE
 from twnb.replay.nodes import code_cell
 from twnb.replay.notebook_cells import SHOW_COMMAND, CodePiece, clean_output, code_piece
 
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+    from twnb.memory import Conversation, Round
+
 _NOT_RUN = {"show", "setup", "title", "text", "outside_names"}
 
 
 @dataclass
 class RerunPlan:
-    notebook: Any
+    notebook: NotebookNode
     pieces: dict[int, CodePiece] = field(default_factory=dict)
     inserted: int = 0  # cells of Round code added after `%%taskweaver` cells
 
 
-def plan_rerun(nb: Any, conversation: Any) -> RerunPlan:
+def plan_rerun(nb: NotebookNode, conversation: Conversation) -> RerunPlan:
     """The notebook to run (a copy of `nb`, Round code added where Rounds ran) and the cells to run."""
     rounds = {round.id: round for round in conversation.rounds}
     posts = {post.id: (round, post) for round in conversation.rounds for post in round.post_list}
@@ -68,7 +73,7 @@ def plan_rerun(nb: Any, conversation: Any) -> RerunPlan:
     return plan
 
 
-def _recorded_piece(cell: Any, meta: Mapping[str, Any], posts: Mapping[str, Any]) -> CodePiece:
+def _recorded_piece(cell: NotebookNode, meta: Mapping[str, Any], posts: Mapping[str, Any]) -> CodePiece:
     """An exported cell of a Round's code: compared with what its execution recorded."""
     found = posts.get(str(meta.get("post_id")))
     recorded = code_piece(found[0].id, found[1]) if found is not None else None
@@ -87,7 +92,7 @@ def _recorded_piece(cell: Any, meta: Mapping[str, Any], posts: Mapping[str, Any]
     )
 
 
-def _users_piece(cell: Any, meta: Mapping[str, Any], round_id: str) -> CodePiece:
+def _users_piece(cell: NotebookNode, meta: Mapping[str, Any], round_id: str) -> CodePiece:
     """One of the user's own cells: its saved outputs are the record, else whether it raised."""
     outputs = [o for o in (clean_output(dict(output)) for output in cell.outputs) if o is not None]
     error = meta.get("error") if isinstance(meta.get("error"), str) else None
@@ -108,7 +113,7 @@ def _users_piece(cell: Any, meta: Mapping[str, Any], round_id: str) -> CodePiece
     )
 
 
-def _insert_round_code(plan: RerunPlan, round: Any) -> int:
+def _insert_round_code(plan: RerunPlan, round: Round) -> int:
     """The code `round` ran, as cells after its `%%taskweaver` cell; how many were added."""
     added = 0
     for post in round.post_list:
@@ -126,7 +131,7 @@ def _insert_round_code(plan: RerunPlan, round: Any) -> int:
     return added
 
 
-def _payload_ids(cell: Any) -> list[str]:
+def _payload_ids(cell: NotebookNode) -> list[str]:
     ids = []
     for output in cell.get("outputs") or []:
         payload = (output.get("data") or {}).get(MIME_TYPE)
@@ -135,7 +140,7 @@ def _payload_ids(cell: Any) -> list[str]:
     return ids
 
 
-def _next_round_ids(nb: Any) -> dict[int, str]:
+def _next_round_ids(nb: NotebookNode) -> dict[int, str]:
     """Cell position -> the id of the first Round shown at or after it ("" after the last Round): a
     user's cell is labelled by the Round it ran before."""
     found: dict[int, str] = {}

@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nbformat import from_dict
+from nbformat import NotebookNode, from_dict
 
 from twnb.replay.compare import Comparison, compare_outputs, compare_raised
 from twnb.replay.notebook_cells import CodePiece
 
 if TYPE_CHECKING:
+    from nbclient import NotebookClient
+
     from twnb.kernel import KernelGuardChannel
 
 
@@ -103,7 +105,7 @@ Progress = Callable[[int, int, CellOutcome], None]
 
 
 def rerun_notebook(
-    nb: Any,
+    nb: NotebookNode,
     pieces: dict[int, CodePiece],
     *,
     cwd: str | os.PathLike[str],
@@ -170,8 +172,8 @@ def rerun_notebook(
 
 
 def _run_cells(
-    client: Any,
-    nb: Any,
+    client: NotebookClient,
+    nb: NotebookNode,
     pieces: dict[int, CodePiece],
     report: RerunReport,
     rounds: dict[str, int],
@@ -221,12 +223,15 @@ def _run_cells(
             return
 
 
-def _guard(client: Any, timeout: int) -> KernelGuardChannel | None:
+def _guard(client: NotebookClient, timeout: int) -> KernelGuardChannel | None:
     """The runtime guard set up in the re-run's kernel (None when it could not be: the cells then run
     verified only)."""
+
     from twnb.kernel import KernelGuardChannel
 
     # nbclient's client is asynchronous: the guard's quiet requests go through a client of their own.
+    if client.kc is None:  # called once the client has started the kernel
+        raise RuntimeError("the re-run's kernel has no client to set the runtime guard up through")
     info = client.kc.get_connection_info(session=False)  # ports, key and signature scheme
     guard = KernelGuardChannel.connected(info, timeout=max(60.0, float(timeout)))
     if guard.set_up():
@@ -254,7 +259,7 @@ def _where(piece: CodePiece, number: int) -> str:
     return CellOutcome(0, number, piece, Comparison(True)).where
 
 
-def _redact_outputs(cell: Any, redact: Callable[[Any], Any] | None) -> None:
+def _redact_outputs(cell: NotebookNode, redact: Callable[[Any], Any] | None) -> None:
     """The code ran where secrets live: what it printed goes through the conversation's redactor."""
     if redact is not None:
         cell.outputs = [from_dict(output) for output in redact([dict(o) for o in cell.outputs])]
@@ -267,7 +272,7 @@ def _last_line(log: Any) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _mark(cell: Any, comparison: Comparison, refusal: str | None = None) -> None:
+def _mark(cell: NotebookNode, comparison: Comparison, refusal: str | None = None) -> None:
     meta = cell.metadata.setdefault("twnb", {})
     meta["rerun"] = {
         "reproduced": comparison.reproduced,
@@ -276,7 +281,7 @@ def _mark(cell: Any, comparison: Comparison, refusal: str | None = None) -> None
     }
 
 
-def round_numbers(nb: Any) -> dict[str, int]:
+def round_numbers(nb: NotebookNode) -> dict[str, int]:
     """Round id -> its number, in the order the notebook shows the Rounds (an exported notebook's
     `show` cells, or the Round outputs of a notebook in which Rounds ran)."""
     numbers: dict[str, int] = {}
@@ -289,7 +294,7 @@ def round_numbers(nb: Any) -> dict[str, int]:
     return numbers
 
 
-def _payload_ids(cell: Any) -> list[Any]:
+def _payload_ids(cell: NotebookNode) -> list[Any]:
     from twnb.render import MIME_TYPE
 
     return [

@@ -21,6 +21,7 @@ from twnb.replay.errors import ReplayError
 from twnb.replay.large_outputs import output_keeper
 from twnb.replay.name_sources import OutsideName, outside_names, recorded_code
 from twnb.replay.notebook_cells import CodePiece, outside_names_cell, round_cells, setup_cell, title_cell
+from twnb.replay.notebook_json import notebook_json
 
 NOTEBOOK_SCHEMA_VERSION = 1
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -102,13 +103,14 @@ def build_notebook(
 
 
 def write_notebook(nb: nbformat.NotebookNode, path: str | os.PathLike[str]) -> Path:
-    """Validate, then write atomically (a failed write leaves an older file as it was). Never signed:
-    an exported notebook holds text from a model and is opened untrusted."""
+    """Validate, then write atomically (a failed write leaves an older file as it was), as nbformat
+    writes it (notebook_json.py). Never signed: an exported notebook holds text from a model and is
+    opened untrusted."""
     path = Path(path)
     nbformat.validate(nb)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, nbformat.writes(nb))
+        write_text_atomic(path, notebook_json(nb))
     except OSError as error:
         raise ReplayError(f"Could not write {path}: {error.strerror or error}") from error
     return path

@@ -8,23 +8,24 @@ TaskWeaverMagics.model = "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from twnb.notebook.setting_traits import setting_traits
+from twnb.notebook.typed_arguments import argument, magic_arguments, parse_argstring
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.config import ResolvedSettings
-    from twnb.memory import Conversation, Round
+    from twnb.memory import Conversation, Plan, Round
     from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
     from twnb.session import Session
@@ -105,7 +106,10 @@ class RoundFailedError(RuntimeError):
         return [f"RoundFailedError: {self}"]
 
 
-def _help_doc(function: Any) -> Any:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _help_doc(function: _F) -> _F:
     function.__doc__ = HELP
     return function
 
@@ -124,7 +128,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         shell: InteractiveShell,
         workdir: str | None = None,
         notebook: NotebookSession | None = None,
-        **kwargs: Any,
+        **kwargs: argparse.Namespace,
     ) -> None:
         super().__init__(shell=shell, **kwargs)
         from twnb.notebook.notebook_session import NotebookSession
@@ -192,7 +196,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @no_var_expand
     @line_cell_magic
     @_help_doc
-    def taskweaver(self, line: str = "", cell: str | None = None) -> Any:
+    def taskweaver(self, line: str = "", cell: str | None = None) -> None:
         from twnb.notebook.held_back import CellsHeldBack
 
         args = parse_argstring(self.taskweaver, line)
@@ -210,7 +214,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             text = redactor_for(self._settings_or_none()).redact(_one_line(error))
             return self._fail(f"twnb could not do that: {type(error).__name__}: {text}", args.strict)
 
-    def _dispatch(self, args: Any, cell: str | None) -> Any:
+    def _dispatch(self, args: argparse.Namespace, cell: str | None) -> None:
         if cell is not None:
             if args.subcommand:
                 return self._fail(
@@ -226,7 +230,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     # --- one Round -----------------------------------------------------------------------------
 
-    def _round(self, query: str, args: Any) -> None:
+    def _round(self, query: str, args: argparse.Namespace) -> None:
         if self.notebook.round_running:
             return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
         if args.step:
@@ -241,7 +245,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return None
         return self._run(session, query.strip(), args, plugin_only=bool(resolved.settings.plugin_only))
 
-    def _refuse_step(self, args: Any) -> None:
+    def _refuse_step(self, args: argparse.Namespace) -> None:
         # A step cell is rewritten into an awaited coroutine before it runs (step_transform.py);
         # reaching here means it was not: no kernel (terminal IPython), run_cell_magic, or a cell
         # where the magic is not first.
@@ -250,16 +254,17 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
         return self._fail(refusal(self.shell) or NOT_A_STEP_CELL, args.strict)
 
-    def prepare_round(self, query: str, args: Any) -> Any:
+    def prepare_round(self, query: str, args: argparse.Namespace) -> Session | None:
         """The Session for this cell's Round, or None after saying why there is none."""
         resolved = self.resolve_round(query, args)
         return None if resolved is None else self.session_for(resolved, args)
 
-    def resolve_round(self, query: str, args: Any) -> Any:
+    def resolve_round(self, query: str, args: argparse.Namespace) -> ResolvedSettings | None:
         """The settings for this cell's Round (flags over %config over the files), or None after saying
         why there are none."""
         if not query.strip():
-            return self._fail("The cell is empty: write the request below %%taskweaver.", args.strict)
+            self._fail("The cell is empty: write the request below %%taskweaver.", args.strict)
+            return None
         flags: dict[str, Any] = {}
         if args.model:
             flags["model"] = args.model
@@ -272,17 +277,20 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         try:
             return self.notebook.resolve(flags, self.traitlet_values())
         except ValueError as error:  # SettingsError is a ValueError: a clear message, no traceback
-            return self._fail(str(error), args.strict)
+            self._fail(str(error), args.strict)
+            return None
 
-    def session_for(self, resolved: ResolvedSettings, args: Any) -> Any:
+    def session_for(self, resolved: ResolvedSettings, args: argparse.Namespace) -> Session | None:
         try:
             return self.notebook.session_for(resolved)
         except ValueError as error:
-            return self._fail(str(error), args.strict)
+            self._fail(str(error), args.strict)
+            return None
         except KeyboardInterrupt:  # the first Round imports the LLM client, which takes a moment
-            return self._fail("Interrupted before the Round started; nothing was run.", args.strict)
+            self._fail("Interrupted before the Round started; nothing was run.", args.strict)
+            return None
 
-    def round_is_plugin_only(self, args: Any) -> bool:
+    def round_is_plugin_only(self, args: argparse.Namespace) -> bool:
         """Whether the cell's Round is plugin-only: --plugin-only, else the plugin_only setting."""
         if args.plugin_only:
             return True
@@ -291,7 +299,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError:
             return False
 
-    def _run(self, session: Session, query: str, args: Any, *, plugin_only: bool = False) -> None:
+    def _run(
+        self, session: Session, query: str, args: argparse.Namespace, *, plugin_only: bool = False
+    ) -> None:
         from twnb.notebook.held_back import held_back_reason, raise_if_held_back
         from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
 
@@ -371,7 +381,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         stand_in.extra = {"failure_reason": reason}
         return stand_in
 
-    def _final_plan(self, round: Round) -> Any:
+    def _final_plan(self, round: Round) -> Plan | None:
         from twnb.render import plan_from_round
         from twnb.session import recorded_plan
 
@@ -381,7 +391,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     # --- line form -----------------------------------------------------------------------------
 
-    def _subcommand(self, args: Any) -> Any:
+    def _subcommand(self, args: argparse.Namespace) -> None:
         words = list(args.subcommand)
         if not words:
             words = ["load"] if args.latest else ["help"]
@@ -414,7 +424,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             where = "%%taskweaver cells" if cell_flags else f"%taskweaver {misplaced[0][1]}"
             self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
             return None
-        handler = getattr(self, f"_cmd_{name}", None)
+        handler: Callable[[list[str], argparse.Namespace], None] | None = getattr(self, f"_cmd_{name}", None)
         if handler is not None and name in CHANGES_THE_CONVERSATION and self.notebook.round_running:
             self._say(round_running_message(f"%taskweaver {name}"), error=True)
             return None
@@ -427,10 +437,10 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return None
         return handler(rest, args)
 
-    def _cmd_help(self, rest: list[str], args: Any) -> None:
+    def _cmd_help(self, rest: list[str], args: argparse.Namespace) -> None:
         print(HELP)
 
-    def _cmd_save(self, rest: list[str], args: Any) -> None:
+    def _cmd_save(self, rest: list[str], args: argparse.Namespace) -> None:
         if len(rest) != 1:
             self._say("Usage: %taskweaver save PATH (a .yaml file) [--force]", error=True)
             return
@@ -456,7 +466,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         self._say(f"Saved {rounds} Round{'s' if rounds != 1 else ''} to {path}")
 
-    def _cmd_load(self, rest: list[str], args: Any) -> None:
+    def _cmd_load(self, rest: list[str], args: argparse.Namespace) -> None:
         if args.latest and not rest:
             try:
                 resolved = self.notebook.resolve({}, self.traitlet_values())
@@ -516,7 +526,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 "Variables the conversation made that this kernel lacks: " + ", ".join(missing) + f" ({how})."
             )
 
-    def _rerun(self, conversation: Conversation, args: Any, settings: Any) -> None:
+    def _rerun(
+        self, conversation: Conversation, args: argparse.Namespace, settings: ResolvedSettings | None
+    ) -> None:
         """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
         from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
         from twnb.session import recorded_code_check
@@ -546,7 +558,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         for failure in summary.failed:
             self._say(f"  raised now: {failure}", error=True)
 
-    def _cmd_export(self, rest: list[str], args: Any) -> None:
+    def _cmd_export(self, rest: list[str], args: argparse.Namespace) -> None:
         if len(rest) != 1 or not rest[0].lower().endswith(".ipynb"):
             self._say("Usage: %taskweaver export PATH.ipynb [--force]", error=True)
             return
@@ -575,11 +587,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         for refused in result.refused_artifacts:
             self._say(f"Artifact outside the conversation's folders, not copied: {refused}", error=True)
 
-    def _cmd_reset(self, rest: list[str], args: Any) -> None:
+    def _cmd_reset(self, rest: list[str], args: argparse.Namespace) -> None:
         session_id = self.notebook.reset()
         self._say(f"Started a new conversation (session {session_id}). Variables in the kernel are kept.")
 
-    def _cmd_show(self, rest: list[str], args: Any) -> None:
+    def _cmd_show(self, rest: list[str], args: argparse.Namespace) -> None:
         if len(rest) != 1:
             self._say("Usage: %taskweaver show ROUND_ID (or a Round number, or last)", error=True)
             return
@@ -609,7 +621,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         )
         display(bundle, raw=True)
 
-    def _cmd_history(self, rest: list[str], args: Any) -> None:
+    def _cmd_history(self, rest: list[str], args: argparse.Namespace) -> None:
         from IPython.display import display
 
         from twnb.notebook.history_table import history_bundle
@@ -626,7 +638,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if offer:
             self._say(offer)
 
-    def _cmd_plans(self, rest: list[str], args: Any) -> None:
+    def _cmd_plans(self, rest: list[str], args: argparse.Namespace) -> None:
         from IPython.display import display
 
         from twnb.notebook.plans_table import plans_bundle
@@ -649,7 +661,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         plural = "s" if steps != 1 else ""
         self._say(f"Plan {rest[1]} ({steps} step{plural}) is current: the next Round continues it.")
 
-    def _cmd_plugins(self, rest: list[str], args: Any) -> None:
+    def _cmd_plugins(self, rest: list[str], args: argparse.Namespace) -> None:
         usage = "Usage: %taskweaver plugins, or %taskweaver plugins add NAME (a function in the notebook)"
         if rest and (len(rest) != 2 or rest[0] != "add"):
             self._say(usage, error=True)
@@ -692,7 +704,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             "redefining it updates the plugin)."
         )
 
-    def _cmd_config(self, rest: list[str], args: Any) -> None:
+    def _cmd_config(self, rest: list[str], args: argparse.Namespace) -> None:
         try:
             resolved = self.notebook.resolve({}, self.traitlet_values())
         except ValueError as error:
@@ -701,7 +713,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         table = resolved.format_table()
         print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
 
-    def _cmd_trace(self, rest: list[str], args: Any) -> None:
+    def _cmd_trace(self, rest: list[str], args: argparse.Namespace) -> None:
         from twnb.telemetry import CAPTURE_VARIABLE, configure_tracing, content_capture, tracing
 
         usage = "Usage: %taskweaver trace on|off|console|otlp [URL]"
@@ -725,7 +737,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             said += f" Message contents are recorded, redacted ({CAPTURE_VARIABLE})."
         self._say(said)
 
-    def _settings_or_none(self) -> Any:
+    def _settings_or_none(self) -> ResolvedSettings | None:
         """The effective settings, or None when they do not resolve (save and load work without)."""
         try:
             return self.notebook.resolve({}, self.traitlet_values())

@@ -31,15 +31,45 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.notebook.held_back import held_back_reason, raise_if_held_back
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.memory import Round
+    from twnb.notebook.notebook_session import NotebookSession
+    from twnb.notebook.round_display import RoundDisplay
     from twnb.session import Session
+
+
+class StepMagics(Protocol):
+    """What a step-mode Round uses of TaskWeaverMagics (magics.py, which imports this file)."""
+
+    notebook: NotebookSession
+    last_display: RoundDisplay | None
+
+    def taskweaver(self, line: str = "", cell: str | None = None) -> None: ...
+    def strict_default(self) -> bool: ...
+    def round_running_text(self, what: str) -> str: ...
+    def prepare_round(self, query: str, args: argparse.Namespace) -> Session | None: ...
+    def round_is_plugin_only(self, args: argparse.Namespace) -> bool: ...
+    def say_plugin_problems(self, round: Round) -> None: ...
+    def show_final(
+        self,
+        display: RoundDisplay,
+        round: Round | None,
+        query: str,
+        rounds_before: int,
+        stopped: str,
+        held_back: Callable[[Round], str | None] | None = None,
+    ) -> Round: ...
+    def _fail(self, message: str, strict: bool) -> None: ...
+
 
 NEEDS_KERNEL = (
     "Step mode needs a Jupyter kernel with a frontend that draws widgets (JupyterLab or Notebook 7); "
@@ -85,19 +115,23 @@ def _ipykernel_version() -> tuple[int, ...]:
 async def run_step_cell(flags: str, body: str) -> None:
     """What a rewritten `%%taskweaver --step` cell awaits."""
     from IPython import get_ipython
-    from IPython.core.magic_arguments import parse_argstring
+
+    from twnb.notebook.typed_arguments import parse_argstring
 
     shell = get_ipython()
-    magics = shell.magics_manager.registry["TaskWeaverMagics"]
+    magics: StepMagics = shell.magics_manager.registry["TaskWeaverMagics"]
     args = parse_argstring(magics.taskweaver, flags)
     if args.subcommand or args.latest:
-        return magics.taskweaver(flags, body)  # the plain magic says what is wrong with the line
+        magics.taskweaver(flags, body)  # the plain magic says what is wrong with the line
+        return
     args.strict = args.strict or magics.strict_default()
     problem = refusal(shell)
     if problem:
-        return magics._fail(problem, args.strict)
+        magics._fail(problem, args.strict)
+        return
     if magics.notebook.round_running:
-        return magics._fail(magics.round_running_text("another %%taskweaver Round"), args.strict)
+        magics._fail(magics.round_running_text("another %%taskweaver Round"), args.strict)
+        return
     session = magics.prepare_round(body, args)
     if session is None:
         return None
@@ -108,7 +142,7 @@ async def run_step_cell(flags: str, body: str) -> None:
 class StepRound:
     """One step-mode Round: display, handshake, the driver's requests turned into awaited decisions."""
 
-    def __init__(self, magics: Any, session: Session, query: str, args: Any) -> None:
+    def __init__(self, magics: StepMagics, session: Session, query: str, args: argparse.Namespace) -> None:
         self.magics = magics
         self.session = session
         self.query = query
@@ -146,7 +180,8 @@ class StepRound:
         if not await self._drawn(VIEW_TIMEOUT_S):
             message = NO_VIEW.format(seconds=VIEW_TIMEOUT_S)
             display.withdraw(message)
-            return self.magics._fail(message, self.args.strict)
+            self.magics._fail(message, self.args.strict)
+            return
         rounds_before = len(notebook.conversation.rounds)
         round = None
         stopped = "The Round stopped with an error before it was recorded (the error is shown below)."

@@ -1,0 +1,168 @@
+"""Risky step mode's grades, decided from the code before it runs: each grade that pauses, the safe
+cases that run without asking, and the evasions an attacker (or a model's second try) would write.
+
+The place is a real folder: `sales.csv` exists in it (overwriting or deleting it pauses), `out/`
+exists, `artifacts/` is the artifacts folder. The namespace holds a DataFrame `df` the user made, a
+list, a number, a path in a variable and `made`, a list this Round's earlier code created."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> RiskPlace:
+    (tmp_path / "sales.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "artifacts").mkdir()
+    values = {
+        "df": pd.DataFrame({"a": [1, 2]}),
+        "rows": [[1], [2]],
+        "count": 3,
+        "pd": pd,
+        "os": os,
+        "pathlib": pathlib,
+        "sales_path": "sales.csv",
+        "made": [],
+    }
+    return RiskPlace(tmp_path, tmp_path / "artifacts", values, round_names={"made"})
+
+
+def grades(code: str, place: RiskPlace) -> list[tuple[str, str]]:
+    return [(finding.key, finding.subject) for finding in grade_code(code, place)]
+
+
+SAFE = [
+    "df.describe()",
+    "pd.read_csv('sales.csv').head()",
+    "with open('sales.csv') as f:\n    print(f.read())",
+    "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()",
+    "df.to_csv()",  # returns text
+    "df.to_csv('summary.csv')",  # a new file in the notebook's folder
+    "df.to_csv('artifacts/sales.csv')",  # the artifacts folder
+    "df.to_csv(f'new_folder/{count}.csv')",  # computed names in a folder that does not exist yet
+    "import io\nbuf = io.BytesIO()\ndf.to_parquet(buf)",
+    "import json\nwith open('new.json', 'w') as f:\n    json.dump({'a': 1}, f)",
+    "with open('sales.csv', 'x') as f:\n    pass",  # 'x' never overwrites
+    "import os\nos.remove('not-there.csv')",
+    "made.append(1)",  # this Round created it
+    "count += 1",  # a number: rebound, not changed in place
+    "total = df['a'].sum()",
+    "x = os.environ.get('HOME')",
+    "print('see https://example.com')",
+    "df = df.rename(columns={'a': 'b'})\nname = 'a'.replace('a', 'b')",
+    "import sqlite3\nsqlite3.connect(':memory:')",
+    "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
+]
+
+RISKY = [
+    # overwrite a file that existed before
+    ("df.to_csv('sales.csv')", ("overwrite", "sales.csv")),
+    ("df.to_csv(path_or_buf='sales.csv')", ("overwrite", "sales.csv")),
+    ("df.to_csv(sales_path)", ("overwrite", "sales.csv")),  # a path held by a variable
+    ("df.to_csv(f'out/{count}.csv')", ("overwrite", "out")),  # computed names in a folder that exists
+    ("df.to_csv(some_function())", ("overwrite", "")),  # a path it cannot tell
+    ("from pathlib import Path\nPath('sales.csv').write_text('x')", ("overwrite", "sales.csv")),
+    ("p = pathlib.Path('.') / 'sales.csv'\np.write_bytes(b'')", ("overwrite", "sales.csv")),
+    ("with open('sales.csv', 'a') as f:\n    f.write('x')", ("overwrite", "sales.csv")),
+    ("with open('sales.csv', mode='r+') as f:\n    f.write('x')", ("overwrite", "sales.csv")),
+    ("mode = 'w'\nopen('sales.csv', mode)", ("overwrite", "sales.csv")),
+    ("import gzip\ngzip.open('sales.csv', 'wt')", ("overwrite", "sales.csv")),
+    ("import numpy as np\nnp.save('sales.csv', [1])", ("overwrite", "sales.csv")),
+    ("import os.path\ndf.to_csv(os.path.join('out', '..', 'sales.csv'))", ("overwrite", "sales.csv")),
+    ("import shutil\nshutil.copy('x.csv', 'sales.csv')", ("overwrite", "sales.csv")),
+    ("import sqlite3\nsqlite3.connect('sales.csv')", ("overwrite", "sales.csv")),
+    ("import matplotlib.pyplot as plt\nplt.savefig('sales.csv')", ("overwrite", "sales.csv")),
+    # delete a file that existed before
+    ("import os\nos.remove('sales.csv')", ("delete", "sales.csv")),
+    ("from os import unlink as gone\ngone('sales.csv')", ("delete", "sales.csv")),
+    ("p = pathlib.Path('sales.csv')\np.unlink()", ("delete", "sales.csv")),
+    ("import shutil as sh\nsh.move('sales.csv', 'artifacts/')", ("delete", "sales.csv")),
+    ("os.rename('sales.csv', 'b.csv')", ("delete", "sales.csv")),
+    # write outside the notebook's folder
+    ("df.to_csv('/etc/sales.csv')", ("outside", "/etc/sales.csv")),
+    ("df.to_csv('~/sales.csv')", ("outside", os.path.expanduser("~/sales.csv"))),
+    # the working folder
+    ("import os\nos.chdir('..')", ("working_folder", "..")),
+    ("import contextlib\nwith contextlib.chdir('/tmp'):\n    pass", ("working_folder", "/tmp")),
+    # the environment
+    ("import os\nos.environ['X'] = '1'", ("environment", "os.environ")),
+    ("del os.environ['X']", ("environment", "os.environ")),
+    ("from os import environ as e\ne.update(A='1')", ("environment", "os.environ.update")),
+    ("env = os.environ\nenv.pop('A')", ("environment", "os.environ.pop")),
+    ("os.putenv('A', '1')", ("environment", "os.putenv")),
+    ("import sys\nsys.path.insert(0, '/x')", ("environment", "sys.path.insert")),
+    ("import sys\nsys.stdout = None", ("environment", "sys.stdout")),
+    # the network
+    ("import requests\nrequests.get('https://example.com')", ("network", "requests")),
+    ("import httpx as h\nh.Client().get(u)", ("network", "httpx")),
+    ("import socket\nsocket.create_connection(('example.com', 80))", ("network", "socket")),
+    ("from urllib.request import urlopen\nurlopen(u)", ("network", "urllib.request")),
+    ("pd.read_csv('https://example.com/a.csv')", ("network", "https://example.com/a.csv")),
+    ("pd.read_sql('select 1', 'postgresql://db/x')", ("network", "postgresql://db/x")),
+    ("import seaborn as sns\nsns.load_dataset('tips')", ("network", "load_dataset")),
+    # a variable the Round did not create, changed in place
+    ("df['x'] = 1", ("in_place", "df")),
+    ("df.drop(columns='a', inplace=True)", ("in_place", "df")),
+    ("alias = df\nalias.loc[0, 'a'] = 9", ("in_place", "df")),
+    ("for row in rows:\n    row.append(0)", ("in_place", "rows")),
+    ("rows += [[3]]", ("in_place", "rows")),
+    # what verification cannot follow
+    ("exec('df.x = 1')", ("unfollowed", "exec")),
+    ("getattr(df, name)(1)", ("unfollowed", "getattr with a computed name")),
+    ("vars(df)['x'] = 1", ("unfollowed", "vars")),
+    ("%time df.to_csv('sales.csv')", ("overwrite", "sales.csv")),
+]
+
+
+@pytest.mark.parametrize("code", SAFE)
+def test_code_that_only_reads_computes_displays_or_makes_new_files_runs_without_asking(code, place):
+    assert grades(code, place) == []
+
+
+@pytest.mark.parametrize(("code", "expected"), RISKY, ids=[c for c, _ in RISKY])
+def test_risky_code_pauses_with_its_grade(code, expected, place):
+    assert expected in grades(code, place)
+
+
+def test_every_pausing_grade_of_the_table_is_found_by_some_case():
+    found = {expected[0] for _, expected in RISKY}
+    pausing = {grade.key for grade in GRADES if grade.pauses}
+    assert pausing - found == {"undo_budget"}  # that one needs a budget (tested below)
+
+
+def test_the_reason_says_what_and_where_in_words(place):
+    (finding,) = grade_code("x = 1\ndf.to_csv('sales.csv')", place)
+    assert finding.line == 2
+    assert finding.reason == "it overwrites sales.csv, which exists (line 2: df.to_csv('sales.csv'))"
+
+
+def test_a_file_that_did_not_exist_when_graded_is_new(place, tmp_path):
+    assert grades("df.to_csv('later.csv')", place) == []
+    (tmp_path / "later.csv").write_text("")
+    assert grades("df.to_csv('later.csv')", place) == [("overwrite", "later.csv")]
+
+
+def test_modules_and_functions_are_not_variables_changed_in_place(place):
+    assert grades("pd.options.display.max_rows = 5\ndef f():\n    pass\nf.cache = {}", place) == []
+
+
+def test_over_the_undo_budget_pauses_and_names_the_size(place):
+    budget = RiskPlace(
+        place.folder, place.artifacts, place.values, place.round_names, undo_budget_mb=0.000001
+    )
+    (over,) = [f for f in grade_code("df['x'] = 1", budget) if f.key == "undo_budget"]
+    assert over.subject == "df"
+    assert "over the undo budget of 1e-06 MB: its change in place could not be undone" in over.reason
+
+
+def test_within_the_undo_budget_only_the_change_in_place_pauses(place):
+    budget = RiskPlace(place.folder, place.artifacts, place.values, place.round_names, undo_budget_mb=100)
+    assert grades("df['x'] = 1", budget) == [("in_place", "df")]

@@ -1,0 +1,595 @@
+"""What a piece of code would do outside its own variables, read from the code before it runs: the files
+it writes, moves and deletes (with the paths it names), the working folder, the environment, the
+network. risk_grades.py turns these into the grades step mode's risky mode pauses on.
+
+Like verification (code_checker.py) it judges what a name refers to, not how it is spelled: import
+aliases (`import os as o`, `from os import environ as e`), modules and their parts bound to names
+(`env = os.environ`), and paths built from constants (`Path("out") / "a.csv"`, `os.path.join(...)`,
+f-strings, a name the code or the namespace binds to a path). A path it cannot tell is reported as
+unknown (`path` None), never as safe. Evasions verification already refuses (`getattr`, `exec`,
+`__import__`) are reported by the in-place estimate as what it cannot follow.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+# The kinds of effects.
+WRITE, CREATE, MAYBE_WRITE, DELETE = "write", "create", "maybe_write", "delete"
+WORKING_FOLDER, ENVIRONMENT, NETWORK = "working_folder", "environment", "network"
+UNFOLLOWED = "unfollowed"
+# Builtins that reach names, attributes or code by string: what the code does through them cannot be
+# read from it (verification refuses them by default; with verification off they pause).
+UNFOLLOWABLE = frozenset({"exec", "eval", "compile", "globals", "locals", "vars", "__import__"})
+
+# Methods that write a file at their first argument (or one of PATH_KEYWORDS). Those that return
+# text when given no path (`to_csv()`) write nothing then.
+WRITER_METHODS = frozenset(
+    {
+        "to_csv",
+        "to_excel",
+        "to_parquet",
+        "to_json",
+        "to_pickle",
+        "to_feather",
+        "to_hdf",
+        "to_html",
+        "to_latex",
+        "to_markdown",
+        "to_stata",
+        "to_xml",
+        "to_string",
+        "to_orc",
+        "to_netcdf",
+        "to_zarr",
+        "write_csv",
+        "write_parquet",
+        "write_json",
+        "write_ndjson",
+        "write_ipc",
+        "write_excel",
+        "write_avro",
+        "write_delta",
+        "sink_parquet",
+        "sink_csv",
+        "sink_ipc",
+        "sink_ndjson",
+        "savefig",
+        "tofile",
+        "write_image",
+        "write_html",
+        "savetxt",
+        "savez",
+        "savez_compressed",
+        "ExcelWriter",
+        "HDFStore",
+    }
+)
+# Writers whose file is the first or the second argument (`np.save(file, arr)`, `img.save(path)`,
+# `torch.save(obj, path)`, `joblib.dump(value, filename)`, `pq.write_table(table, where)`).
+EITHER_ARGUMENT_WRITERS = frozenset({"save", "dump", "write_table", "write_dataset", "write_feather"})
+PATH_KEYWORDS = frozenset(
+    {"path", "path_or_buf", "buf", "excel_writer", "fname", "file", "filename", "where", "fp", "target"}
+)
+# Functions opening a file whose first argument is the path and second the mode.
+OPENERS = frozenset(
+    {"open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open", "shelve.open"}
+)
+ARCHIVES = frozenset({"zipfile.ZipFile", "tarfile.TarFile"})
+DATABASES = frozenset({"sqlite3.connect", "duckdb.connect", "dbm.open"})
+MOVERS = frozenset({"shutil.move", "os.rename", "os.replace", "os.renames"})
+COPIERS = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"})
+DELETERS = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree"})
+MAKERS = frozenset({"os.mkdir", "os.makedirs"})
+CHDIR = frozenset({"os.chdir", "os.fchdir", "contextlib.chdir"})
+ENVIRONMENT_CALLS = frozenset(
+    {
+        "os.putenv",
+        "os.unsetenv",
+        "os.umask",
+        "sys.setrecursionlimit",
+        "sys.setswitchinterval",
+        "locale.setlocale",
+    }
+)
+# Parts of a process's environment the code may not change in place.
+ENVIRONMENT_OBJECTS = frozenset({"os.environ", "sys.path", "sys.meta_path", "sys.path_hooks"})
+NETWORK_MODULES = frozenset(
+    {
+        "socket",
+        "ssl",
+        "requests",
+        "httpx",
+        "urllib.request",
+        "urllib3",
+        "http.client",
+        "aiohttp",
+        "ftplib",
+        "smtplib",
+        "telnetlib",
+        "poplib",
+        "imaplib",
+        "nntplib",
+        "xmlrpc.client",
+        "websocket",
+        "websockets",
+        "paramiko",
+        "boto3",
+        "botocore",
+        "yfinance",
+        "pandas_datareader",
+        "kaggle",
+        "huggingface_hub",
+        "webbrowser",
+    }
+)
+# Functions that download by themselves (seaborn's example data, scikit-learn's `fetch_*`).
+DOWNLOADERS = frozenset({"urlopen", "urlretrieve", "load_dataset", "get_data_home"})
+URL = re.compile(
+    r"^\s*(?:https?|ftps?|s3a?|gs|gcs|az|abfss?|hdfs|wss?|postgres(?:ql)?|mysql|mssql|oracle|"
+    r"mongodb(?:\+srv)?|redis|snowflake|bigquery)(?:\+\w+)?://",
+    re.IGNORECASE,
+)
+# Calls that make a file object or a buffer, never a path.
+OBJECT_MAKERS = frozenset(
+    {
+        "open",
+        "StringIO",
+        "BytesIO",
+        "TemporaryFile",
+        "NamedTemporaryFile",
+        "SpooledTemporaryFile",
+        "ExcelWriter",
+    }
+)
+# Calls whose text arguments are shown, not fetched: a URL there is only text.
+SHOWING = frozenset({"print", "display", "Markdown", "HTML", "Latex", "info", "warning", "debug", "error"})
+
+
+@dataclass(frozen=True)
+class PathGuess:
+    """What the code names as a path: `text` when it is known; else `prefix`, the known start of a
+    name the code computes (`f"out/{name}.csv"` -> "out/"); `not_a_path` when it is some other object
+    (an open file, a buffer); all None: a path verification cannot tell."""
+
+    text: str | None = None
+    prefix: str | None = None
+    not_a_path: bool = False
+
+
+UNKNOWN = PathGuess()
+NOT_A_PATH = PathGuess(not_a_path=True)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One effect the code would have: `kind` (WRITE, CREATE, MAYBE_WRITE, DELETE, WORKING_FOLDER,
+    ENVIRONMENT, NETWORK), the `path` it names (file effects), what it concerns (`subject`), the line and
+    the line's text (`how`)."""
+
+    kind: str
+    line: int
+    how: str
+    path: PathGuess | None = None
+    subject: str = ""
+
+
+def code_effects(code: str, values: Mapping[str, Any] | None = None) -> list[Effect]:
+    """The effects `code` would have, in code order. `values`: the namespace the code will run in (a
+    name it reads as a path is judged by its value there); None when unknown."""
+    try:
+        tree = ast.parse(python_of(code))
+    except (SyntaxError, ValueError):
+        return []  # it will not run
+    walk = _EffectWalk(code.splitlines(), values)
+    walk.visit(tree)
+    return walk.effects
+
+
+def python_of(code: str) -> str:
+    """`code` as plain Python: IPython's `%magic` and `!cmd` syntax turned into calls, one line per
+    line (as verification reads it)."""
+    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython is heavy to import
+
+    try:
+        return str(TransformerManager().transform_cell(code))
+    except Exception:
+        return code
+
+
+class _EffectWalk(ast.NodeVisitor):
+    def __init__(self, lines: list[str], values: Mapping[str, Any] | None) -> None:
+        self.lines = lines
+        self.values = values
+        self.aliases: dict[str, str] = {}  # local name -> dotted path (modules and their parts)
+        self.paths: dict[str, PathGuess] = {}  # names the code binds to paths (or to other objects)
+        self.path_objects: set[str] = set()  # names bound to pathlib paths
+        self.handles: set[str] = set()  # names bound to open files and buffers
+        self.effects: list[Effect] = []
+
+    # -- reporting -----------------------------------------------------------------------------------
+
+    def shown(self, node: ast.AST) -> str:
+        line = getattr(node, "lineno", 0)
+        text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+        return text if len(text) <= 80 else text[:79] + "…"
+
+    def add(self, kind: str, node: ast.AST, path: PathGuess | None = None, subject: str = "") -> None:
+        self.effects.append(Effect(kind, getattr(node, "lineno", 0), self.shown(node), path, subject))
+
+    # -- names ---------------------------------------------------------------------------------------
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """The dotted path an expression names through the code's aliases (`o.environ` -> os.environ),
+        None when it does not start at an imported module."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.aliases.get(node.id)
+        if base is None:
+            if node.id in ("open", "print", "display") and not parts:
+                return node.id
+            value = self.values.get(node.id) if self.values is not None else None
+            base = getattr(value, "__name__", None) if type(value).__name__ == "module" else None
+            if base is None:
+                return None
+        return ".".join([base, *reversed(parts)])
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in UNFOLLOWABLE and isinstance(node.ctx, ast.Load):
+            self.add(UNFOLLOWED, node, subject=node.id)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            local = alias.asname or alias.name.split(".")[0]
+            self.forget(local)
+            self.aliases[local] = alias.name if alias.asname else local
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name != "*" and node.module:
+                local = alias.asname or alias.name
+                self.forget(local)
+                self.aliases[local] = f"{node.module}.{alias.name}"
+
+    def forget(self, name: str) -> None:
+        self.aliases.pop(name, None)
+        self.paths.pop(name, None)
+        self.path_objects.discard(name)
+        self.handles.discard(name)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self.store(target, node.value, node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.store(node.target, node.value, node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.store(node.target, None, node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self.store(target, None, node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.store(node.target, node.value, node)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.store(item.optional_vars, item.context_expr, node)
+        for statement in node.body:
+            self.visit(statement)
+
+    visit_AsyncWith = visit_With
+
+    def store(self, target: ast.AST, value: ast.AST | None, node: ast.AST) -> None:
+        """What binding `target` to `value` means: a name for a module part or a path; a change of the
+        environment when the target is a part of it (`os.environ["X"] = ...`, `sys.path[0] = ...`,
+        `sys.stdout = ...`)."""
+        if isinstance(target, ast.Name):
+            name = target.id
+            self.forget(name)
+            if value is None:
+                return
+            dotted = self.dotted(value) if isinstance(value, ast.Attribute | ast.Name) else None
+            if dotted is not None:
+                self.aliases[name] = dotted
+                return
+            guess = self.path_of(value)
+            self.paths[name] = guess
+            if isinstance(value, ast.Call) and guess is NOT_A_PATH:
+                self.handles.add(name)
+            if self.is_path_object(value):
+                self.path_objects.add(name)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self.store(element, None, node)
+        elif isinstance(target, ast.Subscript | ast.Attribute):
+            self.generic_visit(target)  # what the target reads (`vars(x)[k] = ...`, `d[f(x)] = ...`)
+            base = target.value
+            dotted = self.dotted(base)
+            if dotted in ENVIRONMENT_OBJECTS:
+                self.add(ENVIRONMENT, node, subject=dotted)
+            elif isinstance(target, ast.Attribute) and dotted in ("sys", "os"):
+                self.add(ENVIRONMENT, node, subject=f"{dotted}.{target.attr}")
+
+    # -- paths ---------------------------------------------------------------------------------------
+
+    def path_of(self, node: ast.AST | None) -> PathGuess:
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                return PathGuess(node.value)
+            if isinstance(node.value, bytes):
+                return PathGuess(os.fsdecode(node.value))
+            return NOT_A_PATH
+        if isinstance(node, ast.JoinedStr):
+            first = node.values[0] if node.values else None
+            start = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+            return PathGuess(prefix=start)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            left, right = self.path_of(node.left), self.path_of(node.right)
+            join = os.path.join if isinstance(node.op, ast.Div) else str.__add__
+            if left.text is not None and right.text is not None:
+                return PathGuess(join(left.text, right.text))
+            if left.text is not None:
+                return PathGuess(prefix=join(left.text, "") if isinstance(node.op, ast.Div) else left.text)
+            if left.prefix is not None:
+                return PathGuess(prefix=left.prefix)
+            return UNKNOWN
+        if isinstance(node, ast.Name):
+            if node.id in self.paths:
+                return self.paths[node.id]
+            if self.values is None or node.id not in self.values:
+                return UNKNOWN
+            value = self.values[node.id]
+            if isinstance(value, str | PurePath):
+                return PathGuess(os.fspath(value))
+            return NOT_A_PATH
+        if isinstance(node, ast.Call):
+            return self.path_of_call(node)
+        if isinstance(node, ast.Dict | ast.List | ast.Set | ast.Tuple | ast.ListComp | ast.DictComp):
+            return NOT_A_PATH  # data, not a path (`json.dump({...}, f)`)
+        return UNKNOWN
+
+    def path_of_call(self, node: ast.Call) -> PathGuess:
+        func = node.func
+        leaf = _leaf(func)
+        dotted = self.dotted(func) or ""
+        if leaf in ("Path", "PurePath", "PosixPath", "WindowsPath") or dotted in (
+            "os.path.join",
+            "posixpath.join",
+        ):
+            if not node.args:
+                return PathGuess(".")
+            guesses = [self.path_of(a) for a in node.args]
+            known: list[str] = []
+            for guess in guesses:
+                if guess.text is None:
+                    start = os.path.join(*known, guess.prefix or "") if known else guess.prefix
+                    return PathGuess(prefix=start) if start is not None else UNKNOWN
+                known.append(guess.text)
+            return PathGuess(os.path.join(*known))
+        if leaf in ("home",) and isinstance(func, ast.Attribute):
+            return PathGuess("~")
+        if leaf in ("cwd", "getcwd"):
+            return PathGuess(".")
+        if leaf in ("expanduser", "resolve", "absolute", "abspath", "normpath", "fspath", "str") or (
+            isinstance(func, ast.Name) and func.id == "str"
+        ):
+            inner = node.args[0] if node.args else func.value if isinstance(func, ast.Attribute) else None
+            return self.path_of(inner)
+        if leaf in OBJECT_MAKERS or dotted in OPENERS or dotted in ARCHIVES:
+            return NOT_A_PATH  # an open file, a buffer: not a path
+        return UNKNOWN  # what a call returns may be a path
+
+    def is_handle(self, node: ast.AST) -> bool:
+        """An open file or a buffer: bound by the code to one, or one in the namespace."""
+        if not isinstance(node, ast.Name):
+            return False
+        if node.id in self.paths:
+            return node.id in self.handles
+        value = self.values.get(node.id) if self.values is not None else None
+        return isinstance(value, io.IOBase)
+
+    def is_path_object(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            if node.id in self.path_objects:
+                return True
+            value = (
+                self.values.get(node.id) if self.values is not None and node.id not in self.paths else None
+            )
+            return isinstance(value, PurePath)
+        if isinstance(node, ast.Call):
+            leaf = _leaf(node.func)
+            if leaf in (
+                "Path",
+                "PurePath",
+                "PosixPath",
+                "home",
+                "cwd",
+                "with_suffix",
+                "with_name",
+                "joinpath",
+            ):
+                return True
+            if leaf in ("resolve", "absolute", "expanduser") and isinstance(node.func, ast.Attribute):
+                return self.is_path_object(node.func.value)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_path_object(node.left)
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
+            return self.is_path_object(node.value)
+        return False
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        func = node.func
+        leaf = _leaf(func)
+        dotted = self.dotted(func) or ""
+        self.network_call(node, leaf, dotted)
+        if (
+            leaf in ("getattr", "setattr", "delattr")
+            and len(node.args) >= 2
+            and _constant(node.args[1]) is None
+        ):
+            self.add(UNFOLLOWED, node, subject=f"{leaf} with a computed name")
+        if isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "run_cell_magic"):
+            self.magic_body(node)
+        if dotted in CHDIR or leaf in ("chdir", "fchdir"):
+            self.add(WORKING_FOLDER, node, subject=(_constant(node.args[0]) or "") if node.args else "")
+            return
+        if dotted in ENVIRONMENT_CALLS:
+            self.add(ENVIRONMENT, node, subject=dotted)
+            return
+        if isinstance(func, ast.Attribute) and self.dotted(func.value) in ENVIRONMENT_OBJECTS:
+            if func.attr not in ("get", "copy", "items", "keys", "values", "index", "count"):
+                self.add(ENVIRONMENT, node, subject=f"{self.dotted(func.value)}.{func.attr}")
+            return
+        self.file_call(node, func, leaf, dotted)
+
+    def magic_body(self, node: ast.Call) -> None:
+        """`%time ...` and `%%capture` run Python given as text: read it too."""
+        texts = [_constant(a) for a in node.args]
+        if len(texts) < 2 or texts[0] not in ("time", "timeit", "capture", "prun") or texts[-1] is None:
+            return
+        offset = node.lineno - (1 if texts[0] is not None and len(texts) == 2 else 0)
+        for effect in code_effects(texts[-1], self.values):
+            self.effects.append(
+                Effect(effect.kind, effect.line + offset, effect.how, effect.path, effect.subject)
+            )
+
+    def network_call(self, node: ast.Call, leaf: str, dotted: str) -> None:
+        top = dotted.split(".")
+        module = next((m for m in NETWORK_MODULES if dotted == m or dotted.startswith(m + ".")), None)
+        if module is not None:
+            self.add(NETWORK, node, subject=module)
+            return
+        if leaf in DOWNLOADERS or (top[0] == "sklearn" and leaf.startswith("fetch_")):
+            self.add(NETWORK, node, subject=leaf)
+            return
+        if leaf in SHOWING:
+            return
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            text = _text_of(arg)
+            if text is not None and URL.search(text):
+                self.add(NETWORK, node, subject=text.strip()[:80])
+                return
+
+    def file_call(self, node: ast.Call, func: ast.expr, leaf: str, dotted: str) -> None:
+        method = isinstance(func, ast.Attribute) and self.dotted(func.value) is None
+        obj = func.value if isinstance(func, ast.Attribute) else None
+        if dotted in OPENERS or dotted in ARCHIVES:
+            mode = _argument(node, 1, "mode")
+            self.opened(node, self.path_of(_argument(node, 0, "file", "name", "filename")), mode)
+        elif method and leaf == "open" and obj is not None and self.is_path_object(obj):
+            self.opened(node, self.path_of(obj), _argument(node, 0, "mode"))
+        elif (
+            method and obj is not None and leaf in ("write_text", "write_bytes") and self.is_path_object(obj)
+        ):
+            self.add(WRITE, node, self.path_of(obj))
+        elif method and obj is not None and leaf in ("touch", "mkdir") and self.is_path_object(obj):
+            self.add(CREATE, node, self.path_of(obj))
+        elif method and obj is not None and leaf in ("unlink", "rmdir") and self.is_path_object(obj):
+            self.add(DELETE, node, self.path_of(obj))
+        elif method and obj is not None and leaf in ("rename", "replace") and self.is_path_object(obj):
+            self.add(DELETE, node, self.path_of(obj))
+            self.add(WRITE, node, self.path_of(_argument(node, 0, "target")))
+        elif dotted in MAKERS:
+            self.add(CREATE, node, self.path_of(_argument(node, 0, "name", "path")))
+        elif dotted in DELETERS:
+            self.add(DELETE, node, self.path_of(_argument(node, 0, "path", "name")))
+        elif dotted in MOVERS:
+            self.add(DELETE, node, self.path_of(_argument(node, 0, "src")))
+            self.add(WRITE, node, self.copy_target(node))
+        elif dotted in COPIERS:
+            self.add(WRITE, node, self.copy_target(node))
+        elif dotted in DATABASES:
+            path = _argument(node, 0, "database", "file")
+            if _constant(path) not in (":memory:", "") or path is None:
+                self.add(MAYBE_WRITE, node, self.path_of(path) if path is not None else NOT_A_PATH)
+        elif leaf in WRITER_METHODS:
+            target = _argument(node, 0, *PATH_KEYWORDS)
+            if target is not None:
+                self.add(WRITE, node, self.path_of(target))
+        elif leaf in EITHER_ARGUMENT_WRITERS:
+            guesses = [self.path_of(_argument(node, i)) for i in (0, 1) if _argument(node, i) is not None]
+            guesses += [self.path_of(k.value) for k in node.keywords if k.arg in PATH_KEYWORDS]
+            known = [g for g in guesses if g.text is not None or g.prefix is not None]
+            if any(self.is_handle(a) for a in node.args[:2]):
+                return  # into a file the code opened: judged where it opened it
+            if known:
+                self.add(WRITE, node, known[0])
+            elif any(not g.not_a_path for g in guesses):
+                self.add(WRITE, node, UNKNOWN)
+
+    def copy_target(self, node: ast.Call) -> PathGuess:
+        """Where a copy or a move lands: into the folder `dst` names when it is one."""
+        target = self.path_of(_argument(node, 1, "dst"))
+        source = self.path_of(_argument(node, 0, "src"))
+        if target.text is not None and os.path.isdir(os.path.expanduser(target.text)) and source.text:
+            return PathGuess(os.path.join(target.text, os.path.basename(source.text)))
+        return target
+
+    def opened(self, node: ast.Call, path: PathGuess, mode_node: ast.AST | None) -> None:
+        if path.not_a_path:
+            return
+        if mode_node is None:
+            return  # read
+        mode = _constant(mode_node)
+        if mode is None:
+            self.add(WRITE, node, path)  # a mode the code computes
+        elif "x" in mode and not any(c in mode for c in "wa+"):
+            self.add(CREATE, node, path)
+        elif any(c in mode for c in "wa+"):
+            self.add(WRITE, node, path)
+
+
+def _leaf(func: ast.AST) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _argument(node: ast.Call, position: int, *names: str) -> ast.expr | None:
+    if len(node.args) > position and not isinstance(node.args[position], ast.Starred):
+        return node.args[position]
+    return next((k.value for k in node.keywords if k.arg in names), None)
+
+
+def _constant(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _text_of(node: ast.AST) -> str | None:
+    """A string argument's text, or an f-string's constant start."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    return None

@@ -8,8 +8,8 @@ Public API:
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
 - `KernelGuardChannel(kc, alive)`: the runtime guard in another kernel, for whatever runs cells there
 - `run_cell_guarded(shell, code)`: a cell of code read from elsewhere, run as generated code is
-- `RuntimeGuard`: the process's runtime guard (`RuntimeGuard.installed()`); `unguarded()` runs trusted
-  code that generated code calls (a plugin) outside it
+- `RuntimeGuard`: the process's runtime guard (`RuntimeGuard.installed()`); `trusted(code)` in a
+  registered entry point (`trust_entry`) lets a plugin generated code calls act as trusted code
 - `estimate_in_place(code, namespace, budget_mb)`: before code runs, the objects it may change in
   place, their sizes, and which fit the undo budget (`InPlaceEstimate`, `InPlaceTarget`)
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes

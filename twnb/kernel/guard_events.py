@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.kernel.guard_refusal import CTYPES, PROCESS, SIGNAL, THREAD
+from twnb.kernel.guard_refusal import CODE, CTYPES, PROCESS, SIGNAL, THREAD
 
 # event -> index of the argument that names what is run (None: nothing to show)
 _PROCESS_EVENTS: dict[str, int | None] = {
@@ -100,6 +100,7 @@ HINTS = {
     CTYPES: "Generated code may not load or call C libraries through ctypes: use the allowed libraries.",
     SIGNAL: "Let the code end normally, or raise an exception to stop early.",
     THREAD: "Start threads with threading.Thread.",
+    CODE: "Define new functions instead of changing existing ones, and import modules with import.",
 }
 
 # Write access in an `open` event's flags (os.open and the io module both report the os.O_* flags).

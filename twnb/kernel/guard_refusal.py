@@ -17,6 +17,7 @@ SIGNAL = "signal"  # a signal to the kernel's own process, its group or its pare
 KERNEL_EXIT = "kernel-exit"  # os._exit, os.abort, the shell's ask_exit: the kernel would stop
 NAMESPACE = "namespace"  # the shell's reset, or the user's variables deleted or cleared
 THREAD = "thread"  # a thread started where the guard cannot follow it
+CODE = "code"  # a function's code replaced, or code loaded with marshal.load
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ INJECTED_PACKAGE = "_twnb_guard"
 _MODULES = (
     "guard_refusal",
     "guard_events",
+    "guard_trust",
     "code_stopper",
     "library_writers",
     "runtime_guard",

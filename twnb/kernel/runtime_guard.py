@@ -23,6 +23,10 @@ tell the guard (library_writers.py). Some ways to stop the kernel raise no audit
 once, and refuse for armed threads only. IPython's own routes (`reset`, `ask_exit`, a cleared
 namespace) are the shell's business: shell_guard.py.
 
+Code the user or twnb provided before the run (a plugin) may do what generated code may not, when
+generated code calls it: twnb's entry point opens a trusted section (`trusted`), and guard_trust.py
+reads from the stack, at each action, whether trusted code is really the one acting.
+
 What it cannot do: code that means harm can disarm anything in its own process (reach the original
 functions, clear the armed set, write memory through a C extension). The guard stops what a model
 plausibly writes, including its next try after a refusal; it is not a sandbox.
@@ -42,7 +46,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from types import FrameType
+from types import CodeType, FrameType, TracebackType
 from typing import Any, ClassVar
 
 from twnb.kernel.code_stopper import exempt
@@ -58,6 +62,7 @@ from twnb.kernel.guard_events import (
     started_program,
 )
 from twnb.kernel.guard_refusal import (
+    CODE,
     KERNEL_EXIT,
     PROCESS,
     SIGNAL,
@@ -65,6 +70,7 @@ from twnb.kernel.guard_refusal import (
     GuardRefusal,
     RuntimeGuardRefused,
 )
+from twnb.kernel.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
 
 _KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
 
@@ -85,6 +91,8 @@ class GuardedRun:
     ended: bool = False
     # The frame that armed the run (the executor's): the code's frames are below it. Held while armed.
     armed_in: FrameType | None = None
+    # The run this one was armed inside, if any: what is refused here is refused there too.
+    outer: GuardedRun | None = None
 
     def record(self, effect: FileEffect) -> None:
         path = effect.path
@@ -119,6 +127,7 @@ class RuntimeGuard:
         self._armed: dict[int, GuardedRun] = {}
         self._busy = threading.local()  # the hook's own file reads must not come back into it
         self._late: list[GuardRefusal] = []  # refused in threads of runs that had ended
+        self._trust = Trust()
 
     @classmethod
     def installed(cls) -> RuntimeGuard:
@@ -135,9 +144,15 @@ class RuntimeGuard:
 
     @contextlib.contextmanager
     def watching(self, run: GuardedRun) -> Iterator[GuardedRun]:
-        """Arm the calling thread for `run` while the block runs (threads it starts stay armed)."""
+        """Arm the calling thread for `run` while the block runs (threads it starts stay armed). Inside
+        a run that refuses, a run armed again refuses too (generated code cannot arm itself a lenient
+        one), and trusted sections open around it do not reach into it."""
         ident = threading.get_ident()
         previous = self._armed.get(ident)
+        if previous is not None:
+            run.outer = previous
+            run.refuse = run.refuse or previous.refuse
+        sections = self._trust.sections.pop(ident, None)
         run.armed_in = sys._getframe(2)  # past contextlib's __enter__: the `with` statement's frame
         self._armed[ident] = run
         try:
@@ -147,20 +162,29 @@ class RuntimeGuard:
                 self._armed.pop(ident, None)
             else:
                 self._armed[ident] = previous
+            if sections is not None:
+                self._trust.sections[ident] = sections
             run.ended = True
             run.armed_in = None
 
-    @contextlib.contextmanager
-    def unguarded(self) -> Iterator[None]:
-        """Disarm the calling thread while the block runs: for code the user trusts that generated
-        code calls (a plugin the user offered the model). Threads it starts meanwhile are unguarded."""
-        ident = threading.get_ident()
-        run = self._armed.pop(ident, None)
-        try:
-            yield
-        finally:
-            if run is not None:
-                self._armed[ident] = run
+    def trust_entry(self, code: CodeType) -> None:
+        """Register `code` as twnb's entry point into trusted code (`PluginFunction._call`): only a
+        frame running it can open a trusted section. Refused while generated code runs."""
+        run = self.armed_run()
+        if run is not None:
+            message = "registering an entry point of the runtime guard is not allowed for generated code."
+            self.refuse(run, self.refusal_here(run, CODE, "RuntimeGuard.trust_entry", message, ""))
+        self._trust.entries.add(code)
+
+    def trusted(self, code: CodeType | None) -> TrustedSection:
+        """A `with` block in a registered entry point (`trust_entry`) in which the plugin whose code is
+        `code` (what the entry calls directly; None: not Python code) acts as trusted code: see
+        guard_trust.py. Opened anywhere else, it changes nothing."""
+        return TrustedSection(self, code)
+
+    def trusted_here(self, frame: FrameType | None) -> bool:
+        """Whether the calling thread, at `frame`, runs trusted code inside a trusted section."""
+        return self._trust.here(threading.get_ident(), frame)
 
     def armed_run(self) -> GuardedRun | None:
         """The run the calling thread works for, if it is armed."""
@@ -173,7 +197,15 @@ class RuntimeGuard:
 
     def refuse(self, run: GuardedRun, refusal: GuardRefusal) -> None:
         """Record `refusal` in `run` (or as late, if the run has ended) and raise it where we are."""
-        (self._late if run.ended else run.refusals).append(refusal)
+        told = False
+        each: GuardedRun | None = run
+        while each is not None:
+            if not each.ended:
+                each.refusals.append(refusal)
+                told = True
+            each = each.outer
+        if not told:
+            self._late.append(refusal)
         raise RuntimeGuardRefused(refusal)
 
     def refusal_here(
@@ -188,7 +220,8 @@ class RuntimeGuard:
     def _audit_hook(self) -> Callable[[str, tuple[Any, ...]], None]:
         """The hook: a plain function with its lookups bound (a bound method called by the
         interpreter costs twice as much, on every audit event of the process)."""
-        watched, armed, get_ident, act = WATCHED_EVENTS, self._armed, threading.get_ident, self._act
+        watched, armed, act = WATCHED_EVENTS | CODE_EVENTS, self._armed, self._act
+        get_ident = threading.get_ident
 
         def audit_hook(event: str, args: tuple[Any, ...]) -> None:
             if event not in watched:
@@ -214,11 +247,23 @@ class RuntimeGuard:
             self.refuse(run, refusal)
 
     def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | None:
+        frame = sys._getframe(3)  # the frame that raised the event (past the hook and _act)
+        trusted = bool(self._trust.sections) and self._trust.here(threading.get_ident(), frame)
         effect = file_effect(event, args)
         if effect is not None:
+            if trusted:
+                return None  # a plugin's files are its own (its context adds the ones it means)
             run.record(effect)
+            if effect.kind in ("write", "move"):
+                self._trust.origins.written.add(effect.path)
             return None
-        if not run.refuse:
+        if event in CODE_EVENTS:
+            judged = None if trusted else self._trust.origins.note(event, args, frame)
+            if judged is None or not run.refuse:
+                return None
+            rule, subject, message = judged
+            return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
+        if not run.refuse or trusted:
             return None
         if event in THREAD_EVENTS:
             # 3.12 and later report every thread start: one not made through our wrappers (a start
@@ -334,7 +379,7 @@ class RuntimeGuard:
         @functools.wraps(original)
         def guarded(*args: Any, **kwargs: Any) -> Any:
             run = guard._armed.get(threading.get_ident())
-            if run is not None and run.refuse:
+            if run is not None and run.refuse and not guard.trusted_here(sys._getframe(1)):
                 message = judge(args)
                 if message is not None:
                     guard.refuse(run, guard.refusal_here(run, rule, event, message, hint))
@@ -347,23 +392,63 @@ class RuntimeGuard:
 _PROCESS_ATTRIBUTE = "_twnb_runtime_guard"
 
 
+class TrustedSection:
+    """`RuntimeGuard.trusted`: the `with` statement's frame is the entry, if it runs registered code."""
+
+    __slots__ = ("code", "guard", "ident", "opened")
+
+    def __init__(self, guard: RuntimeGuard, code: CodeType | None) -> None:
+        self.guard = guard
+        self.code = code
+        self.ident = 0
+        self.opened = False
+
+    def __enter__(self) -> None:
+        entry = sys._getframe(1)
+        trust = self.guard._trust
+        if entry.f_code not in trust.entries:
+            return  # opened from anywhere else (the generated code's own frame): nothing changes
+        self.ident = threading.get_ident()
+        trust.sections.setdefault(self.ident, []).append(Section(entry, self.code))
+        self.opened = True
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if not self.opened:
+            return
+        sections = self.guard._trust.sections.get(self.ident)
+        if sections:
+            sections.pop()
+            if not sections:
+                del self.guard._trust.sections[self.ident]
+
+
 class _Follower:
-    """A new thread's function, wrapped: the thread arms itself for its parent's run, for its life."""
+    """A new thread's function, wrapped: the thread arms itself for its parent's run, for its life.
+    `trusted`: started by trusted code inside a trusted section, the thread is trusted from its root
+    (and still not where generated code runs in it)."""
 
-    __slots__ = ("function", "guard", "run")
+    __slots__ = ("function", "guard", "run", "trusted")
 
-    def __init__(self, function: Callable[..., Any], guard: RuntimeGuard, run: GuardedRun) -> None:
+    def __init__(
+        self, function: Callable[..., Any], guard: RuntimeGuard, run: GuardedRun, trusted: bool = False
+    ) -> None:
         self.function = function
         self.guard = guard
         self.run = run
+        self.trusted = trusted
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ident = threading.get_ident()
         self.guard._armed[ident] = self.run
+        if self.trusted:
+            self.guard._trust.sections[ident] = [ROOT]
         try:
             return self.function(*args, **kwargs)
         finally:
             self.guard._armed.pop(ident, None)
+            self.guard._trust.sections.pop(ident, None)
 
 
 class _ThreadStart:
@@ -376,7 +461,7 @@ class _ThreadStart:
     def __call__(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         run = self.guard._armed.get(threading.get_ident())
         if run is not None:
-            function = _Follower(function, self.guard, run)
+            function = _Follower(function, self.guard, run, self.guard.trusted_here(sys._getframe(1)))
         return self.original(function, *args, **kwargs)
 
 
@@ -454,6 +539,13 @@ exempt(
     RuntimeGuard._refusal,
     RuntimeGuard.refusal_here,
     RuntimeGuard.refuse,
+    RuntimeGuard.trusted_here,
+    Trust.here,
+    CodeOrigins.note,
+    CodeOrigins._remember,
+    _ImportSystem.untouched_module,
+    TrustedSection.__enter__,
+    TrustedSection.__exit__,
     GuardedRun.record,
     _ThreadStart.__call__,
     _made_by_code,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import weakref
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -137,7 +138,7 @@ def _refusing_route(
     @functools.wraps(original)
     def route(*args: Any, **kwargs: Any) -> Any:
         run = guard.armed_run()
-        if run is not None and run.refuse:
+        if run is not None and run.refuse and not guard.trusted_here(sys._getframe(1)):
             guard.refuse(run, guard.refusal_here(run, rule, event, message, hint))
         return original(*args, **kwargs)
 

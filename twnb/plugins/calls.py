@@ -11,19 +11,27 @@ of their own) it just calls the plugin.
 The log is process-wide, not per thread: a call from a thread the generated code started is the
 run's call too.
 
-A plugin is code the user offered the model, so it runs outside the runtime guard that watches the
-generated code calling it (twnb/kernel/runtime_guard.py): a plugin may start a process or load a C
-library that generated code itself may not.
+A plugin is code the user offered the model, so it acts as trusted code for the runtime guard that
+watches the generated code calling it (twnb/kernel/runtime_guard.py, guard_trust.py): a plugin may
+start a process or load a C library that generated code itself may not. Trust goes only to what twnb
+bound before the run: a `PluginFunction` made while generated code runs (around a callable of the
+code's own) calls its target as the code would, and a bound one calls the target it was bound with,
+whatever is later set on it. The guard reads from the stack at each action whether the plugin's own
+code is acting, not generated code the plugin was handed or that patched what it uses.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
+import types
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from twnb.base import clip, now_iso_precise
@@ -114,6 +122,8 @@ class PluginFunction:
         parameters: Sequence[str] = (),
         signature: inspect.Signature | None = None,
     ) -> None:
+        if _GUARD.armed_run() is None:  # made by twnb (or the user) before generated code runs
+            _BOUND[self] = (target, _called_code(target))
         fields: dict[str, Any] = {
             "__name__": name,
             "__qualname__": name,
@@ -165,8 +175,12 @@ class PluginFunction:
         return result
 
     def _call(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
-        with RuntimeGuard.installed().unguarded():
+        bound = _BOUND.get(self)
+        if bound is None:  # made while generated code ran: its target runs as the code's own call
             return self.target(*args, **kwargs)
+        target, code = bound
+        with _GUARD.trusted(code):
+            return target(*args, **kwargs)
 
     def _argument_types(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, str]:
         named: dict[str, str] = {}
@@ -176,3 +190,29 @@ class PluginFunction:
         for key, value in kwargs.items():
             named[str(key)] = type(value).__name__
         return named
+
+
+def _called_code(target: Any) -> CodeType | None:
+    """The code a call of `target` runs first (a function's, a method's, a callable instance's
+    `__call__`): the frame the trusted entry calls must run it. None when that is not Python code."""
+    for _ in range(8):
+        if isinstance(target, functools.partial):
+            target = target.func
+        elif isinstance(target, types.MethodType):
+            target = target.__func__
+        else:
+            break
+    if isinstance(target, types.FunctionType):
+        return target.__code__
+    call = next((vars(cls)["__call__"] for cls in type(target).__mro__ if "__call__" in vars(cls)), None)
+    if isinstance(call, types.FunctionType):
+        return call.__code__
+    return None
+
+
+_GUARD = RuntimeGuard.installed()
+# The plugin functions twnb bound before a run, with the target and the code each calls.
+_BOUND: weakref.WeakKeyDictionary[PluginFunction, tuple[Callable[..., Any], CodeType | None]] = (
+    weakref.WeakKeyDictionary()
+)
+_GUARD.trust_entry(PluginFunction._call.__code__)

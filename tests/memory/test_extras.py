@@ -79,6 +79,18 @@ ROUND_EXTRA = RoundExtra(
     plugin_problems=[
         "Plugin sql_pull_data: sql_pull_data.py needs the module langchain, which is not installed"
     ],
+    changed_in_place=["df"],
+    undo_limits=["`big` (6.1 GB) changed in place cannot be undone"],
+    undone={
+        "undone_at": "2026-12-02T14:03:00+00:00",
+        "line": "Undone by the user: removed total; restored df.",
+        "forced": False,
+        "restored": ["df"],
+        "removed": ["total"],
+        "files_restored": [],
+        "files_moved": {"/nb/out.png": "/nb/twnb-undone/round-1/out.png"},
+        "not_undone": [],
+    },
 )
 
 

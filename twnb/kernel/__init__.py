@@ -12,6 +12,8 @@ Public API:
   registered entry point (`trust_entry`) lets a plugin generated code calls act as trusted code
 - `estimate_in_place(code, namespace, budget_mb)`: before code runs, the objects it may change in
   place, their sizes, and which fit the undo budget (`InPlaceEstimate`, `InPlaceTarget`)
+- `UndoLog(budget_mb, folder, namespace)`: each run's undo snapshot (what it replaced, copies of what
+  it may change in place and of the files it overwrote) and `undo(...)`, for `%taskweaver undo`
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
@@ -26,7 +28,7 @@ from twnb.kernel.exit_guard import ExitRefused
 from twnb.kernel.file_scan import ScanLimits
 from twnb.kernel.guard_channel import KernelGuardChannel
 from twnb.kernel.guard_refusal import GuardRefusal
-from twnb.kernel.in_place_estimate import InPlaceEstimate, InPlaceTarget, estimate_in_place
+from twnb.kernel.in_place_estimate import MB, InPlaceEstimate, InPlaceTarget, estimate_in_place
 from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
 from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
 from twnb.kernel.live_shell import LiveShellExecutor
@@ -42,10 +44,13 @@ from twnb.kernel.result import (
 from twnb.kernel.runtime_guard import RuntimeGuard
 from twnb.kernel.shell_guard import run_cell_guarded
 from twnb.kernel.this_python import this_python_kernel_manager
+from twnb.kernel.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
 from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 
 __all__ = [
     "BIG_DATA_LIBRARIES",
+    "MB",
+    "UNDONE_FOLDER",
     "AttachedKernelManager",
     "ExecutionError",
     "ExecutionResult",
@@ -60,8 +65,11 @@ __all__ = [
     "KernelPlace",
     "KernelStartError",
     "LiveShellExecutor",
+    "RunSnapshot",
     "RuntimeGuard",
     "ScanLimits",
+    "UndoLog",
+    "UndoReport",
     "UserCell",
     "UserCellLog",
     "UserCellSource",

@@ -24,6 +24,7 @@ from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.secret_screen import secret_variable_values
 from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.shell_hooks import recorded_shell_output
+from twnb.kernel.undo_log import RunSnapshot, UndoLog
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
 
@@ -50,6 +51,9 @@ class LiveShellExecutor:
     (base/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
     `remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
     and after each run, so they stay secrets once the variable is gone.
+    With an `undo_log`, each run is recorded there so it can be undone (undo_log.py): what cannot be
+    undone (an object over the undo budget) is said in the cell before the code runs, and in the
+    result's `undo_limits`.
     """
 
     def __init__(
@@ -67,8 +71,10 @@ class LiveShellExecutor:
         max_listed_files: int = 200,
         redact: Redact | None = None,
         remember_secrets: Callable[[Iterable[str]], None] | None = None,
+        undo_log: UndoLog | None = None,
     ) -> None:
         self.shell = shell
+        self.undo_log = undo_log
         self.redact = redact
         self.remember_secrets = remember_secrets
         self.workdir = Path(workdir)
@@ -115,8 +121,13 @@ class LiveShellExecutor:
         before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
         namespace = self.shell.user_global_ns
+        snapshot = self._undo_begin(execution_id, code, hidden, notes)
         watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr), code_namespace=namespace)
-        run = GuardedRun(refuse=self.guarded, code_namespace=namespace)
+        run = GuardedRun(
+            refuse=self.guarded,
+            code_namespace=namespace,
+            keep_before=snapshot.keep_file if snapshot is not None else None,
+        )
         cell: Any = None
         interrupted_outside_code = False
         started = time.perf_counter()
@@ -153,13 +164,15 @@ class LiveShellExecutor:
             run, skip=self._skipped_dirs(), workdirs=(self.workdir, os.getcwd())
         )
         changes = FileChanges([Path(p) for p in created], [Path(p) for p in modified])
+        if snapshot is not None and self.undo_log is not None:
+            self.undo_log.end(snapshot, self.shell.user_ns, hidden, created)
         after_vars = (
             None
             if before_vars is None
             else _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         )
         variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
-        return build_result(
+        result = build_result(
             execution_id=execution_id,
             code=code,
             status=status,
@@ -176,6 +189,29 @@ class LiveShellExecutor:
             own_artifacts=own_artifacts,
             refusals=run.refusals,
         )
+        if snapshot is not None:
+            result.in_place = list(snapshot.in_place)
+            result.undo_limits = snapshot.limit_lines()
+        return result
+
+    def _undo_begin(
+        self, execution_id: str, code: str, hidden: set[str], notes: list[str]
+    ) -> RunSnapshot | None:
+        """The run's undo snapshot, taken before it runs; what cannot be undone is said now, in the
+        cell (before the code's own output), and in the result's notes."""
+        if self.undo_log is None:
+            return None
+        try:
+            snapshot = self.undo_log.begin(execution_id, code, self.shell.user_ns, hidden)
+        except Exception as exc:  # undo is a courtesy: it must never keep the code from running
+            notes.append(f"This run cannot be undone: its snapshot failed ({type(exc).__name__}: {exc}).")
+            return None
+        limits = snapshot.limit_lines()
+        if limits:
+            sys.stderr.write("".join(f"twnb: {line}\n" for line in limits))
+            sys.stderr.flush()
+            notes.extend(limits)
+        return snapshot
 
     def _remember_secret_variables(self) -> None:
         if self.remember_secrets is not None:

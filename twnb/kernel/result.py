@@ -94,6 +94,10 @@ class ExecutionResult:
     # The calls the code made to plugins (twnb/plugins/), recorded around the run.
     plugin_calls: list[PluginCallRecord] = field(default_factory=list)
     refusals: list[GuardRefusal] = field(default_factory=list)
+    # Undo's bookkeeping (undo_log.py): the names the code may have changed in place (read from the
+    # code before it ran), and what of the run cannot be undone, one line each (said before it ran).
+    in_place: list[str] = field(default_factory=list)
+    undo_limits: list[str] = field(default_factory=list)
 
     @property
     def success(self) -> bool:

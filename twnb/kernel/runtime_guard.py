@@ -89,6 +89,9 @@ class GuardedRun:
     writes: dict[str, bool] = field(default_factory=dict)
     maybe_writes: dict[str, tuple[int, int] | None] = field(default_factory=dict)
     ended: bool = False
+    # Called with a file that existed before the run, just before the code first writes over, moves
+    # or removes it (its content is still the old one): undo keeps a copy (undo_log.py).
+    keep_before: Callable[[str], None] | None = None
     # The frame that armed the run (the executor's): the code's frames are below it. Held while armed.
     armed_in: FrameType | None = None
     # The run this one was armed inside, if any: what is refused here is refused there too.
@@ -96,6 +99,8 @@ class GuardedRun:
 
     def record(self, effect: FileEffect) -> None:
         path = effect.path
+        if self.keep_before is not None:
+            self._keep_before(effect)
         if effect.kind == "write":
             if path not in self.writes:
                 self.writes[path] = os.path.lexists(path)
@@ -115,6 +120,21 @@ class GuardedRun:
             for table in (self.writes, self.maybe_writes):
                 for written in [p for p in table if p == path or p.startswith(prefix)]:
                     del table[written]
+
+    def _keep_before(self, effect: FileEffect) -> None:
+        keep = self.keep_before
+        touched = [effect.path]
+        if effect.kind == "move" and effect.source:
+            touched.append(effect.source)
+        elif effect.kind == "remove_tree":
+            return
+        for path in touched:
+            if path not in self.writes and path not in self.maybe_writes and os.path.isfile(path):
+                try:
+                    if keep is not None:
+                        keep(path)
+                except Exception:  # keeping a copy is a courtesy: never break the code's write
+                    pass
 
 
 class RuntimeGuard:

@@ -153,6 +153,25 @@ class PluginOfferRecord(TypedDict):
     scores: dict[str, float]
 
 
+class UndoneRecord(TypedDict, total=False):
+    """A Round the user undid (`%taskweaver undo`): when (`undone_at`, UTC ISO 8601), `line` (the one
+    line every view shows), whether it was `forced` past later changes (`changed_since`: the names),
+    the variables `restored` (rebound, deleted or changed in place: back as they were) and `removed`
+    (created by the Round), `files_restored` (overwritten: their content back), `files_moved` (created
+    by the Round: path -> where it was moved, beside the notebook) and `not_undone` (one line each: what
+    could not be taken back)."""
+
+    undone_at: str
+    line: str
+    forced: bool
+    changed_since: list[str]
+    restored: list[str]
+    removed: list[str]
+    files_restored: list[str]
+    files_moved: dict[str, str]
+    not_undone: list[str]
+
+
 class RoundExtra(TypedDict, total=False):
     """`Round.extra`: `usage` summed over its Posts, `timing` of the whole Round, `failure_reason` when
     it failed (a sentence for the user), `autosave_failed` (the one note, with the reason, when
@@ -167,7 +186,10 @@ class RoundExtra(TypedDict, total=False):
     bounded), `replay` (a Round replayed from a cassette: `ReplayRecord`), `plugins` (which plugins the
     CodeInterpreter was shown in this Round and why: `PluginOfferRecord`), `plugin_only` (true when the
     Round ran in plugin-only mode) and `plugin_problems` (plugins that could not be loaded when the Round
-    started, each `NAME: why`, said once: the Round after a problem first appeared)."""
+    started, each `NAME: why`, said once: the Round after a problem first appeared), `changed_in_place`
+    (the names its code may have changed in place, read from the code before it ran), `undo_limits`
+    (what of the Round cannot be undone, one line each, said before its code ran: "`big` (6.1 GB)
+    changed in place cannot be undone") and `undone` (the user undid it: `UndoneRecord`)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -183,6 +205,9 @@ class RoundExtra(TypedDict, total=False):
     plugins: PluginOfferRecord
     plugin_only: bool
     plugin_problems: list[str]
+    changed_in_place: list[str]
+    undo_limits: list[str]
+    undone: UndoneRecord
 
 
 class ExecutionRecord(TypedDict):

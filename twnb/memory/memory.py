@@ -156,6 +156,10 @@ class Memory:
         self._role_views[(role, include_failure_rounds)] = _RoleViews(rounds, states, sizes, keys, views)
         return list(views)
 
+    def forget_views(self) -> None:
+        """Make every role view afresh at the next call: a settled Round's record changed (undone)."""
+        self._role_views.clear()
+
     def get_shared_memory_entries(self, entry_type: SharedMemoryEntryType) -> list[SharedMemoryEntry]:
         """Entries of `entry_type`: conversation-scoped ones from any round, round-scoped ones from the
         last round only; one per sending role (the latest wins), ordered by when each winner was posted.

@@ -28,7 +28,7 @@ class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
     (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
     `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`,
-    `plugins`, `plugin_only`, `plugin_problems`."""
+    `plugins`, `plugin_only`, `plugin_problems`, `changed_in_place`, `undo_limits`, `undone`."""
 
     id: str
     user_query: str
@@ -105,6 +105,11 @@ class Round:
 
     def add_post(self, post: Post) -> None:
         self.post_list.append(post)
+
+    @property
+    def undone(self) -> bool:
+        """The user undid this Round (`%taskweaver undo`): it stays in the record, marked."""
+        return bool(self.extra.get("undone"))
 
     def change_round_state(self, new_state: RoundState) -> None:
         self.state = new_state

@@ -37,6 +37,7 @@ def history_rows(conversation: Conversation) -> list[tuple[str, ...]]:
                 str(number),
                 round.id,
                 state_label(round.state, extra.get("failure_reason"))
+                + (", undone" if extra.get("undone") else "")
                 + (", not autosaved" if autosave_note({"extra": extra}) else ""),
                 str(len(round.post_list)),
                 f"{duration:.1f} s" if isinstance(duration, (int, float)) else "-",

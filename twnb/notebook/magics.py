@@ -42,6 +42,10 @@ SUBCOMMANDS = {
     "history": "history              the Rounds of this conversation as a table",
     "export": "export PATH.ipynb [--force]  write the conversation as a notebook (Rounds, code, recorded\n"
     "                         outputs); an existing file is replaced only with --force",
+    "undo": "undo [ROUND] [--force]  put the kernel back as it was before the Round (default: the last):\n"
+    "                         its variables removed or restored, files it made moved to twnb-undone/,\n"
+    "                         files it overwrote restored; refused when later changes touched the same\n"
+    "                         variables, unless --force. The Round stays in the record, marked undone",
     "config": "config               effective settings and where each came from (keys are never shown)",
     "trace": "trace on|off|console|otlp [URL]  OpenTelemetry spans of each Round (needs twnb[otel])",
     "plans": "plans [recover N]    the conversation's plans; recover N: the next Round continues plan N",
@@ -80,8 +84,9 @@ the notebook. See `%config TaskWeaverMagics` and `%taskweaver config`."""
 
 # What changes the conversation or the settings a running Round relies on, or would copy its artifacts
 # and write it as a notebook half-made (export): refused until the Round ends (run from generated code,
-# or a cell queued behind the Round). save, show, history, config only read.
-CHANGES_THE_CONVERSATION = ("reset", "load", "export")
+# or a cell queued behind the Round; step mode's panel undoes a piece of code itself). save, show,
+# history, config only read.
+CHANGES_THE_CONVERSATION = ("reset", "load", "export", "undo")
 
 
 class RoundRunning(RuntimeError):
@@ -190,7 +195,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     @argument(
         "--force",
         action="store_true",
-        help="with `save`: replace a file that holds more Rounds; with `export`: replace an existing file",
+        help="with `save`: replace a file that holds more Rounds; with `export`: replace an existing file; "
+        "with `undo`: undo although later changes touched the same variables",
     )
     @argument("subcommand", nargs="*", help="line form: " + ", ".join(SUBCOMMANDS))
     @no_var_expand
@@ -415,7 +421,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 ("--latest", args.latest, "load"),
                 ("--rerun", args.rerun, "load"),
                 ("--user-cells", args.user_cells, "load"),
-                ("--force", args.force, "save or export"),
+                ("--force", args.force, "save or export or undo"),
             )
             if given and name not in owner.split(" or ")
         ]
@@ -620,6 +626,13 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             base_dir=self.notebook.workdir,
         )
         display(bundle, raw=True)
+
+    def _cmd_undo(self, rest: list[str], args: argparse.Namespace) -> None:
+        if len(rest) > 1:
+            self._say("Usage: %taskweaver undo [ROUND] [--force] (a Round number, id, or last)", error=True)
+            return
+        outcome = self.notebook.undo(rest[0] if rest else None, force=bool(args.force))
+        self._say(outcome.line, error=not outcome.done)
 
     def _cmd_history(self, rest: list[str], args: argparse.Namespace) -> None:
         from IPython.display import display

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` mu
     from twnb.memory import Conversation, Memory, Plan, Round
     from twnb.plugins import PluginCatalog
     from twnb.replay import ExportResult
-    from twnb.session import PlanNotebook, Session
+    from twnb.session import PlanNotebook, Session, UndoLog, UndoOutcome
 
 
 _CELL_ONLY_SETTINGS = frozenset({"step", "strict", "plugin_only"})
@@ -54,6 +54,9 @@ class NotebookSession:
         self.plugin_names: list[str] = []
         self._catalog: PluginCatalog | None = None
         self._catalog_key: tuple[Any, ...] | None = None
+        # The runs that can be undone outlive sessions too (a Round with another --model builds a new
+        # one): made with the first session, given each session after it.
+        self.undo_log: UndoLog | None = None
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:
@@ -100,8 +103,9 @@ class NotebookSession:
         return session
 
     def _build(self, resolved: ResolvedSettings, memory: Memory) -> Session:
-        from twnb.session import build_live_session
+        from twnb.session import build_live_session, undo_log_for
 
+        self.undo_log = undo_log_for(resolved, self.shell, self.session_dir(resolved), self.undo_log)
         return build_live_session(
             resolved,
             self.shell,
@@ -111,6 +115,7 @@ class NotebookSession:
             memory=memory,
             user_cells=self.user_cells,
             plugins=self.plugin_catalog(resolved),
+            undo_log=self.undo_log,
         )
 
     def plugin_catalog(self, resolved: ResolvedSettings) -> PluginCatalog:
@@ -299,12 +304,22 @@ class NotebookSession:
     def reset(self) -> str:
         """A new, empty conversation with a new session id; returns the id. A session that records is
         let go (the next Round builds one), so its cassette does not stay in the old session's folder."""
+        if self.undo_log is not None:
+            self.undo_log.clear()
         if self.session is not None and self.session.cassette_path is None:
             self.session.reset()
         else:
             self.known_secrets()  # what the session let go has seen stays known
             self.session, self._session_key, self._memory = None, None, _new_memory()
         return self.session_id
+
+    def undo(self, ref: str | None, *, force: bool) -> UndoOutcome:
+        """`%taskweaver undo`: see Session.undo."""
+        if self.session is None:
+            from twnb.session import UndoOutcome
+
+            return UndoOutcome(False, "Nothing was undone: no Round has run code in this kernel yet.")
+        return self.session.undo(ref, force=force)
 
     def find_round(self, ref: str) -> Round | None:
         """A Round by id, by its 1-based number, or `last`; None when there is no such Round."""

@@ -18,7 +18,13 @@ from twnb.memory import Post, Round
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates
-from twnb.roles.round_digest import CondensePolicy, HistoryLayout, failure_reason, history_layout
+from twnb.roles.round_digest import (
+    CondensePolicy,
+    HistoryLayout,
+    failure_reason,
+    history_layout,
+    undone_note,
+)
 
 
 def user_msg(name: str, text: str) -> Msg:
@@ -131,10 +137,14 @@ class ChatPrompt:
 
     @staticmethod
     def failure_note(round: Round, current: Round) -> str:
-        """Said after an earlier failed Round shown in full, so its missing answer is not a mystery."""
-        if round is current or round.state != "failed":
+        """Said after an earlier Round shown in full that failed, so its missing answer is not a
+        mystery, or that the user undid."""
+        if round is current:
             return ""
-        return f"(This round failed: {failure_reason(round).rstrip('.')}. Its code did run.)"
+        notes = [undone_note(round)] if round.undone else []
+        if round.state == "failed":
+            notes.insert(0, f"(This round failed: {failure_reason(round).rstrip('.')}. Its code did run.)")
+        return "\n".join(notes)
 
     def _digest(self, round: Round, *, one_line: bool) -> str:
         """A Round's digest, remembered while the same (cached, read-only) view object is passed in."""

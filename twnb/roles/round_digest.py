@@ -131,8 +131,27 @@ def failure_reason(round: Round) -> str:
     return str(round.extra.get("failure_reason") or "no reason recorded")
 
 
+def undone_note(round: Round) -> str:
+    """What the model is told, from then on, of a Round the user undid ("" for one not undone)."""
+    record = round.extra.get("undone")
+    if not record:
+        return ""
+    line = str(record.get("line") or "").removeprefix("Undone by the user: ")
+    return (
+        "(The user undid this round afterwards: the kernel is back as it was before it, for what its "
+        f"code did ({line.rstrip('.')}). Do not rely on its results.)"
+    )
+
+
 def planner_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     """A Round as the Planner needs it later: what was asked, what ran, what was answered."""
+    text = _planner_digest(round, policy, one_line=one_line)
+    if round.undone:
+        return f"{text}\n  {undone_note(round)}" if not one_line else f"{text} (undone by the user)"
+    return text
+
+
+def _planner_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     query = clip(round.user_query, policy.oneline_chars if one_line else policy.task_chars, one_line=True)
     steps = [step_line(p, with_error=not one_line) for p in code_posts(round)]
     if round.state == "failed":
@@ -151,6 +170,13 @@ def planner_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> s
 
 def code_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     """A Round as the CodeInterpreter needs it later: each task and what its code left behind."""
+    text = _code_digest(round, policy, one_line=one_line)
+    if round.undone:
+        return f"{text}\n  {undone_note(round)}" if not one_line else f"{text} (undone by the user)"
+    return text
+
+
+def _code_digest(round: Round, policy: CondensePolicy, *, one_line: bool) -> str:
     limit = policy.oneline_chars if one_line else policy.task_chars
     tasks = [p for p in round.post_list if p.send_from == "Planner" and p.send_to == "CodeInterpreter"]
     failed = " (round failed)" if round.state == "failed" else ""

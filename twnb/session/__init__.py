@@ -1,9 +1,9 @@
 """session layer: the Round driver, autosave, limits, cancellation, and the factory that builds a
 session from settings. See docs/architecture.md, "A Round's data flow". `__all__` is the layer's
 public API (with the kernel layer's `UserCellLog`, which the notebook starts before any session exists:
-each Round records the user's own cells it saw)."""
+each Round records the user's own cells it saw, and `UndoLog`, which the notebook keeps across sessions)."""
 
-from twnb.kernel import UserCellLog, UserCells
+from twnb.kernel import UndoLog, UserCellLog, UserCells
 from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, save_round
 from twnb.session.code_request import (
     ApprovedRun,
@@ -29,12 +29,15 @@ from twnb.session.factory import (
     plugin_catalog,
     plugin_folders,
     redactor_for,
+    undo_log_for,
 )
 from twnb.session.plan_notebook import PlanNotebook, recorded_plan
 from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
+from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome
 from twnb.session.session import RoundLimitReached, Session
 
 __all__ = [
+    "KEPT_ROUNDS",
     "ApprovedRun",
     "CodeRequest",
     "EditedRun",
@@ -44,6 +47,8 @@ __all__ = [
     "RoundLimitReached",
     "Session",
     "Skipped",
+    "UndoLog",
+    "UndoOutcome",
     "UserCellLog",
     "UserCells",
     "UserStopped",
@@ -65,4 +70,5 @@ __all__ = [
     "save_conversation_file",
     "save_round",
     "saved_round_count",
+    "undo_log_for",
 ]

@@ -23,6 +23,7 @@ from twnb.session.session import Session
 
 if TYPE_CHECKING:
     from twnb.config import Redactor, ResolvedSettings, Settings
+    from twnb.kernel import UndoLog
     from twnb.plugins import PluginCatalog
     from twnb.roles import ResponseFormatChoice, VerificationConfig
 
@@ -38,6 +39,7 @@ def build_session(
     memory: Memory | None = None,
     user_cells: UserCellSource | None = None,
     plugins: PluginCatalog | None = None,
+    undo_log: UndoLog | None = None,
 ) -> Session:
     """A Session for the settings `resolved` running code on `executor`.
 
@@ -128,6 +130,7 @@ def build_session(
         user_cells=user_cells,
         replay=replay,
         plugins=plugins,
+        undo_log=undo_log,
     )
 
 
@@ -166,6 +169,7 @@ def build_live_session(
     memory: Memory | None = None,
     user_cells: UserCellSource | None = None,
     plugins: PluginCatalog | None = None,
+    undo_log: UndoLog | None = None,
 ) -> Session:
     """A Session that runs code on the notebook's own kernel (`shell`, an IPython InteractiveShell),
     in `workdir`, keeping autosaves under `session_dir` and the files it saves for the user in the
@@ -173,10 +177,12 @@ def build_live_session(
     if it has one). The notebook layer asks for its session here, so it never builds an executor or a
     client itself. `known_secrets` (values seen as secrets earlier in the notebook) stay redacted; each
     Round records the user's own cells that `user_cells` saw since the previous one. `plugins` (the
-    notebook's, see `plugin_catalog`) are bound in the kernel while code runs and their calls recorded."""
+    notebook's, see `plugin_catalog`) are bound in the kernel while code runs and their calls recorded.
+    Each run is recorded in `undo_log` (default: a new one, see `undo_log_for`) for `Session.undo`."""
     from twnb.kernel import LiveShellExecutor
 
     redactor = redactor_for(resolved)
+    undo_log = undo_log if undo_log is not None else undo_log_for(resolved, shell, session_dir)
     redactor.remember(known_secrets)
     artifacts = artifacts_folder(resolved, workdir)
     executor: Executor = LiveShellExecutor(
@@ -189,6 +195,7 @@ def build_live_session(
         allow_active_output=bool(resolved.settings.allow_active_output),
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
+        undo_log=undo_log,
     )
     if plugins is not None:
         from twnb.plugins import PluginExecutor
@@ -203,7 +210,24 @@ def build_live_session(
         memory=memory,
         user_cells=user_cells,
         plugins=plugins,
+        undo_log=undo_log,
     )
+
+
+def undo_log_for(
+    resolved: ResolvedSettings, shell: Any, session_dir: Path, existing: UndoLog | None = None
+) -> UndoLog:
+    """The undo log of `shell`'s runs, with the settings' budget (`existing`, kept with its snapshots
+    when given: a new session for other settings does not forget what can be undone). Copies of the
+    files runs overwrite go in the session folder: twnb's own, never an artifact."""
+    from twnb.kernel import MB, UndoLog
+
+    folder = Path(session_dir) / "undo"
+    if existing is None or existing.namespace is not shell.user_ns:
+        return UndoLog(resolved.settings.undo_budget_mb, folder, shell.user_ns)
+    existing.budget_bytes = int(resolved.settings.undo_budget_mb * MB)
+    existing.folder = folder
+    return existing
 
 
 def artifacts_folder(resolved: ResolvedSettings, workdir: Path) -> Path:

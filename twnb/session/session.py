@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.base import clip, create_id, get_logger, now_iso
-from twnb.kernel import ExecutionResult, Executor, UserCellSource
+from twnb.kernel import ExecutionResult, Executor, UndoLog, UserCellSource
 from twnb.memory import (
     AUTOSAVE_FAILED,
     CodeRunEnded,
@@ -77,6 +77,7 @@ from twnb.session.conversation_store import load_conversation_and_session, save_
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
+from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_round
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
@@ -130,8 +131,10 @@ class Session:
         user_cells: UserCellSource | None = None,
         replay: CassetteReplay | None = None,
         plugins: PluginCatalog | None = None,
+        undo_log: UndoLog | None = None,
     ) -> None:
         self.planner = planner
+        self.undo_log = undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
         self.code_interpreter = code_interpreter
         self.executor = executor
         self.session_dir = Path(session_dir)
@@ -251,6 +254,7 @@ class Session:
             timing["ended_at"] = now_iso()
             timing["duration_s"] = round(time.perf_counter() - started, 3)
             current.extra["ledger"] = ledger.ledger(timing["duration_s"]).to_dict()
+            self._bound_undo()
             self._autosave(current, index, watcher)
             watcher.on_event(RoundEnded(current.id, current.state, failure))
             if self.llm_events is not None:
@@ -417,6 +421,7 @@ class Session:
                         self.code_interpreter.record_approved(post, watcher)
                         result = received.result
                     self.code_interpreter.record_execution(post, result, watcher)
+                    _record_undo_limits(round, result)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
                     watcher.on_event(_run_ended(post, result))
@@ -594,6 +599,8 @@ class Session:
         conversation goes on in its own folder; None: a new one). Never under the replaced
         conversation's session: its autosave folder stays its own, and loads back as it was."""
         conversation = self._redacted_conversation(conversation)
+        if self.undo_log is not None:
+            self.undo_log.clear()  # its runs were another conversation's
         self.memory = Memory(session_id=session_id or create_id())
         self.memory.conversation = conversation
         self.session_id = self.memory.session_id
@@ -617,8 +624,36 @@ class Session:
         conversation.rounds = rounds
         return conversation
 
+    # -- undo ----------------------------------------------------------------------------------------
+
+    def undo(self, ref: str | None = None, *, force: bool = False) -> UndoOutcome:
+        """Put the kernel back as it was before Round `ref` (its id, number or `last`; None: the last
+        Round not undone yet), for what the Round did: see round_undo.py. Refused in the outcome's line
+        when something changed the same names since, unless `force`. The Round stays, marked undone."""
+        if self.undo_log is None:
+            return UndoOutcome(
+                False, "Undo needs code run on the notebook's own kernel; this session runs it elsewhere."
+            )
+        outcome = undo_round(
+            self.memory.conversation, self.undo_log, ref, force=force, workdir=self.executor.workdir
+        )
+        if outcome.done and outcome.round is not None:
+            self.memory.forget_views()  # the model is told from the next call on
+            rounds = self.memory.conversation.rounds
+            self._autosave(outcome.round, rounds.index(outcome.round))
+        return outcome
+
+    def _bound_undo(self) -> None:
+        """Only the last KEPT_ROUNDS Rounds keep their snapshots (round_undo.py)."""
+        if self.undo_log is None:
+            return
+        recent = self.memory.conversation.rounds[-KEPT_ROUNDS:]
+        self.undo_log.keep_only({post.id for round in recent if not round.undone for post in round.post_list})
+
     def reset(self) -> None:
         """A new, empty conversation under a new session id (a replay starts its cassette over)."""
+        if self.undo_log is not None:
+            self.undo_log.clear()
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plans.reset()
@@ -648,6 +683,16 @@ def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
         artifacts=tuple(str(path) for path in result.artifacts),
         result_text=text,
     )
+
+
+def _record_undo_limits(round: Round, result: ExecutionResult) -> None:
+    """What the run may have changed in place, and what of it cannot be undone, in the Round's record."""
+    if result.in_place:
+        names = round.extra.get("changed_in_place", [])
+        round.extra["changed_in_place"] = list(dict.fromkeys([*names, *result.in_place]))
+    if result.undo_limits:
+        lines = round.extra.get("undo_limits", [])
+        round.extra["undo_limits"] = list(dict.fromkeys([*lines, *result.undo_limits]))
 
 
 def _first(post: Post, kind: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 
 class PromptUtil:
     DELIMITER_TEMPORAL: tuple[str, str] = ("{{DELIMITER_START_TEMPORAL}}", "{{DELIMITER_END_TEMPORAL}}")
@@ -13,7 +15,7 @@ class PromptUtil:
     @staticmethod
     def get_all_delimiters() -> list[tuple[str, str]]:
         """Every class attribute named `DELIMITER_*`, in name order (as TaskWeaver's `dir()` walk)."""
-        return [getattr(PromptUtil, name) for name in dir(PromptUtil) if name.startswith("DELIMITER_")]
+        return list(_delimiters())
 
     @staticmethod
     def remove_parts(text: str, delimiter: tuple[str, str]) -> str:
@@ -42,6 +44,13 @@ class PromptUtil:
 
     @staticmethod
     def remove_all_delimiters(text: str) -> str:
-        for delimiter in PromptUtil.get_all_delimiters():
+        for delimiter in _delimiters():
             text = PromptUtil.remove_delimiter(text, delimiter)
         return text
+
+
+@functools.cache
+def _delimiters() -> tuple[tuple[str, str], ...]:
+    """The `dir()` walk done once: every view of every Round cleans its texts with it, and the walk cost
+    more than the cleaning (an export of 500 Rounds called it some 39,000 times)."""
+    return tuple(getattr(PromptUtil, name) for name in dir(PromptUtil) if name.startswith("DELIMITER_"))

@@ -33,7 +33,7 @@ from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cel
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-    from twnb.memory import Attachment, Conversation, Post, Round
+    from twnb.memory import Attachment, Conversation, Plan, Post, Round
 
 SHOW_COMMAND = "%taskweaver show"
 FAILED_TAG = "twnb-failed-attempt"
@@ -124,10 +124,11 @@ def round_cells(
     the user's own cells that ran before it, then its `show` cell, Markdown and code."""
     result = RoundCells()
     user_cells_before(round, number, result)
+    plan = plan_from_round(round)  # derived from the Planner's posts once, for the bundle and the heading
     result.cells.append(
-        show_cell(round, session_id=session_id, out_dir=out_dir, conversation_id=conversation_id)
+        show_cell(round, session_id=session_id, out_dir=out_dir, conversation_id=conversation_id, plan=plan)
     )
-    lines = _round_heading(round, number)
+    lines = _round_heading(round, number, plan)
     for post in round.post_list:
         if post.send_from == "User":
             continue  # the request: already the heading
@@ -215,15 +216,21 @@ def user_cells_before(round: Round, number: int, result: RoundCells) -> None:
 
 
 def show_cell(
-    round: Round, *, session_id: str, out_dir: Path, conversation_id: str | None = None
+    round: Round,
+    *,
+    session_id: str,
+    out_dir: Path,
+    conversation_id: str | None = None,
+    plan: Plan | None = None,
 ) -> NotebookNode:
     """`%taskweaver show ROUND_ID` with the Round's static bundle as its output (what the cell showed
-    when the Round ended: it reads in every viewer without a kernel)."""
+    when the Round ended: it reads in every viewer without a kernel). `plan`: the Round's, when the
+    caller derived it already (`plan_from_round`)."""
     bundle = round_bundle(
         round,
         session_id=session_id,
         conversation_id=conversation_id,
-        plan=plan_from_round(round),
+        plan=plan if plan is not None else plan_from_round(round),
         previews=artifact_previews(round, out_dir),
         base_dir=out_dir,
     )
@@ -303,7 +310,7 @@ def _code_cell(piece: CodePiece, keep: Callable[[str, str], str], cut_files: lis
     return code_cell(piece.code, outputs, metadata)
 
 
-def _round_heading(round: Round, number: int) -> list[str]:
+def _round_heading(round: Round, number: int, plan: Plan | None) -> list[str]:
     query = PromptUtil.remove_all_delimiters(round.user_query or "").strip()
     first, _, rest = query.partition("\n")
     lines = [f"## Round {number}: {_markdown(first)}"]
@@ -322,10 +329,10 @@ def _round_heading(round: Round, number: int) -> list[str]:
     lines += ["", "*" + " · ".join(facts) + "*"]
     if reason:
         lines += ["", "Ended: " + _markdown(str(reason))]
-    plan = plan_to_dict(plan_from_round(round))
-    if plan and plan.get("subtasks"):
+    steps = plan_to_dict(plan)
+    if steps and steps.get("subtasks"):
         lines += ["", "**Plan**", ""]
-        for step in plan["subtasks"]:
+        for step in steps["subtasks"]:
             mark = "x" if step.get("state") == "done" else " "
             note = "" if step.get("state") in ("done", "todo") else f" *({_inline(str(step.get('state')))})*"
             lines.append(f"- [{mark}] {_markdown(str(step.get('name', '')))}{note}")

@@ -24,6 +24,9 @@ _PRE_STYLE = f"{MONOSPACE};font-size:90%;white-space:pre-wrap;word-break:break-w
 _CODE_BOX = "background:rgba(128,128,128,0.1);border-radius:4px;padding:4px 8px;margin:4px 0"
 
 
+# A Round's views show each piece of code twice (its block in the main view, its post in the
+# conversation beneath), and highlighting is most of what drawing a Round costs.
+@functools.lru_cache(maxsize=16)
 def code_html(code: str, language: str = "python") -> str:
     """`code` highlighted for `language` (Python when empty); unknown languages as plain `<pre>`."""
     from pygments import highlight

@@ -15,14 +15,16 @@ from nbformat.corpus.words import generate_corpus_id as random_cell_id
 
 
 def code_cell(source: str, outputs: Sequence[Mapping[str, Any]], metadata: dict[str, Any]) -> NotebookNode:
-    return _node(
+    """A code cell holding `outputs`: those made here (already nodes) as they are, not converted again
+    (a `show` cell's output is a Round's whole bundle), others converted."""
+    return NotebookNode(
         {
             "id": random_cell_id(),
             "cell_type": "code",
-            "metadata": metadata,
+            "metadata": _node(metadata),
             "execution_count": None,
             "source": source,
-            "outputs": outputs,
+            "outputs": [output if isinstance(output, NotebookNode) else _node(output) for output in outputs],
         }
     )
 

@@ -38,10 +38,9 @@ def artifact_previews(
     """
     previews: list[dict[str, Any]] = []
     seen: set[str] = set()
-    shown = displayed_images(round)
+    # Found at the first image: most Rounds name none, and an export makes previews for every Round.
+    shown: dict[str, dict[str, Any]] | None = None
     places = None
-    if base_dir is not None:
-        places = ArtifactPlaces.of([base_dir, Path(base_dir) / DEFAULT_SESSION_FOLDER])
     for path_text in _artifact_paths(round):
         if path_text in seen:
             continue
@@ -51,6 +50,10 @@ def artifact_previews(
             path = Path(base_dir) / path
         if path.suffix.lower() not in IMAGE_SUFFIXES:
             continue
+        if shown is None:
+            shown = displayed_images(round)
+            if base_dir is not None:
+                places = ArtifactPlaces.of([base_dir, Path(base_dir) / DEFAULT_SESSION_FOLDER])
         name = display_path(path, base_dir)
         if places is not None and path.exists() and places.admits(path) is None:
             mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"

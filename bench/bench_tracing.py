@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "session"))  # the loopback OTLP receiver the tests use
+sys.path.insert(0, str(ROOT / "tests" / "telemetry"))  # the loopback OTLP receiver the tests use
 sys.path.insert(0, str(ROOT / "bench"))
 
 

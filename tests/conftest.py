@@ -11,19 +11,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-# The fake server lives beside the tests, not in the package: make `fakellm` importable however
-# pytest was started (rootdir, a sub-folder, or with tests/ as a package).
-_TESTS = str(Path(__file__).resolve().parent)
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-from fakellm.server import FakeLLMServer  # noqa: E402
+# The fake server lives beside the tests, not in the package: tests/ is on the import path through
+# pytest's `pythonpath` (pyproject.toml), as is the repository's root (hatch_build.py).
+from fakellm.server import FakeLLMServer
 
 
 @pytest.fixture

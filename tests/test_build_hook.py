@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import warnings
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hatch_build
 
 

@@ -1,7 +1,7 @@
 """Re-record twnb/demo/quickstart.cassette.yaml (or another demo notebook's) from the hand-written
 scripted replies.
 
-    python tests/demo/record_quickstart_cassette.py [bigger-than-memory]
+    python -m tests.demo.record_quickstart_cassette [bigger-than-memory]   # from the repository's root
 
 Serves twnb/demo/scripted_replies.yaml from the loopback fake LLM server, runs the quickstart live
 against it with recording on, and copies the cassette the session wrote into the package. Run it
@@ -19,8 +19,6 @@ import tempfile
 from pathlib import Path
 
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fakellm.server import FakeLLMServer
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook

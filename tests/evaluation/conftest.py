@@ -3,7 +3,6 @@ the way TaskWeaver's auto_eval cases are (look-alikes written here, not TaskWeav
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,6 @@ import pytest
 import yaml
 
 from twnb.config.table import SETTINGS
-
-TESTS = Path(__file__).resolve().parent.parent
-if str(TESTS / "session") not in sys.path:
-    sys.path.append(str(TESTS / "session"))
 
 SETTING_VARIABLES = tuple(name for row in SETTINGS for name in row.env)
 

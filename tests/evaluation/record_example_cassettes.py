@@ -1,7 +1,7 @@
 """Re-record the example cases' cassettes (twnb/evaluation/examples/recorded/) from the hand-written
 scripted replies.
 
-    python tests/evaluation/record_example_cassettes.py
+    python -m tests.evaluation.record_example_cassettes   # from the repository's root
 
 Serves twnb/evaluation/examples/scripted_replies.yaml from the loopback fake LLM server, runs
 `twnb eval` on the example cases live against it with --record, checks every case scored in full and
@@ -22,11 +22,7 @@ from typing import Any
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fakellm.server import FakeLLMServer
-
+from tests.fakellm.server import FakeLLMServer
 from twnb.evaluation.batch import EvalOptions, model_folder, run_evaluation
 from twnb.evaluation.case_file import find_cases
 from twnb.evaluation.command import EXAMPLE_CASES, EXAMPLE_MODEL, EXAMPLE_RECORDINGS, SCRIPTED_REPLIES

@@ -10,7 +10,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from session_script import answer, code_reply, planner_reply
+from support.session_script import answer, code_reply, planner_reply
 
 from twnb.evaluation import EvalOptions, run_evaluation
 from twnb.evaluation.case_result import read_result

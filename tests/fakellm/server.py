@@ -7,7 +7,7 @@ In-process (what the `fake_llm` fixture does):
 
 As its own process (for notebooks run by nbclient or JupyterLab):
 
-    python tests/fakellm/server.py --script script.json --port 0     # prints the base URL, .../v1
+    python -m tests.fakellm --script script.json --port 0     # prints the base URL, .../v1
 
 Endpoints: POST /v1/chat/completions (stream and not), POST /openai/deployments/{deployment}/chat/completions
 (Azure; the key in the `api-key` header), GET /v1/models; test-only control endpoints: POST /_fake/script
@@ -32,11 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-if __package__:
-    from .script import Reply, Script, Served
-else:  # run as a script: `python tests/fakellm/server.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from fakellm.script import Reply, Script, Served
+from .script import Reply, Script, Served
 
 CHARS_PER_TOKEN = 4
 # The servers the fake can act like, each in the ways twnb must cope with (README.md, "Acting like a

@@ -13,7 +13,9 @@ import pytest
 
 from fakellm.script import Script
 
-SERVER_PY = Path(__file__).with_name("server.py")
+# `python -m tests.fakellm` from the repository's root, as its README says.
+ROOT = Path(__file__).resolve().parents[2]
+AS_A_PROCESS = [sys.executable, "-m", "tests.fakellm"]
 
 
 def sdk(base_url: str) -> openai.OpenAI:
@@ -165,9 +167,10 @@ def test_runs_as_its_own_process_and_prints_its_base_url(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"*": ["from a process"]}))
     process = subprocess.Popen(
-        [sys.executable, str(SERVER_PY), "--script", str(script), "--port", "0"],
+        [*AS_A_PROCESS, "--script", str(script), "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
+        cwd=ROOT,
     )
     try:
         base_url = process.stdout.readline().strip()
@@ -183,7 +186,7 @@ def test_a_bad_script_file_stops_the_process_with_a_message(tmp_path):
     script.write_text("{not json")
 
     done = subprocess.run(
-        [sys.executable, str(SERVER_PY), "--script", str(script)], capture_output=True, text=True, timeout=10
+        [*AS_A_PROCESS, "--script", str(script)], capture_output=True, text=True, timeout=10, cwd=ROOT
     )
 
     assert done.returncode == 2

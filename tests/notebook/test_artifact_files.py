@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nb_run import llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round, code
+from support.nb_run import llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round, code
 
 from twnb.render import MIME_TYPE
 

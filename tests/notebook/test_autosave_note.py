@@ -4,8 +4,8 @@ bundle (Markdown and text) and `%taskweaver history`."""
 from __future__ import annotations
 
 from nb_fake_clock import FakeClock
-from nb_rounds import analysis_round
 from nb_shell import magics
+from support.nb_rounds import analysis_round
 
 from twnb.memory.round import AUTOSAVE_FAILED
 from twnb.notebook.history_table import history_rows

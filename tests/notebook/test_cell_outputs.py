@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from nb_run import CANARY_KEY, llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round, code, failing_round
+from support.nb_run import CANARY_KEY, llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round, code, failing_round
 
 from twnb.kernel.ansi import strip_ansi
 from twnb.notebook.held_back import INTERRUPTED_CELLS

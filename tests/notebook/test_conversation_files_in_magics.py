@@ -4,8 +4,8 @@ session, and a file that fails changes nothing and says why in one line."""
 from __future__ import annotations
 
 import pytest
-from nb_rounds import analysis_round
 from nb_shell import magics
+from support.nb_rounds import analysis_round
 
 from twnb.memory import Conversation, save_conversation
 from twnb.session.conversation_store import save_conversation_file

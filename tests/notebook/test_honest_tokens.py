@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import nbformat
 from nb_fake_clock import FakeClock
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.memory import Conversation, PostStarted, RoundStarted, UsageReported
 from twnb.notebook.history_table import history_rows

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from nb_rounds import analysis_round
 from nb_shell import magics
+from support.nb_rounds import analysis_round
 
 from twnb.cli import main
 from twnb.memory import Conversation, load_conversation, save_conversation
@@ -89,8 +89,8 @@ def test_loading_a_notebook_goes_on_in_the_notebooks_session(shell, clean_env, c
 
 @pytest.mark.slow
 def test_a_rounds_saved_output_carries_its_conversations_id(fake_llm, tmp_path):
-    from nb_run import llm_env, outputs_with, run_notebook
-    from nb_scripts import answer_round
+    from support.nb_run import llm_env, outputs_with, run_notebook
+    from support.nb_scripts import answer_round
 
     from twnb.render import MIME_TYPE
 

@@ -4,18 +4,12 @@ as generated code is first; and what the code reads that nothing recorded makes 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
-TESTS = Path(__file__).resolve().parent.parent
-if str(TESTS / "replay") not in sys.path:
-    sys.path.append(str(TESTS / "replay"))
-
-from replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells  # noqa: E402
-
-from twnb.memory import save_conversation  # noqa: E402
+from twnb.memory import save_conversation
 
 
 @pytest.fixture(autouse=True)

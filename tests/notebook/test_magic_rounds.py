@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from nb_scripts import answer_round, code, failing_round, planner
 from nb_shell import magics
+from support.nb_scripts import answer_round, code, failing_round, planner
 
 from twnb.notebook.held_back import INTERRUPTED_CELLS, CellsHeldBack
 from twnb.notebook.magics import RoundFailedError

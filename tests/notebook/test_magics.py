@@ -7,8 +7,8 @@ import sys
 
 import pytest
 from IPython.core.error import UsageError
-from nb_rounds import analysis_round
 from nb_shell import magics
+from support.nb_rounds import analysis_round
 
 from twnb.config.secret_rules import is_secret_name
 from twnb.config.table import SETTINGS, SETTINGS_BY_NAME
@@ -425,7 +425,7 @@ def test_latest_on_a_cell_is_refused(shell, capsys):
 
 
 def test_history_markdown_shows_a_hostile_request_as_text(shell, clean_env):
-    from nb_markdown import rendered
+    from support.nb_markdown import rendered
 
     from twnb.notebook.history_table import history_bundle
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nb_markdown import rendered
-from nb_run import CANARY_KEY, cell_text, llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round, code, failing_round
 from nbclient.exceptions import CellExecutionError
+from support.nb_markdown import rendered
+from support.nb_run import CANARY_KEY, cell_text, llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round, code, failing_round
 
 from twnb.render import MIME_TYPE
 

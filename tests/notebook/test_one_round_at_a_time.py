@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
-from nb_scripts import code, planner
 from nb_shell import magics
+from support.nb_run import CANARY_KEY, cell_text, outputs_with, run_notebook
+from support.nb_scripts import code, planner
 
 from twnb.render import MIME_TYPE
 

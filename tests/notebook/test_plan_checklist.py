@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from nb_run import cell_text, llm_env, run_notebook
-from nb_scripts import code, planner
+from support.nb_run import cell_text, llm_env, run_notebook
+from support.nb_scripts import code, planner
 
 from twnb.notebook.round_display import CHECKLIST_HOOK, RoundDisplay
 from twnb.session.plan_notebook import PlanNotebook

@@ -7,8 +7,8 @@ import json
 
 import nbformat
 import pytest
-from nb_rounds import analysis_round
 from nb_shell import magics
+from support.nb_rounds import analysis_round
 
 from twnb.memory import Conversation, save_conversation
 

@@ -3,16 +3,11 @@ which refuses what verification cannot see and names it; `--no-verify` runs it u
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent
-if str(TESTS / "replay") not in sys.path:
-    sys.path.append(str(TESTS / "replay"))
+from support.replay_rounds import code_round, conversation, stdout
 
-from replay_rounds import code_round, conversation, stdout  # noqa: E402
-
-from twnb.memory import save_conversation  # noqa: E402
+from twnb.memory import save_conversation
 
 # A conversation file may come from anyone: this code passes verification once IPython is allowed,
 # and reaches the shell.

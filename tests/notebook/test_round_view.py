@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from nb_fake_clock import FakeClock
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import (
     Attachment,
@@ -324,7 +324,7 @@ def test_hostile_markdown_in_a_message_makes_no_image_or_link():
 
 
 def test_a_safe_link_in_a_message_stays_a_link_in_the_widget():
-    from nb_markdown import rendered
+    from support.nb_markdown import rendered
 
     view = _view()
     view.on_event(MessageDelta("post-1", "Saved [unusual_weeks.csv](unusual_weeks.csv).", True))
@@ -332,7 +332,7 @@ def test_a_safe_link_in_a_message_stays_a_link_in_the_widget():
 
 
 def test_hostile_links_in_the_widget_never_get_a_scheme():
-    from nb_markdown import rendered
+    from support.nb_markdown import rendered
 
     view = _view()
     view.on_event(MessageDelta("post-1", "[a](jav&#97;script:void) [b](data:text/html,x) ![c](c.png)", True))

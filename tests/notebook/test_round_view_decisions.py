@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from nb_fake_clock import FakeClock
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.memory import PostCommitted, RoundStarted
 from twnb.memory.extras import EDITED_BY_USER, SKIPPED_BY_USER

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nb_fake_clock import FakeClock
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.memory.ledger import Ledger, LedgerEntry
 from twnb.notebook.round_view import RoundView

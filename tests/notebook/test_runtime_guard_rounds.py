@@ -7,8 +7,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nb_run import cell_text, llm_env, outputs_with, run_notebook
-from nb_scripts import code, planner
+from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
+from support.nb_scripts import code, planner
 
 from twnb.kernel.active_content import SCRIPT_TYPES, active_content_in
 from twnb.render import MIME_TYPE

@@ -24,8 +24,8 @@ from typing import Any
 import nbformat
 import pytest
 from fakellm.server import FakeLLMServer
-from nb_scripts import code, planner
 from nbclient import NotebookClient
+from support.nb_scripts import code, planner
 
 from twnb.render import MIME_TYPE
 

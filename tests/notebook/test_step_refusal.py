@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from nb_run import cell_text, llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round
+from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nb_markdown import rendered
+from support.nb_markdown import rendered
 
 from twnb.memory import PromptUtil
 from twnb.notebook.streamed_markdown import MarkdownChunks, chunk_markdown

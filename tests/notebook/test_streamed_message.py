@@ -9,7 +9,7 @@ from typing import Any
 import ipywidgets
 import pytest
 from nb_fake_clock import FakeClock
-from nb_markdown import rendered
+from support.nb_markdown import rendered
 
 from twnb.memory import MessageDelta, Post, PostCommitted, PostRetry, PostStarted, RoundStarted
 from twnb.notebook.round_view import RoundView

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nb_run import llm_env
-from nb_scripts import answer_round, failing_round
+from support.nb_run import llm_env
+from support.nb_scripts import answer_round, failing_round
 
 from twnb.memory import Conversation, load_conversation, save_conversation
 from twnb.notebook.magics import RoundFailedError
@@ -49,7 +49,7 @@ def test_broken_settings_still_raise_under_strict_from_the_environment(shell, cl
 
 
 def _two_rounds(folder: Path) -> Path:
-    from nb_rounds import analysis_round
+    from support.nb_rounds import analysis_round
 
     conversation = Conversation.init()
     conversation.add_round(analysis_round())

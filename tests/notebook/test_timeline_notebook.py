@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from nb_run import llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round, code
+from support.nb_run import llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round, code
 
 from twnb.render import MIME_TYPE
 

@@ -4,8 +4,8 @@ from the first cell after `%load_ext twnb` on, and not twnb's own commands."""
 from __future__ import annotations
 
 import pytest
-from nb_run import llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round
+from support.nb_run import llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round
 
 from twnb.render import MIME_TYPE
 

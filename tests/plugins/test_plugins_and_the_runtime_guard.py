@@ -4,14 +4,9 @@ nbclient against the loopback LLM server."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from plugin_scripts import one_step
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
-from nb_run import llm_env, outputs_with, run_notebook
+from support.nb_run import llm_env, outputs_with, run_notebook
 
 from twnb.render import MIME_TYPE
 

@@ -14,9 +14,7 @@ import pytest
 import yaml
 from plugin_files import DATA, MCP_SERVER
 from plugin_scripts import code, planner
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
-from nb_run import cell_text, llm_env, outputs_with, run_notebook
+from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
 
 from twnb.render import MIME_TYPE
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.render import plan_from_round, round_bundle
 from twnb.render.decisions import CODE_DECISIONS, PLAN_DECISIONS

@@ -3,7 +3,7 @@ started over for a new conversation, or drifted (the drift lines folded under th
 
 from __future__ import annotations
 
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.notebook.attempt_line import replay_line
 from twnb.render import plan_from_round, round_bundle

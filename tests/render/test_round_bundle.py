@@ -10,8 +10,8 @@ import zlib
 from pathlib import Path
 
 import pytest
-from nb_markdown import rendered
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_markdown import rendered
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
 from twnb.render import (

@@ -6,7 +6,7 @@ import base64
 import re
 from html.parser import HTMLParser
 
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, Round
 from twnb.render import MIME_TYPE, plan_from_round, round_bundle

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from nb_run import llm_env, outputs_with, run_notebook
-from nb_scripts import answer_round, failing_round
+from support.nb_run import llm_env, outputs_with, run_notebook
+from support.nb_scripts import answer_round, failing_round
 
 from twnb.render import MIME_TYPE
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from nb_markdown import rendered
-from nb_rounds import analysis_round
+from support.nb_markdown import rendered
+from support.nb_rounds import analysis_round
 from view_fixtures import BUILDERS
 
 from twnb.memory import Attachment, AttachmentType, Post

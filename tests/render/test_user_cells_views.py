@@ -6,8 +6,8 @@ from __future__ import annotations
 from html import unescape
 from html.parser import HTMLParser
 
-from nb_markdown import rendered
-from nb_rounds import analysis_round
+from support.nb_markdown import rendered
+from support.nb_rounds import analysis_round
 
 from twnb.render import plan_from_round, round_bundle
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, Round
 from twnb.memory.ledger import Ledger, LedgerEntry

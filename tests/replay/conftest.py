@@ -1,26 +1,15 @@
 """Fixtures for replay tests: conversations recorded by real Rounds (a real InteractiveShell running the
 code, the loopback LLM server answering over HTTP), and the TaskWeaver-format files in tests/data.
 
-The whole-Round fixtures are tests/session's (`make_session`, `shell`, `workdir`); the helpers of
-tests/session and tests/notebook are importable here as they are there.
+The whole-Round fixtures are tests/support's (`make_session`, `shell`, `workdir`), as tests/session
+has them.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-TESTS = Path(__file__).resolve().parent.parent
-for helpers in (TESTS / "session", TESTS / "notebook"):
-    if str(helpers) not in sys.path:
-        sys.path.append(str(helpers))
-
-from session_script import code_reply, planner_reply  # noqa: E402
-
-# The session fixtures, by name, so a test here asks for them as a tests/session test does.
-from tests_session_fixtures import make_session, recorder, shell, workdir  # noqa: E402, F401
+from support.session_fixtures import make_session, recorder, shell, workdir  # noqa: F401
+from support.session_script import code_reply, planner_reply
 
 
 def two_steps(first: str, second: str, final: str = "Done.") -> dict:

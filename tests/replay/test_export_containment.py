@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.cli import main
 from twnb.memory import Attachment, AttachmentType, Conversation, conversation_dict

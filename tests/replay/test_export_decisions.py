@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.replay import export_notebook
 from twnb.session.code_request import EditedRun, Skipped

@@ -8,8 +8,8 @@ import json
 import nbformat
 import nbformat.sign
 import pytest
-from nb_rounds import HOSTILE, analysis_round
 from replay_data import DATA, TASKWEAVER_FILES
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round, conversation_dict
 from twnb.render import MIME_TYPE

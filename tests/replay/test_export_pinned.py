@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import difflib
 import hashlib
-import importlib.util
 import itertools
 import json
 import os
@@ -24,7 +23,7 @@ import secrets
 from pathlib import Path
 
 import pytest
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_rounds import HOSTILE, analysis_round
 
 import twnb.base.clock
 import twnb.replay.nodes
@@ -66,11 +65,9 @@ def deterministic(monkeypatch):
 
 def _bench_conversation(rounds: int) -> Conversation:
     """bench/bench_export.py's conversation (a user cell, a plan, code with outputs, per Round)."""
-    spec = importlib.util.spec_from_file_location("bench_export", ROOT / "bench" / "bench_export.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench.conversation(rounds)
+    from bench.bench_export import conversation  # the repository's root is on pytest's pythonpath
+
+    return conversation(rounds)
 
 
 def _hostile_conversation() -> Conversation:

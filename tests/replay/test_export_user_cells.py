@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
+from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.replay.export import build_notebook
 from twnb.replay.rerun import rerun_notebook
@@ -85,7 +85,7 @@ def test_a_users_cell_reproduces_when_it_raises_as_it_did_and_differs_when_it_do
 
 @pytest.mark.slow
 def test_a_session_with_the_users_cells_replays_from_its_saved_file(make_session, shell, workdir):
-    from session_script import one_step
+    from support.session_script import one_step
 
     from twnb.kernel import UserCellLog
 

@@ -5,8 +5,8 @@ Round outputs: it reads back into the conversation the session autosaved, ids ke
 from __future__ import annotations
 
 import pytest
-from nb_run import cell_text, llm_env, run_notebook
-from nb_scripts import answer_round
+from support.nb_run import cell_text, llm_env, run_notebook
+from support.nb_scripts import answer_round
 
 from twnb.cli import main
 from twnb.memory import Conversation
@@ -60,8 +60,8 @@ def test_a_fresh_kernel_offers_and_loads_the_notebooks_rounds(ran, tmp_path):
 
 def test_run_by_hand_in_a_fresh_kernel_a_show_cell_says_how_to_load_the_conversation(tmp_path, monkeypatch):
     import nbformat
-    from nb_rounds import analysis_round
     from nbclient import NotebookClient
+    from support.nb_rounds import analysis_round
 
     from twnb.kernel.this_python import this_python_kernel_manager
     from twnb.replay import export_notebook

@@ -3,7 +3,7 @@ outside the notebook: define it first"."""
 
 from __future__ import annotations
 
-from replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
+from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.cli import main
 from twnb.memory import save_conversation

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from nb_rounds import analysis_round
+from support.nb_rounds import analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
 from twnb.replay.compare import compare_outputs

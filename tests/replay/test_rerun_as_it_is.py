@@ -4,22 +4,16 @@ the code each `%%taskweaver` cell's Round ran runs after it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
+from support.nb_run import llm_env, run_notebook
+from support.nb_scripts import answer_round
+from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.cli import main
 from twnb.memory import save_conversation
-
-TESTS = Path(__file__).resolve().parent.parent
-if str(TESTS / "notebook") not in sys.path:
-    sys.path.append(str(TESTS / "notebook"))
-
-from nb_run import llm_env, run_notebook  # noqa: E402
-from nb_scripts import answer_round  # noqa: E402
 
 ROUND_RUN = [
     "%load_ext twnb",

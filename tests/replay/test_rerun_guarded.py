@@ -7,7 +7,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 import yaml
-from replay_rounds import code_round, conversation, stdout
+from support.replay_rounds import code_round, conversation, stdout
 
 from twnb.cli import main
 from twnb.memory import save_conversation

@@ -5,7 +5,7 @@ a file from elsewhere cannot run a shell through it. Refused cells are left as r
 from __future__ import annotations
 
 import pytest
-from replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
+from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.cli import main
 from twnb.memory import save_conversation

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.memory.round import AUTOSAVE_FAILED
 

@@ -3,7 +3,7 @@ Post's usage, the Round's usage and the Round's summary line."""
 
 from __future__ import annotations
 
-from session_script import answer, code_reply, planner_reply
+from support.session_script import answer, code_reply, planner_reply
 
 from twnb.render import round_bundle
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from session_script import answer, code_reply, one_step, planner_reply
+from support.session_script import answer, code_reply, one_step, planner_reply
 
 from twnb.llm.deadlines import LLMDeadlines
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from session_script import answer, code_reply, one_step, planner_reply
+from support.session_script import answer, code_reply, one_step, planner_reply
 
 from twnb.memory import Plan, Round, SubTask
 from twnb.session.code_request import UserStopped

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from session_script import attachment, one_step
+from support.session_script import attachment, one_step
 
 from twnb.config import ResolvedSettings, Settings
 from twnb.kernel import LiveShellExecutor

@@ -5,7 +5,7 @@ fails with that reason instead of storing and showing megabytes."""
 from __future__ import annotations
 
 import pytest
-from session_script import planner_reply
+from support.session_script import planner_reply
 
 from twnb.config.resolution import resolve_settings
 from twnb.config.settings import SettingsError

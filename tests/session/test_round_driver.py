@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from session_script import answer, attachment, kinds, one_step
+from support.session_script import answer, attachment, kinds, one_step
 
 from twnb.session import CodeRequest
 

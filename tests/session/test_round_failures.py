@@ -5,7 +5,7 @@ from __future__ import annotations
 import _thread
 import threading
 
-from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply, text_reply
+from support.session_script import answer, attachment, code_reply, kinds, one_step, planner_reply, text_reply
 
 
 def test_revise_loop_recovers_from_an_error(make_session, shell, fake_llm):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
+from support.session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
 
 def test_variables_made_by_the_code_appear_in_the_namespace(make_session, shell):
@@ -80,7 +80,7 @@ def test_planner_answers_without_code_when_none_is_needed(make_session, fake_llm
 
 
 def test_codeinterpreter_text_reply_runs_nothing(make_session, shell):
-    from session_script import text_reply
+    from support.session_script import text_reply
 
     session = make_session(
         {

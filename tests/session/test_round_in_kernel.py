@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from session_script import one_step
+from support.session_script import one_step
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,7 @@ from whole Rounds on a real InteractiveShell against the loopback LLM server."""
 from __future__ import annotations
 
 import pytest
-from session_script import answer, code_reply, one_step, planner_reply
+from support.session_script import answer, code_reply, one_step, planner_reply
 
 from twnb.memory.ledger import Ledger
 

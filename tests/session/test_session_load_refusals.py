@@ -4,7 +4,7 @@ once, with the file and line, its conversation and its autosave untouched."""
 from __future__ import annotations
 
 import pytest
-from session_script import one_step
+from support.session_script import one_step
 
 LEVELS = zip("abcdefgh", "bcdefghi", strict=True)
 ALIAS_BOMB = (

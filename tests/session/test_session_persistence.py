@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.memory import Conversation
 

@@ -3,7 +3,7 @@ refused, plain text once that is refused too (the llm layer's fallback chain, re
 
 from __future__ import annotations
 
-from session_script import answer, code_reply, one_step, planner_reply
+from support.session_script import answer, code_reply, one_step, planner_reply
 
 
 def formats(fake_llm) -> list[str | None]:

@@ -4,7 +4,7 @@ and Stop, each recorded as the User's decision."""
 from __future__ import annotations
 
 import pytest
-from session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
+from support.session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
 from twnb.session.code_request import (
     ApprovedRun,

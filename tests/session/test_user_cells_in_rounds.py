@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.kernel import UserCellLog
 from twnb.memory import load_conversation

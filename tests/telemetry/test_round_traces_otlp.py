@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 from otlp_receiver import OTLPReceiver, attributes
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.telemetry import switch
 

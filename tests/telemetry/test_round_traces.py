@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
-from session_script import answer, code_reply, one_step, planner_reply
+from support.session_script import answer, code_reply, one_step, planner_reply
 
 from twnb.telemetry import switch
 

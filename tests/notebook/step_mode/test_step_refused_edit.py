@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.memory.events import NullObserver
 from twnb.notebook.approval_panel import ApprovalPanel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nb_rounds import HOSTILE
+from support.nb_rounds import HOSTILE
 
 
 def planner(message: str, *, send_to: str, step: str, stop: str = "InProcess") -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from session_script import one_step
+from support.session_script import one_step
 
 from twnb.notebook.round_display import RoundDisplay
 from twnb.session.code_request import PlanRequest

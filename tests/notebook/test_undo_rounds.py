@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from nb_scripts import code, planner
 from nb_shell import magics
+from support.nb_scripts import code, planner
 
 CANARY = "sk-canary-abcdefghijklmnopqrstuvwxyz0123"
 

@@ -113,6 +113,11 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       pending.push(this._markdown(host, escapeMarkdown(source, links)));
 
     this.node.appendChild(this._header(view));
+    // An undone Round stays, greyed (the stylesheet), under the one line of what was undone.
+    this.toggleClass('twnb-undone', Boolean(view.undone));
+    if (view.undone) {
+      this.node.appendChild(element('div', 'twnb-undone-line', view.undone));
+    }
     const unknown = unknownAttachmentTypes(payload);
     if (note || unknown.length) {
       const unknownText = unknown.length

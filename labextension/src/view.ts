@@ -115,6 +115,8 @@ export interface IRoundView {
   posts: IPostView[];
   /** Present only when the Round recorded some (a view without it: none). */
   user_cells?: IUserCellsView;
+  /** Present only when the user undid the Round: the one line of what was undone (the Round greys). */
+  undone?: string;
 }
 
 export interface IViewReading {
@@ -209,6 +211,9 @@ function readView(raw: Record<string, unknown>): IRoundView {
       })),
       omitted: num(raw.user_cells.omitted)
     };
+  }
+  if (typeof raw.undone === 'string' && raw.undone) {
+    view.undone = raw.undone;
   }
   return view;
 }

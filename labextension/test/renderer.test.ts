@@ -194,6 +194,21 @@ describe("the user's own cells and replays", () => {
     expect(fold.textContent).toContain('raised AttributeError: nope');
   });
 
+  it('greys an undone Round under the one line of what was undone, kept as text', async () => {
+    const node = await rendered(fixture('undone'));
+    expect(node.classList.contains('twnb-undone')).toBe(true);
+    const line = node.querySelector('.twnb-undone-line');
+    expect(line?.textContent).toMatch(/^Undone by the user: removed m\. Not undone: `big` \(6\.1 GB\)/);
+    expect(line?.previousElementSibling?.classList.contains('twnb-header')).toBe(true);
+    expect(node.querySelector('.twnb-undone-line img')).toBeNull();
+  });
+
+  it('does not grey a Round that was not undone', async () => {
+    const node = await rendered(fixture('plain'));
+    expect(node.classList.contains('twnb-undone')).toBe(false);
+    expect(node.querySelector('.twnb-undone-line')).toBeNull();
+  });
+
   it("keeps the user's cells as text", async () => {
     const node = await rendered(fixture('user-cells'));
     expect(node.querySelector('.twnb-user-cells img')).toBeNull();

@@ -188,6 +188,24 @@ def _replayed() -> dict[str, Any]:
     return _payload(round)
 
 
+def _undone() -> dict[str, Any]:
+    """A Round the user undid (`%taskweaver undo`), one object of it over the undo budget."""
+    round = analysis_round()
+    round.extra["undo_limits"] = ["`big` (6.1 GB) changed in place cannot be undone"]
+    round.extra["undone"] = {
+        "undone_at": "2026-12-01T12:00:00+00:00",
+        "line": f"Undone by the user: removed m. Not undone: `big` (6.1 GB) changed in place cannot be "
+        f"undone {HOSTILE}.",
+        "forced": False,
+        "restored": [],
+        "removed": ["m"],
+        "files_restored": [],
+        "files_moved": {},
+        "not_undone": ["`big` (6.1 GB) changed in place cannot be undone"],
+    }
+    return _payload(round)
+
+
 BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "plain": lambda: _payload(analysis_round()),
     "plan-approved": _decided(PLAN, approved_by="User"),
@@ -208,4 +226,5 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "newer-view": _newer,
     "user-cells": _user_cells,
     "replayed": _replayed,
+    "undone": _undone,
 }

@@ -369,6 +369,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             display.session_id = self.notebook.session_id
             display.conversation_id = self.notebook.conversation.id
             display.finish(round, self._final_plan(round))
+            if display.display_id is not None:
+                self.notebook.round_displays[round.id] = display.display_id
         if held:
             self._say("Ctrl-C came while the Round's final output was written; it was written first.")
         return round
@@ -615,9 +617,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         from IPython.display import display
 
+        display(self._round_bundle(round), raw=True)
+
+    def _round_bundle(self, round: Round) -> dict[str, Any]:
         from twnb.render import artifact_previews, plan_from_round, round_bundle
 
-        bundle = round_bundle(
+        bundle: dict[str, Any] = round_bundle(
             round,
             session_id=self.notebook.session_id,
             conversation_id=self.notebook.conversation.id,
@@ -625,7 +630,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             previews=artifact_previews(round, self.notebook.workdir),
             base_dir=self.notebook.workdir,
         )
-        display(bundle, raw=True)
+        return bundle
 
     def _cmd_undo(self, rest: list[str], args: argparse.Namespace) -> None:
         if len(rest) > 1:
@@ -633,6 +638,18 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         outcome = self.notebook.undo(rest[0] if rest else None, force=bool(args.force))
         self._say(outcome.line, error=not outcome.done)
+        if outcome.done and outcome.round is not None:
+            self._redraw_undone(outcome.round)
+
+    def _redraw_undone(self, round: Round) -> None:
+        """The undone Round's own output, where it ran, becomes its final view again: greyed, with the
+        line of what was undone (kept so in the saved notebook)."""
+        display_id = self.notebook.round_displays.get(round.id)
+        if display_id is None:
+            return
+        from IPython.display import update_display
+
+        update_display(self._round_bundle(round), display_id=display_id, raw=True)
 
     def _cmd_history(self, rest: list[str], args: argparse.Namespace) -> None:
         from IPython.display import display

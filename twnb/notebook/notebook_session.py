@@ -57,6 +57,8 @@ class NotebookSession:
         # The runs that can be undone outlive sessions too (a Round with another --model builds a new
         # one): made with the first session, given each session after it.
         self.undo_log: UndoLog | None = None
+        # Round id -> the display it was shown in: an undone Round's output is redrawn there, greyed.
+        self.round_displays: dict[str, str] = {}
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:

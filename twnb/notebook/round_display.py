@@ -167,6 +167,11 @@ class RoundDisplay:
             if self.widgets:
                 self.view.close()
 
+    @property
+    def display_id(self) -> str | None:
+        """The id of the display the Round was shown in (None: printed, not updatable)."""
+        return getattr(self._handle, "display_id", None) if self._handle is not None else None
+
     def withdraw(self, message: str) -> None:
         """Nothing ran (step mode refused): the display becomes the one line saying why, widget closed."""
         if self.heartbeat is not None:

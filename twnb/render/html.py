@@ -45,6 +45,7 @@ _GREY = "rgba(128,128,128,0.45)"  # a border that shows on white and on near-bla
 _BOX = f"border:1px solid {_GREY};border-radius:6px;padding:6px 10px;margin:2px 0"
 _POST = f"border-left:3px solid {_GREY};padding:0 0 0 8px;margin:6px 0"
 _MUTED = "opacity:0.75"
+_UNDONE_BODY = "opacity:0.5"
 _ANSWER = "border-left:3px solid #2f81f7;padding:2px 10px;margin:6px 0"
 OPEN_SECTION_LIMIT = 20  # the code section starts open up to this many blocks (a 500-post Round folds)
 # A code block's outcome badge (labels.OUTCOME_LABELS words it): a colour that reads on light and dark.
@@ -59,7 +60,7 @@ def round_html(payload: Mapping[str, Any]) -> str:
     view = view_of(payload)
     twnb = payload.get("twnb") or {}
     previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
-    parts = [_header(view), user_cells_html(view.get("user_cells"))]
+    parts = [_header(view), _undone(view.get("undone")), user_cells_html(view.get("user_cells"))]
     parts += [plan_html(view["plan"], view["plan_decision"]), _code_section(view["code"])]
     parts.append(_artifacts(view["artifacts"], previews))
     if view["answer"]:
@@ -67,7 +68,16 @@ def round_html(payload: Mapping[str, Any]) -> str:
     parts += [note_html(note["label"], note["text"]) for note in view["notes"]]
     parts.append(timeline_html(view["ledger"]))  # where the time and the tokens went
     parts.append(_conversation(payload, view))
+    if view.get("undone"):  # greyed under its header and its one line: taken back, kept for the record
+        body = f'<div style="{_UNDONE_BODY}">' + "".join(parts[2:]) + "</div>"
+        return f'<div class="twnb-round twnb-undone" style="{_BOX}">' + "".join(parts[:2]) + body + "</div>"
     return f'<div class="twnb-round" style="{_BOX}">' + "".join(parts) + "</div>"
+
+
+def _undone(line: str | None) -> str:
+    if not line:
+        return ""
+    return _note_box(_GREY, f'<span style="{_MUTED}">{html.escape(line)}</span>')
 
 
 def _header(view: Mapping[str, Any]) -> str:

@@ -26,6 +26,8 @@ def round_markdown(payload: Mapping[str, Any]) -> str:
     view = view_of(payload)
     inline = escape_markdown_inline
     lines = [f"**twnb Round** `{payload.get('id', '')}` · {view['state']}", ""]
+    if view.get("undone"):
+        lines += [f"*{inline(view['undone'])}*", ""]
     lines += ["> " + inline(line) for line in view["request"].splitlines()]
     lines.append("")
     lines += user_cells_markdown(view.get("user_cells"))

@@ -22,6 +22,8 @@ def round_text(payload: Mapping[str, Any]) -> str:
     """Readable plain text for terminal IPython and anything that shows no Markdown."""
     view = view_of(payload)
     lines = [f"twnb Round {plain_text(payload.get('id', ''))} [{view['state']}]"]
+    if view.get("undone"):
+        lines.append(plain_text(view["undone"]))
     lines.append(f"request: {plain_text(view['request'])}")
     lines += user_cells_text(view.get("user_cells"))
     if view["plan"]:

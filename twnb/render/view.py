@@ -4,8 +4,9 @@ The payload carries it as `twnb.view` (contract 6's `twnb` object gains one key;
 stays 1), so the static views here and the JupyterLab extension draw the same facts instead of each
 deriving them from the raw posts: the display state, the plan steps, each code block with its outcome
 and the decision a person made on it, every artifact with its link and preview, the answer, the notes
-(failure, autosave, cells left unrun, how a replay differed from its recording), the ledger's bars and
-totals, and the user's own cells that ran before the Round (`user_cells`, only when there were some).
+(failure, autosave, cells left unrun, how a replay differed from its recording, what cannot be undone),
+the ledger's bars and totals, the user's own cells that ran before the Round (`user_cells`, only when
+there were some), and the line of a Round the user undid (`undone`, only then: views grey the Round).
 docs/architecture.md has a table of each fact and where each view shows it.
 
 Texts are as users read them (delimiters removed); Markdown texts (plan steps, the answer) stay
@@ -111,6 +112,9 @@ class RoundView(TypedDict):
     ledger: LedgerView | None
     posts: list[PostView]  # one per post, in post_list's order
     user_cells: NotRequired[UserCellsView]  # the user's own cells that ran before the Round (user_cells.py)
+    # The user undid the Round (`%taskweaver undo`): the one line saying what was undone. Views grey the
+    # Round and show this line under its header.
+    undone: NotRequired[str]
 
 
 def round_view(payload: Mapping[str, Any]) -> RoundView:
@@ -137,7 +141,18 @@ def round_view(payload: Mapping[str, Any]) -> RoundView:
     cells = user_cells_view(payload)
     if cells is not None:  # a key only when the Round recorded some (a reader assumes none without it)
         view["user_cells"] = cells
+    undone = undone_line(payload)
+    if undone:
+        view["undone"] = undone
     return view
+
+
+def undone_line(payload: Mapping[str, Any]) -> str:
+    """The one line of an undone Round ("" for one not undone)."""
+    record = (payload.get("extra") or {}).get("undone")
+    if not isinstance(record, Mapping):
+        return ""
+    return clean_text(record.get("line") or "Undone by the user.")
 
 
 def view_of(payload: Mapping[str, Any]) -> RoundView:
@@ -282,6 +297,9 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     replayed = replay_summary(payload)
     if replayed:  # how a replay differed from its recording (the drift lines are in the record)
         found.append({"kind": "replay", "label": "Replay", "text": clean_text(replayed)})
+    limits = [clean_text(line) for line in extra.get("undo_limits") or [] if isinstance(line, str)]
+    if limits and not extra.get("undone"):  # once undone, its line says what was not undone
+        found.append({"kind": "undo_limits", "label": "Cannot be undone", "text": "; ".join(limits)})
     return found
 
 

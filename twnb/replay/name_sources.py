@@ -84,7 +84,7 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
 
 def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
     """The conversation's code in the order it ran: each Round's user cells (but one too long to be
-    recorded whole), then its code (each attempt that ran)."""
+    recorded whole), then its code (each attempt that ran; none of a Round the user undid)."""
     from twnb.replay.notebook_cells import code_piece
 
     for number, round in enumerate(conversation.rounds, start=1):
@@ -108,7 +108,7 @@ def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
             )
         for post in round.post_list:
             piece = code_piece(round.id, post)
-            if piece is None:
+            if piece is None or round.undone:  # the user took an undone Round's effects back
                 continue
             yield RecordedCode(
                 piece.code, number, f"Round {number}'s code", succeeded=not piece.failed, made=_made_by(post)

@@ -148,7 +148,10 @@ def round_cells(
                 "",
                 "*" + _markdown(thought) + "*" if "\n" not in thought.strip() else _markdown(thought),
             ]
-        if piece is not None:
+        if piece is not None and round.undone:
+            # Taken back by the user: shown, never a code cell a re-run of the notebook would run again.
+            lines += ["", _fenced(piece.code), "", "*Undone: this code's effects were taken back.*"]
+        elif piece is not None:
             if piece.failed:
                 lines += [
                     "",
@@ -329,6 +332,9 @@ def _round_heading(round: Round, number: int, plan: Plan | None) -> list[str]:
     lines += ["", "*" + " · ".join(facts) + "*"]
     if reason:
         lines += ["", "Ended: " + _markdown(str(reason))]
+    undone = round.extra.get("undone") if isinstance(round.extra, Mapping) else None
+    if undone:
+        lines += ["", "*" + _inline(str(undone.get("line") or "Undone by the user.")) + "*"]
     steps = plan_to_dict(plan)
     if steps and steps.get("subtasks"):
         lines += ["", "**Plan**", ""]

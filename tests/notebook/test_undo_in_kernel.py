@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from nb_run import cell_text, llm_env, outputs_with, run_notebook
-from nb_scripts import code, planner
+from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
+from support.nb_scripts import code, planner
 
 from twnb.render import MIME_TYPE
 

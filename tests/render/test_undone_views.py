@@ -3,7 +3,7 @@ a Round cannot be undone is a note until then."""
 
 from __future__ import annotations
 
-from nb_rounds import HOSTILE, analysis_round
+from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.render import MIME_TYPE, plan_from_round, round_bundle
 

@@ -3,7 +3,7 @@ a code cell a re-run would run again (the user took its effects back); `load --r
 
 from __future__ import annotations
 
-from replay_rounds import code_round, conversation, stdout
+from support.replay_rounds import code_round, conversation, stdout
 
 from twnb.replay import recorded_code
 from twnb.replay.export import build_notebook

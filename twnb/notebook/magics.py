@@ -9,6 +9,7 @@ TaskWeaverMagics.model = "gpt-4o-mini"` in a notebook, `c.TaskWeaverMagics.model
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import types
@@ -539,7 +540,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     ) -> None:
         """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
         from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
-        from twnb.session import recorded_code_check
+        from twnb.replay import plugins_called
+        from twnb.session import missing_plugin_lines, recorded_code_check
 
         cells = user_cells_of(conversation)
         agreed = bool(cells) and (args.user_cells or ask_to_run_user_cells(cells))
@@ -552,7 +554,19 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         check = recorded_code_check(
             settings.settings if settings is not None else None, verify=not args.no_verify
         )
-        summary = rerun_recorded_code(self.shell, conversation, user_cells=agreed, check=check)
+        # The plugins the settings describe and the user's own @twnb.plugin functions, bound as for a
+        # Round; a function a recorded cell defines runs as recorded code (the file may come from anyone).
+        catalog = self.notebook.plugin_catalog(settings) if settings is not None else None
+        binding: contextlib.AbstractContextManager[list[str]] = (
+            catalog.bound() if catalog is not None else contextlib.nullcontext([])
+        )
+        with binding as problems:
+            for problem in problems:
+                self._say(f"Plugin {problem}", error=True)
+            namespace = self.shell.user_ns if self.shell is not None else {}
+            for line in missing_plugin_lines(plugins_called(conversation), namespace):
+                self._say(line, error=True)
+            summary = rerun_recorded_code(self.shell, conversation, user_cells=agreed, check=check)
         own = f", {summary.user_cells_ran} of them your own" if summary.user_cells_ran else ""
         self._say(
             f"Re-ran the recorded code of {summary.ran} cell{'s' if summary.ran != 1 else ''} here{own}."

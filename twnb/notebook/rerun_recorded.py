@@ -103,7 +103,13 @@ def replaced_line(rounds: int, session_id: str, autosave: Path | None) -> str | 
 
 
 def outside_lines(conversation: Conversation, namespace: Mapping[str, Any]) -> list[str]:
-    """One line per name the recorded code reads that nothing recorded makes and this kernel lacks."""
+    """One line per name the recorded code reads that nothing recorded makes and this kernel lacks
+    (but the conversation's plugins: a Round binds them, and `--rerun` does before it runs)."""
     from twnb.replay import outside_names, recorded_code
 
-    return [f"{name.sentence()}." for name in outside_names(recorded_code(conversation), known=namespace)]
+    plugins = {entry.name for entry in conversation.plugins}
+    return [
+        f"{name.sentence()}."
+        for name in outside_names(recorded_code(conversation), known=namespace)
+        if name.name not in plugins
+    ]

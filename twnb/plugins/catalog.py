@@ -259,16 +259,31 @@ class PluginCatalog:
             self.refresh()
         else:
             self._bind()
-        swapped = self._swap_in_notebook_functions()
         log = CallLog(Path(artifacts_dir), artifact_stem, execution_id)
         try:
-            with open_call_log(log):
+            with self._notebook_functions_swapped(), open_call_log(log):
                 yield log
         finally:
-            self._swap_back(swapped)
             for call in log.calls:
                 if call["name"] not in self.used:
                     self.used.append(call["name"])
+
+    @contextlib.contextmanager
+    def bound(self) -> Iterator[list[str]]:
+        """While recorded code runs again (`%taskweaver load --rerun`): every plugin bound, the
+        notebook's functions through their stand-ins (so they act as the plugins they are); yields the
+        problems `refresh` finds."""
+        problems = self.refresh()
+        with self._notebook_functions_swapped():
+            yield problems
+
+    @contextlib.contextmanager
+    def _notebook_functions_swapped(self) -> Iterator[None]:
+        swapped = self._swap_in_notebook_functions()
+        try:
+            yield
+        finally:
+            self._swap_back(swapped)
 
     def _swap_in_notebook_functions(self) -> list[tuple[str, PluginFunction]]:
         swapped: list[tuple[str, PluginFunction]] = []

@@ -15,7 +15,7 @@ from twnb.replay.artifacts import visible_folder
 from twnb.replay.command import ExportRequest, run_export
 from twnb.replay.errors import ReplayError
 from twnb.replay.export import ExportResult, export_notebook
-from twnb.replay.name_sources import RecordedCode, outside_names, recorded_code
+from twnb.replay.name_sources import RecordedCode, outside_names, plugins_called, recorded_code
 from twnb.replay.notebook_import import ImportedNotebook, read_notebook
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "ReplayError",
     "export_notebook",
     "outside_names",
+    "plugins_called",
     "read_notebook",
     "recorded_code",
     "run_export",

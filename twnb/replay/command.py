@@ -118,6 +118,7 @@ def _rerun_notebook_as_it_is(
     import nbformat
 
     from twnb.replay.export import write_notebook
+    from twnb.replay.name_sources import plugins_called
     from twnb.replay.notebook_import import read_notebook
     from twnb.replay.notebook_rerun import plan_rerun
 
@@ -130,7 +131,8 @@ def _rerun_notebook_as_it_is(
     imported = read_notebook(source)  # a notebook without twnb data is refused here, in one line
     plan = plan_rerun(nbformat.read(source, as_version=4), imported.conversation)
     outcome = ExportOutcome(path=out)
-    outcome.rerun = _rerun(request, plan.notebook, plan.pieces, cwd, attached, progress)
+    needed = plugins_called(imported.conversation)
+    outcome.rerun = _rerun(request, plan.notebook, plan.pieces, cwd, attached, progress, needed)
     write_notebook(plan.notebook, out)
     cells = len(plan.pieces)
     added = (
@@ -165,8 +167,11 @@ def _rerun(
     cwd: Path,
     attached: Path | None,
     progress: Callable[[str], None],
+    plugins: list[str],
 ) -> RerunReport:
-    """Run `pieces` of `nb` (verified first), record the report in its metadata, and return it."""
+    """Run `pieces` of `nb` (verified first) once the plugins the settings describe are bound in the
+    kernel (`plugins`: those the code calls, named when still missing), record the report in its
+    metadata, and return it."""
     from twnb.replay.rerun import rerun_notebook
 
     redactor = _redactor()
@@ -187,6 +192,7 @@ def _rerun(
         progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
         redact=redactor.redact_data,
         check=_check(request),
+        prepare=_plugin_binding(plugins),
     )
     nb.metadata.setdefault("twnb", {})["rerun"] = redactor.redact_data(report.to_dict())
     return report
@@ -196,6 +202,7 @@ def _conversation_to_notebook(
     request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
 ) -> ExportOutcome:
     from twnb.replay.export import build_notebook, write_notebook
+    from twnb.replay.name_sources import plugins_called
     from twnb.session import load_conversation_file
 
     if out.suffix.lower() != ".ipynb":
@@ -217,9 +224,11 @@ def _conversation_to_notebook(
         artifact_folders=_settings_folders(),
     )
     outcome = ExportOutcome(path=out)
-    outcome.lines += [f"Before it can re-run: {name.sentence()}." for name in result.outside]
-    if request.execute:
-        outcome.rerun = _rerun(request, result.notebook, result.pieces, cwd, attached, progress)
+    needed = plugins_called(conversation)
+    outside = [name for name in result.outside if not (request.execute and name.name in needed)]
+    outcome.lines += [f"Before it can re-run: {name.sentence()}." for name in outside]
+    if request.execute:  # the plugins are bound in the kernel first, and said there when missing
+        outcome.rerun = _rerun(request, result.notebook, result.pieces, cwd, attached, progress, needed)
     write_notebook(result.notebook, out)
     cells = len(result.pieces)
     outcome.lines.append(
@@ -246,8 +255,18 @@ def _conversation_to_notebook(
     return outcome
 
 
+def _plugin_binding(needed: list[str]) -> str:
+    """Code for the re-run's kernel: bind the plugins the settings of this folder describe (as a
+    session does before a Round), leaving what it has to say in `__twnb_prepared`."""
+    return (
+        "from twnb.session import bind_rerun_plugins as __twnb_bind\n"
+        f"__twnb_prepared = __twnb_bind(get_ipython(), workdir={str(Path.cwd())!r}, needed={needed!r})\n"
+        "del __twnb_bind\n"
+    )
+
+
 def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
-    lines = [report.summary() + "."]
+    lines = [*report.notes, report.summary() + "."]
     lines += [f"  differs: cell {c.index + 1} ({c.where}): {c.comparison.reason}" for c in report.differing]
     lines += [
         f"  not run, verification refused it: cell {c.index + 1} ({c.where}): {c.refusal}"

@@ -82,6 +82,13 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
     return list(found.values())
 
 
+def plugins_called(conversation: Conversation) -> list[str]:
+    """The plugins the conversation had (its `plugins:` section) that its recorded code calls and
+    nothing recorded makes: a re-run binds them first, or says which are missing."""
+    plugins = {entry.name for entry in conversation.plugins}
+    return [name.name for name in outside_names(recorded_code(conversation)) if name.name in plugins]
+
+
 def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
     """The conversation's code in the order it ran: each Round's user cells (but one too long to be
     recorded whole), then its code (each attempt that ran; none of a Round the user undid)."""

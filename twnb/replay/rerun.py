@@ -9,6 +9,8 @@ A kernel that dies ends the re-run: the cells run so far keep their new outputs,
 recorded ones, and the report says where it stopped.
 With verification on (`check`), the cells also run under the runtime guard in that kernel, as
 generated code does (twnb.kernel's KernelGuardChannel): what it refuses is named per cell.
+Code to `prepare` the kernel (binding the plugins the code calls) runs quietly before any cell; the
+lines it leaves in `__twnb_prepared` are the report's `notes`.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class RerunReport:
     cells: list[CellOutcome] = field(default_factory=list)
     total: int = 0
     stopped: str | None = None  # why the re-run ended early (the kernel died, could not start)
+    notes: list[str] = field(default_factory=list)  # what preparing the kernel said (a missing plugin)
 
     @property
     def reproduced(self) -> int:
@@ -98,6 +101,7 @@ class RerunReport:
                 for c in self.guard_refused
             ],
             "stopped": self.stopped,
+            "notes": list(self.notes),
         }
 
 
@@ -116,6 +120,7 @@ def rerun_notebook(
     progress: Progress | None = None,
     redact: Callable[[Any], Any] | None = None,
     check: Callable[[str], str | None] | None = None,
+    prepare: str | None = None,
 ) -> RerunReport:
     """Execute the cells `pieces` names (their outputs are replaced by the new ones, passed through
     `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report.
@@ -152,6 +157,8 @@ def rerun_notebook(
         try:
             with client.setup_kernel(stderr=log):
                 guard = _guard(client, timeout) if check is not None else None
+                if prepare is not None:
+                    report.notes = _prepare(client, prepare, timeout)
                 _run_cells(
                     client, nb, pieces, report, rounds, timeout, strict_images, progress, redact, check, guard
                 )
@@ -238,6 +245,38 @@ def _guard(client: NotebookClient, timeout: int) -> KernelGuardChannel | None:
         guard.close()
         return None
     return guard
+
+
+def _prepare(client: NotebookClient, code: str, timeout: int) -> list[str]:
+    """Run `code` quietly in the re-run's kernel before the cells; the lines it left in
+    `__twnb_prepared` (or one saying why it failed)."""
+    import ast
+
+    from twnb.kernel import KernelGuardChannel, execute_quietly
+
+    if client.kc is None:
+        raise RuntimeError("the re-run's kernel has no client to prepare it through")
+    # nbclient's client is asynchronous: the quiet request goes through a blocking client of its own
+    channel = KernelGuardChannel.connected(client.kc.get_connection_info(session=False))
+    try:
+        reply = execute_quietly(
+            channel.kc,
+            code,
+            alive=channel.alive,
+            user_expressions={"lines": "__twnb_prepared"},
+            timeout=max(60.0, float(timeout)),
+        )
+    finally:
+        channel.close()
+    if reply.get("status") != "ok":
+        why = reply.get("evalue") or reply.get("ename") or reply.get("status") or "no reply"
+        return [f"The plugins could not be bound in the re-run's kernel: {why}."]
+    value = (reply.get("user_expressions") or {}).get("lines") or {}
+    try:
+        lines = ast.literal_eval(value["data"]["text/plain"]) if value.get("status") == "ok" else []
+    except (KeyError, ValueError, SyntaxError):
+        return []
+    return [str(line) for line in lines] if isinstance(lines, list) else []
 
 
 def _guard_refusal(guard: KernelGuardChannel) -> str | None:

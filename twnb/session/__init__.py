@@ -33,6 +33,7 @@ from twnb.session.factory import (
 )
 from twnb.session.plan_notebook import PlanNotebook, recorded_plan
 from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
+from twnb.session.rerun_plugins import bind_rerun_plugins, missing_plugin_line, missing_plugin_lines
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome
 from twnb.session.session import RoundLimitReached, Session
 
@@ -54,6 +55,7 @@ __all__ = [
     "UserStopped",
     "absolute_artifact_paths",
     "artifacts_folder",
+    "bind_rerun_plugins",
     "build_live_session",
     "build_session",
     "checked_conversation",
@@ -61,6 +63,8 @@ __all__ = [
     "load_autosaved_conversation",
     "load_conversation_and_session",
     "load_conversation_file",
+    "missing_plugin_line",
+    "missing_plugin_lines",
     "plugin_catalog",
     "plugin_folders",
     "recorded_code_check",

@@ -4,18 +4,11 @@ which plugin the code calls that is not there and how to provide it."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from support.plugin_folder import counted_conversation, write_plugin_folder
+from support.replay_rounds import user_cell, with_user_cells
 
-TESTS = Path(__file__).resolve().parent.parent
-if str(TESTS / "replay") not in sys.path:
-    sys.path.append(str(TESTS / "replay"))
-
-from plugin_folder import counted_conversation, write_plugin_folder  # noqa: E402
-
-from twnb.memory import save_conversation  # noqa: E402
+from twnb.memory import save_conversation
 
 
 @pytest.fixture(autouse=True)
@@ -63,8 +56,6 @@ def test_a_plugin_that_is_not_there_is_named_with_how_to_provide_it(shell, clean
 
 def test_a_plugin_function_a_recorded_cell_defines_has_no_plugins_trust(shell, clean_env, capsys):
     # the conversation file may come from anyone: its cells are recorded code, guarded as such
-    from replay_rounds import user_cell, with_user_cells
-
     (clean_env / "notes.txt").write_text("one two\nthree\n")
     # the user's settings let code import IPython: verification passes the cell, the guard still acts
     (clean_env / "twnb.yaml").write_text("code_interpreter:\n  allow_modules: [IPython, twnb]\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from plugin_folder import counted_conversation, write_plugin_folder
+from support.plugin_folder import counted_conversation, write_plugin_folder
 
 from twnb.cli import main
 from twnb.memory import save_conversation

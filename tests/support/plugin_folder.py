@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay_rounds import code_round, conversation, stdout
-
+from support.replay_rounds import code_round, conversation, stdout
 from twnb.memory import Conversation, PluginEntry
 
 SPEC = """\

@@ -97,9 +97,23 @@ def test_a_notebook_without_twnb_data_is_refused_in_one_line(tmp_path, capsys):
     assert not (tmp_path / "a.rerun.ipynb").exists()
 
 
-def test_an_earlier_rerun_is_replaced_only_with_force(tmp_path, capsys):
+def test_a_notebook_twnb_did_not_write_at_the_reruns_place_is_replaced_only_with_force(tmp_path, capsys):
     nbformat.write(nbformat.v4.new_notebook(), tmp_path / "a.ipynb")
-    (tmp_path / "a.rerun.ipynb").write_text("an earlier re-run")
+    mine = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("my own work")])
+    nbformat.write(mine, tmp_path / "a.rerun.ipynb")
+    kept = (tmp_path / "a.rerun.ipynb").read_bytes()
     assert main(["export", str(tmp_path / "a.ipynb"), "--check"]) == 2
     assert "a.rerun.ipynb exists: add --force to replace it" in capsys.readouterr().err
-    assert (tmp_path / "a.rerun.ipynb").read_text() == "an earlier re-run"
+    assert (tmp_path / "a.rerun.ipynb").read_bytes() == kept
+
+
+@pytest.mark.slow
+def test_checking_twice_replaces_the_earlier_reruns_own_output(round_run, capsys):
+    assert main(["export", str(round_run), "--check"]) == 0
+    first = nbformat.read(round_run.parent / "run.rerun.ipynb", as_version=4)
+    capsys.readouterr()
+    assert main(["export", str(round_run), "--check"]) == 0
+    assert "3 of 3 cells reproduced." in capsys.readouterr().out
+    second = nbformat.read(round_run.parent / "run.rerun.ipynb", as_version=4)
+    assert _sources(second) == _sources(first)
+    assert second.metadata["twnb"]["rerun"]["reproduced"] == 3

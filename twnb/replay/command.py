@@ -55,7 +55,9 @@ def run_export(request: ExportRequest, progress: Callable[[str], None] = print) 
         out = rerun_path(source)
     if out is None:
         return ExportOutcome(error=_NO_OUT)
-    refusal = overwrite_refusal(source, out, force=request.force)
+    # A re-run's own earlier output is replaced by the next re-run: running --check twice must work.
+    replaceable = request.force or (request.execute and is_rerun_output(out))
+    refusal = overwrite_refusal(source, out, force=replaceable)
     if refusal is not None:
         return ExportOutcome(error=refusal)
     try:
@@ -81,6 +83,23 @@ def overwrite_refusal(source: Path, out: Path, *, force: bool) -> str | None:
     if out.exists() and not force:
         return f"{out} exists: add --force to replace it, or name another file with -o"
     return None
+
+
+def is_rerun_output(path: Path) -> bool:
+    """Whether `path` is a notebook a re-run of twnb's wrote (its metadata holds the re-run's report,
+    `metadata.twnb.rerun`): one re-run's output may replace another's without --force."""
+    import json
+
+    if path.suffix.lower() != ".ipynb" or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as file:
+            metadata = json.load(file).get("metadata")
+    except (OSError, ValueError, AttributeError):
+        return False
+    twnb = metadata.get("twnb") if isinstance(metadata, dict) else None
+    report = twnb.get("rerun") if isinstance(twnb, dict) else None
+    return isinstance(report, dict) and "reproduced" in report and "cells" in report
 
 
 def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:

@@ -33,6 +33,8 @@ POST_EXTRA = PostExtra(
     edited_by="User",
     skipped_by="User",
     approved_by="User",
+    undone_by="User",
+    undone="Undone by the user: removed x.",
     refused_edit={"code": "import os", "refusal": "Verification refused the edited code: os is blocked."},
     plugin_calls=[
         {

@@ -13,6 +13,7 @@ from twnb.session.code_request import (
     PlanRequest,
     RefusedEdit,
     Skipped,
+    UndoneRun,
     UserStopped,
 )
 from twnb.session.session import STOPPED
@@ -388,3 +389,32 @@ def test_a_plain_skips_view_shows_no_refused_edit(make_session, view):
 
     shown = round_bundle(_skipped_round(make_session), session_id="s")[view]
     assert "refused" not in shown and "your edit" not in shown
+
+
+def _with_undo_log(session, shell, workdir):
+    from twnb.kernel import UndoLog
+
+    log = UndoLog(100, workdir / ".twnb" / "undo", shell.user_ns)
+    session.executor.undo_log = session.undo_log = log
+    return session
+
+
+def test_code_undone_right_after_it_ran_is_taken_back_and_the_model_told(
+    make_session, shell, fake_llm, workdir
+):
+    shell.user_ns["items"] = [1]
+    session = _with_undo_log(make_session(one_step("items.append(2)\nx = 1")), shell, workdir)
+    driver = session.round_driver("Set x")
+    request = next(driver)
+    result = session.execute(request)
+    line = session.undo_piece(request.post_id)
+    assert line == "Undone by the user: removed x; restored items."
+    assert shell.user_ns["items"] == [1] and "x" not in shell.user_ns
+    round = _finish(driver, UndoneRun(result, line))
+    post = round.post_list[2]
+    assert (post.extra["undone_by"], post.extra["undone"]) == ("User", line)
+    assert attachment(post, "execution_status").content == "SUCCESS"
+    planner_calls = [r for r in fake_llm.chat_requests() if r["role"] == "Planner"]
+    assert "The user undid this code after it ran" in str(
+        planner_calls[-1]["body"]["messages"][-1]["content"]
+    )

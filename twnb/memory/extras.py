@@ -86,6 +86,8 @@ class PostExtra(TypedDict, total=False):
     - `edited_by`, `skipped_by`, `approved_by`: step mode: "User" when a person edited the Post's code
       or plan, chose not to run its code, or approved its plan or code as it was (a record for the
       reader only: what the LLM is sent for an approval is what a plain Round sends).
+    - `undone_by`, `undone`: step mode: "User" when a person undid the Post's code right after it ran
+      (from the panel, before the Round went on), and the line of what was undone.
     - `refused_edit`: step mode: the user's last edit verification refused, with the refusal, on a
       post whose code the user then skipped or stopped at (`RefusedEdit`).
     - `plugin_calls`: the calls the post's code made to plugins, in order (`PluginCallRecord`).
@@ -105,6 +107,8 @@ class PostExtra(TypedDict, total=False):
     edited_by: str
     skipped_by: str
     approved_by: str
+    undone_by: str
+    undone: str
     refused_edit: RefusedEdit
     plugin_calls: list[PluginCallRecord]
     ignored_reply_keys: list[str]

@@ -22,7 +22,8 @@ class Post:
     """`extra` is twnb's addition: a dict written last and only when non-empty (TaskWeaver's reader
     ignores it). Its keys (`twnb.memory.extras.PostExtra`): `usage`, `timing`, `reasoning`,
     `dropped_attempts`, `incomplete`, `raw_text`, `unknown_keys`, `edited_from`, `edited_by`,
-    `skipped_by`, `approved_by`, `refused_edit`, `plugin_calls`, `ignored_reply_keys`."""
+    `skipped_by`, `approved_by`, `undone_by`, `undone`, `refused_edit`, `plugin_calls`,
+    `ignored_reply_keys`."""
 
     id: str
     send_from: RoleName

@@ -18,6 +18,7 @@ from twnb.render import code_html
 
 CODE_ACTIONS = ("run", "edit", "skip", "stop")
 PLAN_ACTIONS = ("approve", "stop")
+RAN_ACTIONS = ("continue", "undo")  # after code the user ran: go on, or take it back first
 
 
 class ApprovalPanel:
@@ -35,7 +36,15 @@ class ApprovalPanel:
         self.plan_editor = w.Textarea(layout=w.Layout(width="100%", height="8em", display="none"))
         self.plan_editor.add_class("twnb-step-plan")
         self.buttons: dict[str, Any] = {}
-        labels = {"run": "Run", "edit": "Edit", "skip": "Skip", "stop": "Stop", "approve": "Approve plan"}
+        labels = {
+            "run": "Run",
+            "edit": "Edit",
+            "skip": "Skip",
+            "stop": "Stop",
+            "approve": "Approve plan",
+            "continue": "Continue",
+            "undo": "Undo",
+        }
         styles = {"run": "success", "approve": "success", "stop": "danger"}
         for action, label in labels.items():
             button = w.Button(description=label, button_style=styles.get(action, ""))
@@ -44,8 +53,17 @@ class ApprovalPanel:
             self.buttons[action] = button
         self.code_row = w.HBox([self.buttons[a] for a in CODE_ACTIONS])
         self.plan_row = w.HBox([self.buttons["approve"], self._stop_for_plan(post)])
+        self.ran_row = w.HBox([self.buttons[a] for a in RAN_ACTIONS], layout=w.Layout(display="none"))
         self.widget = w.VBox(
-            [self.title, self.plan_editor, self.plan_row, self.code, self.editor, self.code_row],
+            [
+                self.title,
+                self.plan_editor,
+                self.plan_row,
+                self.code,
+                self.editor,
+                self.code_row,
+                self.ran_row,
+            ],
             layout=w.Layout(border="1px solid #9a6700", padding="4px 8px", display="none"),
         )
         self.widget.add_class("twnb-step-panel")
@@ -83,6 +101,19 @@ class ApprovalPanel:
         self.buttons["edit"].description = "Edit"
         self.buttons["run"].layout.display = ""
         self._show(plan=False, code=True)
+        self._enable(True)
+
+    def ask_after_run(self, status: str) -> None:
+        """The code the user approved ran (`status`: how it ended): Continue, or Undo it before the
+        Round goes on."""
+        self._mode = "ran"
+        self.title.value = (
+            f"<b>The code ran</b> <small>({html.escape(status)}; its output is above)</small> "
+            "<small>Continue, or Undo it: its variables and files go back as they were before it, and "
+            "the model is told</small>"
+        )
+        self._show(plan=False, code=False)
+        self.ran_row.layout.display = ""
         self._enable(True)
 
     def start_editing(self) -> None:
@@ -135,6 +166,7 @@ class ApprovalPanel:
         self.code_row.layout.display = "" if code else "none"
         if not code:
             self.editor.layout.display = "none"
+        self.ran_row.layout.display = "none"
 
     def _enable(self, on: bool) -> None:
         # Only the buttons of what waits are enabled: a hidden one never is (tests wait on "enabled").
@@ -142,3 +174,5 @@ class ApprovalPanel:
             self.buttons[action].disabled = not (on and self._mode == "code")
         for child in self.plan_row.children:
             child.disabled = not (on and self._mode == "plan")
+        for action in RAN_ACTIONS:
+            self.buttons[action].disabled = not (on and self._mode == "ran")

@@ -4,7 +4,9 @@
 The coroutine drives the session's Round driver, the same generator the plain path drives: the
 Planner's first plan waits for Approve (edited or not) or Stop, and each piece of code for Run, Edit,
 Skip or Stop; code the user edited is verified as the model's was before it runs, and a refused edit
-does not run. Only this coroutine touches widgets or runs code; button callbacks post to its loop.
+does not run. Once code the user approved has run, the panel offers Continue or Undo before the Round
+goes on: Undo puts the kernel and files back as they were before it (Session.undo_piece) and the model
+is told. Only this coroutine touches widgets or runs code; button callbacks post to its loop.
 
 Why it works only here: ipykernel 7.4 handles comm messages (the clicks) while an async cell awaits,
 and routes them back to the loop that displayed the widget. Older kernels queue them behind the cell,
@@ -289,7 +291,7 @@ class StepRound:
         return steps if steps != request.steps else None
 
     async def _approve_code(self, request: Any) -> Any:
-        from twnb.session import ApprovedRun, EditedRun, Skipped, UserStopped
+        from twnb.session import ApprovedRun, EditedRun, Skipped, UndoneRun, UserStopped
 
         self.panel.ask_code(request.code, request.verification)
         self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
@@ -310,7 +312,31 @@ class StepRound:
         self._status("running code")
         sys.stdout.flush()
         result = self.session.execute(request, code if edited else None)
+        line = await self._offer_undo(request, result)
+        if line is not None:
+            return UndoneRun(result, line, code if edited else None)
         return EditedRun(code, result) if edited else ApprovedRun(result)
+
+    async def _offer_undo(self, request: Any, result: Any) -> str | None:
+        """After code the user approved ran: Continue, or Undo it before the Round goes on (the line
+        of what was undone). Stop ends the Round as at any other decision."""
+        from twnb.session import UserStopped
+
+        if self.session.undo_log is None or self.session.undo_log.get(request.post_id) is None:
+            return None  # code run elsewhere keeps no snapshot: nothing to offer
+        self.panel.ask_after_run("it ran" if result.success else f"it ended: {result.status}")
+        self._status("the code ran: Continue, or Undo it")
+        with self.view.waiting():
+            action = await self._decision(("continue", "undo", "stop"))
+        if action == "stop":
+            self.panel.lock("Stopped.")
+            raise UserStopped
+        if action == "continue":
+            self.panel.lock("The Round goes on.")
+            return None
+        line = self.session.undo_piece(request.post_id)
+        self.panel.lock(f"{line or 'Nothing to undo.'} The Round goes on.")
+        return line
 
     async def _decide_code(self, request: Any) -> Any:
         """The code to run (the model's, or the user's edit that verification let through), `Skipped`,

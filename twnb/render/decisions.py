@@ -20,6 +20,7 @@ from twnb.render.labels import has_code
 
 PLAN_DECISIONS = {"edited_by": "You changed this plan", "approved_by": "You approved this plan"}
 CODE_DECISIONS = {
+    "undone_by": "You undid this code after it ran",
     "skipped_by": "You skipped this code",
     "edited_by": "You edited this code before it ran",
     "approved_by": "You ran this code",

@@ -12,6 +12,7 @@ from twnb.session.code_request import (
     PlanRequest,
     RefusedEdit,
     Skipped,
+    UndoneRun,
     UserStopped,
 )
 from twnb.session.conversation_store import (
@@ -50,6 +51,7 @@ __all__ = [
     "Skipped",
     "UndoLog",
     "UndoOutcome",
+    "UndoneRun",
     "UserCellLog",
     "UserCells",
     "UserStopped",

@@ -64,6 +64,17 @@ class EditedRun:
     result: Any
 
 
+@dataclass
+class UndoneRun:
+    """Sent instead of a result: the user ran the code (`code`: their edit of it, None: as it was), then
+    undid it before the Round went on; `result` is what running it gave, `line` what undo took back.
+    The model is told the code ran and was undone, and the Round goes on from the state before it."""
+
+    result: Any
+    line: str
+    code: str | None = None
+
+
 class UserStopped(KeyboardInterrupt):
     """Thrown into the driver when the user pressed Stop: the Round ends interrupted, every post kept
     (`refused_edit`: the user stopped after verification refused their edit of the code)."""

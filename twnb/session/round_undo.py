@@ -90,6 +90,15 @@ def undo_round(
     return UndoOutcome(True, f"Round {number}: {record['line']}", round)
 
 
+def undo_piece(log: UndoLog, post_id: str, round: Round, workdir: Path) -> UndoneRecord | None:
+    """Step mode's Undo: the piece of code that just ran (post `post_id`), before the Round goes on.
+    None when its run keeps no snapshot (code run elsewhere)."""
+    if log.get(post_id) is None:
+        return None
+    report = log.undo([post_id], workdir / UNDONE_FOLDER / round.id)
+    return _record(report, {}, workdir)
+
+
 def _changed_since(conversation: Conversation, round: Round, log: UndoLog, ids: list[str]) -> dict[str, str]:
     """The names the Round touched that something changed since -> what changed them."""
     touched: set[str] = set()

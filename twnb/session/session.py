@@ -71,13 +71,14 @@ from twnb.session.code_request import (
     PlanRequest,
     RefusedEdit,
     Skipped,
+    UndoneRun,
     UserStopped,
 )
 from twnb.session.conversation_store import load_conversation_and_session, save_conversation_file
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
-from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_round
+from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_piece, undo_round
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
@@ -420,7 +421,13 @@ class Session:
                     elif isinstance(received, ApprovedRun):  # step mode: the user ran it unchanged
                         self.code_interpreter.record_approved(post, watcher)
                         result = received.result
+                    elif isinstance(received, UndoneRun):  # step mode: ran, then undone by the user
+                        if received.code is not None:
+                            self.code_interpreter.record_edit(post, received.code, watcher)
+                        result = received.result
                     self.code_interpreter.record_execution(post, result, watcher)
+                    if isinstance(received, UndoneRun):
+                        _record_undone_piece(post, received.line)
                     _record_undo_limits(round, result)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
@@ -643,6 +650,15 @@ class Session:
             self._autosave(outcome.round, rounds.index(outcome.round))
         return outcome
 
+    def undo_piece(self, post_id: str) -> str | None:
+        """Step mode's Undo of the piece of code that just ran (its post `post_id`, in the Round now
+        running), before the Round goes on: the line of what was undone, None when it cannot be."""
+        rounds = self.memory.conversation.rounds
+        if self.undo_log is None or not rounds:
+            return None
+        record = undo_piece(self.undo_log, post_id, rounds[-1], self.executor.workdir)
+        return record["line"] if record is not None else None
+
     def _bound_undo(self) -> None:
         """Only the last KEPT_ROUNDS Rounds keep their snapshots (round_undo.py)."""
         if self.undo_log is None:
@@ -683,6 +699,18 @@ def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
         artifacts=tuple(str(path) for path in result.artifacts),
         result_text=text,
     )
+
+
+def _record_undone_piece(post: Post, line: str) -> None:
+    """The user undid this code right after it ran: the post says so, and so does what the model reads
+    of its result, so it goes on from the state before the code."""
+    post.extra["undone_by"] = "User"
+    post.extra["undone"] = line
+    told = f"The user undid this code after it ran; the kernel is back as it was before it. {line}"
+    for attachment in post.attachment_list:
+        if attachment.type.value == "execution_result":
+            attachment.content = f"{attachment.content}\n\n{told}".strip()
+    post.message = f"{post.message}\n\n{told}".strip()
 
 
 def _record_undo_limits(round: Round, result: ExecutionResult) -> None:

@@ -154,7 +154,7 @@ def test_plain_text_names_failure_and_interruption():
     round.extra["failure_reason"] = "interrupted by the user (Ctrl-C) while the Planner was writing"
     text = round_bundle(round, session_id="s-1")["text/plain"]
     assert "[interrupted]" in text.splitlines()[0]
-    assert "Round interrupted: interrupted by the user" in text
+    assert "Round interrupted: by the user (Ctrl-C) while the Planner was writing" in text
 
 
 def test_summary_line_gives_time_and_tokens():

@@ -22,6 +22,7 @@ from twnb.render.labels import (
     PLANNER_NOTES,
     attachment_label,
     code_section_title,
+    failure_text,
     has_code,
     is_shown,
 )
@@ -295,7 +296,7 @@ def _artifact(path: str, preview: Mapping[str, Any] | None, *, omitted: Any = No
 
 
 def failure_html(state: str, reason: object) -> str:
-    return note_html(f"Round {state}", reason)
+    return note_html(f"Round {state}", failure_text(state, reason))
 
 
 def note_html(label: str, text: object) -> str:

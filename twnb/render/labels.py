@@ -3,6 +3,7 @@ and which attachments are shown at all."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -149,6 +150,21 @@ def state_label(state: str, failure_reason: object = None) -> str:
     if state == "failed" and "interrupt" in str(failure_reason or "").lower():
         return "interrupted"
     return state
+
+
+def failure_text(state: str, reason: object) -> str:
+    """A failure's reason as it reads after its label "Round STATE": the reason's own leading
+    "Interrupted" is the label's word again ("Round interrupted: Interrupted; every post ..." read it
+    twice), so an interrupted Round's reason goes without it."""
+    text = str(reason or "")
+    if state == "interrupted":
+        match = _LEADING_INTERRUPTED.match(text)
+        if match and text[match.end() :].strip():
+            return text[match.end() :]
+    return text
+
+
+_LEADING_INTERRUPTED = re.compile(r"\s*interrupted\b[\s;:,.\u2014-]*", re.IGNORECASE)
 
 
 def payload_state(payload: Mapping[str, Any]) -> str:

@@ -29,6 +29,7 @@ from twnb.render.decisions import (
 )
 from twnb.render.labels import (
     autosave_note,
+    failure_text,
     has_code,
     incomplete_reason,
     is_no_error,
@@ -286,7 +287,7 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     found: list[NoteView] = []
     state = payload_state(payload)
     if payload.get("state") == "failed":
-        reason = clean_text(extra.get("failure_reason") or "the Round failed")
+        reason = clean_text(failure_text(state, extra.get("failure_reason") or "the Round failed"))
         found.append({"kind": "failure", "label": f"Round {state}", "text": reason})
     unsaved = autosave_note(payload)
     if unsaved:

@@ -1,6 +1,12 @@
 """Notebook-layer figures: extension load cost and widget traffic while a reply streams.
 
     /tmp/venv0/bin/python bench/bench_notebook.py [--repeat 7]
+    python bench/bench_notebook.py --against /tmp/before [--repeat 15]   # only the load, two checkouts
+
+`--against DIR` times figure 1 (from bytecode caches, as an installed twnb loads) for the twnb of
+another checkout (DIR holds its `twnb/` folder: a `git worktree add` or `git archive REV twnb | tar -x
+-C DIR` of an older commit) against this one, both in this interpreter, interleaved, and prints the
+ratio: whether a change made `%load_ext twnb` slower.
 
 1. `import twnb` + `%load_ext twnb` versus `import ipywidgets` alone, each timed inside a fresh
    subprocess that already has an InteractiveShell (as a kernel does), median of N runs, and the ratio.
@@ -24,6 +30,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -50,8 +57,9 @@ TOKEN_CHARS = 4
 TOKENS_PER_SECOND = 100.0
 
 
-def _timed(code: str) -> tuple[float, list[int]]:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+def _timed(code: str, root: Path = ROOT) -> tuple[float, list[int]]:
+    # `python -c` puts its working directory first on sys.path: `import twnb` loads root's twnb/.
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     seconds, *flags = out.stdout.split()
     return float(seconds), [int(f) for f in flags]
 
@@ -69,6 +77,58 @@ def bench_load(repeat: int) -> None:
     print(
         f"after %load_ext twnb: openai imported={bool(flags[0])}, ipywidgets imported={bool(flags[1])}, "
         f"opentelemetry imported={bool(flags[2])}"
+    )
+
+
+# The same load, timed in CPU seconds as well: on a shared machine the wall time of a 40 ms import
+# swings by more than a small change costs, while the CPU it takes barely moves.
+_LOAD_TWNB_CPU = _SHELL + (
+    "import time\nt0, c0 = time.perf_counter(), time.process_time()\nimport twnb\n"
+    "ip.run_line_magic('load_ext', 'twnb')\nprint(time.perf_counter() - t0, time.process_time() - c0)\n"
+)
+
+
+# As installed, twnb's modules load from their bytecode caches: with PYTHONDONTWRITEBYTECODE set (as
+# in some shells and containers) every run would compile every module again, and a longer file
+# would look slower to load than it is.
+_WITH_BYTECODE = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _load_seconds(root: Path) -> tuple[float, float]:
+    out = subprocess.run(
+        [sys.executable, "-c", _LOAD_TWNB_CPU],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env=_WITH_BYTECODE,
+    )
+    wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
+
+
+def bench_load_against(other: Path, repeat: int) -> None:
+    """`import twnb` + `%load_ext twnb` of this checkout and of `other`'s, interleaved (the order
+    alternating), medians of wall and CPU time."""
+    if not (other / "twnb" / "__init__.py").is_file():
+        raise SystemExit(f"{other} holds no twnb/ folder to import")
+    times: dict[Path, list[tuple[float, float]]] = {ROOT: [], other: []}
+    for root in times:
+        _load_seconds(root)  # writes the bytecode caches
+    for i in range(repeat):
+        for root in (ROOT, other) if i % 2 == 0 else (other, ROOT):
+            times[root].append(_load_seconds(root))
+    medians = {
+        root: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        for root, runs in times.items()
+    }
+    for root, label in ((ROOT, "this checkout"), (other, str(other))):
+        wall, cpu = medians[root]
+        print(f"import twnb + %load_ext twnb, {label}: {wall * 1000:.1f} ms wall, {cpu * 1000:.1f} ms CPU")
+    (wall_here, cpu_here), (wall_there, cpu_there) = medians[ROOT], medians[other]
+    print(
+        f"ratio this / {other.name} (medians of {repeat}): wall {wall_here / wall_there:.2f}, "
+        f"CPU {cpu_here / cpu_there:.2f}"
     )
 
 
@@ -370,7 +430,11 @@ def bench_widget_state_per_round() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--against", type=Path, help="another checkout: compare the load time only")
     args = parser.parse_args()
+    if args.against is not None:
+        bench_load_against(args.against.resolve(), args.repeat)
+        return
     bench_load(args.repeat)
     bench_stream()
     bench_update_cost(args.repeat)

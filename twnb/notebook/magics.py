@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from twnb.notebook.setting_traits import setting_traits
-from twnb.notebook.typed_arguments import argument, magic_arguments, parse_argstring
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -29,7 +28,10 @@ if TYPE_CHECKING:
     from twnb.memory import Conversation, Plan, Round
     from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
+    from twnb.notebook.typed_arguments import argument, magic_arguments, parse_argstring
     from twnb.session import Session
+else:  # the same functions as typed_arguments.py's, untyped: `%load_ext` loads one module fewer
+    from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 SUBCOMMANDS = {
     "save": "save PATH [--force]  write the conversation as TaskWeaver YAML (during a Round: as it stands);\n"

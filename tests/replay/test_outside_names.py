@@ -37,6 +37,16 @@ def test_magics_do_not_hide_what_the_code_reads():
     assert _names("%matplotlib inline\nplot(weekly)") == ["plot", "weekly"]
 
 
+def test_a_pasted_prompt_is_read_as_ipython_runs_it():
+    assert _names(">>> total = sales.sum()\n>>> total") == ["sales"]
+    assert _names("In [3]: total = sales.sum()\n   ...: total") == ["sales"]
+
+
+def test_a_shell_escape_and_help_are_read_as_ipython_runs_them():
+    assert _names("files = !ls\nfiles?\nlen(files)") == []
+    assert _names("frame = load()\nframe.head??") == ["load"]
+
+
 def test_known_names_are_not_outside():
     assert _names("total = sales.sum()", known=("sales",)) == []
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -140,10 +141,23 @@ def _made_by(post: Post) -> tuple[str, ...]:
 
 
 def _parse(code: str) -> ast.Module | None:
+    # IPython's transformer leaves code Python can parse as it is (it rewrites only what Python cannot
+    # parse: magics, shell escapes, help, a cell magic), except a pasted prompt, which it strips, maybe
+    # inside a string: such code goes through it, all other plain Python is parsed as it is (the
+    # transformer cost most of an export's look for outside names).
+    if _PROMPT.search(code) is None:
+        try:
+            return ast.parse(code)
+        except (SyntaxError, ValueError):
+            pass
     try:
         return ast.parse(_transformer().transform_cell(code))
     except (SyntaxError, ValueError):
         return None
+
+
+# What IPython's prompt strippers look for: `>>>` (doctest's too), `In [3]: ` and `...: `.
+_PROMPT = re.compile(r">>>|In \[\d+\]:|\.\.\.:")
 
 
 @functools.cache

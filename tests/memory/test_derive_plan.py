@@ -1,8 +1,19 @@
 """derive_plan: plan progress from a Planner post's plan, current_plan_step and stop."""
 
+from dataclasses import fields
 from pathlib import Path
 
-from twnb.memory import Attachment, AttachmentType, Conversation, Plan, Post, Round, derive_plan, round_plan
+from twnb.memory import (
+    Attachment,
+    AttachmentType,
+    Conversation,
+    Plan,
+    Post,
+    Round,
+    SubTask,
+    derive_plan,
+    round_plan,
+)
 
 PLAN = (
     "1. Load the data file\n2. Count the rows <sequentially depends on 1>\n3. Report the result to the user"
@@ -97,6 +108,22 @@ def test_the_previous_plan_is_not_changed():
     before = previous.to_dict()
     derive_plan(previous, _planner_post(current="3. Report the result to the user"))
     assert previous.to_dict() == before
+
+
+def test_the_previous_plan_is_not_changed_when_a_post_without_a_plan_moves_it():
+    previous = derive_plan(None, _planner_post())
+    before = previous.to_dict()
+    derive_plan(previous, _planner_post(plan=None, current="3. Report the result to the user"))
+    assert previous.to_dict() == before
+
+
+def test_a_plan_holds_nothing_mutable_but_its_subtasks():
+    """A derivation copies a plan and its subtasks one level deep: a field holding a list or a dict
+    (other than the subtasks) would be shared between the plans."""
+    for kind in (Plan, SubTask):
+        for field in fields(kind):
+            if field.name != "subtasks":
+                assert field.type in ("str", "str | None", "TaskState"), f"{kind.__name__}.{field.name}"
 
 
 def test_progress_keeps_the_plan_id_and_step_creation_times():

@@ -13,10 +13,9 @@ where the current step does not decide it (no current step named, or a step some
 
 from __future__ import annotations
 
-import copy
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from twnb.base import now_iso
 from twnb.memory.attachment import AttachmentType
@@ -198,7 +197,7 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
 
     live_previous = previous if previous is not None and previous.state not in ("done", "abandoned") else None
     if plan_text is None:
-        plan = copy.deepcopy(live_previous) if live_previous is not None else _new_plan([], user_query, post)
+        plan = _copy(live_previous) if live_previous is not None else _new_plan([], user_query, post)
         # A current step without a restated plan is looked up in the plan carried forward.
         steps = [_step_of(subtask, i) for i, subtask in enumerate(plan.subtasks)]
         worker_steps = steps
@@ -212,8 +211,7 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
             _subtask_for(step, i, match) for i, (step, match) in enumerate(zip(steps, kept, strict=True))
         ]
         if live_previous is not None and any(match is not None for match in kept):
-            plan = copy.deepcopy(live_previous)
-            plan.subtasks = subtasks
+            plan = _copy(live_previous, subtasks)
             if user_query:
                 plan.name, plan.description = short_name(user_query), user_query
         else:
@@ -242,6 +240,15 @@ def derive_plan(previous: Plan | None, post: Post, *, user_query: str | None = N
                 subtask.finished_at = None
     plan.refresh_plan_state()
     return plan
+
+
+def _copy(plan: Plan, subtasks: list[SubTask] | None = None) -> Plan:
+    """`plan` to change without changing it, with `subtasks` (else copies of its own). Every other field
+    of a plan and a subtask is text or None, so nothing deeper is copied (a deep copy cost most of a
+    derivation, and an export derives every Round's plan)."""
+    if subtasks is None:
+        subtasks = [replace(subtask) for subtask in plan.subtasks]
+    return replace(plan, subtasks=subtasks)
 
 
 def _step_of(subtask: SubTask, index: int) -> PlanStep:

@@ -114,6 +114,7 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     expect(next_cell.locator(".jp-InputPrompt")).to_have_text("[*]:")  # queued behind the Round
     page.screenshot(path=str(screenshot_path("lab-step-waiting")), full_page=True)
     _click(page, "run")
+    _click(page, "continue")  # keep what the code did: the Round goes on
     wait_until_ran(cell)
     expect(_printed(cell, "step code ran 10")).to_have_count(1)
     expect(outputs(cell).first).to_contain_text(re.compile(r"\bfinished\b"))
@@ -134,6 +135,35 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     page.close()
 
 
+def test_undo_after_the_code_ran_takes_it_back_before_the_round_goes_on(lab, browser_context, module_llm):
+    """... the queued cell then finds no `step_total`, and the saved Round says the user undid the code."""
+    name = "step-undo.ipynb"
+    check = "print('after undo:', 'step_total' in dir())"
+    page, cell = _start(lab, browser_context, module_llm, name, step_script(), check)
+    _approve_plan(page)
+    _click(page, "run")
+    expect(page.locator(".twnb-step-undo")).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+    expect(page.locator(".twnb-step-continue")).to_be_enabled()
+    expect(page.locator(".twnb-step-run")).to_be_hidden()
+    expect(_printed(cell, "step code ran 10")).to_have_count(1)  # it ran; the model has not seen it yet
+    expect_wholly_shown(page.locator(".twnb-step-panel.twnb-waiting"))
+    page.screenshot(path=str(screenshot_path("lab-step-undo-offered")), full_page=True)
+    _click(page, "undo")
+    wait_until_ran(cell)
+    expect(outputs(cell).first).to_contain_text("You undid this code after it ran")
+    next_cell = code_cells(page).nth(2)
+    wait_until_ran(next_cell)
+    expect(outputs(next_cell)).to_have_text(["after undo: False"])
+    post = _saved_code_post(lab)
+    assert post.extra["undone_by"] == "User"
+    assert post.extra["undone"] == "Undone by the user: removed step_total."
+    planner_calls = [r for r in module_llm.chat_requests() if r["role"] == "Planner"]
+    assert "The user undid this code after it ran" in str(
+        planner_calls[-1]["body"]["messages"][-1]["content"]
+    )
+    page.close()
+
+
 def test_edit_runs_and_saves_the_edited_code(lab, browser_context, module_llm):
     page, cell = _start(lab, browser_context, module_llm, "step-edit.ipynb", step_script())
     _approve_plan(page)
@@ -141,6 +171,7 @@ def test_edit_runs_and_saves_the_edited_code(lab, browser_context, module_llm):
     page.locator(".twnb-step-editor textarea").fill(EDITED_CODE)
     page.screenshot(path=str(screenshot_path("lab-step-editing")), full_page=True)
     _click(page, "run")
+    _click(page, "continue")
     wait_until_ran(cell)
     expect(_printed(cell, "edited code ran 30")).to_have_count(1)
     post = _saved_code_post(lab)
@@ -214,6 +245,7 @@ def test_an_edited_plan_is_what_the_planner_continues_with(lab, browser_context,
     page.screenshot(path=str(screenshot_path("lab-step-plan-edited")), full_page=True)
     _approve_plan(page)
     _click(page, "run")
+    _click(page, "continue")
     wait_until_ran(cell)
     expect(_printed(cell, "edited code ran 30")).to_have_count(1)
     planner_calls = [r for r in module_llm.chat_requests()[before:] if r["role"] == "Planner"]

@@ -42,6 +42,7 @@ def saved(lab_saving_widget_state, labextension_bundle, browser_context, module_
     run_all_cells(page)
     _click(page, "approve")
     _click(page, "run")
+    _click(page, "continue")  # keep what the code did: the Round goes on
     wait_until_ran(code_cells(page).last)
     expect(code_cells(page).last.locator(".widget-slider")).to_be_visible()
     ended = lambda: saved_round_states(lab.server, NAME) == ["finished"] * 3  # noqa: E731

@@ -42,6 +42,7 @@ def test_in_notebook7_the_approved_plan_and_run_code_are_saved_and_shown_on_reop
     page.locator(".twnb-step-plan textarea").fill("\n".join(EDITED_STEPS))
     _click(page, "approve")
     _click(page, "run")
+    _click(page, "continue")  # keep what the code did: the Round goes on
     cell = round_cells(page).first
     wait_until_ran(cell)
     expect(_printed(cell, "edited code ran 30")).to_have_count(1)  # it ran in the cell

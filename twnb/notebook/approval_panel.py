@@ -108,7 +108,7 @@ class ApprovalPanel:
         Round goes on."""
         self._mode = "ran"
         self.title.value = (
-            f"<b>The code ran</b> <small>({html.escape(status)}; its output is above)</small> "
+            f"<b>The code ran</b> <small>({html.escape(status)}; its output is in the cell)</small> "
             "<small>Continue, or Undo it: its variables and files go back as they were before it, and "
             "the model is told</small>"
         )

@@ -324,6 +324,8 @@ class StepRound:
 
         if self.session.undo_log is None or self.session.undo_log.get(request.post_id) is None:
             return None  # code run elsewhere keeps no snapshot: nothing to offer
+        if result.status == "interrupted":
+            return None  # the Round ends interrupted: %taskweaver undo takes it back afterwards
         self.panel.ask_after_run("it ran" if result.success else f"it ended: {result.status}")
         self._status("the code ran: Continue, or Undo it")
         with self.view.waiting():

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 _MESSAGE = (
     "exit()/quit() is disabled while twnb runs generated code: it would stop the notebook's kernel and "
@@ -28,7 +31,7 @@ def _refuse(*args: Any, **kwargs: Any) -> None:
     raise ExitRefused(_MESSAGE)
 
 
-def _refusing_autocall(shell: Any) -> Any:
+def _refusing_autocall(shell: InteractiveShell) -> Any:
     # An IPyAutocall subclass, so a bare `exit` (no parentheses) is autocalled and refused too.
     from IPython.core.autocall import IPyAutocall
 
@@ -45,7 +48,7 @@ def _refusing_autocall(shell: Any) -> Any:
 
 
 @contextlib.contextmanager
-def exit_refused(shell: Any) -> Iterator[None]:
+def exit_refused(shell: InteractiveShell) -> Iterator[None]:
     """Within the block, exit/quit and the shell's exit hook raise ExitRefused; restored after."""
     user_ns = shell.user_ns
     refusing = _refusing_autocall(shell)
@@ -54,12 +57,12 @@ def exit_refused(shell: Any) -> Iterator[None]:
     saved_ask_exit = vars(shell).get("ask_exit")
     for name in saved_names:
         user_ns[name] = refusing
-    shell.ask_exit = _refuse
+    setattr(shell, "ask_exit", _refuse)  # noqa: B010 (the base InteractiveShell has no ask_exit)
     try:
         yield
     finally:
         if had_own_ask_exit:
-            shell.ask_exit = saved_ask_exit
+            setattr(shell, "ask_exit", saved_ask_exit)  # noqa: B010
         else:
             vars(shell).pop("ask_exit", None)
         for name, value in saved_names.items():

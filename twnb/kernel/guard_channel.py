@@ -9,17 +9,21 @@ re-run of an exported notebook).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.kernel.kernel_guard import GuardReport, code_digest, kernel_guard_source
 from twnb.kernel.quiet_requests import evaluate, execute_quietly
+
+if TYPE_CHECKING:
+    from jupyter_client.blocking.client import BlockingKernelClient
+    from jupyter_client.connect import KernelConnectionInfo
 
 
 class KernelGuardChannel:
     """`kc` a jupyter_client kernel client with its channels started; `alive` says whether the kernel
     still runs (a dead one ends a wait early)."""
 
-    def __init__(self, kc: Any, alive: Callable[[], bool], *, timeout: float = 60.0) -> None:
+    def __init__(self, kc: BlockingKernelClient, alive: Callable[[], bool], *, timeout: float = 60.0) -> None:
         self.kc = kc
         self.alive = alive
         self.timeout = timeout
@@ -27,7 +31,7 @@ class KernelGuardChannel:
         self._own_client = False
 
     @classmethod
-    def connected(cls, connection_info: Any, *, timeout: float = 60.0) -> KernelGuardChannel:
+    def connected(cls, connection_info: KernelConnectionInfo, *, timeout: float = 60.0) -> KernelGuardChannel:
         """A channel over a blocking client of its own, for a kernel another (asynchronous) client
         drives, such as nbclient's; `close()` it when done."""
         from jupyter_client.blocking.client import BlockingKernelClient

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.watchdog import TimeLimitExceeded
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
 
@@ -39,9 +42,9 @@ def trim_twnb_frames(tb: TracebackType | None) -> TracebackType | None:
 
 
 @contextlib.contextmanager
-def interrupts_end_in_user_code(shell: Any) -> Iterator[None]:
+def interrupts_end_in_user_code(shell: InteractiveShell) -> Iterator[None]:
     """Within the block, interrupts the shell formats lose their trailing twnb frames."""
-    original = shell._get_exc_info
+    original: Callable[..., tuple[Any, Any, Any]] = shell._get_exc_info
     had_own = "_get_exc_info" in vars(shell)
 
     def get_exc_info(exc_tuple: Any = None) -> tuple[Any, Any, Any]:
@@ -50,11 +53,11 @@ def interrupts_end_in_user_code(shell: Any) -> Iterator[None]:
             trim_twnb_frames(tb)
         return etype, value, tb
 
-    shell._get_exc_info = get_exc_info
+    setattr(shell, "_get_exc_info", get_exc_info)  # noqa: B010 (an instance attribute over the method)
     try:
         yield
     finally:
         if had_own:
-            shell._get_exc_info = original
+            setattr(shell, "_get_exc_info", original)  # noqa: B010
         else:
             vars(shell).pop("_get_exc_info", None)

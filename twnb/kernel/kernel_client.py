@@ -26,7 +26,7 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.active_content import inert_bundle
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
@@ -39,6 +39,9 @@ from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact
 from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
+
+if TYPE_CHECKING:
+    from jupyter_client.blocking.client import BlockingKernelClient
 
 # Runs once in each new kernel: defines the variable-signature helper under a private name and makes
 # exit()/quit() raise instead of ending the kernel (which belongs to twnb, not to the code).
@@ -128,7 +131,7 @@ class KernelExecutor:
         self.stream_tail_chars = stream_tail_chars
         self.max_listed_files = max_listed_files
         self._km: Any = None
-        self._kc: Any = None
+        self._kc: BlockingKernelClient | None = None
         self._guard: KernelGuardChannel | None = None
         self._remote_scan = False
 
@@ -142,8 +145,15 @@ class KernelExecutor:
     def is_running(self) -> bool:
         return self._kc is not None and self._alive()
 
+    @property
+    def _client(self) -> BlockingKernelClient:
+        """The blocking client of the started kernel."""
+        if self._kc is None:
+            raise RuntimeError("the kernel is not started: start() it first")
+        return self._kc
+
     def _alive(self) -> bool:
-        return bool(self._km.is_alive()) if self._km is not None else bool(self._kc.is_alive())
+        return bool(self._km.is_alive()) if self._km is not None else bool(self._client.is_alive())
 
     def start(self) -> None:
         if not self.workdir.is_dir():
@@ -158,7 +168,7 @@ class KernelExecutor:
         reply = self._execute_quietly(prelude, timeout=self.startup_timeout)
         if reply.get("status") != "ok":
             self.track_variables = False  # an odd kernel: run code, just without the variable delta
-        self._guard = KernelGuardChannel(self._kc, self._alive, timeout=self.startup_timeout)
+        self._guard = KernelGuardChannel(self._client, self._alive, timeout=self.startup_timeout)
         self.guard_missing = self._guard.set_up()
         self._locate()
 
@@ -262,11 +272,11 @@ class KernelExecutor:
         self, code: str, *, user_expressions: dict[str, str] | None = None, timeout: float = 30.0
     ) -> dict[str, Any]:
         return execute_quietly(
-            self._kc, code, alive=self._alive, user_expressions=user_expressions, timeout=timeout
+            self._client, code, alive=self._alive, user_expressions=user_expressions, timeout=timeout
         )
 
     def _expression(self, expression: str, timeout: float = 30.0) -> Any:
-        return evaluate(self._kc, expression, alive=self._alive, timeout=timeout)
+        return evaluate(self._client, expression, alive=self._alive, timeout=timeout)
 
     def _signatures(self) -> dict[str, Signature] | None:
         if not self.track_variables:
@@ -345,7 +355,7 @@ class KernelExecutor:
         recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
 
         started = time.perf_counter()
-        msg_id = self._kc.execute(
+        msg_id = self._client.execute(
             code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False
         )
         # With the guard, the kernel's own watchdog stops the code at its limit; the kernel is
@@ -493,7 +503,7 @@ class KernelExecutor:
         if self._km is not None:
             self._km.interrupt_kernel()
         else:  # an attached kernel: ask it over the control channel, as its manager would
-            self._kc.control_channel.send(self._kc.session.msg("interrupt_request", content={}))
+            self._client.control_channel.send(self._client.session.msg("interrupt_request", content={}))
 
     def _collect(self, msg_id: str, recorder: OutputRecorder, limit: float | None, notes: list[str]) -> str:
         """Record iopub messages for `msg_id` until idle: "idle", "timeout", "died" or "stuck". What
@@ -516,7 +526,7 @@ class KernelExecutor:
             if interrupted_at is not None and now > interrupted_at + self.interrupt_grace_s:
                 return "stuck"
             try:
-                msg = self._kc.get_iopub_msg(timeout=POLL_S)
+                msg = self._client.get_iopub_msg(timeout=POLL_S)
             except queue.Empty:
                 if not self._alive():
                     return "died"

@@ -21,13 +21,17 @@ import inspect
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.guard_files import written_files
 from twnb.kernel.guard_refusal import GuardRefusal
 from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
+    from IPython.core.interactiveshell import ExecutionResult as CellResult
 
 # Where the sources sent to a kernel live there (never under twnb's own names).
 INJECTED_PACKAGE = "_twnb_guard"
@@ -87,7 +91,7 @@ class GuardReport:
 class KernelGuard:
     """The guard of one kernel's shell, armed for the cells the executor announces."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         self.shell = shell
         self.guard = RuntimeGuard.installed()
         self.shell_guard = ShellGuard.for_shell(shell, self.guard)
@@ -112,7 +116,7 @@ class KernelGuard:
         self._expected = None
         return self._report.to_json()
 
-    def _pre_run_cell(self, info: Any) -> None:
+    def _pre_run_cell(self, info: ExecutionInfo) -> None:
         self._end()  # a cell that never reached post_run_cell
         expected, self._expected = self._expected, None
         if expected is None or code_digest(getattr(info, "raw_cell", "") or "") != expected["digest"]:
@@ -134,7 +138,7 @@ class KernelGuard:
         self._skip = list(expected["skip"])
         self._report = GuardReport(ran=True, late=[str(r) for r in self.guard.take_late_refusals()])
 
-    def _post_run_cell(self, result: Any) -> None:
+    def _post_run_cell(self, result: CellResult) -> None:
         self._end()
 
     def _end(self) -> None:

@@ -23,11 +23,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from twnb.kernel.capture import StandInStream, StreamTee
 from twnb.kernel.descriptor_output import DescriptorOutput
 from twnb.kernel.output_redaction import Redact
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 POLL_S = 0.2
 # Threads that are not the code's: twnb's own (output pumps, the watchdog) and the kernel's, which it
@@ -69,7 +72,7 @@ class Lingering:
 
     def __init__(
         self,
-        shell: Any,
+        shell: InteractiveShell,
         originals: tuple[TextIO, TextIO],
         redact: Redact,
         descriptors: DescriptorOutput | None,

@@ -8,7 +8,7 @@ import time
 import traceback
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.base import every_record_scrubbed
 from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
@@ -27,6 +27,9 @@ from twnb.kernel.shell_hooks import recorded_shell_output
 from twnb.kernel.undo_log import RunSnapshot, UndoLog
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 
 class LiveShellExecutor:
@@ -58,7 +61,7 @@ class LiveShellExecutor:
 
     def __init__(
         self,
-        shell: Any,
+        shell: InteractiveShell,
         workdir: str | os.PathLike[str],
         artifacts_dir: str | os.PathLike[str],
         session_dir: str | os.PathLike[str] | None = None,

@@ -7,13 +7,16 @@ import ast
 import queue
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_client.blocking.client import BlockingKernelClient
 
 POLL_S = 0.1
 
 
 def execute_quietly(
-    kc: Any,
+    kc: BlockingKernelClient,
     code: str,
     *,
     alive: Callable[[], bool],
@@ -38,7 +41,9 @@ def execute_quietly(
     return {"status": "timeout"}
 
 
-def evaluate(kc: Any, expression: str, *, alive: Callable[[], bool], timeout: float = 30.0) -> Any:
+def evaluate(
+    kc: BlockingKernelClient, expression: str, *, alive: Callable[[], bool], timeout: float = 30.0
+) -> Any:
     """The value of `expression` in the kernel, read back from its repr (None when it failed)."""
     reply = execute_quietly(kc, "", alive=alive, user_expressions={"value": expression}, timeout=timeout)
     value = (reply.get("user_expressions") or {}).get("value") or {}

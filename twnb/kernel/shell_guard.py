@@ -22,10 +22,14 @@ import functools
 import sys
 import weakref
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from twnb.kernel.guard_refusal import KERNEL_EXIT, NAMESPACE, GuardRefusal
 from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import ExecutionResult as CellResult
+    from IPython.core.interactiveshell import InteractiveShell
 
 _NAMESPACE_HINT = (
     "Never delete, clear or reset the user's variables: give your results new names, and leave the "
@@ -40,7 +44,7 @@ class ShellGuard:
 
     _shells: ClassVar[weakref.WeakKeyDictionary[Any, ShellGuard]] = weakref.WeakKeyDictionary()
 
-    def __init__(self, shell: Any, guard: RuntimeGuard) -> None:
+    def __init__(self, shell: InteractiveShell, guard: RuntimeGuard) -> None:
         self.shell = shell
         self.guard = guard
         # name -> id of the object generated code last bound to it (its own to delete)
@@ -48,7 +52,7 @@ class ShellGuard:
         _wrap_shell_routes(type(shell), guard)
 
     @classmethod
-    def for_shell(cls, shell: Any, guard: RuntimeGuard | None = None) -> ShellGuard:
+    def for_shell(cls, shell: InteractiveShell, guard: RuntimeGuard | None = None) -> ShellGuard:
         found = cls._shells.get(shell)
         if found is None:
             found = cls._shells[shell] = cls(shell, guard or RuntimeGuard.installed())
@@ -146,7 +150,9 @@ def _refusing_route(
     return route
 
 
-def run_cell_guarded(shell: Any, code: str, *, refuse: bool = True) -> tuple[Any, list[GuardRefusal]]:
+def run_cell_guarded(
+    shell: InteractiveShell, code: str, *, refuse: bool = True
+) -> tuple[CellResult, list[GuardRefusal]]:
     """Run `code` on `shell` (`run_cell`, no history) as generated code runs: under the runtime guard,
     the namespace kept. IPython's ExecutionResult and what the guard refused (with `refuse`; without it
     only files are recorded): for code read from elsewhere and run again (`%taskweaver load --rerun`)."""

@@ -23,13 +23,16 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.active_content import inert_bundle
 from twnb.kernel.capture import OutputRecorder, StreamTee
 from twnb.kernel.descriptor_output import DescriptorOutput
 from twnb.kernel.lingering_output import Lingering, take_over, threads_started_since
 from twnb.kernel.output_redaction import Redact, redact_bundle, redact_value
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 
 @contextlib.contextmanager
@@ -48,7 +51,7 @@ def _patched(obj: Any, name: str, replacement: Any) -> Iterator[None]:
 
 @contextlib.contextmanager
 def recorded_shell_output(
-    shell: Any,
+    shell: InteractiveShell,
     recorder: OutputRecorder,
     redact: Redact | None = None,
     *,
@@ -58,10 +61,10 @@ def recorded_shell_output(
     display_pub = shell.display_pub
     displayhook = shell.displayhook
     original_publish = display_pub.publish
-    original_clear = display_pub.clear_output
+    original_clear: Callable[..., Any] = display_pub.clear_output
     original_write_format_data = displayhook.write_format_data
-    original_write_output_prompt = displayhook.write_output_prompt
-    original_finish_displayhook = displayhook.finish_displayhook
+    original_write_output_prompt: Callable[[], Any] = displayhook.write_output_prompt
+    original_finish_displayhook: Callable[[], Any] = displayhook.finish_displayhook
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
     # Stand-ins an earlier execution left for its threads: this execution's tees replace them.
     lingering = take_over() if redact is not None else None

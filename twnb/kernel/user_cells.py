@@ -24,10 +24,14 @@ import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.kernel.result import VariableChange
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
+    from IPython.core.interactiveshell import ExecutionResult as CellResult
 
 MAX_CELLS = 100
 MAX_SOURCE_CHARS = 20_000
@@ -107,7 +111,7 @@ class UserCellLog:
 
     def __init__(
         self,
-        shell: Any,
+        shell: InteractiveShell,
         *,
         is_command: Callable[[str], bool] = is_twnb_command,
         max_cells: int = MAX_CELLS,
@@ -172,7 +176,7 @@ class UserCellLog:
         anything ran since the last recorded one."""
         self._executions += 1
 
-    def before_cell(self, info: Any) -> None:
+    def before_cell(self, info: ExecutionInfo) -> None:
         try:
             source = getattr(info, "raw_cell", "") or ""
             recorded = (
@@ -189,7 +193,7 @@ class UserCellLog:
         except Exception:
             self._running.append(None)
 
-    def after_cell(self, result: Any) -> None:
+    def after_cell(self, result: CellResult) -> None:
         if not self._running:
             return  # the cell that started this log (`%load_ext twnb`) ran before it existed
         running = self._running.pop()
@@ -209,7 +213,7 @@ class UserCellLog:
         except Exception:
             return None
 
-    def _cell(self, running: _Running, result: Any) -> UserCell:
+    def _cell(self, running: _Running, result: CellResult) -> UserCell:
         error = None
         if result is not None:
             raised = result.error_before_exec or result.error_in_exec

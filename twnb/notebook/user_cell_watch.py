@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
+    from IPython.core.interactiveshell import ExecutionResult as CellResult
 
     from twnb.session import UserCellLog, UserCells
 
@@ -60,7 +61,7 @@ class UserCellWatch:
         if self.log is not None:
             self.log.before_execution()
 
-    def _before(self, info: Any) -> None:
+    def _before(self, info: ExecutionInfo) -> None:
         if self.log is None:
             try:
                 from twnb.session import UserCellLog
@@ -70,6 +71,6 @@ class UserCellWatch:
                 return
         self.log.before_cell(info)
 
-    def _after(self, result: Any) -> None:
+    def _after(self, result: CellResult) -> None:
         if self.log is not None:
             self.log.after_cell(result)

@@ -22,6 +22,8 @@ from twnb.memory import EventRelay, Memory
 from twnb.session.session import Session
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from twnb.config import Redactor, ResolvedSettings, Settings
     from twnb.kernel import UndoLog
     from twnb.plugins import PluginCatalog
@@ -161,7 +163,7 @@ def _tracing(plain: Settings) -> Any:
 
 def build_live_session(
     resolved: ResolvedSettings,
-    shell: Any,
+    shell: InteractiveShell,
     workdir: Path,
     session_dir: Path,
     *,
@@ -215,7 +217,7 @@ def build_live_session(
 
 
 def undo_log_for(
-    resolved: ResolvedSettings, shell: Any, session_dir: Path, existing: UndoLog | None = None
+    resolved: ResolvedSettings, shell: InteractiveShell, session_dir: Path, existing: UndoLog | None = None
 ) -> UndoLog:
     """The undo log of `shell`'s runs, with the settings' budget (`existing`, kept with its snapshots
     when given: a new session for other settings does not forget what can be undone). Copies of the

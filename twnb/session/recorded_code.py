@@ -11,12 +11,15 @@ its kernel). `--no-verify` (or `verify: false`) runs it unchecked and unguarded,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from twnb.kernel import GuardRefusal, run_cell_guarded
 from twnb.roles import VerificationConfig, allowable_modules, verify_code
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import ExecutionResult as CellResult
+    from IPython.core.interactiveshell import InteractiveShell
+
     from twnb.config import Settings
 
 RecordedCodeCheck = Callable[[str], "str | None"]
@@ -46,7 +49,9 @@ def refusal_text(code: str, config: VerificationConfig) -> str | None:
     return problems
 
 
-def run_recorded_cell(shell: Any, code: str, *, guarded: bool = True) -> tuple[Any, list[GuardRefusal]]:
+def run_recorded_cell(
+    shell: InteractiveShell, code: str, *, guarded: bool = True
+) -> tuple[CellResult, list[GuardRefusal]]:
     """Run a piece of recorded code on the notebook's `shell` as generated code runs: under the runtime
     guard (refusing only with `guarded`), the user's namespace kept. IPython's ExecutionResult, and
     what the guard refused."""

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["bind_rerun_plugins", "missing_plugin_line", "missing_plugin_lines"]
 
@@ -35,7 +38,7 @@ def missing_plugin_lines(needed: Iterable[str], namespace: Any) -> list[str]:
     return [missing_plugin_line(name) for name in needed if name not in namespace]
 
 
-def bind_rerun_plugins(shell: Any, *, workdir: str, needed: Iterable[str] = ()) -> list[str]:
+def bind_rerun_plugins(shell: InteractiveShell, *, workdir: str, needed: Iterable[str] = ()) -> list[str]:
     """In the kernel of a re-run (before any recorded code runs): bind the plugins the settings of
     `workdir` describe into `shell`'s namespace, and keep them for the kernel's life. Returns one line
     per plugin that could not be loaded and per plugin in `needed` still missing."""

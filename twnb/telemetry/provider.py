@@ -20,7 +20,6 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any
 from urllib.parse import urlparse
 
 from opentelemetry import trace
@@ -49,7 +48,7 @@ _EXPORTER_LOGGERS = (
 )
 
 
-def tracer_for(mode: str, endpoint: str | None = None) -> tuple[Any, TracerProvider | None, str]:
+def tracer_for(mode: str, endpoint: str | None = None) -> tuple[trace.Tracer, TracerProvider | None, str]:
     """(tracer, the provider twnb built or None, a sentence saying where spans go)."""
     if mode == "on":
         current = trace.get_tracer_provider()

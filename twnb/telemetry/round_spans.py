@@ -66,7 +66,7 @@ PLAN_HOOK = "twnb.telemetry.round_spans"  # the tracer's name on the session's p
 class PlanHooks(Protocol):
     """What the tracer needs of the session's plan notebook: its hooks."""
 
-    def register_plan_change_hook(self, name: str, hook: Callable[[Any, Plan | None], None]) -> None: ...
+    def register_plan_change_hook(self, name: str, hook: Callable[[object, Plan | None], None]) -> None: ...
 
     def remove_plan_change_hook(self, name: str) -> None: ...
 
@@ -194,7 +194,7 @@ class RoundSpans:
         self.round.end()
         self.round = None
 
-    def _plan_changed(self, notebook: Any, plan: Plan | None) -> None:
+    def _plan_changed(self, notebook: object, plan: Plan | None) -> None:
         if plan is None or self.round is None:
             return
         attributes: dict[str, Any] = {

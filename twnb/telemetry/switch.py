@@ -9,12 +9,37 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from twnb.memory import Observer
 
 if TYPE_CHECKING:
-    from twnb.memory import Round
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import Tracer
+
+    from twnb.memory import Memory, Round
+    from twnb.telemetry.round_spans import PlanHooks
+
+
+class Redacts(Protocol):
+    def redact(self, text: str) -> str: ...
+
+
+class TracedSession(Protocol):
+    """What a Round's tracer reads of the session (twnb.session.Session, a layer above this one)."""
+
+    @property
+    def memory(self) -> Memory: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def redactor(self) -> Redacts | None: ...
+
+    @property
+    def plans(self) -> PlanHooks: ...
+
 
 __all__ = [
     "CAPTURE_VARIABLE",
@@ -40,8 +65,8 @@ INSTALL_HINT = "Tracing needs the otel extra: pip install 'twnb[otel]' (then res
 class TracingState:
     mode: str = "off"
     endpoint: str | None = None
-    tracer: Any = None  # an opentelemetry.trace.Tracer while on
-    provider: Any = None  # the TracerProvider twnb built (None when it uses the process's own)
+    tracer: Tracer | None = None  # while on
+    provider: TracerProvider | None = None  # the one twnb built (None when it uses the process's own)
     from_setting: str | None = None  # the `trace` setting last applied
 
 
@@ -85,7 +110,9 @@ def content_capture() -> bool:
     return os.environ.get(CAPTURE_VARIABLE, "").strip().lower() in _CAPTURE_ON
 
 
-def round_tracer(session: Any, round: Round, *, provider: str, models: dict[str, str]) -> Observer | None:
+def round_tracer(
+    session: TracedSession, round: Round, *, provider: str, models: dict[str, str]
+) -> Observer | None:
     """The observer that traces `round`, or None while tracing is off (nothing is imported then)."""
     if tracing.tracer is None:
         return None

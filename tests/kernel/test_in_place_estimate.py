@@ -59,7 +59,16 @@ def test_a_zero_budget_copies_nothing() -> None:
     assert estimate.copied == () and [t.name for t in estimate.over_budget] == ["lst"]
 
 
-def test_a_frame_size_is_what_its_copy_takes() -> None:
-    df = pd.DataFrame({"a": np.arange(1000, dtype="float64")})
-    (target,) = estimate_in_place('df["a"] = 0', {"df": df}, 100).targets
+def test_a_frame_changed_in_other_ways_is_copied_whole() -> None:
+    df = pd.DataFrame({"a": np.arange(1000, dtype="float64"), "b": np.arange(1000)})
+    (target,) = estimate_in_place('df["a"] = 0\ndf.drop(index=[0], inplace=True)', {"df": df}, 100).targets
+    assert target.columns == ()
     assert target.size_bytes == int(df.memory_usage(index=True, deep=False).sum())
+
+
+def test_a_frame_changed_only_column_by_column_costs_only_the_columns_it_had() -> None:
+    df = pd.DataFrame({"a": np.arange(1000, dtype="float64"), "b": np.arange(1000), "c": np.arange(1000)})
+    code = 'df["a"] = 0\ndf["new"] = 1\ndel df["b"]'
+    (target,) = estimate_in_place(code, {"df": df}, 100).targets
+    assert target.columns == ("a", "new", "b")
+    assert target.size_bytes == df["a"].nbytes + df["b"].nbytes

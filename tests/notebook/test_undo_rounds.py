@@ -82,6 +82,17 @@ def test_a_column_added_in_place_is_taken_back(ip, fake_llm, capsys):
     pd.testing.assert_frame_equal(ip.user_ns["df"], pd.DataFrame({"a": [1.0, 2.0]}))
 
 
+def test_a_frame_changed_column_by_column_is_restored_in_place_in_its_column_order(ip, fake_llm, capsys):
+    original = pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4], "c": ["x", "y"]})
+    ip.user_ns["df"] = original
+    ip.user_ns["same"] = original
+    run_round(ip, fake_llm, 'df["a"] = df["a"] * 10\ndf["d"] = 0\ndel df["b"]')
+    assert list(original.columns) == ["a", "c", "d"]
+    undo(ip, capsys)
+    assert ip.user_ns["df"] is original  # the frame itself: `same` sees it restored too
+    pd.testing.assert_frame_equal(original, pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4], "c": ["x", "y"]}))
+
+
 def test_rows_dropped_in_place_come_back(ip, fake_llm, capsys):
     ip.user_ns["df"] = pd.DataFrame({"a": [1, 2, 3]})
     run_round(ip, fake_llm, "df.drop(index=[0, 1], inplace=True)")

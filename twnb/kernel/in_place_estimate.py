@@ -70,6 +70,9 @@ class InPlaceTarget:
     size_bytes: int | None
     why: str
     line: int
+    # A DataFrame the code changes only by storing or deleting whole columns by name: just those of
+    # its columns are copied (and `size_bytes` is theirs); () for a copy of the whole object.
+    columns: tuple[str, ...] = ()
 
     @property
     def size_text(self) -> str:
@@ -129,17 +132,43 @@ def estimate_in_place(
         if name.startswith("_") or name in hidden or name not in namespace:
             continue
         value = namespace[name]
-        use = next((u for u in uses if may_change(value, u)), None)
-        if use is None:
+        changing = [u for u in uses if may_change(value, u)]
+        if not changing:
             continue
-        size = copy_size(value)
-        target = InPlaceTarget(name, type(value).__name__, size, use.text, use.line)
+        use = changing[0]
+        columns = _columns_only(value, changing)
+        size = _columns_size(value, columns) if columns else copy_size(value)
+        target = InPlaceTarget(name, type(value).__name__, size, use.text, use.line, columns)
         if size is not None and size <= left:
             copied.append(target)
             left -= size
         else:
             over.append(target)
     return InPlaceEstimate(tuple(copied), tuple(over), budget)
+
+
+def _columns_only(value: Any, uses: list[MutationUse]) -> tuple[str, ...]:
+    """The columns of a DataFrame the code changes only by storing or deleting whole columns by name,
+    else (): then the whole frame is copied."""
+    if _module(value) != "pandas" or type(value).__name__ != "DataFrame":
+        return ()
+    if not all(u.kind == "store" and u.columns for u in uses):
+        return ()
+    try:
+        if not value.columns.is_unique or not all(isinstance(c, str) for c in value.columns):
+            return ()
+    except Exception:
+        return ()
+    return tuple(dict.fromkeys(c for u in uses for c in u.columns))
+
+
+def _columns_size(frame: Any, columns: tuple[str, ...]) -> int | None:
+    """Bytes the copies of those of `columns` the frame has take (a new column costs nothing)."""
+    try:
+        present = [c for c in columns if c in frame.columns]
+        return int(sum(int(frame[c].memory_usage(index=False, deep=False)) for c in present))
+    except Exception:
+        return None
 
 
 def _parse(code: str) -> ast.Module | None:

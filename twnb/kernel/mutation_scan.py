@@ -62,6 +62,10 @@ class MutationUse:
     inplace: bool = False
     # The method is called on something reached through the name (`d["k"].append`), not on it.
     through: bool = False
+    # A store or delete of whole columns by name, straight on the name (`df["x"] = ...`,
+    # `del df["x"]`, `df[["a", "b"]] = ...`): those columns' names, else () (a frame may then be
+    # snapshotted column by column: in_place_estimate.py).
+    columns: tuple[str, ...] = ()
 
 
 def scan_mutations(tree: ast.Module) -> dict[str, list[MutationUse]]:
@@ -170,11 +174,13 @@ class _Scanner:
             self.target(node.target, node.value, top=top)
         elif isinstance(node, ast.AugAssign):
             kind = "augmented" if isinstance(node.target, ast.Name) else "store"
-            self.use(_root(node.target), MutationUse(kind, node.lineno, _short(ast.unparse(node))))
+            text = _short(ast.unparse(node))
+            self.use(_root(node.target), MutationUse(kind, node.lineno, text, columns=_columns(node.target)))
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 if not isinstance(target, ast.Name):
-                    self.use(_root(target), MutationUse("store", node.lineno, _short(ast.unparse(node))))
+                    text = _short(ast.unparse(node))
+                    self.use(_root(target), MutationUse("store", node.lineno, text, columns=_columns(target)))
         elif isinstance(node, ast.For | ast.AsyncFor):
             for name in _target_names(node.target):
                 self.bind(name, node.iter, top=False, iterated=True)
@@ -215,9 +221,8 @@ class _Scanner:
             self.target(target.value, ast.Constant(None), top=top)
         else:
             self.expression(target)  # subscripts inside the target (`df[col]`) are reads
-            self.use(
-                _root(target), MutationUse("store", target.lineno, _short(ast.unparse(target) + " = ..."))
-            )
+            text = _short(ast.unparse(target) + " = ...")
+            self.use(_root(target), MutationUse("store", target.lineno, text, columns=_columns(target)))
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         declared: set[str] = set()
@@ -270,6 +275,17 @@ class _Scanner:
         for keyword in node.keywords:
             if keyword.arg == "out":
                 self.use(_root(keyword.value), MutationUse("argument", node.lineno, text, called))
+
+
+def _columns(target: ast.expr) -> tuple[str, ...]:
+    """`name["x"]` or `name[["a", "b"]]` (constant names, straight on a name): the names; else ()."""
+    if not isinstance(target, ast.Subscript) or not isinstance(target.value, ast.Name):
+        return ()
+    key = target.slice
+    keys = key.elts if isinstance(key, ast.List) else [key]
+    if keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+        return tuple(str(k.value) for k in keys if isinstance(k, ast.Constant))
+    return ()
 
 
 def _short(text: str, limit: int = 80) -> str:

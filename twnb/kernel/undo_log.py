@@ -45,12 +45,15 @@ UNDONE_FOLDER = "twnb-undone"
 
 @dataclass
 class KeptCopy:
-    """An object the code may change in place: `original` as the code found it, `copy` taken before."""
+    """An object the code may change in place: `original` as the code found it, `copy` taken before.
+    For a DataFrame the code changes only column by column, `copy` holds just those columns (a dict
+    of the ones it had) and `column_order` its columns as they were."""
 
     name: str
     original: Any
     copy: Any
     size_bytes: int
+    column_order: list[str] | None = None
 
 
 @dataclass
@@ -192,14 +195,20 @@ class UndoLog:
         snapshot.in_place = [t.name for t in estimate.targets]
         for target in estimate.copied:
             original = namespace[target.name]
+            size = target.size_bytes or 0
             try:
+                if target.columns:
+                    order = [str(c) for c in original.columns]
+                    columns = {c: original[c].copy(deep=True) for c in target.columns if c in order}
+                    snapshot.copies.append(KeptCopy(target.name, original, columns, size, order))
+                    continue
                 duplicate = _copy(original)
             except Exception:
                 snapshot.over_budget.append(
                     InPlaceTarget(target.name, target.type, None, target.why, target.line)
                 )
                 continue
-            snapshot.copies.append(KeptCopy(target.name, original, duplicate, target.size_bytes or 0))
+            snapshot.copies.append(KeptCopy(target.name, original, duplicate, size))
         snapshot._before = dict(namespace)
         snapshot._file_folder = self.folder / execution_id
         snapshot._file_budget = max(0, self.budget_bytes - self.held_bytes - snapshot.copied_bytes)
@@ -336,6 +345,8 @@ def _restore(kept: KeptCopy) -> Any:
     """The object as it was: a builtin container gets its content back in place (so other names that
     hold it see it restored too); anything else is replaced by the copy."""
     original, saved = kept.original, kept.copy
+    if kept.column_order is not None:
+        return _restore_columns(original, saved, kept.column_order)
     if type(original) is list or type(original) is bytearray:
         original[:] = saved
     elif type(original) is dict or type(original) is set:
@@ -344,6 +355,21 @@ def _restore(kept: KeptCopy) -> Any:
     else:
         return saved
     return original
+
+
+def _restore_columns(frame: Any, saved: dict[str, Any], order: list[str]) -> Any:
+    """The frame itself back as it was, column by column: columns the code added dropped, the ones it
+    replaced or deleted put back where they were (other names holding the frame see it restored)."""
+    for column in [c for c in frame.columns if c not in order]:
+        del frame[column]
+    for position, column in enumerate(order):
+        if column not in saved:
+            continue
+        if column in frame.columns:
+            frame[column] = saved[column]
+        else:
+            frame.insert(position, column, saved[column])
+    return frame
 
 
 def _move_aside(path: str, folder: Path) -> str | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from twnb._version import __version__
 
@@ -60,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_export_parser(commands: Any) -> None:
+def add_export_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = commands.add_parser(
         "export",
         help="a conversation as a notebook (optionally re-run and checked), or a notebook as a conversation",

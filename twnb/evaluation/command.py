@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 __all__ = ["EXAMPLES", "add_eval_parser", "run_eval_command"]
 
@@ -26,7 +25,7 @@ def _count(text: str) -> int:
     return number
 
 
-def add_eval_parser(commands: Any) -> None:
+def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     evaluate = commands.add_parser(
         "eval",
         help="run TaskWeaver's evaluation cases against models, each as a notebook, and score them",

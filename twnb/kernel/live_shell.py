@@ -29,7 +29,11 @@ from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_
 from twnb.kernel.watchdog import Watchdog
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from IPython.core.interactiveshell import InteractiveShell
+
+    from twnb.kernel.guard_refusal import GuardRefusal
 
 
 class LiveShellExecutor:
@@ -264,11 +268,11 @@ class LiveShellExecutor:
         return "success", None
 
 
-def _late_note(refusal: Any) -> str:
+def _late_note(refusal: GuardRefusal) -> str:
     return f"A thread that earlier generated code started was refused after that code had ended: {refusal}"
 
 
-def _telling(stream: Any) -> Callable[[str], None]:
+def _telling(stream: TextIO) -> Callable[[str], None]:
     """Where the watchdog's thread says the code cannot be stopped: the cell's own stderr (the main
     thread is stuck in the code, so nothing else can show it)."""
 

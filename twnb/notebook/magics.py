@@ -23,6 +23,7 @@ from twnb.notebook.setting_traits import setting_traits
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
 
     from twnb.config import ResolvedSettings
     from twnb.memory import Conversation, Plan, Round
@@ -146,7 +147,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
         self.last_display: RoundDisplay | None = None  # the last Round's (its view counts updates)
 
-    def update_config(self, config: Any) -> None:
+    def update_config(self, config: Config) -> None:
         """`%config TaskWeaverMagics.x = ...` lands here: refused while a Round runs, as the Round
         reads its settings once and memory, autosave and display would follow different ones.
         (Overridden here rather than validated per traitlet, so every setting is covered however the

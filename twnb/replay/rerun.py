@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from nbformat import NotebookNode, from_dict
 
@@ -286,7 +286,7 @@ def _guard_refusal(guard: KernelGuardChannel) -> str | None:
     return "; ".join(refusal.problem for refusal in report.refusals)
 
 
-def _compare(piece: CodePiece, outputs: Any, strict_images: bool) -> Comparison:
+def _compare(piece: CodePiece, outputs: list[NotebookNode], strict_images: bool) -> Comparison:
     if piece.recorded == "raised":
         return compare_raised(piece.error, outputs)
     return compare_outputs(
@@ -304,7 +304,7 @@ def _redact_outputs(cell: NotebookNode, redact: Callable[[Any], Any] | None) -> 
         cell.outputs = [from_dict(output) for output in redact([dict(o) for o in cell.outputs])]
 
 
-def _last_line(log: Any) -> str:
+def _last_line(log: IO[str]) -> str:
     log.seek(0)
     lines = [line.strip() for line in log.read()[-4000:].splitlines() if line.strip()]
     lines = [line for line in lines if "without encryption" not in line]

@@ -129,7 +129,7 @@ def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
     return result
 
 
-def _round_index(info: Any, file: Path) -> int:
+def _round_index(info: object, file: Path) -> int:
     """The Round's position from the file's `twnb_autosave` mapping, checked (a hand-edited or hostile
     file must fail with its name, not with an AttributeError)."""
     if info is None:

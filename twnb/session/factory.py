@@ -11,7 +11,7 @@ to the model's context when it is known (the live client asks the server; roles/
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from twnb.config import Redactor, ResolvedSettings, Settings
     from twnb.kernel import UndoLog
+    from twnb.memory import Observer, Round
     from twnb.plugins import PluginCatalog
     from twnb.roles import ResponseFormatChoice, VerificationConfig
 
@@ -145,7 +146,7 @@ def _role_format(plain: Settings) -> ResponseFormatChoice:
     return "json_object" if chosen == "json_object" else "json_schema"
 
 
-def _tracing(plain: Settings) -> Any:
+def _tracing(plain: Settings) -> Callable[[Session, Round], Observer | None]:
     """The hook that gives each Round its tracing observer (nothing while tracing is off); the `trace`
     setting switches tracing on or off when it changes."""
     from twnb.config import SettingsError
@@ -255,8 +256,8 @@ def plugin_catalog(
     *,
     workdir: Path,
     session_dir: Path,
-    namespace: Any,
-    hidden: Any,
+    namespace: MutableMapping[str, Any] | None,
+    hidden: MutableMapping[str, Any] | None,
     notebook_names: Iterable[str],
     session_id: Callable[[], str],
 ) -> PluginCatalog:

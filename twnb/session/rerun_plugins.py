@@ -11,9 +11,9 @@ may come from anyone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -33,7 +33,7 @@ def missing_plugin_line(name: str) -> str:
     )
 
 
-def missing_plugin_lines(needed: Iterable[str], namespace: Any) -> list[str]:
+def missing_plugin_lines(needed: Iterable[str], namespace: Mapping[str, object]) -> list[str]:
     """One line per plugin in `needed` that `namespace` lacks."""
     return [missing_plugin_line(name) for name in needed if name not in namespace]
 

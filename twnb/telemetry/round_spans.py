@@ -45,6 +45,7 @@ from twnb.memory import (
     LLMCallStarted,
     Plan,
     PluginCalled,
+    Post,
     PostCommitted,
     PostStarted,
     RoundEnded,
@@ -97,7 +98,7 @@ class RoundSpans:
         self.role_of: dict[str, str] = {}  # post id -> role name
         self.calls: dict[str, Span] = {}  # call id -> chat span
         self.runs: dict[str, Span] = {}  # post id -> execute_tool span
-        self.last_post: Any = None  # the post the next reply answers
+        self.last_post: Post | None = None  # the post the next reply answers
         self.failure: tuple[str, str] | None = None
         self.plans: PlanHooks | None = None  # the plan notebook followed until the Round ends
         self.plan_seen: dict[str, Any] | None = None  # the last plan event's attributes

@@ -522,3 +522,29 @@ def test_an_unknown_trace_mode_names_the_choices(dirs):
 def test_a_bare_on_or_off_in_yaml_is_a_trace_mode(dirs, text, mode):
     write_project_yaml(dirs, f"tracing:\n  mode: {text}\n")
     assert resolve(dirs).settings.trace == mode
+
+
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [
+        ("risky", "risky"),
+        ("on", "on"),
+        ("off", "off"),
+        ("1", "on"),
+        ("true", "on"),
+        ("0", "off"),
+        ("FALSE", "off"),
+    ],
+)
+def test_the_step_setting_is_off_on_or_risky_and_reads_the_old_yes_or_no_as_on_or_off(dirs, text, mode):
+    assert resolve(dirs, environ={"TWNB_STEP": text}).settings.step == mode
+
+
+def test_step_true_in_yaml_is_step_mode_on(dirs):
+    write_project_yaml(dirs, "session:\n  step: true\n")
+    assert resolve(dirs).settings.step == "on"
+
+
+def test_an_unknown_step_mode_names_the_choices(dirs):
+    with pytest.raises(SettingsError, match=r"step from TWNB_STEP .*one of off, on, risky"):
+        resolve(dirs, environ={"TWNB_STEP": "sometimes"})

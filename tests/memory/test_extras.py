@@ -50,6 +50,10 @@ POST_EXTRA = PostExtra(
         }
     ],
     ignored_reply_keys=["execution_status", "execution_result"],
+    risk={
+        "paused_for": ["it overwrites sales.csv, which exists (line 1: df.to_csv('sales.csv'))"],
+        "unpredicted": ["deletes a file that existed before: notes.txt"],
+    },
 )
 ROUND_EXTRA = RoundExtra(
     usage=USAGE,

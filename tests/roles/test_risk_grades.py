@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code
+from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code, readme_table
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def test_over_the_undo_budget_pauses_and_names_the_size(place):
     budget = RiskPlace(
         place.folder, place.artifacts, place.values, place.round_names, undo_budget_mb=0.000001
     )
-    (over,) = [f for f in grade_code("df['x'] = 1", budget) if f.key == "undo_budget"]
+    (over,) = [f for f in grade_code("df['a'] = 0", budget) if f.key == "undo_budget"]  # a column it had
     assert over.subject == "df"
     assert "over the undo budget of 1e-06 MB: its change in place could not be undone" in over.reason
 
@@ -166,3 +166,8 @@ def test_over_the_undo_budget_pauses_and_names_the_size(place):
 def test_within_the_undo_budget_only_the_change_in_place_pauses(place):
     budget = RiskPlace(place.folder, place.artifacts, place.values, place.round_names, undo_budget_mb=100)
     assert grades("df['x'] = 1", budget) == [("in_place", "df")]
+
+
+def test_the_readme_holds_the_table_of_grades():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert readme_table() in readme, "regenerate the README's table: python -m twnb.roles.risk_grades"

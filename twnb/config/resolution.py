@@ -189,6 +189,9 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
         if isinstance(raw, bool) and {"on", "off"} <= set(row.choices):
             raw = "on" if raw else "off"  # YAML reads a bare on/off as a boolean
         text = str(raw).strip().lower()
+        if {"on", "off"} <= set(row.choices) and not isinstance(raw, dict | list):
+            # TWNB_STEP=1 is on, as it was when step was a yes-or-no setting
+            text = {"1": "on", "true": "on", "0": "off", "false": "off"}.get(text, text)
         if isinstance(raw, (dict, list, bool)) or text not in row.choices:
             raise bad("one of " + ", ".join(row.choices))
         return text

@@ -81,7 +81,7 @@ class Settings:
     artifacts_dir: str = _row("artifacts_dir")
     verify: bool = _row("verify")
     allow_active_output: bool = _row("allow_active_output")
-    step: bool = _row("step")
+    step: str = _row("step")
     strict: bool = _row("strict")
     undo_budget_mb: int = _row("undo_budget_mb")
     max_retries: int = _row("max_retries")

@@ -206,12 +206,16 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "step",
-        "bool",
-        False,
-        "Step mode for every %%taskweaver cell: approve the plan and each piece of code in the widget "
-        "(as --step does; needs JupyterLab or Notebook 7 with ipykernel 7.4 or later).",
+        "choice",
+        "off",
+        "Step mode for every %%taskweaver cell (as --step does; needs JupyterLab or Notebook 7 with "
+        "ipykernel 7.4 or later): on, approve the plan and each piece of code in the widget; risky, "
+        "pause only on code that would overwrite or delete files, write outside the notebook's folder, "
+        "change the working folder or the environment, reach the network, change your variables in "
+        "place or exceed the undo budget (README: Approvals graded by risk); off. true/false mean on/off.",
         env=("TWNB_STEP",),
         yaml_key="session.step",
+        choices=("off", "on", "risky"),
     ),
     Setting(
         "strict",

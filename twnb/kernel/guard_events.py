@@ -6,10 +6,12 @@ guard judges events, never names. Event names and arguments are the same on Pyth
 everything here (checked on each), except the thread events, which 3.11 does not raise (threads are
 followed by wrapping their start functions instead: runtime_guard.py).
 
-Two kinds of events matter:
+Three kinds of events matter:
 - refused ones: process creation, ctypes, signals to the kernel's own process (`refusal_for`);
 - file effects: what the code opened for writing, moved, removed (`file_effect`), which become the
-  run's artifacts (guard_files.py).
+  run's artifacts (guard_files.py);
+- sightings: the working folder changed, an environment variable set or unset, the network reached
+  (`sighting_for`), which risky step mode compares with what verification predicted.
 
 Stdlib only: sent as source to kernels where twnb is not installed (kernel_guard.py).
 """
@@ -38,6 +40,7 @@ THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_t
 _FILE_EVENTS = frozenset(
     {
         "open",
+        "os.rmdir",
         "os.rename",
         "os.remove",
         "shutil.rmtree",
@@ -195,7 +198,7 @@ def file_effect(event: str, args: tuple[Any, ...]) -> FileEffect | None:
         return FileEffect("move", moved.path, source) if moved is not None and source else None
     if event in ("os.symlink", "os.link") and len(args) >= 2:
         return _effect("write", args[1])
-    if event == "os.remove":
+    if event in ("os.remove", "os.rmdir"):
         return _effect("remove", args[0])
     if event == "shutil.rmtree":
         return _effect("remove_tree", args[0])
@@ -244,6 +247,48 @@ def _signal_name(signum: Any) -> str:
         return f"signal {signum}"
 
 
+# Events that are neither refused nor files, but that risky step mode wants to know the code caused
+# (guard_files.py's sightings): the working folder, the environment, the network. Kind -> events.
+_SIGHTING_EVENTS: dict[str, str] = {
+    "os.chdir": "working_folder",
+    "os.putenv": "environment",
+    "os.unsetenv": "environment",
+    "socket.connect": "network",
+    "socket.sendto": "network",
+    "socket.getaddrinfo": "network",
+    "socket.gethostbyname": "network",
+    "socket.gethostbyaddr": "network",
+    "urllib.Request": "network",
+    "http.client.connect": "network",
+    "ftplib.connect": "network",
+    "smtplib.connect": "network",
+}
+
+
+def sighting_for(event: str, args: tuple[Any, ...]) -> tuple[str, str] | None:
+    """(kind, subject) for an event risky step mode is told of: "working_folder" (the folder moved to),
+    "environment" (the variable's name), "network" (the address, host or URL)."""
+    kind = _SIGHTING_EVENTS.get(event)
+    if kind is None:
+        return None
+    if event == "os.chdir":
+        return kind, _absolute(args[0]) if args else ""
+    if event in ("os.putenv", "os.unsetenv"):
+        return kind, _shown(args[0]) if args else ""
+    if event in ("socket.connect", "socket.sendto"):
+        address = args[-1] if args else ""
+        if isinstance(address, tuple) and len(address) >= 2:
+            return kind, f"{address[0]}:{address[1]}"
+        return kind, _shown(address)
+    if event in ("http.client.connect", "ftplib.connect", "smtplib.connect") and len(args) >= 3:
+        return kind, f"{args[1]}:{args[2]}"
+    if event == "urllib.Request" and args:
+        return kind, _shown(args[0])
+    return kind, _shown(args[0]) if args else ""
+
+
 # What the hook looks at; every other event (pandas raises thousands of `builtins.id` a second) costs
 # the hook's call and one set lookup.
-WATCHED_EVENTS = frozenset({*_PROCESS_EVENTS, *_SIGNAL_EVENTS, *THREAD_EVENTS, *_FILE_EVENTS, *CTYPES_EVENTS})
+WATCHED_EVENTS = frozenset(
+    {*_PROCESS_EVENTS, *_SIGNAL_EVENTS, *THREAD_EVENTS, *_FILE_EVENTS, *CTYPES_EVENTS, *_SIGHTING_EVENTS}
+)

@@ -48,6 +48,41 @@ def written_files(
     return created, modified
 
 
+def risky_sightings(
+    run: GuardedRun, folder: str | os.PathLike[str], *, skip: Iterable[str | os.PathLike[str]] = ()
+) -> list[dict[str, str]]:
+    """What the run did that risky step mode pauses on when verification predicts it, as the guard saw
+    it: `{"kind": ..., "subject": ...}` with kind "overwrite" (a file written that existed before),
+    "delete" (a file removed that existed before), "outside" (a file written outside `folder`, the
+    notebook's, other than in the temporary folder, caches and the Python installation), and the
+    run's sightings ("working_folder", "environment", "network"). Files in `skip` (twnb's folders: the
+    artifacts folder among them) are none of these."""
+    inside = os.path.realpath(os.fspath(folder))
+    skipped = tuple(sorted({os.path.realpath(os.fspath(p)) for p in skip}))
+    system = _system_roots()
+    found: list[dict[str, str]] = []
+
+    def judge(path: str, existed: bool, kind: str) -> None:
+        real = os.path.realpath(path)
+        if _under(real, skipped):
+            return
+        if not _under(real, (inside,)):
+            if not _under(real, system):
+                found.append({"kind": "outside", "subject": path})
+        elif existed:
+            found.append({"kind": kind, "subject": path})
+
+    for path, existed in run.writes.items():
+        judge(path, existed, "overwrite")
+    for path, before in run.maybe_writes.items():
+        if file_signature(path) != before:
+            judge(path, before is not None, "overwrite")
+    for path in run.removed:
+        judge(path, True, "delete")
+    found += [{"kind": kind, "subject": subject} for kind, subject in run.sightings]
+    return found
+
+
 class _Folders:
     """Which folders hold artifacts: decided once per folder (a run may write thousands of files into
     one), the file itself needing one `lstat`."""

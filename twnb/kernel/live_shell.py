@@ -15,7 +15,7 @@ from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputReco
 from twnb.kernel.comm_redaction import comm_messages_redacted
 from twnb.kernel.exit_guard import ExitRefused, exit_refused
 from twnb.kernel.file_scan import FileChanges
-from twnb.kernel.guard_files import written_files
+from twnb.kernel.guard_files import risky_sightings, written_files
 from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
 from twnb.kernel.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.output_redaction import Redact
@@ -137,6 +137,7 @@ class LiveShellExecutor:
         )
         cell: Any = None
         interrupted_outside_code = False
+        folder_before, path_before = os.getcwd(), list(sys.path)
         started = time.perf_counter()
         inert_lines: list[str] = []
         with (
@@ -173,6 +174,8 @@ class LiveShellExecutor:
         changes = FileChanges([Path(p) for p in created], [Path(p) for p in modified])
         if snapshot is not None and self.undo_log is not None:
             self.undo_log.end(snapshot, self.shell.user_ns, hidden, created)
+        sightings = risky_sightings(run, self.workdir, skip=self._skipped_dirs())
+        sightings += _state_changes(folder_before, path_before, sightings)
         after_vars = (
             None
             if before_vars is None
@@ -195,6 +198,7 @@ class LiveShellExecutor:
             artifact_name=artifact_name,
             own_artifacts=own_artifacts,
             refusals=run.refusals,
+            sightings=sightings,
         )
         if snapshot is not None:
             result.in_place = list(snapshot.in_place)
@@ -266,6 +270,18 @@ class LiveShellExecutor:
             notes.append("The code ran, but displaying its output raised an exception.")
             return "error", ExecutionError(ename, evalue, traceback_text(stb))
         return "success", None
+
+
+def _state_changes(folder: str, path: list[str], seen: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The working folder and `sys.path` as the run left them, when they changed and the guard saw no
+    event for it (a change made from C, or `sys.path`, which raises none)."""
+    found: list[dict[str, str]] = []
+    now = os.getcwd()
+    if now != folder and not any(s["kind"] == "working_folder" for s in seen):
+        found.append({"kind": "working_folder", "subject": now})
+    if sys.path != path:
+        found.append({"kind": "environment", "subject": "sys.path"})
+    return found
 
 
 def _late_note(refusal: GuardRefusal) -> str:

@@ -108,6 +108,7 @@ def build_result(
     artifact_name: str | None = None,
     own_artifacts: Collection[str] | None = None,
     refusals: list[GuardRefusal] | None = None,
+    sightings: list[dict[str, str]] | None = None,
 ) -> ExecutionResult:
     """The record of one run. `redact` (the session's) is applied to the error, which may quote the
     exception's message; the recorder's outputs were redacted as they came. Saved images are named
@@ -157,4 +158,8 @@ def build_result(
         duration_s=duration_s,
         notes=all_notes,
         refusals=refusals,
+        sightings=[
+            {"kind": s["kind"], "subject": redact(s["subject"]) if redact else s["subject"]}
+            for s in sightings or []
+        ],
     )

@@ -98,6 +98,10 @@ class ExecutionResult:
     # code before it ran), and what of the run cannot be undone, one line each (said before it ran).
     in_place: list[str] = field(default_factory=list)
     undo_limits: list[str] = field(default_factory=list)
+    # What the runtime guard saw the code do that risky step mode asks about (guard_files.py's
+    # risky_sightings): {"kind": overwrite | delete | outside | working_folder | environment | network,
+    # "subject": the path, variable or address}.
+    sightings: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def success(self) -> bool:

@@ -59,6 +59,7 @@ from twnb.kernel.guard_events import (
     file_effect,
     is_ctypes,
     refusal_for,
+    sighting_for,
     started_program,
 )
 from twnb.kernel.guard_refusal import (
@@ -72,6 +73,7 @@ from twnb.kernel.guard_refusal import (
 )
 from twnb.kernel.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
 
+_MAX_SIGHTINGS = 100  # a loop of requests is said once per address, and not without end
 _KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
 
 
@@ -87,6 +89,10 @@ class GuardedRun:
     code_namespace: dict[str, Any] | None = None
     refusals: list[GuardRefusal] = field(default_factory=list)
     writes: dict[str, bool] = field(default_factory=dict)
+    # Files that existed before the run and that it removed (or moved away), in order.
+    removed: list[str] = field(default_factory=list)
+    # (kind, subject) of what else it did that risky step mode is told of (guard_events.sighting_for).
+    sightings: list[tuple[str, str]] = field(default_factory=list)
     maybe_writes: dict[str, tuple[int, int] | None] = field(default_factory=dict)
     ended: bool = False
     # Called with a file that existed before the run, just before the code first writes over, moves
@@ -108,14 +114,17 @@ class GuardedRun:
             if path not in self.writes and path not in self.maybe_writes:
                 self.maybe_writes[path] = file_signature(path)
         elif effect.kind == "move":
+            self._removing(effect.source)
             self.writes.pop(effect.source, None)
             self.maybe_writes.pop(effect.source, None)
             if path not in self.writes:
                 self.writes[path] = os.path.lexists(path)
         elif effect.kind == "remove":
+            self._removing(path)
             self.writes.pop(path, None)
             self.maybe_writes.pop(path, None)
         elif effect.kind == "remove_tree":
+            self._removing(path)
             prefix = path.rstrip(os.sep) + os.sep
             for table in (self.writes, self.maybe_writes):
                 for written in [p for p in table if p == path or p.startswith(prefix)]:
@@ -135,6 +144,13 @@ class GuardedRun:
                         keep(path)
                 except Exception:  # keeping a copy is a courtesy: never break the code's write
                     pass
+
+    def _removing(self, path: str) -> None:
+        """`path` is about to go: kept as removed when it existed before the run (not one it made)."""
+        if not self.writes.get(path, True) or path in self.removed:
+            return
+        if os.path.lexists(path):
+            self.removed.append(path)
 
 
 class RuntimeGuard:
@@ -283,6 +299,11 @@ class RuntimeGuard:
                 return None
             rule, subject, message = judged
             return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
+        sighting = sighting_for(event, args)
+        if sighting is not None:
+            if not trusted and sighting not in run.sightings and len(run.sightings) < _MAX_SIGHTINGS:
+                run.sightings.append(sighting)
+            return None
         if not run.refuse or trusted:
             return None
         if event in THREAD_EVENTS:
@@ -567,6 +588,7 @@ exempt(
     TrustedSection.__enter__,
     TrustedSection.__exit__,
     GuardedRun.record,
+    GuardedRun._removing,
     _ThreadStart.__call__,
     _made_by_code,
     _asking_module,

@@ -71,6 +71,16 @@ class PluginCallRecord(TypedDict):
     duration_s: float
 
 
+class RiskRecord(TypedDict, total=False):
+    """Risky step mode (`--step=risky`) on a code post: `paused_for` the reasons verification's grades
+    gave to wait for the user (empty: it ran without asking); `unpredicted` what the runtime guard saw
+    the code do that those grades did not predict (a file overwritten, the network reached, a
+    variable changed in place), one line each. A record for the reader only, never sent to the LLM."""
+
+    paused_for: list[str]
+    unpredicted: list[str]
+
+
 class PostExtra(TypedDict, total=False):
     """`Post.extra`.
 
@@ -91,6 +101,8 @@ class PostExtra(TypedDict, total=False):
     - `refused_edit`: step mode: the user's last edit verification refused, with the refusal, on a
       post whose code the user then skipped or stopped at (`RefusedEdit`).
     - `plugin_calls`: the calls the post's code made to plugins, in order (`PluginCallRecord`).
+    - `risk`: risky step mode: why the code waited for the user, or that it ran without asking, and
+      what the runtime guard saw that verification did not predict (`RiskRecord`).
     - `ignored_reply_keys`: keys the model's reply carried that only running the code may set
       (`execution_status`, `execution_result`, `artifact_paths`, verification's verdict): they were
       dropped and the code ran; the record says so here.
@@ -112,6 +124,7 @@ class PostExtra(TypedDict, total=False):
     refused_edit: RefusedEdit
     plugin_calls: list[PluginCallRecord]
     ignored_reply_keys: list[str]
+    risk: RiskRecord
 
 
 # The words a step-mode decision leaves in the record (a post's message, a skipped post's result),

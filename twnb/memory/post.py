@@ -23,7 +23,7 @@ class Post:
     ignores it). Its keys (`twnb.memory.extras.PostExtra`): `usage`, `timing`, `reasoning`,
     `dropped_attempts`, `incomplete`, `raw_text`, `unknown_keys`, `edited_from`, `edited_by`,
     `skipped_by`, `approved_by`, `undone_by`, `undone`, `refused_edit`, `plugin_calls`,
-    `ignored_reply_keys`."""
+    `ignored_reply_keys`, `risk`."""
 
     id: str
     send_from: RoleName

@@ -21,6 +21,17 @@ PLAN_ACTIONS = ("approve", "stop")
 RAN_ACTIONS = ("continue", "undo")  # after code the user ran: go on, or take it back first
 
 
+def why_it_waits(risks: list[str]) -> str:
+    """Risky step mode's reasons, as the panel shows them above the code."""
+    if not risks:
+        return ""
+    items = "".join(f"<li>{html.escape(reason)}</li>" for reason in risks)
+    return (
+        '<div class="twnb-step-why" style="color:#9a6700;margin:2px 0">Paused because:'
+        f'<ul style="margin:0">{items}</ul></div>'
+    )
+
+
 class ApprovalPanel:
     """`ask_code` / `ask_plan` show what waits for a decision and enable its buttons; `lock` disables
     them while the decision is carried out; `close_panel` hides the panel when the Round ends."""
@@ -87,13 +98,14 @@ class ApprovalPanel:
         self._show(plan=True, code=False)
         self._enable(True)
 
-    def ask_code(self, code: str, verdict: str) -> None:
+    def ask_code(self, code: str, verdict: str, risks: list[str] | None = None) -> None:
+        """`risks`: risky step mode's reasons this code waits (shown above it, one per line)."""
         self._mode = "code"
         checked = {
             "CORRECT": '<span style="color:#1a7f37">verified</span>',
             "NONE": '<span style="color:#9a6700">not verified (verification is off)</span>',
         }.get(verdict, html.escape(verdict or "not verified"))
-        self.title.value = f"<b>Run this code?</b> <small>{checked}</small>"
+        self.title.value = f"<b>Run this code?</b> <small>{checked}</small>" + why_it_waits(risks or [])
         self.code.value = f"<div>{code_html(code)}</div>"
         self.editor.value = code
         self.editor.layout.display = "none"

@@ -63,7 +63,7 @@ HELP = (
 
 Cell form: the cell body is the request, run as one Round on this kernel:
 
-    %%taskweaver [--model M] [--step] [--no-verify] [--strict] [--timeout S] [--plugin-only]
+    %%taskweaver [--model M] [--step[=risky]] [--no-verify] [--strict] [--timeout S] [--plugin-only]
     Load sales.csv and plot revenue by month.
 
 --strict (or the strict setting, TWNB_STRICT=1 for a batch run) raises when the Round does not finish,
@@ -71,7 +71,10 @@ so papermill and nbclient stop with an error.
 
 --step pauses the Round in its widget: approve or edit the plan, then Run, Edit, Skip or Stop each
 piece of code before it runs (JupyterLab or Notebook 7, ipykernel 7.4 or later;
-`%config TaskWeaverMagics.step = True` makes it the default). --plugin-only lets the Round's code call
+`%config TaskWeaverMagics.step = True` makes it the default). --step=risky pauses only on code that
+would overwrite or delete files, write outside the notebook's folder, change the working folder or
+the environment, reach the network, change your variables in place or exceed the undo budget, and
+says why; the rest runs without asking. --plugin-only lets the Round's code call
 only plugins (TaskWeaver plugins in plugin_dirs, @twnb.plugin functions, MCP tools) and use what they
 return.
 
@@ -164,11 +167,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     round_running_text = staticmethod(round_running_message)
 
-    def step_default(self) -> bool:
-        """The `step` setting (for a cell without --step): %config, environment, .env, YAML files."""
-        if self.step is not None:
-            return bool(self.step)
-        return bool(self.notebook.resolve({}, {}).settings.step)
+    def step_default(self) -> str:
+        """The `step` setting (for a cell without --step): "off", "on" or "risky", from %config, the
+        environment, .env, YAML files."""
+        if self.step is not None:  # %config TaskWeaverMagics.step = True (on), False (off) or a mode
+            return {True: "on", False: "off"}.get(self.step, str(self.step).lower())
+        return str(self.notebook.resolve({}, {}).settings.step)
 
     def strict_default(self) -> bool:
         """The `strict` setting (for a cell without --strict): %config, environment, .env, YAML files.
@@ -183,7 +187,13 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     @magic_arguments()
     @argument("--model", metavar="M", help="the model for this Round only")
-    @argument("--step", action="store_true", help="approve the plan and each piece of code in the widget")
+    @argument(
+        "--step",
+        nargs="?",
+        const="on",
+        choices=("on", "risky", "off"),
+        help="approve the plan and each piece of code in the widget (risky: only code that needs it)",
+    )
     @argument("--no-verify", dest="no_verify", action="store_true", help="skip code verification")
     @argument("--strict", action="store_true", help="raise when the Round fails (for batch runs)")
     @argument("--timeout", metavar="S", type=float, help="seconds one execution may take")
@@ -243,12 +253,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def _round(self, query: str, args: argparse.Namespace) -> None:
         if self.notebook.round_running:
             return self._fail(round_running_message("another %%taskweaver Round"), args.strict)
-        if args.step:
+        if args.step not in (None, "off"):
             return self._refuse_step(args)
         resolved = self.resolve_round(query, args)
         if resolved is None:
             return None
-        if resolved.settings.step:
+        if resolved.settings.step != "off" and args.step != "off":
             return self._refuse_step(args)
         session = self.session_for(resolved, args)
         if session is None:
@@ -413,7 +423,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             flag
             for flag, given in (
                 ("--model", args.model),
-                ("--step", args.step),
+                ("--step", args.step is not None),
                 ("--no-verify", args.no_verify and not (name == "load" and args.rerun)),
                 ("--strict", args.strict),
                 ("--timeout", args.timeout is not None),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from traitlets import Bool, CaselessStrEnum, Dict, Float, Int, List, TraitType, Unicode
+from traitlets import Bool, CaselessStrEnum, Dict, Float, Int, List, TraitType, Unicode, Union
 
 from twnb.config import SETTINGS
 
@@ -40,8 +40,12 @@ def setting_traits() -> dict[str, Trait]:
     for row in SETTINGS:
         if row.traitlet:
             help = f"{row.help} Default: {row.describe_default()}."
-            if row.kind == "choice":
-                trait: Trait = CaselessStrEnum(row.choices, default_value=None, allow_none=True, help=help)
+            if row.kind == "choice" and {"on", "off"} <= set(row.choices):
+                # `%config TaskWeaverMagics.step = True` still means on
+                choices = CaselessStrEnum(row.choices)
+                trait: Trait = Union([Bool(), choices], default_value=None, allow_none=True, help=help)
+            elif row.kind == "choice":
+                trait = CaselessStrEnum(row.choices, default_value=None, allow_none=True, help=help)
             else:
                 trait = _TRAIT_FOR_KIND[row.kind](help)
             traits[row.name] = trait.tag(config=True)

@@ -57,6 +57,7 @@ class StepMagics(Protocol):
 
     def taskweaver(self, line: str = "", cell: str | None = None) -> None: ...
     def strict_default(self) -> bool: ...
+    def step_default(self) -> str: ...
     def round_running_text(self, what: str) -> str: ...
     def prepare_round(self, query: str, args: argparse.Namespace) -> Session | None: ...
     def round_is_plugin_only(self, args: argparse.Namespace) -> bool: ...
@@ -137,15 +138,25 @@ async def run_step_cell(flags: str, body: str) -> None:
     session = magics.prepare_round(body, args)
     if session is None:
         return None
-    await StepRound(magics, session, body.strip(), args).run()
+    mode = args.step if args.step is not None else magics.step_default()
+    await StepRound(magics, session, body.strip(), args, risky=mode == "risky").run()
     return None
 
 
 class StepRound:
     """One step-mode Round: display, handshake, the driver's requests turned into awaited decisions."""
 
-    def __init__(self, magics: StepMagics, session: Session, query: str, args: argparse.Namespace) -> None:
+    def __init__(
+        self,
+        magics: StepMagics,
+        session: Session,
+        query: str,
+        args: argparse.Namespace,
+        *,
+        risky: bool = False,
+    ) -> None:
         self.magics = magics
+        self.risky = risky  # --step=risky: no plan to approve, and code waits only when graded risky
         self.session = session
         self.query = query
         self.args = args
@@ -192,8 +203,9 @@ class StepRound:
                 driver = self.session.round_driver(
                     self.query,
                     display.observer,
-                    approve_plan=True,
+                    approve_plan=not self.risky,
                     plugin_only=self.magics.round_is_plugin_only(self.args),
+                    grade_risk=self.risky,
                 )
                 round = await self._drive(driver)
         finally:
@@ -293,7 +305,11 @@ class StepRound:
     async def _approve_code(self, request: Any) -> Any:
         from twnb.session import ApprovedRun, EditedRun, Skipped, UndoneRun, UserStopped
 
-        self.panel.ask_code(request.code, request.verification)
+        if self.risky and not request.risks:
+            # Graded safe: it runs as in a plain Round, and the record says it ran without asking.
+            sys.stdout.flush()
+            return self.session.execute(request)
+        self.panel.ask_code(request.code, request.verification, request.risks if self.risky else None)
         self.view.hold_code(request.post_id)  # the code shows once: in the panel while it waits
         try:
             with self.view.waiting():

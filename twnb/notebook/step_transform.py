@@ -5,9 +5,9 @@ messages while an async cell waits), so this `input_transformers_cleanup` hook t
 `await <twnb.notebook.step_mode>.run_step_cell(flags, body)`, which IPython's autoawait runs as a
 coroutine on the kernel's loop. Other cells, and `%%taskweaver` cells without step mode, are untouched.
 
-Step mode is on for a cell with `--step`, or when the `step` setting is on (`%config
-TaskWeaverMagics.step = True`, TWNB_STEP, twnb.yaml). The check runs for `%%taskweaver` cells only and
-imports nothing heavy.
+Step mode is on for a cell with `--step` or `--step=risky` (not `--step=off`), or when the `step`
+setting is on or risky (`%config TaskWeaverMagics.step = True`, TWNB_STEP, twnb.yaml). The check runs
+for `%%taskweaver` cells only and imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ NOT_A_STEP_CELL = (
 
 
 def step_rewriter(
-    shell: InteractiveShell, step_default: Callable[[], bool]
+    shell: InteractiveShell, step_default: Callable[[], str]
 ) -> Callable[[list[str]], list[str]]:
-    """The hook; `step_default()` says whether the `step` setting is on for a cell without `--step`."""
+    """The hook; `step_default()` is the `step` setting ("off", "on", "risky") for a cell without
+    `--step`."""
 
     def rewrite(lines: list[str]) -> list[str]:
         if not lines or not lines[0].startswith(CELL_MAGIC):
@@ -51,22 +52,34 @@ def step_rewriter(
     return rewrite
 
 
-def wants_step(flags: str, step_default: Callable[[], bool]) -> bool:
+def wants_step(flags: str, step_default: Callable[[], str]) -> bool:
     try:
         words = shlex.split(flags)
     except ValueError:
         return False  # the magic itself says what is wrong with the line
-    if "--step" in words:
-        return True
     if any(word in ("-h", "--help") for word in words):
         return False
+    given = step_flag(words)
+    if given is not None:
+        return given != "off"
     try:
-        return bool(step_default())
+        return step_default() != "off"
     except Exception:  # settings that do not resolve: the plain path says why
         return False
 
 
-def install(shell: InteractiveShell, step_default: Callable[[], bool]) -> None:
+def step_flag(words: list[str]) -> str | None:
+    """The mode `--step`, `--step=MODE` or `--step MODE` names ("on" for a bare `--step`), else None."""
+    for index, word in enumerate(words):
+        if word.startswith("--step="):
+            return word.split("=", 1)[1]
+        if word == "--step":
+            following = words[index + 1] if index + 1 < len(words) else ""
+            return following if following in ("on", "risky", "off") else "on"
+    return None
+
+
+def install(shell: InteractiveShell, step_default: Callable[[], str]) -> None:
     """Add the hook once (a reload replaces it)."""
     remove(shell)
     hook = step_rewriter(shell, step_default)

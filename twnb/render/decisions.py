@@ -42,13 +42,53 @@ def refused_edit(post: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def decision_line(post: Mapping[str, Any]) -> str | None:
-    """`You approved this plan`, `You ran this code`, ... for a post the user decided on, else None."""
+    """`You approved this plan`, `You ran this code`, ... for a post the user decided on, else None.
+    In risky step mode a code post says why it paused (`You ran this code; it paused because it
+    overwrites sales.csv, ...`) or that it ran without asking."""
     extra = post.get("extra") or {}
     if refused_edit(post) is not None:
-        return SKIPPED_AFTER_REFUSAL if extra.get("skipped_by") == "User" else STOPPED_AFTER_REFUSAL
-    decisions = CODE_DECISIONS if has_code(post) else PLAN_DECISIONS
-    # In the order above: a skip or an edit is the decision even if a key beside it says more.
-    return next((line for key, line in decisions.items() if extra.get(key) == "User"), None)
+        line: str | None = (
+            SKIPPED_AFTER_REFUSAL if extra.get("skipped_by") == "User" else STOPPED_AFTER_REFUSAL
+        )
+    else:
+        decisions = CODE_DECISIONS if has_code(post) else PLAN_DECISIONS
+        # In the order above: a skip or an edit is the decision even if a key beside it says more.
+        line = next((text for key, text in decisions.items() if extra.get(key) == "User"), None)
+    return _with_risk(line, extra.get("risk"), post)
+
+
+RAN_WITHOUT_ASKING = "Ran without asking: verification found nothing risky"
+
+
+def _with_risk(line: str | None, risk: Any, post: Mapping[str, Any]) -> str | None:
+    if not isinstance(risk, Mapping) or not has_code(post):
+        return line
+    reasons = [str(reason) for reason in risk.get("paused_for") or [] if str(reason).strip()]
+    if not reasons:
+        return line or (RAN_WITHOUT_ASKING if _ran(post) else None)
+    why = f"it paused because {'; '.join(reasons)}"
+    return f"{line}; {why}" if line else why[0].upper() + why[1:]
+
+
+def _ran(post: Mapping[str, Any]) -> bool:
+    status = next(
+        (
+            str(a.get("content"))
+            for a in post.get("attachment_list") or []
+            if a.get("type") == "execution_status"
+        ),
+        "",
+    )
+    return status.strip().upper() not in ("", "NONE")
+
+
+def unpredicted_lines(post: Mapping[str, Any]) -> list[str]:
+    """What the runtime guard saw a code post's code do that verification had not predicted (risky
+    step mode), one line each."""
+    risk = (post.get("extra") or {}).get("risk")
+    if not isinstance(risk, Mapping):
+        return []
+    return [str(line) for line in risk.get("unpredicted") or [] if str(line).strip()]
 
 
 # The words each code decision leaves at the start of the post's message and result.

@@ -25,6 +25,7 @@ from twnb.render.decisions import (
     SKIPPED_AFTER_REFUSAL,
     decision_line,
     refused_edit,
+    unpredicted_lines,
     without_decision_words,
 )
 from twnb.render.labels import (
@@ -295,6 +296,17 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     held = extra.get(HELD_BACK_CELLS)
     if held:
         found.append({"kind": HELD_BACK_CELLS, "label": "Cells below not run", "text": clean_text(held)})
+    unpredicted = [
+        line
+        for post in payload.get("post_list") or []
+        if isinstance(post, Mapping)
+        for line in unpredicted_lines(post)
+    ]
+    if unpredicted:  # risky step mode: where reading the code fell short of what it did
+        text = "The runtime guard saw the code do what verification had not predicted: " + "; ".join(
+            clean_text(line) for line in unpredicted
+        )
+        found.append({"kind": "unpredicted", "label": "Not predicted", "text": text})
     replayed = replay_summary(payload)
     if replayed:  # how a replay differed from its recording (the drift lines are in the record)
         found.append({"kind": "replay", "label": "Replay", "text": clean_text(replayed)})

@@ -5,6 +5,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
 from twnb.roles.response_schema import ResponseFormatChoice
+from twnb.roles.risk_grades import GRADES, GRADES_BY_KEY, Grade, RiskFinding, RiskPlace, grade_code
 from twnb.roles.role import ReplyCutShort, RoleFailure
 from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import (
@@ -18,14 +19,20 @@ from twnb.roles.verification import (
 __all__ = [
     "DEFAULT_ALLOWED_MODULES",
     "DEFAULT_BLOCKED_FUNCTIONS",
+    "GRADES",
+    "GRADES_BY_KEY",
     "CodeInterpreter",
+    "Grade",
     "Planner",
     "PostTranslator",
     "ReplyCutShort",
     "ResponseFormatChoice",
+    "RiskFinding",
+    "RiskPlace",
     "RoleFailure",
     "VerificationConfig",
     "Worker",
     "allowable_modules",
+    "grade_code",
     "verify_code",
 ]

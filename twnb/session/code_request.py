@@ -4,7 +4,7 @@ it ran)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -13,13 +13,16 @@ class CodeRequest:
     """Run `code` (the reply of the CodeInterpreter post `post_id`) within `timeout` seconds (None: no
     limit) and send the kernel's `ExecutionResult` back into the driver. Files saved for the user (the
     figures the code displays) are named after `artifact_name` (`round-2-revenue-by-month`).
-    `verification` is the verdict the code got (CORRECT, or NONE when verification is off)."""
+    `verification` is the verdict the code got (CORRECT, or NONE when verification is off). `risks`
+    (risky step mode only) are why the code should wait for the user: each a reason in words (none:
+    it may run without asking)."""
 
     post_id: str
     code: str
     timeout: float | None
     artifact_name: str | None = None
     verification: str = ""
+    risks: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from twnb.base import create_id, set_log_scrubber
 from twnb.kernel import Executor, UserCellSource
 from twnb.llm import ChatClient
 from twnb.memory import EventRelay, Memory
+from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def build_session(
     user_cells: UserCellSource | None = None,
     plugins: PluginCatalog | None = None,
     undo_log: UndoLog | None = None,
+    risk: RiskCheck | None = None,
 ) -> Session:
     """A Session for the settings `resolved` running code on `executor`.
 
@@ -54,6 +56,7 @@ def build_session(
     given here, its session id names the folder of both the cassette and the autosaved Rounds.
     `save` copies beside the conversation. `plugins` (the notebook's PluginCatalog) are offered to
     both roles; the executor must then be one that binds them (`build_live_session` wraps it).
+    `risk` grades code for risky step mode (default: in the executor's folder, without the namespace).
     """
     from twnb.llm import context_windows, session_chat_client
     from twnb.roles import CodeInterpreter, Planner, PostTranslator, Worker
@@ -134,6 +137,7 @@ def build_session(
         replay=replay,
         plugins=plugins,
         undo_log=undo_log,
+        risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
     )
 
 
@@ -214,6 +218,13 @@ def build_live_session(
         user_cells=user_cells,
         plugins=plugins,
         undo_log=undo_log,
+        risk=RiskCheck(
+            workdir,
+            artifacts,
+            namespace=lambda: shell.user_ns,
+            hidden=lambda: set(getattr(shell, "user_ns_hidden", None) or ()),  # In, Out, get_ipython, ...
+            undo_budget_mb=resolved.settings.undo_budget_mb,
+        ),
     )
 
 

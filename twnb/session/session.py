@@ -51,6 +51,7 @@ from twnb.memory import (
     Post,
     PostCommitted,
     ReplayRecord,
+    RiskRecord,
     Round,
     RoundEnded,
     RoundFailed,
@@ -61,7 +62,7 @@ from twnb.memory import (
     moves_the_plan,
     parse_steps,
 )
-from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RoleFailure
+from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RiskFinding, RoleFailure
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
@@ -78,6 +79,7 @@ from twnb.session.conversation_store import load_conversation_and_session, save_
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
+from twnb.session.risk_check import RiskCheck
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_piece, undo_round
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ class Session:
         replay: CassetteReplay | None = None,
         plugins: PluginCatalog | None = None,
         undo_log: UndoLog | None = None,
+        risk: RiskCheck | None = None,
     ) -> None:
         self.planner = planner
         self.undo_log = undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
@@ -152,6 +155,9 @@ class Session:
         self.user_cells = user_cells
         self.replay = replay
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
+        self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
+        self._grading = False  # this Round grades its code (risky step mode)
+        self._round_names: set[str] = set()  # the variables this Round's code created or rebound
         # (the conversation, the entries) its plugins section was last made from: made again only when
         # either changed (a reset or a load brings another conversation)
         self._plugin_entries: tuple[int, list[int]] = (0, [])
@@ -180,11 +186,17 @@ class Session:
         *,
         approve_plan: bool = False,
         plugin_only: bool = False,
+        grade_risk: bool = False,
     ) -> Generator[CodeRequest | PlanRequest, Any, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
         step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
         the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
-        steps. With `plugin_only` generated code may only call plugins (roles/plugin_only.py)."""
+        steps. With `plugin_only` generated code may only call plugins (roles/plugin_only.py). With
+        `grade_risk` (risky step mode) each `CodeRequest` carries the reasons it should wait for the
+        user (`risks`), and the post records them with what the runtime guard saw that they did not
+        predict (`extra["risk"]`)."""
+        self._grading = grade_risk
+        self._round_names = set()
         rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
@@ -401,6 +413,8 @@ class Session:
                 try:
                     verdict = _first(post, "verification")
                     request = CodeRequest(post.id, code, self.timeout, self._artifact_name(round), verdict)
+                    findings = self._grade(request)
+                    self._paused_for(post, findings)
                     received = yield request
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
                     watcher.on_event(CodeRunEnded(post.id, "no_result", error_type=type(error).__name__))
@@ -429,6 +443,7 @@ class Session:
                     if isinstance(received, UndoneRun):
                         _record_undone_piece(post, received.line)
                     _record_undo_limits(round, result)
+                    self._record_risk(post, findings, result)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
                     watcher.on_event(_run_ended(post, result))
@@ -460,6 +475,32 @@ class Session:
         self.plans.update(derive_plan(None, post, user_query=round.user_query))
         self._commit(round, index, post, watcher)
         return Post.create(user_plan_message(edited), "User", self.planner.alias)
+
+    def _grade(self, request: CodeRequest) -> list[RiskFinding] | None:
+        """Risky step mode: the request's reasons to wait for the user (None when not grading)."""
+        if not self._grading:
+            return None
+        if self.risk is None:
+            findings = [RiskFinding("unfollowed", "", 0, "this session cannot grade code (no risk check)")]
+        else:
+            findings = self.risk.grade(request.code, self._round_names)
+        request.risks = [self._redact_text(finding.reason) for finding in findings]
+        return findings
+
+    def _paused_for(self, post: Post, findings: list[RiskFinding] | None) -> None:
+        if findings is not None:
+            post.extra["risk"] = {"paused_for": [self._redact_text(f.reason) for f in findings]}
+
+    def _record_risk(self, post: Post, findings: list[RiskFinding] | None, result: ExecutionResult) -> None:
+        """What grading said, and what the guard saw that it did not predict, in the post; the names
+        the run created or rebound are the Round's from now on."""
+        self._round_names.update(v.name for v in result.variables if v.kind in ("created", "rebound"))
+        if findings is None or self.risk is None:
+            return
+        unpredicted = self.risk.unpredicted(findings, result, self._round_names)
+        if unpredicted:
+            record: RiskRecord = post.extra.setdefault("risk", {})
+            record["unpredicted"] = [self._redact_text(line) for line in unpredicted]
 
     def _end_plan(self, round: Round) -> None:
         """The Round's plan ends with it (done, or abandoned with its unfinished steps) into the plan

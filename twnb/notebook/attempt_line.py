@@ -10,12 +10,14 @@ crash.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from twnb.memory import AttachmentType, Event, Post, PostCommitted
 from twnb.render import replay_summary, state_label
 
 if TYPE_CHECKING:
+    from IPython.display import DisplayHandle
+
     from twnb.memory import Round
 
 _VALUE_CHARS = 120
@@ -59,7 +61,7 @@ class AttemptLine:
         self.coder = coder
         self.parts: list[str] = []
         self._attempt = 0
-        self._handle: Any = None
+        self._handle: DisplayHandle | None = None
 
     @property
     def text(self) -> str:

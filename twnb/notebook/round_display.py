@@ -31,8 +31,13 @@ from twnb.render import MIME_TYPE, artifact_previews, round_bundle
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import DisplayHandle
 
-    from twnb.memory import Plan, Round
+    from twnb.memory import Observer, Plan, Round
+    from twnb.notebook.attempt_line import AttemptLine
+    from twnb.notebook.heartbeat import Heartbeat
+    from twnb.notebook.round_view import RoundView
+    from twnb.notebook.text_progress import TextProgress
     from twnb.session import PlanNotebook
 
 CHECKLIST_HOOK = "twnb.round_view.checklist"  # the name the live widget's hook has on a plan notebook
@@ -86,19 +91,22 @@ class RoundDisplay:
         self.in_place = widgets or in_place
         self.base_dir = base_dir
         self._redact = redact
-        self._handle: Any = None
-        self.heartbeat: Any = None
-        self.attempt_line: Any = None
+        self._handle: DisplayHandle | None = None
+        self.heartbeat: Heartbeat | None = None
+        self.attempt_line: AttemptLine | None = None
+        self.round_view: RoundView | None = None  # the live widget, when there are widgets
+        self.view: RoundView | AttemptLine | TextProgress
+        self.observer: Observer
         if widgets:
             from twnb.memory import ObserverGroup
             from twnb.notebook.attempt_line import AttemptLine
             from twnb.notebook.heartbeat import Heartbeat
             from twnb.notebook.round_view import RoundView
 
-            self.view: Any = RoundView(request, base_dir=base_dir)
-            self.heartbeat = Heartbeat(self.view.tick)
+            self.view = self.round_view = RoundView(request, base_dir=base_dir)
+            self.heartbeat = Heartbeat(self.round_view.tick)
             self.attempt_line = AttemptLine()
-            self.observer: Any = ObserverGroup([self.view, self.attempt_line])
+            self.observer = ObserverGroup([self.round_view, self.attempt_line])
         elif self.in_place:
             from twnb.notebook.attempt_line import AttemptLine
 
@@ -119,8 +127,8 @@ class RoundDisplay:
 
         placeholder = Round.create(user_query=self.request)
         bundle = self._bundle(placeholder, plan=None, previews=[])
-        if self.widgets:
-            bundle.update(self.view.mime_bundle())  # only the live display carries the widget
+        if self.round_view is not None:
+            bundle.update(self.round_view.mime_bundle())  # only the live display carries the widget
         self._handle = display(bundle, raw=True, display_id=True)
         if self.heartbeat is not None:
             self.heartbeat.start()
@@ -129,10 +137,10 @@ class RoundDisplay:
     def following(self, plans: PlanNotebook) -> Iterator[None]:
         """While the Round runs inside, the widget's checklist hears of each change of the plan notebook
         `plans` (the session's); its hook is removed when the Round ends, however it ends."""
-        if not self.widgets:
+        if self.round_view is None:
             yield  # the text view prints no plan
             return
-        plans.register_plan_change_hook(CHECKLIST_HOOK, self.view.on_plan_change)
+        plans.register_plan_change_hook(CHECKLIST_HOOK, self.round_view.on_plan_change)
         try:
             yield
         finally:
@@ -149,8 +157,8 @@ class RoundDisplay:
         try:
             previews = artifact_previews(round, self.base_dir)
             bundle = self._bundle(round, plan=plan, previews=previews)
-            if self.widgets:
-                self.view.finish(round, bundle[MIME_TYPE])
+            if self.round_view is not None:
+                self.round_view.finish(round, bundle[MIME_TYPE])
             if self._handle is not None:  # the widget's display, shown by start()
                 self._handle.update(bundle, raw=True)
             else:
@@ -164,8 +172,8 @@ class RoundDisplay:
                 if replayed:
                     print(f"[twnb] {replayed[0].upper() + replayed[1:]}.")
         finally:
-            if self.widgets:
-                self.view.close()
+            if self.round_view is not None:
+                self.round_view.close()
 
     @property
     def display_id(self) -> str | None:
@@ -178,8 +186,15 @@ class RoundDisplay:
             self.heartbeat.stop()
         if self._handle is not None:
             self._handle.update({"text/plain": message}, raw=True)
-        if self.widgets:
-            self.view.close()
+        if self.round_view is not None:
+            self.round_view.close()
+
+    @property
+    def live_view(self) -> RoundView:
+        """The live widget (step mode's panel goes into it); only a display made with widgets has one."""
+        if self.round_view is None:
+            raise RuntimeError("this Round's display has no widget")
+        return self.round_view
 
     def _bundle(self, round: Round, *, plan: Plan | None, previews: list[dict[str, Any]]) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the

@@ -215,7 +215,7 @@ class RoundView:
 
     # --- the plan notebook's hook ----------------------------------------------------------------
 
-    def on_plan_change(self, notebook: Any, plan: Plan | None) -> None:
+    def on_plan_change(self, notebook: object, plan: Plan | None) -> None:
         """The checklist follows the session's plan notebook (a plan-change hook, registered while the
         Round runs): every new plan, and the plan as the Round ended it (done, or abandoned steps)."""
         if plan is None:

@@ -184,9 +184,9 @@ class StepRound:
         self.magics.last_display = display
         self.panel = ApprovalPanel(self.post)
         self.observer = display.observer
-        self.view = display.view
-        display.view.add_controls(self.panel.widget)
-        widget = display.view.widget
+        self.view = display.live_view
+        self.view.add_controls(self.panel.widget)
+        widget = self.view.widget
         widget._view_count = 0  # the frontend counts the views it draws: the handshake
         widget.observe(lambda change: self.post(("drawn", change["new"])), "_view_count")
         display.start()

@@ -221,3 +221,19 @@ def test_the_model_is_told_the_round_was_undone(ip, fake_llm, capsys):
     run_round(ip, fake_llm, "x = 1")
     prompt = str(fake_llm.chat_requests()[-3]["body"]["messages"])
     assert "The user undid this round" in prompt
+
+
+def test_only_the_last_five_rounds_keep_what_undo_needs(ip, fake_llm, capsys):
+    for number in range(6):
+        run_round(ip, fake_llm, f"v{number} = {number}")
+    _, err = undo(ip, capsys, "1")
+    assert err.startswith("Round 1 cannot be undone: its snapshots are gone (only the last 5 Rounds")
+    assert ip.user_ns["v0"] == 0
+    out, _ = undo(ip, capsys, "2")
+    assert out == "Round 2: Undone by the user: removed v1." and "v1" not in ip.user_ns
+
+
+def test_reset_lets_go_of_what_undo_kept(ip, fake_llm, capsys):
+    run_round(ip, fake_llm, "total = 42")
+    ip.run_line_magic("taskweaver", "reset")
+    assert magics(ip).notebook.undo_log.snapshots == {}

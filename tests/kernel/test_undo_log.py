@@ -1,0 +1,66 @@
+"""The undo log's bounds: copies within the budget for all snapshots together (the oldest released to
+make room, and said so), a file over what is left not copied, snapshots released when let go."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from twnb.kernel import UndoLog
+from twnb.kernel.runtime_guard import GuardedRun
+
+MB = 1024 * 1024
+
+
+def run(log: UndoLog, ns: dict, execution_id: str, code: str) -> None:
+    snapshot = log.begin(execution_id, code, ns)
+    exec(code, ns)
+    log.end(snapshot, ns, hidden={"__builtins__"})
+
+
+def test_a_new_run_releases_the_oldest_copies_to_stay_within_the_budget(tmp_path: Path) -> None:
+    ns: dict = {"a": np.zeros(MB // 8 * 3), "b": np.zeros(MB // 8 * 3)}  # 3 MB each
+    log = UndoLog(4, tmp_path, ns)
+    run(log, ns, "one", "a[0] = 1")
+    run(log, ns, "two", "b[0] = 1")
+    assert log.held_bytes == 3 * MB
+    report = log.undo(["one"], tmp_path / "moved")
+    assert report.restored == [] and ns["a"][0] == 1
+    assert report.not_undone == [
+        "`a` changed in place cannot be undone (its copy was released to make room within undo_budget_mb)"
+    ]
+    log.undo(["two"], tmp_path / "moved")
+    assert ns["b"][0] == 0
+
+
+def test_keep_only_releases_the_other_snapshots_references_and_all(tmp_path: Path) -> None:
+    ns: dict = {"x": [1]}
+    log = UndoLog(10, tmp_path, ns)
+    run(log, ns, "one", "x = [2]")
+    run(log, ns, "two", "y = 1")
+    log.keep_only({"two"})
+    assert log.get("one") is None and log.get("two") is not None
+
+
+def test_a_file_bigger_than_what_the_budget_has_left_is_not_copied(tmp_path: Path) -> None:
+    big, small = tmp_path / "big.bin", tmp_path / "small.txt"
+    big.write_bytes(b"x" * (2 * MB))
+    small.write_text("before")
+    log = UndoLog(1, tmp_path / "copies", {})
+    snapshot = log.begin("one", "pass", {})
+    guarded = GuardedRun(keep_before=snapshot.keep_file)
+    from twnb.kernel.guard_events import FileEffect
+
+    guarded.record(FileEffect("write", str(big)))
+    guarded.record(FileEffect("write", str(small)))
+    assert [(Path(f.path).name, f.copy_path is not None) for f in snapshot.files] == [
+        ("big.bin", False),
+        ("small.txt", True),
+    ]
+    assert snapshot.limit_lines() == ["`big.bin` (2.0 MB) overwritten cannot be restored"]
+    small.write_text("after")
+    log.end(snapshot, {})
+    log.undo(["one"], tmp_path / "moved")
+    assert small.read_text() == "before"
+    assert not (tmp_path / "copies" / "one").exists()  # released once undone

@@ -39,14 +39,34 @@ from twnb.notebook.held_back import held_back_reason, raise_if_held_back
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Generator
 
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.memory import Round
     from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
-    from twnb.session import Session
+    from twnb.session import (
+        ApprovedRun,
+        CodeRequest,
+        EditedRun,
+        PlanRequest,
+        Session,
+        Skipped,
+        UndoneRun,
+        UserStopped,
+    )
+
+
+class RanCode(Protocol):
+    """The result of code step mode ran (the kernel layer's ExecutionResult), as it reads it; sent back
+    to the driver as it is when the code ran without asking."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def success(self) -> bool: ...
 
 
 class StepMagics(Protocol):
@@ -234,7 +254,7 @@ class StepRound:
         except TimeoutError:
             return False
 
-    async def _drive(self, driver: Any) -> Any:
+    async def _drive(self, driver: Generator[CodeRequest | PlanRequest, Any, Round]) -> Round | None:
         from twnb.notebook.interrupt_guard import interrupts_raise
         from twnb.session import PlanRequest, UserStopped
 
@@ -245,7 +265,8 @@ class StepRound:
                 with interrupts_raise():  # an LLM call blocks the loop: Interrupt must reach it
                     request = driver.throw(to_throw) if to_throw is not None else driver.send(to_send)
             except StopIteration as stop:
-                return stop.value
+                round: Round = stop.value
+                return round
             except KeyboardInterrupt as interrupt:  # landed just outside the driver's own handling
                 if inspect.getgeneratorstate(driver) == inspect.GEN_CLOSED:
                     return None  # the driver had recorded its Round's end: show_final finds that Round
@@ -286,7 +307,7 @@ class StepRound:
                 if action in allowed:
                     return action
 
-    async def _approve_plan(self, request: Any) -> list[str] | None:
+    async def _approve_plan(self, request: PlanRequest) -> list[str] | None:
         from twnb.session import UserStopped
 
         self.panel.ask_plan(request.steps)
@@ -302,7 +323,9 @@ class StepRound:
             return None  # an emptied list is not a plan: the model's stands
         return steps if steps != request.steps else None
 
-    async def _approve_code(self, request: Any) -> Any:
+    async def _approve_code(
+        self, request: CodeRequest
+    ) -> RanCode | ApprovedRun | EditedRun | UndoneRun | Skipped:
         from twnb.session import ApprovedRun, EditedRun, Skipped, UndoneRun, UserStopped
 
         if self.risky and not request.risks:
@@ -333,7 +356,7 @@ class StepRound:
             return UndoneRun(result, line, code if edited else None)
         return EditedRun(code, result) if edited else ApprovedRun(result)
 
-    async def _offer_undo(self, request: Any, result: Any) -> str | None:
+    async def _offer_undo(self, request: CodeRequest, result: RanCode) -> str | None:
         """After code the user approved ran: Continue, or Undo it before the Round goes on (the line
         of what was undone). Stop ends the Round as at any other decision."""
         from twnb.session import UserStopped
@@ -356,7 +379,7 @@ class StepRound:
         self.panel.lock(f"{line or 'Nothing to undo.'} The Round goes on.")
         return line
 
-    async def _decide_code(self, request: Any) -> Any:
+    async def _decide_code(self, request: CodeRequest) -> str | Skipped | UserStopped:
         """The code to run (the model's, or the user's edit that verification let through), `Skipped`,
         or `UserStopped` for Stop. An edit verification refuses does not run: the panel shows the
         refusal and offers Edit again, Skip and Stop; a Skip or Stop then keeps the last refused edit in

@@ -5,7 +5,10 @@ it ran)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twnb.kernel import ExecutionResult
 
 
 @dataclass
@@ -56,7 +59,7 @@ class ApprovedRun:
     """Sent instead of a result: the user chose Run on the code as it was, and `result` is what running
     it gave (recorded as the plain result, and the post as approved by the User)."""
 
-    result: Any
+    result: ExecutionResult
 
 
 @dataclass
@@ -64,7 +67,7 @@ class EditedRun:
     """Sent instead of a result: the user edited the code to `code`, and `result` is what running it gave."""
 
     code: str
-    result: Any
+    result: ExecutionResult
 
 
 @dataclass
@@ -73,7 +76,7 @@ class UndoneRun:
     undid it before the Round went on; `result` is what running it gave, `line` what undo took back.
     The model is told the code ran and was undone, and the Round goes on from the state before it."""
 
-    result: Any
+    result: ExecutionResult
     line: str
     code: str | None = None
 

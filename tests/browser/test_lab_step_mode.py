@@ -164,6 +164,30 @@ def test_undo_after_the_code_ran_takes_it_back_before_the_round_goes_on(lab, bro
     page.close()
 
 
+def test_undo_greys_the_rounds_own_output_where_it_ran(lab, browser_context, module_llm, labextension_bundle):
+    """`%taskweaver undo` below a Round: its output, drawn by the extension, turns grey under the line."""
+    from round_scripts import notebook_of
+    from step_scripts import STEP_REQUEST
+
+    module_llm.load(step_script())
+    name = "undo-greys.ipynb"
+    lab.write_notebook(
+        name, notebook_of("%load_ext twnb", f"%%taskweaver\n{STEP_REQUEST}", "%taskweaver undo")
+    )
+    page = browser_context.new_page()
+    open_notebook(page, lab.server.notebook_url(name))
+    run_all_cells(page)
+    undo_cell = code_cells(page).nth(2)
+    wait_until_ran(undo_cell)
+    expect(outputs(undo_cell)).to_have_text(["Round 1: Undone by the user: removed step_total."])
+    undone = round_cells(page).first.locator(".twnb-round.twnb-undone")
+    expect(undone).to_have_count(1, timeout=ROUND_TIMEOUT_MS)
+    expect(undone.locator(".twnb-undone-line")).to_have_text("Undone by the user: removed step_total.")
+    round_cells(page).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("lab-round-undone")), full_page=True)
+    page.close()
+
+
 def test_edit_runs_and_saves_the_edited_code(lab, browser_context, module_llm):
     page, cell = _start(lab, browser_context, module_llm, "step-edit.ipynb", step_script())
     _approve_plan(page)

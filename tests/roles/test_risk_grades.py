@@ -31,6 +31,7 @@ def place(tmp_path: Path) -> RiskPlace:
         "pathlib": pathlib,
         "sales_path": "sales.csv",
         "made": [],
+        "url": "https://example.com/data.csv",
     }
     return RiskPlace(tmp_path, tmp_path / "artifacts", values, round_names={"made"})
 
@@ -59,6 +60,7 @@ SAFE = [
     "print('see https://example.com')",
     "df = df.rename(columns={'a': 'b'})\nname = 'a'.replace('a', 'b')",
     "import sqlite3\nsqlite3.connect(':memory:')",
+    "import os\nfd = os.open('sales.csv', os.O_RDONLY)",
     "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
 ]
 
@@ -80,6 +82,11 @@ RISKY = [
     ("import shutil\nshutil.copy('x.csv', 'sales.csv')", ("overwrite", "sales.csv")),
     ("import sqlite3\nsqlite3.connect('sales.csv')", ("overwrite", "sales.csv")),
     ("import matplotlib.pyplot as plt\nplt.savefig('sales.csv')", ("overwrite", "sales.csv")),
+    ("from pathlib import Path as P\nP('sales.csv').open('w')", ("overwrite", "sales.csv")),
+    ("import io\nio.FileIO('sales.csv', 'w')", ("overwrite", "sales.csv")),
+    ("import os\nfd = os.open('sales.csv', os.O_WRONLY | os.O_TRUNC)", ("overwrite", "sales.csv")),
+    ("import os\nos.truncate('sales.csv', 0)", ("overwrite", "sales.csv")),
+    ("import os\nos.symlink('/etc/passwd', 'sales.csv')", ("overwrite", "sales.csv")),
     # delete a file that existed before
     ("import os\nos.remove('sales.csv')", ("delete", "sales.csv")),
     ("from os import unlink as gone\ngone('sales.csv')", ("delete", "sales.csv")),
@@ -108,6 +115,7 @@ RISKY = [
     ("pd.read_csv('https://example.com/a.csv')", ("network", "https://example.com/a.csv")),
     ("pd.read_sql('select 1', 'postgresql://db/x')", ("network", "postgresql://db/x")),
     ("import seaborn as sns\nsns.load_dataset('tips')", ("network", "load_dataset")),
+    ("pd.read_csv(url)", ("network", "https://example.com/data.csv")),  # a URL held by a variable
     # a variable the Round did not create, changed in place
     ("df['x'] = 1", ("in_place", "df")),
     ("df.drop(columns='a', inplace=True)", ("in_place", "df")),
@@ -118,6 +126,10 @@ RISKY = [
     ("exec('df.x = 1')", ("unfollowed", "exec")),
     ("getattr(df, name)(1)", ("unfollowed", "getattr with a computed name")),
     ("vars(df)['x'] = 1", ("unfollowed", "vars")),
+    (
+        "import importlib\nimportlib.import_module('requests').get(u)",
+        ("unfollowed", "importlib.import_module"),
+    ),
     ("%time df.to_csv('sales.csv')", ("overwrite", "sales.csv")),
 ]
 

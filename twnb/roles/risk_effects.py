@@ -80,7 +80,27 @@ PATH_KEYWORDS = frozenset(
 )
 # Functions opening a file whose first argument is the path and second the mode.
 OPENERS = frozenset(
-    {"open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open", "shelve.open"}
+    {
+        "open",
+        "io.open",
+        "io.FileIO",
+        "codecs.open",
+        "gzip.open",
+        "bz2.open",
+        "lzma.open",
+        "tarfile.open",
+        "shelve.open",
+    }
+)
+# pathlib's classes, by name (however they were imported: `from pathlib import Path as P`).
+PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"})
+# os.open's flags that write (judged by name: `os.O_WRONLY | os.O_CREAT`).
+WRITE_FLAGS = frozenset({"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"})
+# Calls that write the file their second argument names (`os.symlink(src, dst)`).
+LINKERS = frozenset({"os.symlink", "os.link"})
+# Imports by a computed name: what the imported module then does cannot be read.
+DYNAMIC_IMPORTS = frozenset(
+    {"importlib.import_module", "importlib.__import__", "runpy.run_module", "runpy.run_path"}
 )
 ARCHIVES = frozenset({"zipfile.ZipFile", "tarfile.TarFile"})
 DATABASES = frozenset({"sqlite3.connect", "duckdb.connect", "dbm.open"})
@@ -375,9 +395,14 @@ class _EffectWalk(ast.NodeVisitor):
         func = node.func
         leaf = _leaf(func)
         dotted = self.dotted(func) or ""
-        if leaf in ("Path", "PurePath", "PosixPath", "WindowsPath") or dotted in (
-            "os.path.join",
-            "posixpath.join",
+        if (
+            leaf in PATH_TYPES
+            or dotted.rpartition(".")[2] in PATH_TYPES
+            or dotted
+            in (
+                "os.path.join",
+                "posixpath.join",
+            )
         ):
             if not node.args:
                 return PathGuess(".")
@@ -421,16 +446,10 @@ class _EffectWalk(ast.NodeVisitor):
             return isinstance(value, PurePath)
         if isinstance(node, ast.Call):
             leaf = _leaf(node.func)
-            if leaf in (
-                "Path",
-                "PurePath",
-                "PosixPath",
-                "home",
-                "cwd",
-                "with_suffix",
-                "with_name",
-                "joinpath",
-            ):
+            constructor = (self.dotted(node.func) or "").rpartition(".")[2]
+            if leaf in PATH_TYPES or constructor in PATH_TYPES:
+                return True
+            if leaf in ("home", "cwd", "with_suffix", "with_name", "joinpath"):
                 return True
             if leaf in ("resolve", "absolute", "expanduser") and isinstance(node.func, ast.Attribute):
                 return self.is_path_object(node.func.value)
@@ -448,6 +467,8 @@ class _EffectWalk(ast.NodeVisitor):
         leaf = _leaf(func)
         dotted = self.dotted(func) or ""
         self.network_call(node, leaf, dotted)
+        if dotted in DYNAMIC_IMPORTS:
+            self.add(UNFOLLOWED, node, subject=dotted)
         if (
             leaf in ("getattr", "setattr", "delattr")
             and len(node.args) >= 2
@@ -492,6 +513,8 @@ class _EffectWalk(ast.NodeVisitor):
             return
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             text = _text_of(arg)
+            if text is None and isinstance(arg, ast.Name):
+                text = self.path_of(arg).text  # a URL held by a variable of the code or the namespace
             if text is not None and URL.search(text):
                 self.add(NETWORK, node, subject=text.strip()[:80])
                 return
@@ -515,6 +538,21 @@ class _EffectWalk(ast.NodeVisitor):
         elif method and obj is not None and leaf in ("rename", "replace") and self.is_path_object(obj):
             self.add(DELETE, node, self.path_of(obj))
             self.add(WRITE, node, self.path_of(_argument(node, 0, "target")))
+        elif dotted == "os.open":
+            flags = _argument(node, 1, "flags")
+            names = (
+                {n.attr if isinstance(n, ast.Attribute) else getattr(n, "id", "") for n in ast.walk(flags)}
+                if flags
+                else set()
+            )
+            if flags is not None and (
+                names & WRITE_FLAGS or not isinstance(flags, ast.Attribute | ast.Name | ast.BinOp)
+            ):
+                self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
+        elif dotted == "os.truncate":
+            self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
+        elif dotted in LINKERS:
+            self.add(WRITE, node, self.path_of(_argument(node, 1, "dst")))
         elif dotted in MAKERS:
             self.add(CREATE, node, self.path_of(_argument(node, 0, "name", "path")))
         elif dotted in DELETERS:

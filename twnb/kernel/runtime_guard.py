@@ -283,18 +283,20 @@ class RuntimeGuard:
             self.refuse(run, refusal)
 
     def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | None:
-        frame = sys._getframe(3)  # the frame that raised the event (past the hook and _act)
-        trusted = bool(self._trust.sections) and self._trust.here(threading.get_ident(), frame)
+        trust = self._trust
+        # inside a plugin the stack says who acts (the frame that raised the event is past _act and
+        # the hook); with no trusted section open anywhere, nothing is looked up
+        trusted = bool(trust.sections) and trust.here(threading.get_ident(), sys._getframe(3))
         effect = file_effect(event, args)
         if effect is not None:
             if trusted:
                 return None  # a plugin's files are its own (its context adds the ones it means)
             run.record(effect)
             if effect.kind in ("write", "move"):
-                self._trust.origins.written.add(effect.path)
+                trust.origins.written.add(effect.path)
             return None
         if event in CODE_EVENTS:
-            judged = None if trusted else self._trust.origins.note(event, args, frame)
+            judged = None if trusted else trust.origins.note(event, args, sys._getframe(3))
             if judged is None or not run.refuse:
                 return None
             rule, subject, message = judged

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code, readme_table
+from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code
+from twnb.roles.risk_readme import readme_table
 
 
 @pytest.fixture
@@ -182,4 +183,4 @@ def test_within_the_undo_budget_only_the_change_in_place_pauses(place):
 
 def test_the_readme_holds_the_table_of_grades():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert readme_table() in readme, "regenerate the README's table: python -m twnb.roles.risk_grades"
+    assert readme_table() in readme, "regenerate the README's table: python -m twnb.roles.risk_readme"

@@ -4,7 +4,7 @@ asking and what it pauses on, and the verdict for one piece of code before it ru
 Each row is a grade: what the code would do, how verification finds it in the code (risk_effects.py,
 and the kernel layer's in-place estimate), and what the runtime guard sees when the code does it
 anyway (twnb/kernel/guard_effects.py; a sighting verification did not predict is recorded in the
-Round). The README's table is made from this one (`python -m twnb.roles.risk_grades`;
+Round). The README's table is made from this one (`python -m twnb.roles.risk_readme`;
 tests/roles/test_risk_grades.py fails until it is).
 
 A path is judged against the notebook's folder (the kernel's working folder) as it is when the code is
@@ -317,22 +317,3 @@ def _under(path: str, folder: Path | None) -> bool:
 def _shown(path: str, place: RiskPlace) -> str:
     """`sales.csv` for a path in the notebook's folder, the absolute path elsewhere."""
     return os.path.relpath(path, place.folder) if _under(path, place.folder) else path
-
-
-# -- the README's table ---------------------------------------------------------------------------------
-
-
-def readme_table() -> str:
-    """The README's table of grades, made from GRADES."""
-    rows = [
-        "| the code | risky mode | verification finds it in the code by | the runtime guard sees |",
-        "|---|---|---|---|",
-    ]
-    for grade in GRADES:
-        action = "**pauses**" if grade.pauses else "runs"
-        rows.append(f"| {grade.the_code} | {action} | {grade.verification} | {grade.guard} |")
-    return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":
-    print(readme_table(), end="")

@@ -25,7 +25,11 @@ describe('decisions in the main view', () => {
     ['code-edited', 'You edited this code before it ran.'],
     ['code-skipped', 'You skipped this code.'],
     ['refused-then-skipped', 'You skipped this code after verification refused your edit.'],
-    ['refused-then-stopped', 'You stopped here after verification refused your edit.']
+    ['refused-then-stopped', 'You stopped here after verification refused your edit.'],
+    [
+      'risky',
+      "You ran this code; it paused because it overwrites sales.csv, which exists (line 1: df.to_csv('sales.csv'))."
+    ]
   ])('%s says "%s" without unfolding anything', async (name, line) => {
     expect(main(await rendered(fixture(name)))).toContain(line);
   });
@@ -201,6 +205,14 @@ describe("the user's own cells and replays", () => {
     expect(line?.textContent).toMatch(/^Undone by the user: removed m\. Not undone: `big` \(6\.1 GB\)/);
     expect(line?.previousElementSibling?.classList.contains('twnb-header')).toBe(true);
     expect(node.querySelector('.twnb-undone-line img')).toBeNull();
+  });
+
+  it('notes what the runtime guard saw that verification had not predicted (risky step mode)', async () => {
+    const node = await rendered(fixture('risky'));
+    expect(node.textContent).toContain('Not predicted');
+    expect(node.textContent).toContain(
+      'The runtime guard saw the code do what verification had not predicted: deletes a file that existed before: notes.txt'
+    );
   });
 
   it('does not grey a Round that was not undone', async () => {

@@ -206,6 +206,20 @@ def _undone() -> dict[str, Any]:
     return _payload(round)
 
 
+def _risky() -> dict[str, Any]:
+    """Risky step mode: the code paused (and why), the user ran it, and the runtime guard saw it do
+    something verification had not predicted."""
+    round = analysis_round()
+    round.post_list[CODE].extra.update(
+        approved_by="User",
+        risk={
+            "paused_for": ["it overwrites sales.csv, which exists (line 1: df.to_csv('sales.csv'))"],
+            "unpredicted": ["deletes a file that existed before: notes.txt"],
+        },
+    )
+    return _payload(round)
+
+
 BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "plain": lambda: _payload(analysis_round()),
     "plan-approved": _decided(PLAN, approved_by="User"),
@@ -227,4 +241,5 @@ BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "user-cells": _user_cells,
     "replayed": _replayed,
     "undone": _undone,
+    "risky": _risky,
 }

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import unquote, urlsplit
 
 __all__ = [
@@ -48,6 +48,13 @@ REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8  # environment and .env values
 MIN_KEY_LENGTH = 4  # the configured API key: a short key for a local server is still the key
 
+
+def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A regex compiled at its first use. `%load_ext twnb` imports this module for the name rule alone
+    (the notebook's secrets from its environment); compiling the others took a millisecond of each load."""
+    return functools.cache(lambda: re.compile(pattern, flags))
+
+
 _SECRET_PARTS = frozenset(
     {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS", "AUTH", "APIKEY"}
 )
@@ -58,18 +65,18 @@ _SECRET_ENDINGS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY", "CREDENTIA
 # A name's parts: runs of capitals not followed by a small letter (OPENAI, API), capitalised or small
 # words (Key, api), digits. `_` and `-` separate by not matching.
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+_IDENTIFIER = _lazy(r"[A-Za-z][A-Za-z0-9_\-]*")
 
 # Field (and header) names whose whole value is a credential, whatever it looks like. Narrower than the
 # name rule on purpose: "sort_key" or "max_tokens" in saved data must survive.
-_SECRET_FIELD = re.compile(
+_SECRET_FIELD = _lazy(
     r"^(?:proxy-)?authorization$|(?:^|[_\-])(?:api[_\-]?key|access[_\-]?key|token|secret|password|passwd)$",
     re.IGNORECASE,
 )
 
 # Each alternative starts with a literal, so the regex engine can skip ahead to candidates; a leading
 # \b would defeat that (measured 10x slower), so the word boundary is checked in _shape_replacement.
-_KEY_SHAPES = re.compile(
+_KEY_SHAPES = _lazy(
     "|".join(
         (
             r"sk-[A-Za-z0-9_\-]{16,}",  # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-)
@@ -83,16 +90,16 @@ _KEY_SHAPES = re.compile(
     )
 )
 # JSON Web Tokens: a base64url header that starts `{"` (eyJ), a payload, a signature.
-_JWT = re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")
+_JWT = _lazy(r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")
 # Azure OpenAI / Cognitive Services keys: exactly 32 hex digits. Leftmost-longest matching of a run
 # means a match never starts inside a longer run; its length is checked in _hex_replacement.
-_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
+_HEX_RUN = _lazy(r"[0-9a-fA-F]{32,}")
 # Keep the word "Bearer" so the text still reads; drop what follows.
-_BEARER = re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
+_BEARER = _lazy(r"(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
 # The password of user info: `user:password@host`, in a URL or a bare netloc. Starting at ":" keeps the
 # scan fast; what comes before is checked in _credential_replacement. A raw "@" in the password (an
 # unencoded URL) is kept in it: the last "@" before the host ends it.
-_CREDENTIAL_AT = re.compile(r":([^\s/'\"]+)@(?=[A-Za-z0-9\[])")
+_CREDENTIAL_AT = _lazy(r":([^\s/'\"]+)@(?=[A-Za-z0-9\[])")
 _USER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~%+-!$&*")
 # Where user info may begin: the text's start, "//" (the user may then be empty), a space, a quote, or
 # what opens a value in code and reprs.
@@ -101,19 +108,17 @@ _BEFORE_USER = frozenset(" \t\n\r'\"/(=,[{<;`")
 # `password='pw'`, `"api_key": "..."`. Starting at the separator keeps the scan fast (a leading
 # case-blind alternation of names measured 10x slower); the name before it is checked in
 # _field_replacement.
-_FIELD_VALUE = re.compile(r"""[:=][ \t]*(?:'((?:[^'\\\n]|\\.)+)'|"((?:[^"\\\n]|\\.)+)")""")
-_FIELD_NAME = re.compile(r"(?i:passw(?:or)?d|secret|token|api[_\-]?key|access[_\-]?key|authorization)$")
+_FIELD_VALUE = _lazy(r"""[:=][ \t]*(?:'((?:[^'\\\n]|\\.)+)'|"((?:[^"\\\n]|\\.)+)")""")
+_FIELD_NAME = _lazy(r"(?i:passw(?:or)?d|secret|token|api[_\-]?key|access[_\-]?key|authorization)$")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 # A PEM private-key block, up to its END line, or to the end of the text when the END was cut off.
-_PEM = re.compile(
+_PEM = _lazy(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z)", re.S
 )
-_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+_WORD_CHAR = _lazy(r"[A-Za-z0-9_]")
 # For the kernel's screen only (it hides a whole value, so it can afford a wider net): a long run of
 # letters and digits mixing small, capital and digit, as random keys are.
-_MIXED_RUN = re.compile(
-    r"\b(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{32,}\b"
-)
+_MIXED_RUN = _lazy(r"\b(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{32,}\b")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -127,12 +132,12 @@ def is_secret_name(name: str) -> bool:
 
 def mentions_secret_name(text: str) -> bool:
     """True when a word in `text` is a secret name (`{'password': 'hunter2'}`: the value beside it)."""
-    return any(is_secret_name(word) for word in _IDENTIFIER.findall(text))
+    return any(is_secret_name(word) for word in _IDENTIFIER().findall(text))
 
 
 def is_credential_field(name: str) -> bool:
     """True for data or header field names whose whole value is a credential."""
-    return bool(_SECRET_FIELD.search(name))
+    return bool(_SECRET_FIELD().search(name))
 
 
 def is_credential_variable(name: str, value: str) -> bool:
@@ -191,7 +196,7 @@ def _field_replacement(match: re.Match[str], replacement: str) -> str:
     begin = end
     while begin > 0 and text[begin - 1] in _NAME_CHARS:
         begin -= 1
-    if begin == end or not _FIELD_NAME.search(text[begin:end]):
+    if begin == end or not _FIELD_NAME().search(text[begin:end]):
         return match.group(0)
     quoted = 1 if match.group(1) is not None else 2
     return text[match.start() : match.start(quoted)] + replacement + text[match.end(quoted) : match.end()]
@@ -199,7 +204,7 @@ def _field_replacement(match: re.Match[str], replacement: str) -> str:
 
 def _shape_replacement(match: re.Match[str], replacement: str) -> str:
     start = match.start()
-    if start > 0 and _WORD_CHAR.match(match.string, start - 1):
+    if start > 0 and _WORD_CHAR().match(match.string, start - 1):
         return match.group(0)  # "mask-..." is a word, not an "sk-" key
     return replacement
 
@@ -216,19 +221,19 @@ def redact_shapes(text: str, replacement: str = REDACTED) -> str:
     # The cheap tests (`in`, a byte translation) skip a regex pass over text that cannot match (most
     # text): each pass costs far more than they do.
     if "-----BEGIN " in text:
-        text = _PEM.sub(replacement, text)
+        text = _PEM().sub(replacement, text)
     if "@" in text:
-        text = _CREDENTIAL_AT.sub(lambda m: _credential_replacement(m, replacement), text)
+        text = _CREDENTIAL_AT().sub(lambda m: _credential_replacement(m, replacement), text)
     lowered = text.lower()
     if ("'" in text or '"' in text) and any(name in lowered for name in _FIELD_NAME_PARTS):
-        text = _FIELD_VALUE.sub(lambda m: _field_replacement(m, replacement), text)
+        text = _FIELD_VALUE().sub(lambda m: _field_replacement(m, replacement), text)
     if "eyJ" in text:
-        text = _JWT.sub(replacement, text)
-    text = _KEY_SHAPES.sub(lambda m: _shape_replacement(m, replacement), text)
+        text = _JWT().sub(replacement, text)
+    text = _KEY_SHAPES().sub(lambda m: _shape_replacement(m, replacement), text)
     if _may_hold_hex_run(text):
-        text = _HEX_RUN.sub(lambda m: _hex_replacement(m, replacement), text)
+        text = _HEX_RUN().sub(lambda m: _hex_replacement(m, replacement), text)
     if "bearer" in lowered:
-        text = _BEARER.sub(lambda m: f"{m.group(0)[:6]} {replacement}", text)
+        text = _BEARER().sub(lambda m: f"{m.group(0)[:6]} {replacement}", text)
     return text
 
 
@@ -249,4 +254,4 @@ def _may_hold_hex_run(text: str) -> bool:
 def has_secret_shape(text: str) -> bool:
     """True when `text` holds anything `redact_shapes` replaces, or a long mixed letters-and-digits run
     (the kernel's screen hides such a value whole)."""
-    return redact_shapes(text, "\x00") != text or bool(_MIXED_RUN.search(text))
+    return redact_shapes(text, "\x00") != text or bool(_MIXED_RUN().search(text))

@@ -33,6 +33,7 @@ def place(tmp_path: Path) -> RiskPlace:
         "sales_path": "sales.csv",
         "made": [],
         "url": "https://example.com/data.csv",
+        "new_path": "not-there-yet.csv",
     }
     return RiskPlace(tmp_path, tmp_path / "artifacts", values, round_names={"made"})
 
@@ -62,6 +63,7 @@ SAFE = [
     "df = df.rename(columns={'a': 'b'})\nname = 'a'.replace('a', 'b')",
     "import sqlite3\nsqlite3.connect(':memory:')",
     "import os\nfd = os.open('sales.csv', os.O_RDONLY)",
+    "open(new_path, 'w')",  # the namespace's path, of a file that does not exist yet
     "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
 ]
 
@@ -81,6 +83,11 @@ RISKY = [
     ("import numpy as np\nnp.save('sales.csv', [1])", ("overwrite", "sales.csv")),
     ("import os.path\ndf.to_csv(os.path.join('out', '..', 'sales.csv'))", ("overwrite", "sales.csv")),
     ("import shutil\nshutil.copy('x.csv', 'sales.csv')", ("overwrite", "sales.csv")),
+    # a name the namespace holds as a new file's path, rebound by the code before the write
+    ("for new_path in ['sales.csv']:\n    open(new_path, 'w')", ("overwrite", "")),
+    ("[open(new_path, 'w') for new_path in ['sales.csv']]", ("overwrite", "")),
+    ("new_path, other = 'sales.csv', 1\nopen(new_path, 'w')", ("overwrite", "")),
+    ("def save(new_path):\n    open(new_path, 'w')\nsave('sales.csv')", ("overwrite", "")),
     ("import sqlite3\nsqlite3.connect('sales.csv')", ("overwrite", "sales.csv")),
     ("import matplotlib.pyplot as plt\nplt.savefig('sales.csv')", ("overwrite", "sales.csv")),
     ("from pathlib import Path as P\nP('sales.csv').open('w')", ("overwrite", "sales.csv")),

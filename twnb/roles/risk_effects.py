@@ -269,6 +269,57 @@ class _EffectWalk(ast.NodeVisitor):
         if node.id in UNFOLLOWABLE and isinstance(node.ctx, ast.Load):
             self.add(UNFOLLOWED, node, subject=node.id)
 
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self.bound_here(node.target)
+        for statement in [*node.body, *node.orelse]:
+            self.visit(statement)
+
+    visit_AsyncFor = visit_For
+
+    def visit_ListComp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        """Its loops bind before its element is computed (the syntax tree lists the element first)."""
+        for generator in node.generators:
+            self.visit(generator)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            self.visit(part)
+
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self.visit(node.iter)
+        self.bound_here(node.target)
+        for condition in node.ifs:
+            self.visit(condition)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        """A parameter holds what a call passes: not the namespace's value of that name."""
+        arguments = node.args
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            self.forget(argument.arg)
+            self.paths[argument.arg] = UNKNOWN
+        for extra in (arguments.vararg, arguments.kwarg):
+            if extra is not None:
+                self.forget(extra.arg)
+                self.paths[extra.arg] = UNKNOWN
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.forget(node.name)
+            self.paths[node.name] = UNKNOWN
+        self.generic_visit(node)
+
+    def bound_here(self, target: ast.AST) -> None:
+        """Names a loop binds: each holds an item the walk does not know."""
+        for name in ast.walk(target):
+            if isinstance(name, ast.Name):
+                self.forget(name.id)
+                self.paths[name.id] = UNKNOWN
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             local = alias.asname or alias.name.split(".")[0]
@@ -328,6 +379,7 @@ class _EffectWalk(ast.NodeVisitor):
             name = target.id
             self.forget(name)
             if value is None:
+                self.paths[name] = UNKNOWN  # the code's own value now, whatever the namespace held
                 return
             dotted = self.dotted(value) if isinstance(value, ast.Attribute | ast.Name) else None
             if dotted is not None:

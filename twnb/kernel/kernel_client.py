@@ -42,6 +42,7 @@ from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures
 
 if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient
+    from jupyter_client.manager import KernelManager
 
 # Runs once in each new kernel: defines the variable-signature helper under a private name and makes
 # exit()/quit() raise instead of ending the kernel (which belongs to twnb, not to the code).
@@ -130,7 +131,7 @@ class KernelExecutor:
         self.stream_head_chars = stream_head_chars
         self.stream_tail_chars = stream_tail_chars
         self.max_listed_files = max_listed_files
-        self._km: Any = None
+        self._km: KernelManager | None = None
         self._kc: BlockingKernelClient | None = None
         self._guard: KernelGuardChannel | None = None
         self._remote_scan = False
@@ -538,12 +539,13 @@ class KernelExecutor:
                 return "timeout" if interrupted_at is not None else "idle"
             relay.message(kind, content)
 
-    def _exit_code(self) -> Any:
+    def _exit_code(self) -> int | None:
         if self._km is None:
             return None
         try:
-            provisioner = self._km.provisioner
-            return provisioner.process.poll() if provisioner is not None and provisioner.process else None
+            process = getattr(self._km.provisioner, "process", None)  # a local provisioner's Popen
+            code: int | None = process.poll() if process is not None else None
+            return code
         except Exception:
             return None
 

@@ -13,7 +13,7 @@ import inspect
 import reprlib
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from twnb.kernel.data_libraries import data_libraries_text
@@ -210,7 +210,7 @@ def summarize_namespace(
     max_chars: int = 4000,
     per_object_budget_s: float = 0.2,
     total_budget_s: float = 2.0,
-    hidden_names: Any = (),
+    hidden_names: Iterable[str] = (),
     describe_libraries: bool = True,
 ) -> str:
     """Text describing the user's variables, at most `max_chars` long ("" when there are none), then

@@ -8,6 +8,7 @@ imports are inside) because `KernelExecutor` sends its source to a separate kern
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from twnb.kernel.result import VariableChange, VariableChangeKind
@@ -20,7 +21,7 @@ Signature = list[Any]  # [type name, shape or None, dtype text or None, identity
 
 def namespace_signatures(
     namespace: dict[str, Any],
-    skip: Any = (),
+    skip: Iterable[str] = (),
     memo: dict[str, tuple[Any, Signature]] | None = None,
     shapes: bool = True,
 ) -> dict[str, Signature]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +35,7 @@ def place(tmp_path: Path) -> RiskPlace:
         "made": [],
         "url": "https://example.com/data.csv",
         "new_path": "not-there-yet.csv",
+        "db": sqlite3.connect(":memory:"),
     }
     return RiskPlace(tmp_path, tmp_path / "artifacts", values, round_names={"made"})
 
@@ -63,6 +65,7 @@ SAFE = [
     "df = df.rename(columns={'a': 'b'})\nname = 'a'.replace('a', 'b')",
     "import sqlite3\nsqlite3.connect(':memory:')",
     "import os\nfd = os.open('sales.csv', os.O_RDONLY)",
+    "pd.read_sql('select * from sales', db)",
     "open(new_path, 'w')",  # the namespace's path, of a file that does not exist yet
     "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
 ]
@@ -95,6 +98,12 @@ RISKY = [
     ("import os\nfd = os.open('sales.csv', os.O_WRONLY | os.O_TRUNC)", ("overwrite", "sales.csv")),
     ("import os\nos.truncate('sales.csv', 0)", ("overwrite", "sales.csv")),
     ("import os\nos.symlink('/etc/passwd', 'sales.csv')", ("overwrite", "sales.csv")),
+    # a database the namespace is connected to
+    ("df.to_sql('sales', db)", ("overwrite", "db")),
+    ("db.execute('DELETE FROM sales')", ("overwrite", "db")),
+    ("db.executescript(script)", ("overwrite", "db")),
+    ("db.execute('select 1')", ("in_place", "db")),  # a query is no write, but undo's estimate counts any
+    # method of an object of an unknown class that is not plainly a reading one
     # delete a file that existed before
     ("import os\nos.remove('sales.csv')", ("delete", "sales.csv")),
     ("from os import unlink as gone\ngone('sales.csv')", ("delete", "sales.csv")),

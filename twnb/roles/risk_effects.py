@@ -25,6 +25,7 @@ from typing import Any
 WRITE, CREATE, MAYBE_WRITE, DELETE = "write", "create", "maybe_write", "delete"
 WORKING_FOLDER, ENVIRONMENT, NETWORK = "working_folder", "environment", "network"
 UNFOLLOWED = "unfollowed"
+DATABASE = "database"  # a database the namespace is connected to, changed through the connection
 # Builtins that reach names, attributes or code by string: what the code does through them cannot be
 # read from it (verification refuses them by default; with verification off they pause).
 UNFOLLOWABLE = frozenset({"exec", "eval", "compile", "globals", "locals", "vars", "__import__"})
@@ -92,6 +93,11 @@ OPENERS = frozenset(
         "shelve.open",
     }
 )
+# The modules of database connections whose `execute` may change a database that exists.
+DATABASE_MODULES = ("sqlite3", "duckdb", "sqlalchemy", "psycopg", "psycopg2", "pymysql", "mysql", "pyodbc")
+EXECUTE_METHODS = frozenset({"execute", "executemany", "executescript", "sql", "query", "exec_driver_sql"})
+# Statements that only read.
+READING_SQL = re.compile(r"^\s*(?:select|with|pragma|explain|show|describe|values)\b", re.IGNORECASE)
 # pathlib's classes, by name (however they were imported: `from pathlib import Path as P`).
 PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"})
 # os.open's flags that write (judged by name: `os.O_WRONLY | os.O_CREAT`).
@@ -571,9 +577,35 @@ class _EffectWalk(ast.NodeVisitor):
                 self.add(NETWORK, node, subject=text.strip()[:80])
                 return
 
+    def connection(self, node: ast.AST | None) -> str | None:
+        """The name of a database connection (or cursor, or engine) of the namespace that `node` is."""
+        if not isinstance(node, ast.Name) or node.id in self.paths or self.values is None:
+            return None
+        value = self.values.get(node.id)
+        module = (type(value).__module__ or "").split(".")[0]
+        return node.id if value is not None and module in DATABASE_MODULES else None
+
+    def database_call(self, node: ast.Call, leaf: str, obj: ast.AST | None) -> bool:
+        """`df.to_sql(name, con)` and `con.execute("DELETE ...")` change the database the namespace's
+        connection holds (a file, or a server): no file is opened, so no path names it."""
+        if leaf == "to_sql":
+            held = self.connection(_argument(node, 1, "con"))
+        elif leaf in EXECUTE_METHODS:
+            held = self.connection(obj)
+            statement = _text_of(node.args[0]) if node.args else None
+            if held is not None and statement is not None and READING_SQL.match(statement):
+                return True  # it only reads
+        else:
+            return False
+        if held is not None:
+            self.add(DATABASE, node, subject=held)
+        return held is not None
+
     def file_call(self, node: ast.Call, func: ast.expr, leaf: str, dotted: str) -> None:
         method = isinstance(func, ast.Attribute) and self.dotted(func.value) is None
         obj = func.value if isinstance(func, ast.Attribute) else None
+        if self.database_call(node, leaf, obj):
+            return
         if dotted in OPENERS or dotted in ARCHIVES:
             mode = _argument(node, 1, "mode")
             self.opened(node, self.path_of(_argument(node, 0, "file", "name", "filename")), mode)

@@ -23,6 +23,7 @@ from typing import Any
 from twnb.kernel import estimate_in_place
 from twnb.roles.risk_effects import (
     CREATE,
+    DATABASE,
     DELETE,
     ENVIRONMENT,
     MAYBE_WRITE,
@@ -81,7 +82,8 @@ GRADES: tuple[Grade, ...] = (
         "overwrites a file that existed before",
         "`open` for writing or appending, `Path.write_text`, `to_csv`/`to_parquet`/`savefig`/`np.save` "
         "and other writers, copies and moves, a database opened: at an existing path, a path it cannot "
-        "tell, or a computed name in a folder that exists",
+        "tell, or a computed name in a folder that exists; `to_sql` or a statement other than a query "
+        "through a database connection of the namespace",
         "a file written that existed before the code ran",
     ),
     Grade(
@@ -236,6 +238,13 @@ def _judge_effect(effect: Effect, place: RiskPlace) -> RiskFinding | None:
     if effect.kind == ENVIRONMENT:
         return RiskFinding(
             ENVIRON, effect.subject, effect.line, f"it changes the environment, {effect.subject} ({where})"
+        )
+    if effect.kind == DATABASE:
+        return RiskFinding(
+            OVERWRITE,
+            effect.subject,
+            effect.line,
+            f"it may change the database `{effect.subject}` is connected to ({where})",
         )
     if effect.kind == UNFOLLOWED:
         return RiskFinding(

@@ -156,6 +156,11 @@ ATTEMPTS = {
         "from twnb.kernel.runtime_guard import RuntimeGuard, GuardedRun\n"
         "with RuntimeGuard.installed().watching(GuardedRun(refuse=False)):\n    os.system('touch pwned')"
     ),
+    "thread_follower_called_in_the_codes_own_thread": (
+        "from twnb.kernel.runtime_guard import RuntimeGuard, _Follower\n"
+        "guard = RuntimeGuard.installed()\n"
+        "_Follower(print, guard, guard.armed_run(), True)()\nos.system('touch pwned')"
+    ),
     "class_call_of_a_plugin_patched": (
         "type(word_count.target).__call__ = lambda self, path: os.system('touch pwned')\n"
         "word_count('notes.txt')"

@@ -484,14 +484,23 @@ class _Follower:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ident = threading.get_ident()
-        self.guard._armed[ident] = self.run
+        armed, sections = self.guard._armed, self.guard._trust.sections
+        # called in a thread that already works for a run (not as a new thread's function): put its
+        # state back afterwards, never leave it disarmed
+        was_armed, had_sections = armed.get(ident), sections.pop(ident, None)
+        armed[ident] = self.run
         if self.trusted:
-            self.guard._trust.sections[ident] = [ROOT]
+            sections[ident] = [ROOT]
         try:
             return self.function(*args, **kwargs)
         finally:
-            self.guard._armed.pop(ident, None)
-            self.guard._trust.sections.pop(ident, None)
+            sections.pop(ident, None)
+            if was_armed is None:
+                armed.pop(ident, None)
+            else:
+                armed[ident] = was_armed
+            if had_sections is not None:
+                sections[ident] = had_sections
 
 
 class _ThreadStart:

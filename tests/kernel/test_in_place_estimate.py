@@ -72,3 +72,25 @@ def test_a_frame_changed_only_column_by_column_costs_only_the_columns_it_had() -
     (target,) = estimate_in_place(code, {"df": df}, 100).targets
     assert target.columns == ("a", "new", "b")
     assert target.size_bytes == df["a"].nbytes + df["b"].nbytes
+
+
+def test_a_name_passed_to_a_function_the_code_defines_is_changed_as_its_body_changes_the_parameter() -> None:
+    code = (
+        "def clean(frame, log=None):\n"
+        "    frame.dropna(inplace=True)\n"
+        "    if log is not None:\n"
+        "        log.append('cleaned')\n"
+        "    return frame.head()\n"
+        "clean(sales, log=steps)\n"
+        "clean(other.copy())\n"
+        "def show(frame):\n"
+        "    return frame.describe()\n"
+        "show(untouched)\n"
+    )
+    namespace = {
+        "sales": pd.DataFrame({"a": [1.0, None]}),
+        "steps": [],
+        "other": pd.DataFrame({"a": [1.0]}),
+        "untouched": pd.DataFrame({"a": [1.0]}),
+    }
+    assert names(code, namespace) == ["sales", "steps"]

@@ -13,8 +13,11 @@ tree for the ways an object reached by name is changed where it lives:
 Which method calls change which objects depends on the object's type, so a use is reported with the
 method's name and whether it said `inplace=True`; `in_place_estimate.py` judges it against the live
 object. Aliases are followed: `x = df; x["a"] = 1`, `for row in rows: row.append(0)` and
-`item = d["k"]; item.append(1)` report `df`, `rows` and `d`. A name the code rebinds at the top level
-before the change (`df = df.copy(); df["a"] = 1`) is a new object by then and is not reported.
+`item = d["k"]; item.append(1)` report `df`, `rows` and `d`, and so are the code's own functions: what
+a function's body does to a parameter, a call does to the object it passes there
+(`def clean(d): d.dropna(inplace=True)` then `clean(sales)` reports `sales`). A name the code rebinds
+at the top level before the change (`df = df.copy(); df["a"] = 1`) is a new object by then and is not
+reported.
 
 What cannot be read from the code is not reported: `exec` of a string, changes made by a function the
 code did not define and that is not in the known list, objects reached through a module's attribute.
@@ -117,6 +120,10 @@ class _Scanner:
         # names the code rebound at the top level to an object of its own (no longer the namespace's)
         self.rebound: set[str] = set()
         self.local_names: list[set[str]] = []  # the functions' own names, innermost last
+        # A function the code defines -> its parameters, in order, and how its body may change each:
+        # a call passing a name there changes that name's object the same ways.
+        self.parameters: dict[str, list[str]] = {}
+        self.parameter_uses: dict[str, dict[str, list[MutationUse]]] = {}
 
     def run(self, tree: ast.Module) -> None:
         for statement in tree.body:
@@ -234,6 +241,13 @@ class _Scanner:
             elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
                 local.add(child.id)
         self.local_names.append(local - declared)
+        # Each parameter stands for whatever a call passes: its uses are gathered under a name of its own.
+        named = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        saved = {p: self.aliases.get(p) for p in params}
+        if named:
+            for param in params:
+                self.aliases[param] = {_PARAMETER + param}
         try:
             if isinstance(node, ast.Lambda):
                 self.expression(node.body)
@@ -241,6 +255,14 @@ class _Scanner:
                 self.statement(statement)
         finally:
             self.local_names.pop()
+            for param, alias in saved.items():
+                if alias is None:
+                    self.aliases.pop(param, None)
+                else:
+                    self.aliases[param] = alias
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.parameters[node.name] = params
+                self.parameter_uses[node.name] = {p: self.uses.pop(_PARAMETER + p, []) for p in params}
 
     def expression(self, node: ast.expr) -> None:
         for child in ast.walk(node):
@@ -270,11 +292,30 @@ class _Scanner:
             called = func.id
         else:
             called = ""
+        if isinstance(func, ast.Name) and func.id in self.parameters:
+            self.defined_call(func.id, node, text)
         if called in ARGUMENT_MUTATORS and node.args:
             self.use(_root(node.args[0]), MutationUse("argument", node.lineno, text, called))
         for keyword in node.keywords:
             if keyword.arg == "out":
                 self.use(_root(keyword.value), MutationUse("argument", node.lineno, text, called))
+
+    def defined_call(self, function: str, node: ast.Call, text: str) -> None:
+        """A call of a function the code defined: what its body does to a parameter, it does to the
+        object the call passes there (`def clean(d): d.dropna(inplace=True)` then `clean(sales)`)."""
+        params = self.parameters[function]
+        passed = [(p, a) for p, a in zip(params, node.args, strict=False) if not isinstance(a, ast.Starred)]
+        passed += [(k.arg, k.value) for k in node.keywords if k.arg in params]
+        for param, argument in passed:
+            for use in self.parameter_uses[function].get(param, []):
+                inner = MutationUse(
+                    use.kind, node.lineno, _short(f"{text}: {use.text}"), use.method, use.inplace,
+                    use.through, use.columns,
+                )  # fmt: skip
+                self.use(_root(argument), inner)
+
+
+_PARAMETER = "\0parameter:"  # never a Python name: a parameter's uses, until a call says what it holds
 
 
 def _columns(target: ast.expr) -> tuple[str, ...]:

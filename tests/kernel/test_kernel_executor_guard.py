@@ -56,6 +56,20 @@ def test_a_process_is_refused_in_the_kernel(with_users_variable, code):
     assert not result.kernel_restarted and _kept(kernel)
 
 
+@pytest.mark.parametrize(
+    "call",
+    ["__twnb_guard.report_json()", "__twnb_guard.expect('0' * 64, False, None, [])"],
+    ids=["report_json", "expect"],
+)
+def test_the_code_cannot_end_its_own_guarded_run(with_users_variable, call):
+    kernel = with_users_variable
+    result = kernel.run(f"{call}\nimport os\nos.system('touch made-by-shell')")
+    assert result.status == "refused", result
+    assert result.refusals[0].rule == "code"
+    assert not (kernel.workdir / "made-by-shell").exists()
+    assert _kept(kernel) and kernel.run("6 * 7").result == "42"
+
+
 def test_the_refusal_names_the_line_of_the_code(kernel):
     result = kernel.run("x = 1\nimport os\nos.kill(os.getpid(), 15)")
     (refusal,) = result.refusals

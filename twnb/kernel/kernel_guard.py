@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.guard_files import written_files
-from twnb.kernel.guard_refusal import GuardRefusal
+from twnb.kernel.guard_refusal import CODE, GuardRefusal
 from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.watchdog import Watchdog
@@ -106,15 +106,25 @@ class KernelGuard:
 
     def expect(self, digest: str, refuse: bool, timeout: float | None, skip: list[str]) -> None:
         """Arm the guard for the next cell whose text has `digest`."""
+        self._refuse_from_the_cell("expect")
         self._end()
         self._expected = {"digest": digest, "refuse": refuse, "timeout": timeout, "skip": skip}
         self._report = GuardReport()
 
     def report_json(self) -> str:
         """What the announced cell did (a GuardReport), as JSON."""
+        self._refuse_from_the_cell("report_json")
         self._end()
         self._expected = None
         return self._report.to_json()
+
+    def _refuse_from_the_cell(self, name: str) -> None:
+        """The client asks between cells (IPython ends the armed cell in post_run_cell, always): the
+        armed cell's own code asking would end its run early, disarmed."""
+        run = self._run
+        if run is not None and run.refuse and self.guard.armed_run() is run:
+            message = f"calling the runtime guard's {name} is not allowed for generated code."
+            self.guard.refuse(run, self.guard.refusal_here(run, CODE, f"KernelGuard.{name}", message, ""))
 
     def _pre_run_cell(self, info: ExecutionInfo) -> None:
         self._end()  # a cell that never reached post_run_cell

@@ -64,3 +64,20 @@ def test_a_file_bigger_than_what_the_budget_has_left_is_not_copied(tmp_path: Pat
     log.undo(["one"], tmp_path / "moved")
     assert small.read_text() == "before"
     assert not (tmp_path / "copies" / "one").exists()  # released once undone
+
+
+def test_a_frame_whose_rows_changed_behind_its_column_copies_is_left_as_it_is_and_said(
+    tmp_path: Path,
+) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1, 2, 3]})
+    ns: dict = {"df": frame}
+    log = UndoLog(10, tmp_path, ns)
+    snapshot = log.begin("one", 'df["a"] = 0', ns)
+    frame["a"] = 0
+    frame.drop(index=[0], inplace=True)  # what the code did unseen (say, through exec)
+    log.end(snapshot, ns)
+    report = log.undo(["one"], tmp_path / "moved")
+    assert report.not_undone == ["`df` changed in place cannot be undone (its rows changed too)"]
+    assert frame["a"].tolist() == [0, 0]

@@ -298,6 +298,12 @@ class UndoLog:
                 namespace[name] = value
                 report.restored.append(name)
             for kept in snapshot.copies:
+                if kept.column_order is not None and not _same_rows(kept):
+                    # Its rows changed too, in a way the code did not show: the column copies would
+                    # be aligned to other rows. Left as it is, and said.
+                    line = f"`{kept.name}` changed in place cannot be undone (its rows changed too)"
+                    report.not_undone.append(line)
+                    continue
                 namespace[kept.name] = _restore(kept)
                 report.restored.append(kept.name)
             for path in snapshot.created_files:
@@ -355,6 +361,15 @@ def _restore(kept: KeptCopy) -> Any:
     else:
         return saved
     return original
+
+
+def _same_rows(kept: KeptCopy) -> bool:
+    """The frame still has the rows its column copies were taken from."""
+    saved = list(kept.copy.values()) if isinstance(kept.copy, dict) else []
+    try:
+        return not saved or bool(kept.original.index.equals(saved[0].index))
+    except Exception:
+        return False
 
 
 def _restore_columns(frame: Any, saved: dict[str, Any], order: list[str]) -> Any:

@@ -11,7 +11,7 @@ import pytest
 from support.session_script import one_step
 
 from twnb.render import round_payload, round_text
-from twnb.session.code_request import ApprovedRun, CodeRequest
+from twnb.session.code_request import ApprovedRun, CodeRequest, EditedRun
 from twnb.session.risk_check import RiskCheck
 
 
@@ -115,6 +115,16 @@ def test_a_change_in_place_the_grades_missed_is_recorded_from_the_variable_delta
     assert _code_post(round).extra["risk"]["unpredicted"] == [
         "changes in place a variable the Round did not create: `frame`"
     ]
+
+
+def test_an_edit_is_compared_with_its_own_grades_not_the_models(risky_session, workdir):
+    (workdir / "kept.txt").write_text("kept")
+    session = risky_session("print('nothing risky')")
+    driver, request = _first_request(session)
+    edit = "import os\nos.remove('kept.txt')"  # the user's edit: its deletion is no surprise
+    round = _finish(driver, EditedRun(edit, session.execute(request, edit)))
+    assert not (workdir / "kept.txt").exists()
+    assert _code_post(round).extra["risk"] == {"paused_for": []}
 
 
 def test_without_risky_mode_nothing_is_graded_or_recorded(make_session):

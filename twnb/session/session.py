@@ -158,6 +158,9 @@ class Session:
         self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
         self._grading = False  # this Round grades its code (risky step mode)
         self._round_names: set[str] = set()  # the variables this Round's code created or rebound
+        # Risky step mode: the grades of the user's edit of a piece of code, taken just before it ran
+        # (what the guard saw is compared with them, not with the model's code's), by post id.
+        self._edit_grades: dict[str, list[RiskFinding]] = {}
         # (the conversation, the entries) its plugins section was last made from: made again only when
         # either changed (a reset or a load brings another conversation)
         self._plugin_entries: tuple[int, list[int]] = (0, [])
@@ -197,6 +200,7 @@ class Session:
         predict (`extra["risk"]`)."""
         self._grading = grade_risk
         self._round_names = set()
+        self._edit_grades = {}
         rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
@@ -432,6 +436,7 @@ class Session:
                     if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
                         self.code_interpreter.record_edit(post, received.code, watcher)
                         result = received.result
+                        findings = self._edit_grades.pop(post.id, findings)
                     elif isinstance(received, ApprovedRun):  # step mode: the user ran it unchanged
                         self.code_interpreter.record_approved(post, watcher)
                         result = received.result
@@ -593,6 +598,8 @@ class Session:
 
     def execute(self, request: CodeRequest, code: str | None = None) -> ExecutionResult:
         """Run the request's code (or `code`, the user's edit of it) on the executor."""
+        if code is not None and self._grading and self.risk is not None:
+            self._edit_grades[request.post_id] = self.risk.grade(code, self._round_names)
         return self.executor.run(
             request.code if code is None else code,
             timeout=request.timeout,

@@ -76,8 +76,8 @@ def test_a_frame_whose_rows_changed_behind_its_column_copies_is_left_as_it_is_an
     log = UndoLog(10, tmp_path, ns)
     snapshot = log.begin("one", 'df["a"] = 0', ns)
     frame["a"] = 0
-    frame.drop(index=[0], inplace=True)  # what the code did unseen (say, through exec)
+    frame.loc[3] = 9  # a row added in place, unseen by the estimate (say, through exec)
     log.end(snapshot, ns)
     report = log.undo(["one"], tmp_path / "moved")
     assert report.not_undone == ["`df` changed in place cannot be undone (its rows changed too)"]
-    assert frame["a"].tolist() == [0, 0]
+    assert frame["a"].tolist() == [0, 0, 0, 9]

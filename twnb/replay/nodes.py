@@ -38,11 +38,13 @@ def stream(name: str, text: str) -> NotebookNode:
 
 
 def data_output(kind: str, data: dict[str, Any], metadata: dict[str, Any]) -> NotebookNode:
-    """A `display_data` or `execute_result` (never numbered: recorded outputs belong to no run here)."""
-    output: dict[str, Any] = {"output_type": kind, "data": data, "metadata": metadata}
+    """A `display_data` or `execute_result` (never numbered: recorded outputs belong to no run here).
+    The MIME bundle is a node, its values are kept as they are: a JSON value is data for whoever shows
+    it (a `show` cell's is a Round's whole record, which converting to nodes cost as much again)."""
+    output = NotebookNode({"output_type": kind, "data": NotebookNode(data), "metadata": _node(metadata)})
     if kind == "execute_result":
         output["execution_count"] = None
-    return _node(output)
+    return output
 
 
 def error_output(ename: str, evalue: str, traceback: list[str]) -> NotebookNode:

@@ -11,9 +11,12 @@ from twnb.render.links import safe_link_target
 # Characters that build Markdown structure, written as character references: CommonMark never reads a
 # reference as structure, so `![x](https://evil/?q=...)` (an image that would load, and leak, on
 # render) and `[click](javascript:...)` stay text. Backslash escapes would not do: a backslash in the
-# text could cancel them.
-_INLINE_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;"}
-_CODE_ESCAPES = {**_INLINE_ESCAPES, "*": "&#42;", "_": "&#95;", "`": "&#96;"}
+# text could cancel them. Tables for `str.translate` (escape_chars), which replaces in one pass.
+_INLINE_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "\\": "&#92;"}
+)
+_CODE_ESCAPES = {**_INLINE_ESCAPES, **str.maketrans({"*": "&#42;", "_": "&#95;", "`": "&#96;"})}
+_LABEL_ESCAPES = {**_INLINE_ESCAPES, ord("`"): "&#96;"}
 _CODE_SPAN_PATTERN = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
 CODE_SPAN = re.compile(_CODE_SPAN_PATTERN)
 # `[label](target)`, not after `!` (an image loads on render) nor `]` (a reference link); the label
@@ -98,14 +101,15 @@ def _link(whole: str, label: str, target: str) -> str:
     # The label is text (code spans allowed); a backtick left over could open a span across the link.
     text = "".join(
         _code_span(piece[1:-1]) if piece.startswith("`") and piece.endswith("`") and len(piece) > 1
-        else escape_chars(piece, {**_INLINE_ESCAPES, "`": "&#96;"})
+        else escape_chars(piece, _LABEL_ESCAPES)
         for piece in re.split(r"(`[^`]+`)", label)
     )  # fmt: skip
     return f"[{text}]({url})"
 
 
-def escape_chars(text: str, table: Mapping[str, str]) -> str:
-    return "".join(table.get(char, char) for char in text)
+def escape_chars(text: str, table: Mapping[int, str]) -> str:
+    """Each character of `text` that `table` (made by `str.maketrans`) names, replaced."""
+    return text.translate(table)
 
 
 def fence(text: str, language: str) -> list[str]:

@@ -47,20 +47,18 @@ if TYPE_CHECKING:
     from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
     from twnb.session import (
-        ApprovedRun,
+        CodeDecision,
         CodeRequest,
-        EditedRun,
+        PlanDecision,
         PlanRequest,
         Session,
         Skipped,
-        UndoneRun,
         UserStopped,
     )
 
 
 class RanCode(Protocol):
-    """The result of code step mode ran (the kernel layer's ExecutionResult), as it reads it; sent back
-    to the driver as it is when the code ran without asking."""
+    """What step mode reads of the result of code the user ran (the kernel layer's ExecutionResult)."""
 
     @property
     def status(self) -> str: ...
@@ -254,11 +252,13 @@ class StepRound:
         except TimeoutError:
             return False
 
-    async def _drive(self, driver: Generator[CodeRequest | PlanRequest, Any, Round]) -> Round | None:
+    async def _drive(
+        self, driver: Generator[CodeRequest | PlanRequest, CodeDecision | PlanDecision, Round]
+    ) -> Round | None:
         from twnb.notebook.interrupt_guard import interrupts_raise
         from twnb.session import PlanRequest, UserStopped
 
-        to_send: Any = None
+        to_send: CodeDecision | PlanDecision = None
         to_throw: BaseException | None = None
         while True:
             try:
@@ -323,9 +323,7 @@ class StepRound:
             return None  # an emptied list is not a plan: the model's stands
         return steps if steps != request.steps else None
 
-    async def _approve_code(
-        self, request: CodeRequest
-    ) -> RanCode | ApprovedRun | EditedRun | UndoneRun | Skipped:
+    async def _approve_code(self, request: CodeRequest) -> CodeDecision:
         from twnb.session import ApprovedRun, EditedRun, Skipped, UndoneRun, UserStopped
 
         if self.risky and not request.risks:

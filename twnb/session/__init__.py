@@ -7,8 +7,10 @@ from twnb.kernel import UndoLog, UserCellLog, UserCells
 from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, save_round
 from twnb.session.code_request import (
     ApprovedRun,
+    CodeDecision,
     CodeRequest,
     EditedRun,
+    PlanDecision,
     PlanRequest,
     RefusedEdit,
     Skipped,
@@ -41,8 +43,10 @@ from twnb.session.session import RoundLimitReached, Session
 __all__ = [
     "KEPT_ROUNDS",
     "ApprovedRun",
+    "CodeDecision",
     "CodeRequest",
     "EditedRun",
+    "PlanDecision",
     "PlanNotebook",
     "PlanRequest",
     "RefusedEdit",

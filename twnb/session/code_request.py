@@ -5,7 +5,7 @@ it ran)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     from twnb.kernel import ExecutionResult
@@ -88,3 +88,10 @@ class UserStopped(KeyboardInterrupt):
     def __init__(self, refused_edit: RefusedEdit | None = None) -> None:
         super().__init__()
         self.refused_edit = refused_edit
+
+
+# What the Round driver is sent back for a CodeRequest: the kernel's result of the code run as it was (a
+# plain Round; risky step mode's code that ran without asking), or what the user decided in step mode.
+CodeDecision: TypeAlias = "ExecutionResult | ApprovedRun | EditedRun | UndoneRun | Skipped"
+# ... and for a PlanRequest: None (the plan approved as it was) or the steps the user made of it.
+PlanDecision: TypeAlias = "list[str] | None"

@@ -67,8 +67,10 @@ from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
     ApprovedRun,
+    CodeDecision,
     CodeRequest,
     EditedRun,
+    PlanDecision,
     PlanRequest,
     RefusedEdit,
     Skipped,
@@ -190,7 +192,7 @@ class Session:
         approve_plan: bool = False,
         plugin_only: bool = False,
         grade_risk: bool = False,
-    ) -> Generator[CodeRequest | PlanRequest, Any, Round]:
+    ) -> Generator[CodeRequest | PlanRequest, CodeDecision | PlanDecision, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
         step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
         the Planner's first plan as a `PlanRequest` and expects None (approved) or the user's list of
@@ -397,7 +399,7 @@ class Session:
 
     def _next_post(
         self, round: Round, recipient: str, watcher: Observer, waiting: list[Post]
-    ) -> Generator[CodeRequest, Any, tuple[Post, ExecutionResult | None]]:
+    ) -> Generator[CodeRequest, CodeDecision, tuple[Post, ExecutionResult | None]]:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
             post = self.planner.reply(self.memory, observer=watcher)
@@ -426,32 +428,34 @@ class Session:
                     if isinstance(error, UserStopped):
                         self._keep_refused_edit(post, error.refused_edit)
                     raise
-                result = received
+                result: ExecutionResult | None = None
                 if isinstance(received, Skipped):  # step mode: the user chose not to run it
                     self.code_interpreter.record_skipped(post, watcher)
                     self._keep_refused_edit(post, received.refused_edit)
                     watcher.on_event(CodeRunEnded(post.id, "skipped"))
-                    result = None
                 else:
                     if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
                         self.code_interpreter.record_edit(post, received.code, watcher)
-                        result = received.result
+                        ran = received.result
                         findings = self._edit_grades.pop(post.id, findings)
                     elif isinstance(received, ApprovedRun):  # step mode: the user ran it unchanged
                         self.code_interpreter.record_approved(post, watcher)
-                        result = received.result
+                        ran = received.result
                     elif isinstance(received, UndoneRun):  # step mode: ran, then undone by the user
                         if received.code is not None:
                             self.code_interpreter.record_edit(post, received.code, watcher)
-                        result = received.result
-                    self.code_interpreter.record_execution(post, result, watcher)
+                        ran = received.result
+                    else:  # the kernel's result of the code as it was
+                        ran = received
+                    self.code_interpreter.record_execution(post, ran, watcher)
                     if isinstance(received, UndoneRun):
                         _record_undone_piece(post, received.line)
-                    _record_undo_limits(round, result)
-                    self._record_risk(post, findings, result)
+                    _record_undo_limits(round, ran)
+                    self._record_risk(post, findings, ran)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
-                    watcher.on_event(_run_ended(post, result))
+                    watcher.on_event(_run_ended(post, ran))
+                    result = ran
                 waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
                 return post, result
             return post, None
@@ -462,7 +466,7 @@ class Session:
 
     def _approve_plan(
         self, round: Round, index: int, post: Post, watcher: Observer
-    ) -> Generator[PlanRequest, Any, Post]:
+    ) -> Generator[PlanRequest, PlanDecision, Post]:
         """Pause on the Planner's first plan. A plan approved as it was is marked `extra["approved_by"]`
         and goes on unchanged. An edited plan is recorded in the Planner's post (its own plan kept in
         `extra["edited_from"]`), which then goes to the User, and the User's post hands the edited plan

@@ -86,3 +86,16 @@ def test_reaching_the_network_is_seen_even_when_the_connection_fails(live_kernel
         "    s.close()"
     )
     assert _sightings(live_kernel, code) == [("network", "127.0.0.1:9")]
+
+
+def test_a_separate_kernel_reports_the_same_sightings(tmp_path):
+    from twnb.kernel import KernelExecutor
+
+    (tmp_path / "kept.csv").write_text("a\n1\n")
+    with KernelExecutor(tmp_path) as executor:
+        code = "import os\nopen('kept.csv', 'w').close()\nos.environ['TWNB_RISKY_TEST'] = '1'"
+        result = executor.run(code)
+    assert [(s["kind"], os.path.basename(s["subject"])) for s in result.sightings] == [
+        ("overwrite", "kept.csv"),
+        ("environment", "TWNB_RISKY_TEST"),
+    ]

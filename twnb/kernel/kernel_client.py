@@ -428,6 +428,7 @@ class KernelExecutor:
             artifact_name=artifact_name,
             own_artifacts=own_artifacts,
             refusals=report.refusals if report is not None else None,
+            sightings=report.sightings if report is not None else None,
         )
         result.kernel_restarted = restarted
         return result

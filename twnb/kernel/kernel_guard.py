@@ -23,7 +23,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.guard_files import written_files
+from twnb.kernel.guard_files import risky_sightings, written_files
 from twnb.kernel.guard_refusal import CODE, GuardRefusal
 from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.shell_guard import ShellGuard
@@ -69,6 +69,8 @@ class GuardReport:
     handler_restored: bool = False
     unresponsive: bool = False
     late: list[str] = field(default_factory=list)
+    # What risky step mode is told of (guard_files.risky_sightings), in the kernel's file system.
+    sightings: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -85,6 +87,11 @@ class GuardReport:
             handler_restored=bool(data.get("handler_restored")),
             unresponsive=bool(data.get("unresponsive")),
             late=[str(note) for note in data.get("late", [])],
+            sightings=[
+                {"kind": str(s.get("kind", "")), "subject": str(s.get("subject", ""))}
+                for s in data.get("sightings", [])
+                if isinstance(s, dict)
+            ],
         )
 
 
@@ -146,6 +153,7 @@ class KernelGuard:
             raise
         self._stack, self._run, self._watchdog = stack, run, watchdog
         self._skip = list(expected["skip"])
+        self._folder = os.getcwd()  # the notebook's folder, as the cell starts (it may move)
         self._report = GuardReport(ran=True, late=[str(r) for r in self.guard.take_late_refusals()])
 
     def _post_run_cell(self, result: CellResult) -> None:
@@ -166,6 +174,9 @@ class KernelGuard:
         report.timed_out = watchdog.fired
         report.handler_restored = bool(watchdog.handler_restored)
         report.unresponsive = watchdog.unresponsive
+        report.sightings = risky_sightings(run, self._folder, skip=self._skip)
+        if os.getcwd() != self._folder and not any(s["kind"] == "working_folder" for s in report.sightings):
+            report.sightings.append({"kind": "working_folder", "subject": os.getcwd()})
 
 
 def _size(path: str) -> int:

@@ -4,10 +4,13 @@ why not, as a table (plain text and Markdown)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from twnb.notebook.history_table import table_bundle
 from twnb.render import shorten
+
+if TYPE_CHECKING:
+    from twnb.plugins import PluginState
 
 NO_PLUGINS = (
     "No plugins. TaskWeaver plugins go in a plugins/ folder beside the notebook (or the folders of "
@@ -19,7 +22,7 @@ _TEXT_CHARS = 100
 _WHERE_CHARS = 60
 
 
-def plugins_bundle(states: Sequence[Any], redact: Callable[[str], str]) -> dict[str, str]:
+def plugins_bundle(states: Sequence[PluginState], redact: Callable[[str], str]) -> dict[str, str]:
     """The table of `states` (PluginState rows); every cell goes through `redact` (a configuration
     or a server's error may quote a secret)."""
     if not states:

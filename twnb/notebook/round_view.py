@@ -506,7 +506,7 @@ class _PostSection:
 # --- HTML pieces (every piece of text escaped) ------------------------------------------------------
 
 
-def attachment_html(kind: str, content: Any, *, code: bool = False, verified: bool = False) -> str:
+def attachment_html(kind: str, content: object, *, code: bool = False, verified: bool = False) -> str:
     text = clean_text(content)
     label = html.escape(attachment_label(kind))
     if code:

@@ -66,6 +66,7 @@ SAFE = [
     "import sqlite3\nsqlite3.connect(':memory:')",
     "import os\nfd = os.open('sales.csv', os.O_RDONLY)",
     "pd.read_sql('select * from sales', db)",
+    "import zipfile\nzipfile.ZipFile('a.zip').extractall('unpacked')",  # a folder that does not exist yet
     "open(new_path, 'w')",  # the namespace's path, of a file that does not exist yet
     "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
 ]
@@ -86,6 +87,9 @@ RISKY = [
     ("import numpy as np\nnp.save('sales.csv', [1])", ("overwrite", "sales.csv")),
     ("import os.path\ndf.to_csv(os.path.join('out', '..', 'sales.csv'))", ("overwrite", "sales.csv")),
     ("import shutil\nshutil.copy('x.csv', 'sales.csv')", ("overwrite", "sales.csv")),
+    ("import zipfile\nzipfile.ZipFile('a.zip').extractall()", ("overwrite", ".")),  # into the folder
+    ("import zipfile\nzipfile.ZipFile('a.zip').extractall('out')", ("overwrite", "out")),
+    ("import shutil\nshutil.unpack_archive('a.zip', '/etc')", ("outside", "/etc")),
     # a name the namespace holds as a new file's path, rebound by the code before the write
     ("for new_path in ['sales.csv']:\n    open(new_path, 'w')", ("overwrite", "")),
     ("[open(new_path, 'w') for new_path in ['sales.csv']]", ("overwrite", "")),

@@ -633,6 +633,20 @@ class _EffectWalk(ast.NodeVisitor):
                 names & WRITE_FLAGS or not isinstance(flags, ast.Attribute | ast.Name | ast.BinOp)
             ):
                 self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
+        elif leaf in ("extractall", "extract", "unpack_archive"):
+            # an archive's members land in a folder, under names the archive holds
+            where = (
+                _argument(node, 1, "extract_dir")
+                if leaf == "unpack_archive"
+                else _argument(node, 0 if leaf == "extractall" else 1, "path")
+            )
+            folder = self.path_of(where) if where is not None else PathGuess(".")
+            if folder.text is not None:
+                self.add(WRITE, node, PathGuess(prefix=os.path.join(folder.text, "")))
+            elif not folder.not_a_path:
+                self.add(
+                    WRITE, node, PathGuess(prefix=folder.prefix) if folder.prefix is not None else UNKNOWN
+                )
         elif dotted == "os.truncate":
             self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
         elif dotted in LINKERS:

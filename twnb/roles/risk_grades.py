@@ -81,9 +81,9 @@ GRADES: tuple[Grade, ...] = (
         True,
         "overwrites a file that existed before",
         "`open` for writing or appending, `Path.write_text`, `to_csv`/`to_parquet`/`savefig`/`np.save` "
-        "and other writers, copies, moves, archives extracted, a database opened: at an existing path, a path it cannot "
-        "tell, or a computed name in a folder that exists; `to_sql` or a statement other than a query "
-        "through a database connection of the namespace",
+        "and other writers, copies, moves, archives extracted, a database opened: at an existing path, "
+        "a path it cannot tell, or a computed name in a folder that exists; `to_sql` or a statement "
+        "other than a query through a database connection of the namespace",
         "a file written that existed before the code ran",
     ),
     Grade(

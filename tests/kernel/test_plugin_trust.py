@@ -259,3 +259,19 @@ def test_a_module_the_code_imports_from_a_file_it_did_not_write_is_not_its_code(
     result = _run(kernel, "import toucher\nin_background(toucher.touch)")
     assert result["status"] == "success", result["refusals"]
     assert (kernel.workdir / "touched-by-module").exists()
+
+
+def test_a_function_generated_code_wrote_gets_no_trust_when_made_a_plugin(kernel, clean):
+    written = _run(
+        kernel,
+        "def lines_of(path: str) -> int:\n"
+        "    '''The lines of a file, as wc counts them.'''\n"
+        "    done = subprocess.run(['wc', '-l', path], capture_output=True, text=True)\n"
+        "    return int(done.stdout.split()[0])",
+    )
+    assert written["status"] == "success", written
+    # the user makes it a plugin in a cell of their own, as %taskweaver plugins add does
+    reply = kernel.execute("twnb.plugin(lines_of)\n__trust_problems = __trust_catalog.refresh()")
+    assert reply["status"] == "ok" and kernel.evaluate("__trust_problems") == []
+    refusals = _refused(_run(kernel, "count = lines_of('notes.txt')"))
+    assert [r["rule"] for r in refusals] == ["process"]

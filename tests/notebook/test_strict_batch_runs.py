@@ -83,9 +83,12 @@ def test_save_replaces_a_file_holding_as_many_rounds_or_fewer(shell, clean_env, 
     assert "Saved 2 Rounds to conv.yaml" in capsys.readouterr().out
 
 
-def test_force_goes_with_save_and_export_only(shell, capsys):
+def test_force_goes_with_save_export_and_undo_only(shell, capsys):
     shell.run_line_magic("taskweaver", "history --force")
-    assert "--force: for %taskweaver save or export only" in capsys.readouterr().err
+    assert (
+        "--force: for %taskweaver save, export or undo only, not %taskweaver history"
+        in capsys.readouterr().err
+    )
 
 
 def _papermill(folder: Path, cells: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

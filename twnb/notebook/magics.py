@@ -432,18 +432,18 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             if given
         ]
         misplaced = [
-            (flag, owner)
-            for flag, given, owner in (
-                ("--latest", args.latest, "load"),
-                ("--rerun", args.rerun, "load"),
-                ("--user-cells", args.user_cells, "load"),
-                ("--force", args.force, "save or export or undo"),
+            (flag, owners)
+            for flag, given, owners in (
+                ("--latest", args.latest, ("load",)),
+                ("--rerun", args.rerun, ("load",)),
+                ("--user-cells", args.user_cells, ("load",)),
+                ("--force", args.force, ("save", "export", "undo")),
             )
-            if given and name not in owner.split(" or ")
+            if given and name not in owners
         ]
         if cell_flags or misplaced:
             flags = ", ".join(cell_flags or [flag for flag, _ in misplaced])
-            where = "%%taskweaver cells" if cell_flags else f"%taskweaver {misplaced[0][1]}"
+            where = "%%taskweaver cells" if cell_flags else _one_of(misplaced[0][1])
             self._say(f"{flags}: for {where} only, not %taskweaver {name}; nothing was done.", error=True)
             return None
         handler: Callable[[list[str], argparse.Namespace], None] | None = getattr(self, f"_cmd_{name}", None)
@@ -817,6 +817,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
 
 _TRUE_WORDS = frozenset({"1", "true", "yes", "on"})  # as the settings table reads a bool
+
+
+def _one_of(subcommands: tuple[str, ...]) -> str:
+    """'%taskweaver load', or '%taskweaver save, export or undo'."""
+    *others, last = subcommands
+    return "%taskweaver " + (f"{', '.join(others)} or {last}" if others else last)
 
 
 def _one_line(error: BaseException) -> str:

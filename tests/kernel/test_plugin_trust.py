@@ -15,36 +15,9 @@ import marshal
 import textwrap
 
 import pytest
+from support.plugin_folder import write_plugin_folder
 
 pytestmark = pytest.mark.slow
-
-PLUGIN_SPEC = """\
-name: word_count
-enabled: true
-required: false
-description: word_count counts the words of a file with wc.
-parameters:
-  - name: path
-    type: str
-    required: true
-    description: the file
-returns:
-  - name: words
-    type: int
-    description: how many words
-"""
-
-PLUGIN_CODE = """\
-import subprocess
-
-from taskweaver.plugin import Plugin, register_plugin
-
-
-@register_plugin
-class WordCount(Plugin):
-    def __call__(self, path):
-        return int(subprocess.run(["wc", "-w", path], capture_output=True, text=True).stdout.split()[0])
-"""
 
 USER_CELL = """\
 import os, subprocess, threading, twnb
@@ -84,11 +57,7 @@ __trust_originals = (
 
 @pytest.fixture(scope="module")
 def kernel(live_kernel):
-    folder = live_kernel.workdir / "plugins"
-    folder.mkdir()
-    (folder / "word_count.yaml").write_text(PLUGIN_SPEC)
-    (folder / "word_count.py").write_text(PLUGIN_CODE)
-    (live_kernel.workdir / "notes.txt").write_text("one two\nthree\n")
+    write_plugin_folder(live_kernel.workdir)
     reply = live_kernel.execute(USER_CELL)
     assert reply["status"] == "ok", reply
     assert live_kernel.evaluate("__trust_problems") == []

@@ -325,13 +325,9 @@ class NotebookSession:
 
     def find_round(self, ref: str) -> Round | None:
         """A Round by id, by its 1-based number, or `last`; None when there is no such Round."""
-        rounds = self.conversation.rounds
-        if ref == "last":
-            return rounds[-1] if rounds else None
-        if ref.isdigit():
-            index = int(ref) - 1
-            return rounds[index] if 0 <= index < len(rounds) else None
-        return next((r for r in rounds if r.id == ref), None)
+        from twnb.session import find_round
+
+        return find_round(self.conversation, ref)
 
     def latest_autosave(self, resolved: ResolvedSettings) -> Path | None:
         """The newest autosaved Round file under the session folder (`<dir>/<session>/rounds/*.yaml`);

@@ -37,7 +37,7 @@ from twnb.session.factory import (
 from twnb.session.plan_notebook import PlanNotebook, recorded_plan
 from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
 from twnb.session.rerun_plugins import bind_rerun_plugins, missing_plugin_line, missing_plugin_lines
-from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome
+from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round
 from twnb.session.session import RoundLimitReached, Session
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "build_live_session",
     "build_session",
     "checked_conversation",
+    "find_round",
     "is_autosave_file",
     "load_autosaved_conversation",
     "load_conversation_and_session",

@@ -34,10 +34,15 @@ class UndoOutcome:
 
 
 def find_undo_round(conversation: Conversation, ref: str | None) -> Round | None:
-    """`ref`: a Round id, its 1-based number or `last`; None: the last Round not undone yet."""
-    rounds = conversation.rounds
+    """`ref`: as `find_round` reads it; None: the last Round not undone yet."""
     if ref is None:
-        return next((r for r in reversed(rounds) if not r.undone), None)
+        return next((r for r in reversed(conversation.rounds) if not r.undone), None)
+    return find_round(conversation, ref)
+
+
+def find_round(conversation: Conversation, ref: str) -> Round | None:
+    """A Round by id, by its 1-based number, or `last`; None when there is no such Round."""
+    rounds = conversation.rounds
     if ref == "last":
         return rounds[-1] if rounds else None
     if ref.isdigit():

@@ -81,3 +81,40 @@ def test_a_frame_whose_rows_changed_behind_its_column_copies_is_left_as_it_is_an
     report = log.undo(["one"], tmp_path / "moved")
     assert report.not_undone == ["`df` changed in place cannot be undone (its rows changed too)"]
     assert frame["a"].tolist() == [0, 0, 0, 9]
+
+
+def test_a_change_in_place_after_the_runs_is_seen_in_what_undo_would_put_back(tmp_path: Path) -> None:
+    ns: dict = {"items": [1, 2]}
+    log = UndoLog(10, tmp_path, ns)
+    run(log, ns, "one", "items.append(3)\ntable = {'k': 'v'}")
+    ns["items"][0] = 9
+    ns["table"]["k"] = "w"
+    assert log.changed_since(["one"]) == []  # same types, same lengths
+    assert log.changed_in_place_since(["one"]) == ["items", "table"]
+
+
+def test_a_later_run_of_the_same_undo_changing_the_object_is_not_a_change_since(tmp_path: Path) -> None:
+    ns: dict = {}
+    log = UndoLog(10, tmp_path, ns)
+    run(log, ns, "one", "items = [1, 2]")
+    run(log, ns, "two", "items[0] = 9")
+    assert log.changed_in_place_since(["one", "two"]) == []
+
+
+def test_an_edit_to_a_column_undo_does_not_put_back_is_not_a_change_since(tmp_path: Path) -> None:
+    import pandas as pd
+
+    ns: dict = {"df": pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})}
+    log = UndoLog(10, tmp_path, ns)
+    run(log, ns, "one", 'df["a"] = df["a"] * 10\ndf["c"] = 0')
+    ns["df"].loc[0, "b"] = "z"  # undo puts back `a` and drops `c` only: this edit stays
+    assert log.changed_in_place_since(["one"]) == []
+    ns["df"].loc[0, "c"] = 5
+    assert log.changed_in_place_since(["one"]) == ["df"]
+
+
+def test_an_object_over_the_budget_is_not_fingerprinted(tmp_path: Path) -> None:
+    ns: dict = {"big": np.zeros(MB // 4), "small": [1]}  # 2 MB, and a little list
+    log = UndoLog(1, tmp_path, ns)
+    run(log, ns, "one", "big[0] = 1\nsmall.append(2)")
+    assert list(log.snapshots["one"].fingerprints) == ["small"]

@@ -142,7 +142,7 @@ def test_undo_is_refused_naming_what_a_later_round_changed(ip, fake_llm, capsys)
     run_round(ip, fake_llm, 'df["c"] = 2')
     _, err = undo(ip, capsys, "1")
     assert err == (
-        "Undo of Round 1 refused: df (by Round 2) changed since; "
+        "Undo of Round 1 refused: df (by Round 2) changed since the Round; "
         "%taskweaver undo 1 --force undoes it anyway (their later changes are lost)."
     )
     assert list(ip.user_ns["df"].columns) == ["a", "b", "c"]
@@ -153,7 +153,7 @@ def test_undo_is_refused_when_the_users_own_cell_rebound_the_variable(ip, fake_l
     run_round(ip, fake_llm, "total = 42")
     ip.run_cell("total = 0", store_history=True)
     _, err = undo(ip, capsys)
-    assert err.startswith("Undo of Round 1 refused: total changed since;")
+    assert err.startswith("Undo of Round 1 refused: total changed since the Round;")
     assert ip.user_ns["total"] == 0
 
 

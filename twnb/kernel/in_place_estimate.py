@@ -137,7 +137,7 @@ def estimate_in_place(
             continue
         use = changing[0]
         columns = _columns_only(value, changing)
-        size = _columns_size(value, columns) if columns else copy_size(value)
+        size = columns_size(value, columns) if columns else copy_size(value)
         target = InPlaceTarget(name, type(value).__name__, size, use.text, use.line, columns)
         if size is not None and size <= left:
             copied.append(target)
@@ -162,7 +162,7 @@ def _columns_only(value: Any, uses: list[MutationUse]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for u in uses for c in u.columns))
 
 
-def _columns_size(frame: Any, columns: tuple[str, ...]) -> int | None:
+def columns_size(frame: Any, columns: tuple[str, ...]) -> int | None:
     """Bytes the copies of those of `columns` the frame has take (a new column costs nothing)."""
     try:
         present = [c for c in columns if c in frame.columns]

@@ -3,7 +3,10 @@
 Around one run (`UndoLog.begin` before, `UndoLog.end` after) a `RunSnapshot` keeps:
 - references to the objects the run rebound or deleted (the namespace is held by reference while the
   code runs, one dict copy of its names, and afterwards only the replaced objects stay): no copies;
-- the names it created, with their signatures right after the run (to see later changes);
+- the names it created, with their signatures right after the run (to see later changes), and a
+  fingerprint of the content of each object undo would remove, rebind or restore (content_fingerprint.py:
+  to see a later change in place that keeps type and shape, `lst[0] = 9`), within the budget in bytes
+  read (an object over what is left keeps its signature only);
 - copies, taken just before the run, of the objects the code may change in place
   (`estimate_in_place`), within the undo budget; the ones over budget are named before the run;
 - copies of the files it overwrote or removed, taken by the runtime guard's hook when the code first
@@ -30,9 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twnb.kernel.content_fingerprint import Fingerprint, fingerprint
 from twnb.kernel.in_place_estimate import (
     MB,
     InPlaceTarget,
+    columns_size,
+    copy_size,
     estimate_in_place,
     over_budget_line,
     size_text,
@@ -78,6 +84,9 @@ class RunSnapshot:
     deleted: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     after: dict[str, Any] = field(default_factory=dict)  # touched names' signatures after the run
+    # The content of what undo would act on, right after the run: name -> (the DataFrame columns
+    # fingerprinted, None for all of it; the fingerprint).
+    fingerprints: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = field(default_factory=dict)
     files: list[KeptFile] = field(default_factory=list)
     created_files: list[str] = field(default_factory=list)
     released: list[str] = field(default_factory=list)  # lines: copies released to make room
@@ -241,8 +250,43 @@ class UndoLog:
                 snapshot.replaced[name] = value
                 snapshot.deleted.append(name)
         snapshot.after = signatures_of(namespace, snapshot.touched)
+        snapshot.fingerprints = self._fingerprints(snapshot, namespace)
         snapshot.created_files = list(created_files)
         snapshot.ended = True
+
+    def _fingerprints(
+        self, snapshot: RunSnapshot, namespace: dict[str, Any]
+    ) -> dict[str, tuple[tuple[str, ...] | None, Fingerprint]]:
+        """Fingerprints of what undo would act on, as the run left it: the objects it restores from
+        copies (of a frame copied column by column, the columns it puts back or drops), the ones it
+        rebinds and the ones it removes. At most the budget's bytes are read, in that order."""
+        wanted: dict[str, tuple[str, ...] | None] = {}
+        for kept in snapshot.copies:
+            if kept.column_order is None:
+                wanted[kept.name] = None
+                continue
+            try:
+                added = [str(c) for c in kept.original.columns if str(c) not in kept.column_order]
+            except Exception:
+                continue
+            wanted[kept.name] = (*kept.copy, *added)
+        for name in [*snapshot.replaced, *snapshot.created]:
+            if name in namespace and name not in snapshot.deleted:
+                wanted.setdefault(name, None)
+        left = self.budget_bytes
+        taken: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = {}
+        for name, columns in wanted.items():
+            value = namespace.get(name, _MISSING)
+            if value is _MISSING:
+                continue
+            size = columns_size(value, columns) if columns is not None else copy_size(value)
+            if size is None or size > left:
+                continue
+            digest = fingerprint(value, columns)
+            if digest is not None:
+                left -= size
+                taken[name] = (columns, digest)
+        return taken
 
     def _make_room(self, needed: int) -> None:
         for snapshot in self.snapshots.values():  # oldest first
@@ -281,6 +325,24 @@ class UndoLog:
                     left[name] = None
         now = signatures_of(self.namespace, list(left))
         return [name for name, signature in left.items() if now.get(name) != signature]
+
+    def changed_in_place_since(self, execution_ids: list[str]) -> list[str]:
+        """The names these runs touched, bound to the object the last of them left, whose content undo
+        would overwrite or drop is no longer what it was right after: something changed it in place
+        since (the user's `lst[0] = 9`)."""
+        left: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = {}
+        for execution_id in execution_ids:
+            snapshot = self.snapshots.get(execution_id)
+            if snapshot is not None and snapshot.ended:
+                for name in snapshot.touched:
+                    left.pop(name, None)  # the later run may have changed it: its fingerprint, if any
+                left.update(snapshot.fingerprints)
+        changed = []
+        for name, (columns, digest) in left.items():
+            value = self.namespace.get(name, _MISSING)
+            if value is not _MISSING and fingerprint(value, columns) != digest:
+                changed.append(name)
+        return changed
 
     def undo(self, execution_ids: list[str], moved_to: Path) -> UndoReport:
         """Put back what these runs (in the order they ran) changed, the last run first, and release

@@ -4,8 +4,10 @@ The kernel layer's `UndoLog` holds each run's snapshot (undo_log.py); this decid
 it may be undone, and records it. A Round may be undone when nothing changed the names it touched
 since: the later Rounds' records (their code's variable deltas, the names their code may have changed
 in place, the user's cells recorded with them) and the names as they are now (bound to the object the
-Round left, of the same type, shape and dtype). Otherwise undo is refused in one line naming them,
-unless forced. The undone Round stays in the record, marked (`Round.extra["undone"]`), and autosaved.
+Round left, of the same type, shape and dtype, and with the content it left in what undo would put back
+or drop: a fingerprint taken right after the Round's runs, so `lst[0] = 9` in the user's cell counts).
+Otherwise undo is refused in one line naming them, unless forced. The undone Round stays in the
+record, marked (`Round.extra["undone"]`), and autosaved.
 
 Snapshots are kept for the last `KEPT_ROUNDS` Rounds only (and within the undo budget: undo_log.py);
 an older Round can no longer be undone, and undo says so.
@@ -85,7 +87,7 @@ def undo_round(
     if changed and not force:
         return UndoOutcome(
             False,
-            f"Undo of Round {number} refused: {_changed_text(changed)} changed since; "
+            f"Undo of Round {number} refused: {_changed_text(changed)} changed since the Round; "
             f"%taskweaver undo {number} --force undoes it anyway (their later changes are lost).",
             round,
         )
@@ -127,6 +129,8 @@ def _changed_since(conversation: Conversation, round: Round, log: UndoLog, ids: 
                 changed.setdefault(name, f"Round {number}")
     for name in log.changed_since(ids):
         changed.setdefault(name, "")
+    for name in log.changed_in_place_since(ids):
+        changed.setdefault(name, "in place")
     return changed
 
 
@@ -145,7 +149,10 @@ def _changed_text(changed: dict[str, str]) -> str:
     by: dict[str, list[str]] = {}
     for name, who in changed.items():
         by.setdefault(who, []).append(name)
-    parts = [f"{', '.join(names)} (by {who})" if who else ", ".join(names) for who, names in by.items()]
+    parts = [
+        ", ".join(names) + (f" ({who})" if who == "in place" else f" (by {who})" if who else "")
+        for who, names in by.items()
+    ]
     return "; ".join(parts)
 
 

@@ -94,3 +94,23 @@ def test_a_name_passed_to_a_function_the_code_defines_is_changed_as_its_body_cha
         "untouched": pd.DataFrame({"a": [1.0]}),
     }
     assert names(code, namespace) == ["sales", "steps"]
+
+
+def test_queries_and_fetches_on_database_connections_and_cursors_are_reads() -> None:
+    import sqlite3
+
+    import duckdb
+
+    db = sqlite3.connect(":memory:")
+    namespace = {"db": db, "cursor": db.cursor(), "duck": duckdb.connect()}
+    code = (
+        "db.execute('select 1')\ncursor.execute('select 2')\nrows = cursor.fetchall()\nduck.sql('select 3')"
+    )
+    assert names(code, namespace) == []
+
+
+def test_a_statement_that_writes_or_is_not_spelled_out_changes_the_connection() -> None:
+    import sqlite3
+
+    namespace = {"db": sqlite3.connect(":memory:"), "other": sqlite3.connect(":memory:")}
+    assert names("db.execute('delete from t')\nother.execute(statement)", namespace) == ["db", "other"]

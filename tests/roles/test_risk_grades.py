@@ -12,8 +12,10 @@ import pathlib
 import sqlite3
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
+import sqlalchemy
 
 from twnb.roles.risk_grades import GRADES, RiskPlace, grade_code
 from twnb.roles.risk_readme import readme_table
@@ -21,6 +23,7 @@ from twnb.roles.risk_readme import readme_table
 
 @pytest.fixture
 def place(tmp_path: Path) -> RiskPlace:
+    db = sqlite3.connect(":memory:")
     (tmp_path / "sales.csv").write_text("a,b\n1,2\n")
     (tmp_path / "out").mkdir()
     (tmp_path / "artifacts").mkdir()
@@ -35,7 +38,10 @@ def place(tmp_path: Path) -> RiskPlace:
         "made": [],
         "url": "https://example.com/data.csv",
         "new_path": "not-there-yet.csv",
-        "db": sqlite3.connect(":memory:"),
+        "db": db,
+        "cursor": db.cursor(),
+        "duck": duckdb.connect(),
+        "conn": sqlalchemy.create_engine("sqlite://").connect(),
     }
     return RiskPlace(tmp_path, tmp_path / "artifacts", values, round_names={"made"})
 
@@ -66,6 +72,14 @@ SAFE = [
     "import sqlite3\nsqlite3.connect(':memory:')",
     "import os\nfd = os.open('sales.csv', os.O_RDONLY)",
     "pd.read_sql('select * from sales', db)",
+    # queries through the namespace's database connections, cursors and results
+    "db.execute('select 1')",
+    "db.execute('select * from sales').fetchall()",
+    "cursor.execute('with a as (select 1) select * from a')\nrows = cursor.fetchall()",
+    "db.execute(f'select * from {count}')",  # a placeholder taken for a value or a name
+    "db.execute('pragma table_info(sales)')",
+    "duck.sql('select 42').df()",
+    "from sqlalchemy import text\nconn.execute(text('select 1')).all()",
     "import zipfile\nzipfile.ZipFile('a.zip').extractall('unpacked')",  # a folder that does not exist yet
     "open(new_path, 'w')",  # the namespace's path, of a file that does not exist yet
     "import pickle\nwith open('model.pkl', 'wb') as f:\n    pickle.dump(df.to_dict(), f)",
@@ -106,8 +120,13 @@ RISKY = [
     ("df.to_sql('sales', db)", ("overwrite", "db")),
     ("db.execute('DELETE FROM sales')", ("overwrite", "db")),
     ("db.executescript(script)", ("overwrite", "db")),
-    ("db.execute('select 1')", ("in_place", "db")),  # a query is no write, but undo's estimate counts any
-    # method of an object of an unknown class that is not plainly a reading one
+    ("db.execute(statement)", ("overwrite", "db")),  # a statement not spelled out may write
+    ("db.execute('with gone as (select 1) delete from sales')", ("overwrite", "db")),
+    ("db.execute(f'select 1; {more}')", ("overwrite", "db")),
+    ("db.execute('pragma journal_mode = wal')", ("overwrite", "db")),
+    ("cursor.execute('update sales set a = 1')", ("overwrite", "cursor")),
+    ("duck.sql('create table t as select 1')", ("overwrite", "duck")),
+    ("from sqlalchemy import text\nconn.execute(text('drop table sales'))", ("overwrite", "conn")),
     # delete a file that existed before
     ("import os\nos.remove('sales.csv')", ("delete", "sales.csv")),
     ("from os import unlink as gone\ngone('sales.csv')", ("delete", "sales.csv")),

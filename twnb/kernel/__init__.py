@@ -14,6 +14,9 @@ Public API:
   place, their sizes, and which fit the undo budget (`InPlaceEstimate`, `InPlaceTarget`)
 - `UndoLog(budget_mb, folder, namespace)`: each run's undo snapshot (what it replaced, copies of what
   it may change in place and of the files it overwrote) and `undo(...)`, for `%taskweaver undo`
+- `call_reads_database(method, statement)`, `sql_only_reads(statement)`, `statement_of(call)`: which
+  calls on a database connection only read (`DATABASE_MODULES`, `QUERY_METHODS`), one rule for undo's
+  estimate and risky step mode
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
@@ -22,6 +25,13 @@ Importing this package is cheap: jupyter_client, IPython, pandas are imported wh
 from twnb.kernel.ansi import strip_ansi
 from twnb.kernel.attached_kernel import AttachedKernelManager
 from twnb.kernel.data_libraries import BIG_DATA_LIBRARIES
+from twnb.kernel.database_reads import (
+    DATABASE_MODULES,
+    QUERY_METHODS,
+    call_reads_database,
+    sql_only_reads,
+    statement_of,
+)
 from twnb.kernel.execution_text import execution_text_for_llm
 from twnb.kernel.executor import Executor
 from twnb.kernel.exit_guard import ExitRefused
@@ -49,7 +59,9 @@ from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSou
 
 __all__ = [
     "BIG_DATA_LIBRARIES",
+    "DATABASE_MODULES",
     "MB",
+    "QUERY_METHODS",
     "UNDONE_FOLDER",
     "AttachedKernelManager",
     "ExecutionError",
@@ -76,6 +88,7 @@ __all__ = [
     "UserCells",
     "VariableChange",
     "bring_back",
+    "call_reads_database",
     "estimate_in_place",
     "evaluate",
     "execute_quietly",
@@ -85,6 +98,8 @@ __all__ = [
     "probe_place",
     "read_file",
     "run_cell_guarded",
+    "sql_only_reads",
+    "statement_of",
     "strip_ansi",
     "summarize_namespace",
     "this_python_kernel_manager",

@@ -3,7 +3,8 @@ and which of them the undo budget can copy.
 
 `estimate_in_place(code, namespace, budget_mb)` reads the code (mutation_scan.py) and judges each use
 against the live object it names: a method call changes a list when it is `append`, a DataFrame only
-with `inplace=True` or one of its few mutators (`insert`, `pop`, `update`), an object of an unknown
+with `inplace=True` or one of its few mutators (`insert`, `pop`, `update`), a database connection or
+cursor unless the call only reads (a query, a fetch: database_reads.py), an object of an unknown
 class whenever the method is not plainly a reading one; immutable objects, modules, functions and
 classes are never changed in place. Sizes are what a copy would cost (a DataFrame's blocks, an array's
 buffer, a container and what it holds), measured without computing anything lazy: a lazy frame, or an
@@ -23,6 +24,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from twnb.kernel.database_reads import QUERY_METHODS, call_reads_database, is_database_object
 from twnb.kernel.mutation_scan import MutationUse, scan_mutations
 
 MB = 1024 * 1024
@@ -204,6 +206,12 @@ def may_change(value: Any, use: MutationUse) -> bool:
         return use.inplace or method in PANDAS_MUTATORS
     if module == "numpy":
         return method in ARRAY_MUTATORS or (method == "byteswap" and use.inplace)
+    if is_database_object(value) and not use.through:
+        # A query, a fetch, a cursor read (database_reads.py); another statement, or `to_table`, may
+        # change the database it holds.
+        if call_reads_database(method, use.statement):
+            return False
+        return method in QUERY_METHODS or method.startswith("to_") or _unknown_method_may_change(method)
     if use.through or isinstance(value, tuple):
         # Something the container holds, of a type not known from here.
         return method in BUILTIN_MUTATORS or _unknown_method_may_change(method)

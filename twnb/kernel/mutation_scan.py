@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from twnb.kernel.database_reads import QUERY_METHODS, statement_of
+
 # Functions that change their first argument in place, by the last part of their dotted name.
 ARGUMENT_MUTATORS = frozenset(
     {
@@ -69,6 +71,8 @@ class MutationUse:
     # `del df["x"]`, `df[["a", "b"]] = ...`): those columns' names, else () (a frame may then be
     # snapshotted column by column: in_place_estimate.py).
     columns: tuple[str, ...] = ()
+    # A query method's statement as the code spells it out (`db.execute("select 1")`), else None.
+    statement: str | None = None
 
 
 def scan_mutations(tree: ast.Module) -> dict[str, list[MutationUse]]:
@@ -285,7 +289,8 @@ class _Scanner:
         func = node.func
         if isinstance(func, ast.Attribute):
             through = not isinstance(func.value, ast.Name)
-            use = MutationUse("method", node.lineno, text, func.attr, inplace, through)
+            statement = statement_of(node) if func.attr in QUERY_METHODS else None
+            use = MutationUse("method", node.lineno, text, func.attr, inplace, through, statement=statement)
             self.use(_root(func.value), use)
             called = func.attr
         elif isinstance(func, ast.Name):
@@ -310,7 +315,7 @@ class _Scanner:
             for use in self.parameter_uses[function].get(param, []):
                 inner = MutationUse(
                     use.kind, node.lineno, _short(f"{text}: {use.text}"), use.method, use.inplace,
-                    use.through, use.columns,
+                    use.through, use.columns, use.statement,
                 )  # fmt: skip
                 self.use(_root(argument), inner)
 

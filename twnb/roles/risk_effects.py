@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from twnb.kernel import DATABASE_MODULES, QUERY_METHODS, call_reads_database, statement_of
+
 # The kinds of effects.
 WRITE, CREATE, MAYBE_WRITE, DELETE = "write", "create", "maybe_write", "delete"
 WORKING_FOLDER, ENVIRONMENT, NETWORK = "working_folder", "environment", "network"
@@ -93,11 +95,6 @@ OPENERS = frozenset(
         "shelve.open",
     }
 )
-# The modules of database connections whose `execute` may change a database that exists.
-DATABASE_MODULES = ("sqlite3", "duckdb", "sqlalchemy", "psycopg", "psycopg2", "pymysql", "mysql", "pyodbc")
-EXECUTE_METHODS = frozenset({"execute", "executemany", "executescript", "sql", "query", "exec_driver_sql"})
-# Statements that only read.
-READING_SQL = re.compile(r"^\s*(?:select|with|pragma|explain|show|describe|values)\b", re.IGNORECASE)
 # pathlib's classes, by name (however they were imported: `from pathlib import Path as P`).
 PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"})
 # os.open's flags that write (judged by name: `os.O_WRONLY | os.O_CREAT`).
@@ -590,11 +587,10 @@ class _EffectWalk(ast.NodeVisitor):
         connection holds (a file, or a server): no file is opened, so no path names it."""
         if leaf == "to_sql":
             held = self.connection(_argument(node, 1, "con"))
-        elif leaf in EXECUTE_METHODS:
+        elif leaf in QUERY_METHODS:
             held = self.connection(obj)
-            statement = _text_of(node.args[0]) if node.args else None
-            if held is not None and statement is not None and READING_SQL.match(statement):
-                return True  # it only reads
+            if held is not None and call_reads_database(leaf, statement_of(node)):
+                return True  # it only reads (the same rule as undo's estimate: database_reads.py)
         else:
             return False
         if held is not None:

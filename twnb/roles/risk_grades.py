@@ -83,7 +83,8 @@ GRADES: tuple[Grade, ...] = (
         "`open` for writing or appending, `Path.write_text`, `to_csv`/`to_parquet`/`savefig`/`np.save` "
         "and other writers, copies, moves, archives extracted, a database opened: at an existing path, "
         "a path it cannot tell, or a computed name in a folder that exists; `to_sql` or a statement "
-        "other than a query through a database connection of the namespace",
+        "other than a query written in the code (`SELECT`, `WITH ... SELECT`, `EXPLAIN`, `SHOW`, a `PRAGMA` "
+        "that asks) through a database connection or cursor of the namespace",
         "a file written that existed before the code ran",
     ),
     Grade(
@@ -130,8 +131,9 @@ GRADES: tuple[Grade, ...] = (
         True,
         "changes in place a variable the Round did not create",
         "undo's estimate (`estimate_in_place`): item and attribute assignment, `del x[k]`, `inplace=True`, "
-        "`out=`, mutating methods judged by the object's type, `x += ...` on a mutable object, through "
-        "aliases, loop variables and functions the code defines",
+        "`out=`, mutating methods judged by the object's type (a query or a fetch on a database "
+        "connection only reads), `x += ...` on a mutable object, through aliases, loop variables and "
+        "functions the code defines",
         "a variable the Round did not create changed type, shape or dtype",
     ),
     Grade(

@@ -134,3 +134,18 @@ def test_without_risky_mode_nothing_is_graded_or_recorded(make_session):
     assert request.risks == []
     round = _finish(driver, session.execute(request))
     assert "risk" not in _code_post(round).extra
+
+
+def test_unattended_the_code_that_would_wait_is_not_run_and_its_post_and_round_say_why(
+    risky_session, workdir: Path
+):
+    (workdir / "sales.csv").write_text("kept")
+    session = risky_session("open('sales.csv', 'w').write('gone')")
+    round = session.run_round("Do it", grade_risk=True)
+    assert (workdir / "sales.csv").read_text() == "kept"
+    assert round.state == "failed"
+    assert round.extra["failure_reason"].startswith(
+        "Not run: risky mode would have asked before this code because it overwrites sales.csv"
+    )
+    (result,) = [a for a in _code_post(round).attachment_list if a.type.value == "execution_result"]
+    assert result.content == round.extra["failure_reason"]

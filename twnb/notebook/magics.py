@@ -74,7 +74,8 @@ piece of code before it runs (JupyterLab or Notebook 7, ipykernel 7.4 or later;
 `%config TaskWeaverMagics.step = True` makes it the default). --step=risky pauses only on code that
 would overwrite or delete files, write outside the notebook's folder, change the working folder or
 the environment, reach the network, change your variables in place or exceed the undo budget, and
-says why; the rest runs without asking. --plugin-only lets the Round's code call
+says why; the rest runs without asking (in a batch run, nbclient or papermill, the first piece that
+would pause ends the Round failed instead). --plugin-only lets the Round's code call
 only plugins (TaskWeaver plugins in plugin_dirs, @twnb.plugin functions, MCP tools) and use what they
 return.
 
@@ -319,8 +320,19 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError:
             return False
 
+    def run_unattended(self, session: Session, query: str, args: argparse.Namespace, *, risky: bool) -> None:
+        """Step mode's Round with no one to approve (a batch run): a plain Round, graded when `risky`
+        (step_mode.py)."""
+        self._run(session, query, args, plugin_only=self.round_is_plugin_only(args), grade_risk=risky)
+
     def _run(
-        self, session: Session, query: str, args: argparse.Namespace, *, plugin_only: bool = False
+        self,
+        session: Session,
+        query: str,
+        args: argparse.Namespace,
+        *,
+        plugin_only: bool = False,
+        grade_risk: bool = False,
     ) -> None:
         from twnb.notebook.held_back import held_back_reason, raise_if_held_back
         from twnb.notebook.round_display import RoundDisplay, has_kernel, has_widget_frontend
@@ -341,7 +353,9 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         try:
             display.start()
             with self.notebook.running_round(), display.following(session.plans):
-                round = session.run_round(query, observer=display.observer, plugin_only=plugin_only)
+                round = session.run_round(
+                    query, observer=display.observer, plugin_only=plugin_only, grade_risk=grade_risk
+                )
         except KeyboardInterrupt:
             # The session turns Ctrl-C inside the Round into a failed Round; this one came just before.
             stopped = "Interrupted before the Round started; nothing was run or recorded."

@@ -12,7 +12,11 @@ Why it works only here: ipykernel 7.4 handles comm messages (the clicks) while a
 and routes them back to the loop that displayed the widget. Older kernels queue them behind the cell,
 so the wait would never end; without a frontend that draws widgets (nbclient, papermill, terminal
 IPython) nobody can click. Both are refused with one line before anything runs: the version is
-checked, and the widget must report a view (`_view_count`) within a few seconds.
+checked, and the widget must report a view (`_view_count`) within a few seconds. Risky mode in a
+batch run (a kernel whose client names no cell: `has_widget_frontend`) is not refused: the Round runs
+as a plain one whose code graded safe runs, and the first piece that would have asked is not run and
+ends the Round failed, in one line saying why and that approving needs a frontend (--strict, or the
+strict setting, then makes the batch fail).
 
 Approved code runs on the main thread through the session's executor (store_history=False, its
 outputs in the cell, the time-limit watchdog's SIGINT handler raising KeyboardInterrupt in the code, so
@@ -90,6 +94,9 @@ class StepMagics(Protocol):
         held_back: Callable[[Round], str | None] | None = None,
     ) -> Round: ...
     def _fail(self, message: str, strict: bool) -> None: ...
+    def run_unattended(
+        self, session: Session, query: str, args: argparse.Namespace, *, risky: bool
+    ) -> None: ...
 
 
 NEEDS_KERNEL = (
@@ -123,6 +130,16 @@ def refusal(shell: InteractiveShell) -> str | None:
     return None
 
 
+def _risky(args: argparse.Namespace, magics: StepMagics) -> bool:
+    """The cell's step mode is risky (--step=risky, else the `step` setting)."""
+    if args.step is not None:
+        return bool(args.step == "risky")
+    try:
+        return magics.step_default() == "risky"
+    except ValueError:  # settings that do not resolve: the Round's own preparation says what is wrong
+        return False
+
+
 def _ipykernel_version() -> tuple[int, ...]:
     try:
         from importlib.metadata import version
@@ -137,6 +154,7 @@ async def run_step_cell(flags: str, body: str) -> None:
     """What a rewritten `%%taskweaver --step` cell awaits."""
     from IPython import get_ipython
 
+    from twnb.notebook.round_display import has_widget_frontend
     from twnb.notebook.typed_arguments import parse_argstring
 
     shell = get_ipython()
@@ -146,6 +164,16 @@ async def run_step_cell(flags: str, body: str) -> None:
         magics.taskweaver(flags, body)  # the plain magic says what is wrong with the line
         return
     args.strict = args.strict or magics.strict_default()
+    if _risky(args, magics) and not has_widget_frontend(shell):
+        # A batch run (nbclient, papermill): no one can approve, so the safe code runs and the first
+        # piece that would have asked ends the Round, saying why (Session.run_round's grade_risk).
+        if magics.notebook.round_running:
+            magics._fail(magics.round_running_text("another %%taskweaver Round"), args.strict)
+            return
+        session = magics.prepare_round(body, args)
+        if session is not None:
+            magics.run_unattended(session, body.strip(), args, risky=True)
+        return
     problem = refusal(shell)
     if problem:
         magics._fail(problem, args.strict)

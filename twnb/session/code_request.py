@@ -81,6 +81,20 @@ class UndoneRun:
     code: str | None = None
 
 
+class NeedsApproval(Exception):
+    """Thrown into the driver by a risky Round that no one can approve (a batch run: nbclient,
+    papermill): the code graded risky was not run, and the Round ends failed saying why it would have
+    asked (`risks`) and that approving needs a frontend."""
+
+    def __init__(self, risks: list[str]) -> None:
+        self.risks = list(risks)
+        super().__init__(
+            f"Not run: risky mode would have asked before this code because {'; '.join(self.risks)}; "
+            "approving it needs a frontend that draws widgets (JupyterLab or Notebook 7), and this run "
+            "has none."
+        )
+
+
 class UserStopped(KeyboardInterrupt):
     """Thrown into the driver when the user pressed Stop: the Round ends interrupted, every post kept
     (`refused_edit`: the user stopped after verification refused their edit of the code)."""

@@ -70,6 +70,7 @@ from twnb.session.code_request import (
     CodeDecision,
     CodeRequest,
     EditedRun,
+    NeedsApproval,
     PlanDecision,
     PlanRequest,
     RefusedEdit,
@@ -373,6 +374,8 @@ class Session:
 
         if isinstance(error, UserStopped):
             return STOPPED
+        if isinstance(error, NeedsApproval):
+            return self._redact_text(str(error))
         if isinstance(error, KeyboardInterrupt):
             return INTERRUPTED
         if isinstance(error, GeneratorExit):
@@ -564,11 +567,20 @@ class Session:
 
     # -- the plain driver ------------------------------------------------------------------------------
 
-    def run_round(self, query: str, observer: Observer | None = None, *, plugin_only: bool = False) -> Round:
+    def run_round(
+        self,
+        query: str,
+        observer: Observer | None = None,
+        *,
+        plugin_only: bool = False,
+        grade_risk: bool = False,
+    ) -> Round:
         """One Round, its code run on the executor. Never raises for an expected failure: check
         `round.state` and `round.extra["failure_reason"]`. `plugin_only`: generated code may only call
-        plugins."""
-        driver = self.round_driver(query, observer, plugin_only=plugin_only)
+        plugins. `grade_risk`: risky step mode with no one to approve (a batch run): code graded safe
+        runs, and the first piece that would wait for the user is not run and ends the Round failed
+        (`NeedsApproval`)."""
+        driver = self.round_driver(query, observer, plugin_only=plugin_only, grade_risk=grade_risk)
         to_send: ExecutionResult | None = None
         to_throw: BaseException | None = None
         while True:
@@ -583,8 +595,11 @@ class Session:
                 round: Round = stop.value
                 return round
             to_send, to_throw = None, None
+            assert isinstance(request, CodeRequest)  # this driver never asks for plan approval
+            if request.risks:
+                to_throw = NeedsApproval(request.risks)
+                continue
             try:
-                assert isinstance(request, CodeRequest)  # this driver never asks for plan approval
                 to_send = self.execute(request)
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
@@ -733,6 +748,8 @@ def _no_result(error: BaseException) -> tuple[str, str]:
     """(execution_status, execution_result text) for code whose result never came back."""
     if isinstance(error, UserStopped):
         return "NONE", "Not run: the user stopped the Round before this code ran."
+    if isinstance(error, NeedsApproval):
+        return "NONE", str(error)
     if isinstance(error, KeyboardInterrupt):
         return "NONE", "No result: the Round was interrupted before the code's result came back."
     if isinstance(error, GeneratorExit):

@@ -42,3 +42,6 @@ def shell(clean_env: Path) -> Iterator[object]:
         forget_kept_conversation(ip)  # the next test's notebook starts with no conversation
         # `%config TaskWeaverMagics.x = ...` also writes the shell's config, which outlives the magics.
         ip.config.pop("TaskWeaverMagics", None)
+        # The shell outlives the test: its variables (an @twnb.plugin function among them, which the
+        # next test's Rounds would take up as a plugin) must not reach the next test.
+        ip.reset(new_session=False)

@@ -67,3 +67,11 @@ def test_strict_makes_the_batch_fail_on_code_that_would_ask(fake_llm, tmp_path):
     with pytest.raises(CellExecutionError, match="RoundFailedError: Not run: risky mode would have asked"):
         run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
     assert (tmp_path / "sales.csv").read_text() == "a,b\n1,2\n"
+
+
+def test_the_step_setting_risky_runs_a_plain_cell_the_same_way(fake_llm, tmp_path):
+    load(fake_llm, SAFE)
+    cells = ["%load_ext twnb", "%%taskweaver\nDo it.", "print(total)"]
+    nb, _ = run_notebook(tmp_path, cells, {**llm_env(fake_llm, tmp_path), "TWNB_STEP": "risky"})
+    assert saved_round(nb)["state"] == "finished"
+    assert cell_text(nb.cells[2]).strip() == "42"

@@ -55,7 +55,7 @@ READING_METHODS = _words(
 )
 READING_PREFIXES = ("get_", "is_", "has_", "to_", "as_", "__repr__", "__str__")
 
-_IMMUTABLE = (int, float, complex, bool, str, bytes, frozenset, range, type(None), type(Ellipsis))
+IMMUTABLE = (int, float, complex, bool, str, bytes, frozenset, range, type(None), type(Ellipsis))
 _UNCHANGEABLE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
 _LAZY_MODULES = ("dask", "pyspark", "ibis", "vaex", "ray", "modin", "duckdb", "polars")
 _SIZE_SAMPLE = 1000  # items measured of a long container; the rest are taken to be alike
@@ -193,7 +193,7 @@ def _module(value: Any) -> str:
 
 def may_change(value: Any, use: MutationUse) -> bool:
     """Whether `use` can change `value` where it lives."""
-    if isinstance(value, (*_IMMUTABLE, *_UNCHANGEABLE)):
+    if isinstance(value, (*IMMUTABLE, *_UNCHANGEABLE)):
         return False
     if use.kind in ("store", "argument"):
         return True
@@ -262,7 +262,7 @@ def _deep_size(value: Any) -> int:
             continue
         seen.add(id(obj))
         walked += 1
-        if isinstance(obj, _IMMUTABLE) and obj is not value:
+        if isinstance(obj, IMMUTABLE) and obj is not value:
             continue  # a deep copy shares what cannot change
         if obj is not value and _module(obj) in ("pandas", "numpy"):
             total += int((copy_size(obj) or 0) * weight)

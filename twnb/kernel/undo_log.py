@@ -35,6 +35,7 @@ from typing import Any
 
 from twnb.kernel.content_fingerprint import Fingerprint, fingerprint
 from twnb.kernel.in_place_estimate import (
+    IMMUTABLE,
     MB,
     InPlaceTarget,
     columns_size,
@@ -72,6 +73,16 @@ class KeptFile:
     size_bytes: int
 
 
+@dataclass(frozen=True)
+class TakenFingerprint:
+    """An object's content fingerprint right after a run: `columns` those of a DataFrame it covers
+    (None: all of it), `identity` the object's id (another object now: its signature tells)."""
+
+    columns: tuple[str, ...] | None
+    digest: Fingerprint
+    identity: int
+
+
 @dataclass
 class RunSnapshot:
     """One run's undo record (live objects: never saved)."""
@@ -84,9 +95,8 @@ class RunSnapshot:
     deleted: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     after: dict[str, Any] = field(default_factory=dict)  # touched names' signatures after the run
-    # The content of what undo would act on, right after the run: name -> (the DataFrame columns
-    # fingerprinted, None for all of it; the fingerprint).
-    fingerprints: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = field(default_factory=dict)
+    # The content of what undo would act on, right after the run, by name.
+    fingerprints: dict[str, TakenFingerprint] = field(default_factory=dict)
     files: list[KeptFile] = field(default_factory=list)
     created_files: list[str] = field(default_factory=list)
     released: list[str] = field(default_factory=list)  # lines: copies released to make room
@@ -254,9 +264,7 @@ class UndoLog:
         snapshot.created_files = list(created_files)
         snapshot.ended = True
 
-    def _fingerprints(
-        self, snapshot: RunSnapshot, namespace: dict[str, Any]
-    ) -> dict[str, tuple[tuple[str, ...] | None, Fingerprint]]:
+    def _fingerprints(self, snapshot: RunSnapshot, namespace: dict[str, Any]) -> dict[str, TakenFingerprint]:
         """Fingerprints of what undo would act on, as the run left it: the objects it restores from
         copies (of a frame copied column by column, the columns it puts back or drops), the ones it
         rebinds and the ones it removes. At most the budget's bytes are read, in that order."""
@@ -274,18 +282,18 @@ class UndoLog:
             if name in namespace and name not in snapshot.deleted:
                 wanted.setdefault(name, None)
         left = self.budget_bytes
-        taken: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = {}
+        taken: dict[str, TakenFingerprint] = {}
         for name, columns in wanted.items():
             value = namespace.get(name, _MISSING)
-            if value is _MISSING:
-                continue
+            if value is _MISSING or isinstance(value, IMMUTABLE):
+                continue  # what cannot change in place: its signature is its content
             size = columns_size(value, columns) if columns is not None else copy_size(value)
             if size is None or size > left:
                 continue
             digest = fingerprint(value, columns)
             if digest is not None:
                 left -= size
-                taken[name] = (columns, digest)
+                taken[name] = TakenFingerprint(columns, digest, id(value))
         return taken
 
     def _make_room(self, needed: int) -> None:
@@ -330,7 +338,7 @@ class UndoLog:
         """The names these runs touched, bound to the object the last of them left, whose content undo
         would overwrite or drop is no longer what it was right after: something changed it in place
         since (the user's `lst[0] = 9`)."""
-        left: dict[str, tuple[tuple[str, ...] | None, Fingerprint]] = {}
+        left: dict[str, TakenFingerprint] = {}
         for execution_id in execution_ids:
             snapshot = self.snapshots.get(execution_id)
             if snapshot is not None and snapshot.ended:
@@ -338,9 +346,11 @@ class UndoLog:
                     left.pop(name, None)  # the later run may have changed it: its fingerprint, if any
                 left.update(snapshot.fingerprints)
         changed = []
-        for name, (columns, digest) in left.items():
+        for name, taken in left.items():
             value = self.namespace.get(name, _MISSING)
-            if value is not _MISSING and fingerprint(value, columns) != digest:
+            if value is _MISSING or id(value) != taken.identity:
+                continue  # unbound or rebound since: changed_since names it, at no cost
+            if fingerprint(value, taken.columns) != taken.digest:
                 changed.append(name)
         return changed
 

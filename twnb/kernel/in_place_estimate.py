@@ -11,7 +11,7 @@ buffer, a container and what it holds), measured without computing anything lazy
 object that cannot be copied, is reported with its size unknown and never fits.
 
 The budget is spent in the order the code names the objects; an object that does not fit what is left
-is over budget (`InPlaceEstimate.over_budget`) and its change cannot be undone. `undo_snapshot.py`
+is over budget (`InPlaceEstimate.over_budget`) and its change cannot be undone. `undo_log.py`
 takes the copies; step mode's risk grading asks `exceeds_budget`.
 """
 

@@ -108,6 +108,12 @@ def test_an_author_inside_a_repr_is_not_a_secret_name():
         ("0123456789abcdef0123456789abcdef", REDACTED),
         ("AKIAIOSFODNN7EXAMPLE", REDACTED),
         ("ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", REDACTED),
+        ("gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", REDACTED),
+        ("github_pat_11ABCDEFGHIJKLMNOPQRSTUV_0123", REDACTED),
+        ("ASIAIOSFODNN7EXAMPLE", REDACTED),
+        ("hf_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", REDACTED),
+        ("AIzaSyA-1234567890abcdefghijklmnopqrstu", REDACTED),
+        ("xoxb-1234567890-abcdefghij", REDACTED),
         ("Authorization: Bearer abc.def-ghi_jkl", f"Authorization: Bearer {REDACTED}"),
     ],
 )
@@ -150,3 +156,14 @@ def test_the_kernel_screen_and_the_redactor_agree_on_credential_named_environmen
 
 def test_has_secret_shape_is_false_for_ordinary_text():
     assert not has_secret_shape("df.groupby('region').amount.sum() at https://example.com/x")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [f"gh{kind}_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" for kind in "pousr"]
+    + [f"A{kind}IAIOSFODNN7EXAMPLE" for kind in "KS"]
+    + [f"xox{kind}-1234567890-abcdefghij" for kind in "abposr"],
+)
+def test_every_variant_of_a_key_shape_is_replaced_in_a_long_text(key):
+    text = "x = 1\n" * 1000 + f"key = {key}\n"
+    assert redact_shapes(text) == "x = 1\n" * 1000 + f"key = {REDACTED}\n"

@@ -62,6 +62,13 @@ def test_a_pandas_cell_cut_to_46_characters_is_replaced_in_text_and_html():
         assert "Secret&" not in redacted and "Secret&amp;" not in redacted and REDACTED in redacted
 
 
+def test_of_two_secrets_sharing_a_beginning_the_longest_cut_before_an_ellipsis_is_replaced_whole():
+    short, long = "tok-Aq9-ZXCVBNM", "tok-Aq9-ZXCVBNM-asdfghjkl"
+    redactor = Redactor(environ={"SHORT_TOKEN": short, "LONG_TOKEN": long})
+    assert redactor.redact(f"| {long[:20]}... |") == f"| {REDACTED} |"
+    assert redactor.redact(f"| {long[: len(short)]}-as... |") == f"| {REDACTED} |"
+
+
 def test_a_prefix_shorter_than_12_characters_before_an_ellipsis_is_kept():
     token = "tok-Aq9-ZXCVBNMasdfghjkl-0987"
     assert Redactor(environ={"SERVICE_TOKEN": token}).redact(f"{token[:11]}...") == f"{token[:11]}..."

@@ -31,12 +31,15 @@ class SecretMatcher:
         words = sorted({word for secret in self.secrets for word in spellings(secret)})
         # Leftmost-longest: of two secrets at one place (one containing the other), the longer goes whole.
         self._automaton = AhoCorasick(words, matchkind=MatchKind.LeftmostLongest)
-        # The last MIN_TRUNCATED_PREFIX characters of each prefix long enough to be a cut spelling.
-        self._prefix_ends: dict[str, list[tuple[str, int]]] = {}
+        # The last MIN_TRUNCATED_PREFIX characters of each prefix long enough to be a cut spelling, and
+        # the prefixes ending so, longest first (spellings of one secret share their first characters).
+        prefix_ends: dict[str, set[str]] = {}
         for word in words:
             for length in range(MIN_TRUNCATED_PREFIX, len(word) + 1):
-                window = word[length - MIN_TRUNCATED_PREFIX : length]
-                self._prefix_ends.setdefault(window, []).append((word, length))
+                prefix_ends.setdefault(word[length - MIN_TRUNCATED_PREFIX : length], set()).add(word[:length])
+        self._prefix_ends = {
+            window: sorted(prefixes, key=len, reverse=True) for window, prefixes in prefix_ends.items()
+        }
         # A spelling holding a line break can reach across a blank line (Redactor._splittable).
         self.crosses_lines = any("\n" in word or "\r" in word for word in words)
 
@@ -66,13 +69,11 @@ class SecretMatcher:
             at = ellipsis.start()
             if at < MIN_TRUNCATED_PREFIX:
                 continue
-            candidates = self._prefix_ends.get(text[at - MIN_TRUNCATED_PREFIX : at])
-            if candidates is None:
+            prefixes = self._prefix_ends.get(text[at - MIN_TRUNCATED_PREFIX : at])
+            if prefixes is None:
                 continue
-            longest = 0
-            for word, length in candidates:
-                if longest < length <= at and word.startswith(text[at - length : at]):
-                    longest = length
-            if longest:
-                spans.append((at - longest, ellipsis.end()))
+            for prefix in prefixes:  # the longest that the text holds right before the ellipsis
+                if len(prefix) <= at and text.startswith(prefix, at - len(prefix)):
+                    spans.append((at - len(prefix), ellipsis.end()))
+                    break
         return spans

@@ -67,6 +67,16 @@ class LiveKernel:
             self.shown.append((msg["msg_type"], msg["content"]))
         return dict(reply["content"])
 
+    def shown_streams(self) -> dict[str, str]:
+        """The text the calling cell showed, by stream name. ipykernel sends a stream's text in as many
+        messages as its flush timer cuts it into (under load, `print('a')` can arrive as 'a' and a
+        line break): only the joined text is what the cell shows."""
+        texts: dict[str, str] = {}
+        for kind, content in self.shown:
+            if kind == "stream":
+                texts[content["name"]] = texts.get(content["name"], "") + content["text"]
+        return texts
+
     def evaluate(self, expression: str) -> Any:
         reply = self.execute("", user_expressions={"value": expression})
         value = reply["user_expressions"]["value"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 from support.nb_rounds import analysis_round
+from support.nb_run import cell_text
 
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
 from twnb.replay.compare import compare_outputs
@@ -65,7 +66,7 @@ def test_a_rerun_reproduces_matching_cells_and_lists_the_one_that_diverged(tmp_p
     )
     saved = nbformat.read(built.path, as_version=4)
     assert saved.cells[differing.index].metadata["twnb"]["rerun"]["reproduced"] is False
-    assert saved.cells[differing.index].outputs[0].text == "43\n"
+    assert cell_text(saved.cells[differing.index]) == "43\n"
 
 
 def test_a_rerun_keeps_the_show_cells_as_recorded(tmp_path):

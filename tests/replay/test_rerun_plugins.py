@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from support.nb_run import cell_text
 from support.plugin_folder import counted_conversation, write_plugin_folder
 
 from twnb.cli import main
@@ -39,7 +40,7 @@ def test_the_plugins_of_the_folder_are_bound_before_the_code_runs_again(saved, c
     assert "word_count" not in out  # nothing missing, nothing said to be from outside
     nb = nbformat.read(saved.parent / "out.ipynb", as_version=4)
     (cell,) = [c for c in nb.cells if "rerun" in (c.metadata.get("twnb") or {})]
-    assert cell.outputs[0]["text"] == "3\n"
+    assert cell_text(cell) == "3\n"
 
 
 def test_a_plugin_that_is_not_there_is_named_with_how_to_provide_it(saved, capsys):

@@ -301,3 +301,9 @@ def test_a_cut_secret_holding_a_blank_line_is_redacted_in_a_long_text():
 def test_bearer_and_its_token_split_by_a_blank_line_in_a_long_text_lose_the_token():
     text = "An ordinary paragraph. " * 30 + "\n\nAuthorization: Bearer\n\nabcdefghijklmnop"
     assert "abcdefghijklmnop" not in Redactor(environ={}).redact(text)
+
+
+def test_secrets_in_a_text_of_wide_characters_are_replaced_exactly():
+    secret = "mot-de-passe-été-2026"
+    text = f"🙂 日本 {secret} é {secret[:14]}… fin"
+    assert Redactor([secret], environ={}).redact(text) == f"🙂 日本 {REDACTED} é {REDACTED} fin"

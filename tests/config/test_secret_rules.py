@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
+from twnb.config import secret_rules
 from twnb.config.redaction import Redactor
 from twnb.config.secret_rules import (
     REDACTED,
@@ -167,3 +171,26 @@ def test_has_secret_shape_is_false_for_ordinary_text():
 def test_every_variant_of_a_key_shape_is_replaced_in_a_long_text(key):
     text = "x = 1\n" * 1000 + f"key = {key}\n"
     assert redact_shapes(text) == "x = 1\n" * 1000 + f"key = {REDACTED}\n"
+
+
+_KEY_PIECES = ("AKIA", "AIza", "ASIA", "xox", "xoxb-", "sk-", "mask-", "ghp_", "github_pat_", "hf_")
+_FILLER = (" ", "-", "_", "Z9", "abcdefghij", "0123456789ABCDEF", "é", "\n")
+
+
+def test_a_key_right_after_a_word_ending_like_a_key_start_is_replaced():
+    assert redact_shapes("task-sk-proj-AbCdEfGhIjKlMnOpQrSt") == f"task-{REDACTED}"
+
+
+def test_keys_are_replaced_where_the_shapes_regex_after_a_word_end_finds_them():
+    """Shapes are matched only where a key's first literal is (a regex scan costs a try at every
+    position): in texts where keys, near misses and their starts overlap, the result is what one scan
+    of the shapes' regex with a word-end lookbehind gives."""
+    scan = re.compile(r"(?<![A-Za-z0-9_])(?:" + secret_rules._KEY_SHAPES().pattern + ")")
+    rng = random.Random(7)
+    replaced = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(_KEY_PIECES + _FILLER) for _ in range(rng.randint(1, 30)))
+        expected = scan.sub(REDACTED, text)
+        assert secret_rules._redact_key_shapes(text, REDACTED) == expected, text
+        replaced += expected.count(REDACTED)
+    assert replaced > 500  # the texts held keys

@@ -2,7 +2,7 @@
 display, in time linear in the text whatever the number of secrets.
 
 A regular expression that alternates the literal values tries each alternative at each position: with
-80 secrets in a dozen spellings each it redacts a few MB/s. An Aho-Corasick automaton (ahocorasick_rs)
+80 secrets in a dozen spellings each it redacts a few MB/s. An Aho-Corasick automaton (literal_scan.py)
 finds all of them in one pass. A cut spelling (a prefix of 12 characters or more directly followed by
 ``...`` or ``…``) is found from the ellipses, which are few: the 12 characters before each are looked
 up among the secrets' 12-character windows, and a candidate is checked whole.
@@ -10,16 +10,14 @@ up among the secrets' 12-character windows, and a candidate is checked whole.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from ahocorasick_rs import AhoCorasick, MatchKind
-
+from twnb.config.literal_scan import LiteralScan
 from twnb.config.secret_spellings import MIN_TRUNCATED_PREFIX, spellings
 
 __all__ = ["SecretMatcher"]
 
-_ELLIPSIS = re.compile(r"\.\.\.|…")
+_ELLIPSES = LiteralScan(("...", "…"))
 
 
 class SecretMatcher:
@@ -30,7 +28,7 @@ class SecretMatcher:
         self.secrets = frozenset(s for s in secrets if s)
         words = sorted({word for secret in self.secrets for word in spellings(secret)})
         # Leftmost-longest: of two secrets at one place (one containing the other), the longer goes whole.
-        self._automaton = AhoCorasick(words, matchkind=MatchKind.LeftmostLongest)
+        self._spellings = LiteralScan(words, longest=True)
         # The last MIN_TRUNCATED_PREFIX characters of each prefix long enough to be a cut spelling, and
         # the prefixes ending so, longest first (spellings of one secret share their first characters).
         prefix_ends: dict[str, set[str]] = {}
@@ -45,7 +43,7 @@ class SecretMatcher:
 
     def redact(self, text: str, replacement: str) -> str:
         """`text` with each spelling, and each cut spelling with its ellipsis, replaced."""
-        spans = [(start, end) for _, start, end in self._automaton.find_matches_as_indexes(text)]
+        spans = [(start, end) for _, start, end in self._spellings.find(text)]
         if "..." in text or "…" in text:
             spans += self._cut_spans(text)
             spans.sort()
@@ -65,8 +63,7 @@ class SecretMatcher:
 
     def _cut_spans(self, text: str) -> list[tuple[int, int]]:
         spans: list[tuple[int, int]] = []
-        for ellipsis in _ELLIPSIS.finditer(text):
-            at = ellipsis.start()
+        for _, at, after in _ELLIPSES.find(text):
             if at < MIN_TRUNCATED_PREFIX:
                 continue
             prefixes = self._prefix_ends.get(text[at - MIN_TRUNCATED_PREFIX : at])
@@ -74,6 +71,6 @@ class SecretMatcher:
                 continue
             for prefix in prefixes:  # the longest that the text holds right before the ellipsis
                 if len(prefix) <= at and text.startswith(prefix, at - len(prefix)):
-                    spans.append((at - len(prefix), ellipsis.end()))
+                    spans.append((at - len(prefix), after))
                     break
         return spans

@@ -55,11 +55,11 @@ class LiveKernel:
             reply = self.kc.get_shell_msg(timeout=timeout)
         self.shown: list[tuple[str, dict[str, Any]]] = []
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:  # drain this request's iopub messages
+        while time.monotonic() < deadline:  # drain this request's iopub messages, up to its idle status
             try:
                 msg = self.kc.get_iopub_msg(timeout=1)
             except queue.Empty:
-                break
+                continue  # a loaded machine can hold the last messages back for more than a second
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":

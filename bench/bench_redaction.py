@@ -10,7 +10,7 @@ spellings of each secret as the floor. Target: redact >= 50 MB/s at 4 MB, ratio 
 on a fresh Redactor: one remembers the texts it redacted, so the same text again is a lookup (the last
 line: every prompt repeats most of the previous one).
 
-    /tmp/venv0/bin/python bench/bench_redaction.py
+    python bench/bench_redaction.py
 """
 
 from __future__ import annotations

@@ -27,3 +27,7 @@ def test_of_two_words_starting_at_one_place_the_longest_is_found_when_asked():
     text = "pass password"
     assert _found(LiteralScan(["pass", "password"], longest=True), text) == ["pass", "password"]
     assert _found(LiteralScan(["pass", "password"]), text) == ["pass", "pass"]
+
+
+def test_words_in_names_the_words_a_text_holds():
+    assert LiteralScan(["@", "eyJ", "-----BEGIN "]).words_in("é 🙂 a@b eyJ") == {"@", "eyJ"}

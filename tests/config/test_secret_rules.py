@@ -194,3 +194,9 @@ def test_keys_are_replaced_where_the_shapes_regex_after_a_word_end_finds_them():
         assert secret_rules._redact_key_shapes(text, REDACTED) == expected, text
         replaced += expected.count(REDACTED)
     assert replaced > 500  # the texts held keys
+
+
+def test_a_credential_field_named_in_mixed_case_is_replaced():
+    assert redact_shapes("{'PassWord': 'hunter22', 'ApiKEY': \"k-1\"}") == (
+        f"{{'PassWord': '{REDACTED}', 'ApiKEY': \"{REDACTED}\"}}"
+    )

@@ -21,22 +21,29 @@ _ERRORS = "surrogatepass"
 
 
 class LiteralScan:
-    """Finds `words` in texts: leftmost first, none overlapping another; `longest`: of two words
-    starting at one place, the longer (otherwise the first in `words`)."""
+    """Finds `words` in texts: leftmost first, none overlapping another; of two words starting at one
+    place, the first in `words`, or with `longest` the longer."""
 
     def __init__(self, words: Iterable[str], *, longest: bool = False) -> None:
-        self.words = tuple(words)
-        kind = MatchKind.LeftmostLongest if longest else MatchKind.LeftmostFirst
-        self._automaton = BytesAhoCorasick([w.encode("utf-8", _ERRORS) for w in self.words], matchkind=kind)
+        # The longest first, then the first of them wins: what MatchKind.LeftmostLongest gives, in half
+        # its time (measured on the redaction bench: it reads on past a match for a longer one).
+        self.words = tuple(sorted(words, key=len, reverse=True) if longest else words)
+        encoded = [word.encode("utf-8", _ERRORS) for word in self.words]
+        self._automaton = BytesAhoCorasick(encoded, matchkind=MatchKind.LeftmostFirst)
 
     def find(self, text: str) -> list[tuple[int, int, int]]:
-        """(index of the word in `words`, start, end) of each match, in characters of `text`."""
+        """(index of the word in `self.words`, start, end) of each match, in characters of `text`."""
         data = text.encode("utf-8", _ERRORS)
         hits = self._automaton.find_matches_as_indexes(data)
         if not hits or len(data) == len(text):  # ASCII: a byte is a character
             return hits
         characters = _character_offsets(data, {offset for _, start, end in hits for offset in (start, end)})
         return [(word, characters[start], characters[end]) for word, start, end in hits]
+
+    def words_in(self, text: str) -> set[str]:
+        """The words `text` holds (no offsets to count)."""
+        hits = self._automaton.find_matches_as_indexes(text.encode("utf-8", _ERRORS))
+        return {self.words[word] for word, _, _ in hits}
 
 
 def _character_offsets(data: bytes, byte_offsets: set[int]) -> dict[int, int]:

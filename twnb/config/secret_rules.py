@@ -29,9 +29,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from twnb.config.literal_scan import LiteralScan
+if TYPE_CHECKING:
+    from twnb.config.literal_scan import LiteralScan
+
 
 __all__ = [
     "MIN_KEY_LENGTH",
@@ -55,6 +58,18 @@ def _lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
     """A regex compiled at its first use. `%load_ext twnb` imports this module for the name rule alone
     (the notebook's secrets from its environment); compiling the others took a millisecond of each load."""
     return functools.cache(lambda: re.compile(pattern, flags))
+
+
+def _lazy_scan(*words: str) -> Callable[[], LiteralScan]:
+    """A LiteralScan made at its first use, for the same reason: importing ahocorasick_rs took ~1.3 ms."""
+
+    @functools.cache
+    def make() -> LiteralScan:
+        from twnb.config.literal_scan import LiteralScan
+
+        return LiteralScan(words)
+
+    return make
 
 
 _SECRET_PARTS = frozenset(
@@ -82,7 +97,7 @@ _SECRET_FIELD = _lazy(
 _KEY_SHAPE_STARTS = (
     "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "hf_", "AIza", "xox",
 )  # fmt: skip
-_KEY_SHAPE_MARKERS = functools.cache(lambda: LiteralScan(_KEY_SHAPE_STARTS))
+_KEY_SHAPE_MARKERS = _lazy_scan(*_KEY_SHAPE_STARTS)
 _KEY_SHAPES = _lazy(
     "|".join(
         (
@@ -260,11 +275,9 @@ def redact_shapes(text: str, replacement: str = REDACTED) -> str:
     return text
 
 
-_CUE_SCAN = functools.cache(lambda: LiteralScan(("-----BEGIN ", "@", "eyJ")))
+_CUE_SCAN = _lazy_scan("-----BEGIN ", "@", "eyJ")
 # The field names' parts (_FIELD_NAME) and "bearer", in small letters.
-_NAME_CUE_SCAN = functools.cache(
-    lambda: LiteralScan(("passw", "secret", "token", "key", "authorization", "bearer"))
-)
+_NAME_CUE_SCAN = _lazy_scan("passw", "secret", "token", "key", "authorization", "bearer")
 _HEX_TABLE = bytes.maketrans(
     b"0123456789abcdefABCDEF" + bytes(c for c in range(256) if chr(c) not in "0123456789abcdefABCDEF"),
     b"x" * 22 + b" " * (256 - 22),

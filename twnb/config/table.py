@@ -379,6 +379,31 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="code_interpreter.block_functions",
     ),
     Setting(
+        "taskweaver_verification",
+        "bool",
+        False,
+        "Also check generated code by TaskWeaver's own verification rules (its allowed_modules and "
+        "blocked_functions), on top of twnb's; twnb eval sets it for cases with code_verification_on.",
+        yaml_key="code_interpreter.code_verification_on",
+    ),
+    Setting(
+        "taskweaver_allowed_modules",
+        "modules",
+        None,
+        "With taskweaver_verification: the only modules generated code may import ([]: none).",
+        yaml_key="code_interpreter.allowed_modules",
+        default_text="TaskWeaver's: pandas, matplotlib, numpy, sklearn, scipy, seaborn, datetime, typing",
+    ),
+    Setting(
+        "taskweaver_blocked_functions",
+        "modules",
+        None,
+        "With taskweaver_verification: functions generated code may not call, by name ([]: none).",
+        yaml_key="code_interpreter.blocked_functions",
+        default_text="TaskWeaver's: eval, exec, execfile, compile, open, input, raw_input, reload, "
+        "__import__, getattr, setattr, delattr, vars, globals, locals and three dunders",
+    ),
+    Setting(
         "plugin_dirs",
         "paths",
         (),

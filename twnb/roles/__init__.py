@@ -7,6 +7,11 @@ from twnb.roles.planner_prompt import Worker
 from twnb.roles.response_schema import ResponseFormatChoice
 from twnb.roles.risk_grades import GRADES, GRADES_BY_KEY, Grade, RiskFinding, RiskPlace, grade_code
 from twnb.roles.role import ReplyCutShort, RoleFailure
+from twnb.roles.taskweaver_verification import (
+    TASKWEAVER_ALLOWED_MODULES,
+    TASKWEAVER_BLOCKED_FUNCTIONS,
+    TaskWeaverRules,
+)
 from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import (
     DEFAULT_ALLOWED_MODULES,
@@ -21,6 +26,8 @@ __all__ = [
     "DEFAULT_BLOCKED_FUNCTIONS",
     "GRADES",
     "GRADES_BY_KEY",
+    "TASKWEAVER_ALLOWED_MODULES",
+    "TASKWEAVER_BLOCKED_FUNCTIONS",
     "CodeInterpreter",
     "Grade",
     "Planner",
@@ -30,6 +37,7 @@ __all__ = [
     "RiskFinding",
     "RiskPlace",
     "RoleFailure",
+    "TaskWeaverRules",
     "VerificationConfig",
     "Worker",
     "allowable_modules",

@@ -31,6 +31,7 @@ class Rule(StrEnum):
     INSTALL = "install"  # `!pip`, `%pip`, `%conda`
     MAGIC = "magic"  # a magic not on the allowed list
     PLUGIN_ONLY = "plugin-only"  # plugin-only mode: anything but plugin calls and their results
+    TASKWEAVER = "taskweaver"  # TaskWeaver's own rules, which a case asked for (taskweaver_verification.py)
 
 
 @dataclass(frozen=True)

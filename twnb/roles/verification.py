@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from twnb.roles.code_checker import check_code
 from twnb.roles.refusal import Refusal, Rule, allowable_modules
+from twnb.roles.taskweaver_verification import taskweaver_refusals
 from twnb.roles.verification_policy import (
     BYPASS_FUNCTIONS,
     DEFAULT_ALLOWED_CELL_MAGICS,
@@ -70,8 +71,12 @@ __all__ = [
 
 def verify_code(code: str, config: VerificationConfig | None = None) -> list[Refusal] | None:
     """Check `code` against `config`. None when verification is off; else the refusals, each naming
-    its line (an empty list means the code passed)."""
+    its line (an empty list means the code passed). TaskWeaver's rules, when the config carries them,
+    are judged after twnb's own (and also when twnb's are off: a case asked for them)."""
     config = config or VerificationConfig()
-    if not config.enabled:
+    if not config.enabled and config.taskweaver is None:
         return None
-    return check_code(code, config)
+    refusals = check_code(code, config) if config.enabled else []
+    if config.taskweaver is not None:
+        refusals += taskweaver_refusals(code, config.taskweaver)
+    return refusals

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from twnb.kernel import BIG_DATA_LIBRARIES
+from twnb.roles.taskweaver_verification import TaskWeaverRules
 
 # Modules suited to data analysis. A dotted import is judged by its top-level package.
 DEFAULT_ALLOWED_MODULES: frozenset[str] = frozenset(
@@ -255,7 +256,8 @@ TIMEIT_OPTIONS = re.compile(r"^\s*(?:-(?:[nrp]\s*\S+|[qoc]|t)\s+)*")
 class VerificationConfig:
     """What verification allows. Every list is configurable; `None` for `allowed_modules` means any
     module not in `blocked_modules`. `allow_shell` lets `!cmd` and `%pip` through (step mode sets it
-    for code the user approved by hand)."""
+    for code the user approved by hand). `taskweaver`, when set, adds TaskWeaver's own rules
+    (taskweaver_verification.py) after these: code runs only when both pass."""
 
     enabled: bool = True
     allowed_modules: frozenset[str] | None = DEFAULT_ALLOWED_MODULES
@@ -266,11 +268,13 @@ class VerificationConfig:
     allowed_line_magics: frozenset[str] = DEFAULT_ALLOWED_LINE_MAGICS
     allowed_cell_magics: frozenset[str] = DEFAULT_ALLOWED_CELL_MAGICS
     allow_shell: bool = False
+    taskweaver: TaskWeaverRules | None = None
 
     def describe(self) -> str:
         """The rules in a few lines, for the CodeInterpreter's system prompt (stable text: sorted)."""
+        extra = self.taskweaver.describe() if self.taskweaver is not None else ""
         if not self.enabled:
-            return ""
+            return extra
         modules = "any module" if self.allowed_modules is None else ", ".join(sorted(self.allowed_modules))
         blocked = ", ".join(sorted(self.blocked_functions))
         return (
@@ -278,4 +282,4 @@ class VerificationConfig:
             f"- Never call: {blocked}.\n"
             "- No dunder attributes (such as __class__ or __dict__) except __version__, __name__, __doc__.\n"
             "- No shell escapes (!cmd), no %pip or %conda installs: if a package is missing, say so.\n"
-        )
+        ) + extra

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from twnb.kernel import UndoLog
     from twnb.memory import Observer, Round
     from twnb.plugins import PluginCatalog
-    from twnb.roles import ResponseFormatChoice, VerificationConfig
+    from twnb.roles import ResponseFormatChoice, TaskWeaverRules, VerificationConfig
 
 
 def build_session(
@@ -322,6 +322,21 @@ def verification_config(plain: Settings | None) -> VerificationConfig:
         enabled=bool(plain.verify),
         allowed_modules=DEFAULT_ALLOWED_MODULES | extra,
         blocked_functions=DEFAULT_BLOCKED_FUNCTIONS | blocked,
+        taskweaver=_taskweaver_rules(plain),
+    )
+
+
+def _taskweaver_rules(plain: Settings) -> TaskWeaverRules | None:
+    """TaskWeaver's own rules when the settings ask for them (unset lists: TaskWeaver's defaults)."""
+    from twnb.roles import TASKWEAVER_ALLOWED_MODULES, TASKWEAVER_BLOCKED_FUNCTIONS, TaskWeaverRules
+
+    if not plain.taskweaver_verification:
+        return None
+    allowed = plain.taskweaver_allowed_modules
+    blocked = plain.taskweaver_blocked_functions
+    return TaskWeaverRules(
+        allowed_modules=TASKWEAVER_ALLOWED_MODULES if allowed is None else allowed,
+        blocked_functions=TASKWEAVER_BLOCKED_FUNCTIONS if blocked is None else blocked,
     )
 
 

@@ -57,3 +57,11 @@ def make_case(tmp_path: Path) -> MakeCase:
         return path
 
     return make
+
+
+@pytest.fixture
+def live(clean_env: Path, fake_llm, monkeypatch: pytest.MonkeyPatch):
+    """The loopback fake server as the model server of `twnb eval` (and of each case's kernel)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    return fake_llm

@@ -26,12 +26,25 @@ def test_taskweaver_settings_with_a_twnb_setting_are_mapped(make_case):
         },
     )
     assert setup.settings == {
-        "verify": True,
+        "taskweaver_verification": True,
         "max_retries": 1,
         "max_posts": 8,
+        "taskweaver_blocked_functions": ["os.remove"],
         "block_functions": ["os.remove"],
     }
     assert setup.skip_reasons == []
+
+
+def test_taskweavers_verification_is_added_to_twnbs_never_put_in_its_place(make_case):
+    setup = _setup(
+        make_case,
+        config_var={
+            "code_interpreter.code_verification_on": False,
+            "code_interpreter.allowed_modules": ["pandas"],
+        },
+    )
+    assert setup.settings == {"taskweaver_verification": False, "taskweaver_allowed_modules": ["pandas"]}
+    assert "verify" not in setup.settings
 
 
 def test_mapped_settings_become_config_lines_of_the_notebook():
@@ -44,7 +57,7 @@ def test_mapped_settings_become_config_lines_of_the_notebook():
 
 def test_the_misspelled_verification_key_one_of_taskweavers_cases_uses_is_mapped_too(make_case):
     setup = _setup(make_case, config_var={"code_verification.code_verification_on": False})
-    assert setup.settings == {"verify": False}
+    assert setup.settings == {"taskweaver_verification": False}
 
 
 def test_settings_twnb_has_no_counterpart_for_are_named_not_silently_dropped(make_case):

@@ -23,13 +23,6 @@ YES = json.dumps({"reason": "It said 42.", "is_hit": "yes"})
 NO = json.dumps({"reason": "It did not say 42.", "is_hit": "no"})
 
 
-@pytest.fixture
-def live(clean_env: Path, fake_llm, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
-    return fake_llm
-
-
 def _agent_round(
     code: str = "answer = 6 * 7\nanswer", final: str = "The answer is 42."
 ) -> dict[str, list[str]]:

@@ -25,13 +25,15 @@ from twnb.memory import load_yaml_file
 __all__ = ["CaseSetup", "case_setup", "missing_dependencies", "setting_lines"]
 
 # TaskWeaver key -> twnb setting. (`code_verification.code_verification_on` is how one of TaskWeaver's
-# own cases spells the first.)
+# own cases spells the first.) TaskWeaver's verification is added to twnb's, never put in its place:
+# twnb's own `verify` stays on whatever the case says.
 MAPPED: dict[str, str] = {
-    "code_interpreter.code_verification_on": "verify",
-    "code_verification.code_verification_on": "verify",
+    "code_interpreter.code_verification_on": "taskweaver_verification",
+    "code_verification.code_verification_on": "taskweaver_verification",
+    "code_interpreter.allowed_modules": "taskweaver_allowed_modules",
+    "code_interpreter.blocked_functions": "taskweaver_blocked_functions",
     "code_interpreter.max_retry_count": "max_retries",
     "session.max_internal_chat_round_num": "max_posts",
-    "code_interpreter.blocked_functions": "block_functions",
 }
 
 # The roles twnb has, by TaskWeaver's names for them (its plugin-only CodeInterpreter is the
@@ -56,7 +58,6 @@ EXPLAINED: dict[str, str] = {
     "code_interpreter.code_prefix": "twnb runs the code as the model wrote it",
     "code_generator.auto_plugin_selection_topk": "past six plugins twnb describes the five the request's "
     "words match best",
-    "code_interpreter.allowed_modules": "twnb keeps its own list of modules; allow_modules adds to it",
     "llm.model": "the model comes from --model",
     "llm.api_base": "the server comes from twnb's settings",
     "llm.api_type": "the server comes from twnb's settings",
@@ -131,12 +132,15 @@ def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
     except ValueError as error:
         setup.skip_reasons.append(f"config_var {key}: {error}")
         return
-    if setting == "block_functions":
-        setup.notes.append(f"{key} is mapped to block_functions: added to the functions twnb always refuses")
+    if setting == "taskweaver_verification" and setup.settings[setting]:
+        setup.notes.append(f"{key}: TaskWeaver's verification rules are checked on top of twnb's")
+    if setting == "taskweaver_blocked_functions":
+        # Dotted names (os.remove) are twnb's way of naming a function: its guard refuses them too.
+        setup.settings["block_functions"] = list(setup.settings[setting])
 
 
 def _coerce(setting: str, value: Any) -> Any:
-    if setting == "verify":
+    if setting == "taskweaver_verification":
         if isinstance(value, bool):
             return value
         text = str(value).strip().lower()

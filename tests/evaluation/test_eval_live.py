@@ -91,7 +91,7 @@ def test_a_folder_of_taskweaver_cases_runs_what_twnb_can_and_skips_the_rest_with
     outcome, _ = _evaluate(tmp_path, [tmp_path / "cases"], models=["agent-model"])
     status = {r.case: r.status for r in outcome.all_results}
     assert status == {
-        "broken": "error",
+        "broken": "invalid",
         "echo": "scored",
         "plugin_selection": "skipped",
         "run_in_container": "skipped",

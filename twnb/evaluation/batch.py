@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from twnb.base import now_iso
-from twnb.evaluation.case_file import CaseError, EvalCase, find_cases
+from twnb.evaluation.case_file import CaseError, EvalCase, case_name, find_cases
 from twnb.evaluation.case_result import RESULT_FILE, CaseResult, read_result, write_result
 from twnb.evaluation.case_run import DEFAULT_MAX_ROUNDS, RunFolderError, fresh_folder, run_case
 from twnb.evaluation.model_access import AGENT_CASSETTE, JUDGE_CASSETTE, ModelAccess, ModelAccessError
@@ -76,6 +76,22 @@ class EvalOutcome:
     def errors(self) -> list[CaseResult]:
         return [result for result in self.ran if result.status == "error"]
 
+    @property
+    def invalid(self) -> list[CaseResult]:
+        return [result for result in self.ran if result.status == "invalid"]
+
+    def summary(self) -> str:
+        """How many runs of this invocation came to what, every one counted: `5 runs: 3 scored, 1
+        skipped, 1 invalid` (and those --resume kept)."""
+        counts: dict[str, int] = {}
+        for result in self.ran:
+            counts[result.status] = counts.get(result.status, 0) + 1
+        parts = [f"{counts[s]} {s}" for s in ("scored", "skipped", "error", "invalid") if counts.get(s)]
+        if self.resumed:
+            parts.append(f"{len(self.resumed)} already done (--resume)")
+        total = len(self.ran) + len(self.resumed)
+        return f"{total} run{'s' if total != 1 else ''}: " + (", ".join(parts) or "none")
+
 
 def model_folder(model: str) -> str:
     """A model's folder name: its name with anything but letters, digits, `.`, `_` and `-` as `_`."""
@@ -124,7 +140,7 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
     out.mkdir(parents=True, exist_ok=True)
     ran = [_broken_case(out, model, path, why) for model in models for path, why in broken]
     for result in ran:
-        progress(f"{result.model} · {result.case}: error: {result.failures[0]}")
+        progress(f"{result.model} · {result.case}: invalid: {result.failures[0]}")
     progress(_headline(len(cases), models, options, len(to_run), len(resumed), access, out))
     if len(models) > 1 and not (options.user_model and options.evaluator_model):
         progress(
@@ -178,7 +194,7 @@ def _recorded_model(folder: Path) -> str:
 
 def _refuse_duplicate_names(cases: list[EvalCase], broken: list[tuple[Path, str]]) -> None:
     seen: dict[str, Path] = {}
-    for name, path in [(case.name, case.path) for case in cases] + [(_broken_name(p), p) for p, _ in broken]:
+    for name, path in [(case.name, case.path) for case in cases] + [(case_name(p), p) for p, _ in broken]:
         if name in seen:
             raise EvalError(
                 f"two cases are named {name} ({seen[name]} and {path}); each case's results go in a "
@@ -213,16 +229,12 @@ def _done(folder: Path) -> CaseResult | None:
     return result if result is not None and result.status in ("scored", "skipped") else None
 
 
-def _broken_name(path: Path) -> str:
-    return path.parent.name if path.parent.name not in ("", ".") else path.stem
-
-
 def _broken_case(out: Path, model: str, path: Path, why: str) -> CaseResult:
-    """A case file that could not be read: an error row of its own, so the table shows it."""
-    name = _broken_name(path)
+    """A case file that could not be read: an invalid row of its own, so the table shows it."""
+    name = case_name(path)
     result = CaseResult(
         case=name, case_path=str(path), model=model, user_model="", evaluator_model="",
-        status="error", failures=[why], started_at=now_iso(),
+        status="invalid", failures=[why], started_at=now_iso(),
     )  # fmt: skip
     folder = out / model_folder(model) / name
     fresh_folder(folder)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any
 
 from twnb.memory import load_yaml_file
 
-__all__ = ["CaseError", "EvalCase", "ScoringPoint", "find_cases", "read_case"]
+__all__ = ["CaseError", "EvalCase", "ScoringPoint", "case_name", "find_cases", "read_case"]
 
 # Keys TaskWeaver's case files use, and the one twnb adds; anything else is named in the case's notes.
 KNOWN_KEYS = frozenset(
@@ -104,13 +105,19 @@ def read_case(path: str | os.PathLike[str], name: str | None = None) -> EvalCase
     except FileNotFoundError:
         raise CaseError(f"{where}: no such case file") from None
     except (OSError, ValueError) as error:
-        raise CaseError(f"{where}: not a readable case file: {error}") from None
+        raise CaseError(
+            f"{where}: not a readable case file: {_yaml_problem(error, path)}; fix it, or move it out of "
+            "the cases' folder"
+        ) from None
     if not isinstance(data, Mapping):
         raise CaseError(f"{where}: a case file is a YAML mapping with task_description and scoring_points")
     task = data.get("task_description")
     if not isinstance(task, str) or not task.strip():
-        raise CaseError(f"{where}: task_description must be the task, as text for the virtual user")
-    points = _scoring_points(data.get("scoring_points"), where)
+        raise CaseError(
+            f"{where}: task_description must be the task, as text for the virtual user"
+            + _near_spellings(data)
+        )
+    points = _scoring_points(data.get("scoring_points"), where, _near_spellings(data))
     config_var = data.get("config_var") or {}
     if not isinstance(config_var, Mapping):
         raise CaseError(f"{where}: config_var must be a mapping of TaskWeaver settings to values")
@@ -120,10 +127,8 @@ def read_case(path: str | os.PathLike[str], name: str | None = None) -> EvalCase
         isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1
     ):
         raise CaseError(f"{where}: max_rounds must be a whole number of Rounds, 1 or more")
-    if name is None:
-        name = path.parent.name if len(_case_files_in(path.parent)) == 1 else path.stem
     return EvalCase(
-        name=name,
+        name=name or case_name(path),
         path=path,
         task_description=task.strip(),
         scoring_points=points,
@@ -138,9 +143,17 @@ def read_case(path: str | os.PathLike[str], name: str | None = None) -> EvalCase
     )
 
 
-def _scoring_points(raw: Any, where: str) -> tuple[ScoringPoint, ...]:
+def _yaml_problem(error: Exception, path: Path) -> str:
+    """The reader's message on one line, without the file's name it starts with (the line already
+    names it) and with PyYAML's own words kept: `not valid YAML: while parsing ... (line 3, column 1)`."""
+    text = str(error).removeprefix(f"{path}: ")
+    text = " ".join(text.split())
+    return _YAML_MARK.sub(r" (line \1, column \2)", text)
+
+
+def _scoring_points(raw: Any, where: str, near: str = "") -> tuple[ScoringPoint, ...]:
     if not isinstance(raw, list) or not raw:
-        raise CaseError(f"{where}: scoring_points must be a list of {{score_point, weight}} entries")
+        raise CaseError(f"{where}: scoring_points must be a list of {{score_point, weight}} entries" + near)
     points = []
     for number, item in enumerate(raw, start=1):
         at = f"{where}: scoring point {number}"
@@ -171,15 +184,43 @@ def _texts(raw: Any, key: str, where: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in raw)
 
 
+# A top-level key that is, or nearly is, one a case must have (`scoring_point:`, `task_desc:`,
+# `Scoring_Points:`): such a file is a case, valid or not, and gets a row either way.
+_CASE_KEY = re.compile(
+    r"^['\"]?(task[ _-]?desc\w*|scor(e|ing)[ _-]?points?)['\"]?\s*:", re.IGNORECASE | re.MULTILINE
+)
+# Where PyYAML says the problem is, and the line and caret it quotes after.
+_YAML_MARK = re.compile(r"\s*line (\d+), column (\d+):.*$")
+# The keys a near spelling stands for, to say which one was meant.
+_MEANT = {"task": "task_description", "scor": "scoring_points"}
+
+
 def _looks_like_case(path: Path) -> bool:
-    """A YAML file that holds task_description and scoring_points (a cassette or twnb.yaml does not)."""
+    """A YAML file with task_description or scoring_points, or a near spelling of either, as a
+    top-level key (a cassette, a conversation or twnb.yaml has neither)."""
     if path.name.endswith(".cassette.yaml") or not path.is_file():
         return False
     try:
         head = path.read_text(encoding="utf-8", errors="replace")[:200_000]
     except OSError:
         return False
-    return "task_description" in head and "scoring_points" in head
+    return _CASE_KEY.search(head) is not None
+
+
+def _near_spellings(data: Mapping[Any, Any]) -> str:
+    """` (it has scoring_point: did you mean scoring_points?)` for a key that nearly is a case's."""
+    for key in data:
+        match = _CASE_KEY.match(f"{key}:")
+        meant = _MEANT[str(key)[:4].lower()] if match else None
+        if meant is not None and key != meant:
+            return f" (it has {key}: did you mean {meant}?)"
+    return ""
+
+
+def case_name(path: Path) -> str:
+    """A case's name: its folder's when the folder holds this one case (TaskWeaver's layout), else
+    its file's without `.yaml`."""
+    return path.parent.name if len(_case_files_in(path.parent)) == 1 else path.stem
 
 
 def _case_files_in(folder: Path) -> list[Path]:

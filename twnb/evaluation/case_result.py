@@ -24,8 +24,9 @@ RESULT_SCHEMA = 1
 
 # A run is "running" while it goes, then: scored (the conversation ran and every point has a verdict,
 # whatever the agent did), skipped (twnb cannot run the case; `skip_reasons` says why) or error (the
-# run could not finish: a kernel that died, a model that did not answer; `failures` says why).
-STATUSES = ("running", "scored", "skipped", "error")
+# run could not finish: a kernel that died, a model that did not answer; `failures` says why) or
+# invalid (a file that looks like a case but is not one as written; `failures` says what to fix).
+STATUSES = ("running", "scored", "skipped", "error", "invalid")
 
 
 @dataclass

@@ -81,6 +81,8 @@ def run_case(
     fresh_folder(folder)
     setup = case_setup(case)
     result.notes = list(setup.notes)
+    for warning in setup.warnings:
+        progress(spec, f"note: {warning}")
     if setup.skip_reasons:
         result.status = "skipped"
         result.skip_reasons = setup.skip_reasons

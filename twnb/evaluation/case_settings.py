@@ -72,6 +72,11 @@ class CaseSetup:
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     skip_reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # notes said on the console too
+
+    def warn(self, text: str) -> None:
+        self.notes.append(text)
+        self.warnings.append(text)
 
 
 def case_setup(case: EvalCase) -> CaseSetup:
@@ -79,6 +84,12 @@ def case_setup(case: EvalCase) -> CaseSetup:
     for key, value in case.config_var.items():
         _map_setting(str(key), value, setup)
     folder = _plugins_folder(case)
+    if case.app_dir and _app_folder(case) is None:
+        setup.warn(
+            f"its app_dir {case.app_dir} was not found beside the case file or one or two folders up "
+            f"(from {case.folder}): that project's plugins are not loaded; copy the project folder there "
+            "to load them"
+        )
     if folder is not None:
         setup.settings["plugin_dirs"] = [str(folder)]
         named = _plugins_named(case, folder)
@@ -184,6 +195,20 @@ def missing_dependencies(dependencies: tuple[str, ...]) -> list[str]:
         if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
             reasons.append(f"it needs {spec}, and {requirement.name} {installed} is installed")
     return reasons
+
+
+def _app_folder(case: EvalCase) -> Path | None:
+    """The case's TaskWeaver project folder (app_dir), looked for as _plugins_folder says."""
+    if not case.app_dir:
+        return None
+    return next(
+        (
+            (base / case.app_dir).resolve()
+            for base in (case.folder, case.folder.parent, case.folder.parent.parent)
+            if (base / case.app_dir).is_dir()
+        ),
+        None,
+    )
 
 
 def _plugins_folder(case: EvalCase) -> Path | None:

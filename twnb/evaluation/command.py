@@ -42,7 +42,7 @@ def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
             "Offline: --record keeps each run's LLM calls as cassettes beside its notebook; --replay DIR "
             "runs them again from that earlier -o DIR without any model. --examples runs the shipped "
             "example cases from their recordings. Exit status: 0 every run finished (scored or "
-            "skipped); 1 a run could not finish; 2 bad input; 130 interrupted."
+            "skipped); 1 a run could not finish or a case file is invalid; 2 bad input; 130 interrupted."
         ),
     )
     evaluate.add_argument(
@@ -140,9 +140,15 @@ def run_eval_command(args: argparse.Namespace) -> int:
         return 130
     print(outcome.table.terminal())
     print()
+    print(f"twnb eval: {outcome.summary()}")
     print(f"Results: {outcome.csv}")
     print(f"Report:  {outcome.report_md} (and {outcome.report_html.name})")
-    if outcome.errors:
-        say(f"twnb eval: {len(outcome.errors)} run(s) could not finish; the report says why.")
+    if outcome.errors or outcome.invalid:
+        if outcome.errors:
+            say(f"twnb eval: {len(outcome.errors)} run(s) could not finish; the report says why.")
+        if outcome.invalid:
+            say(
+                f"twnb eval: {len(outcome.invalid)} case file(s) are invalid; fix them (the report says how)."
+            )
         return 1
     return 0

@@ -78,7 +78,7 @@ def _report(entries: Sequence[RunEntry], out_dir: Path, text: Callable[[str], st
     if any(user != model or judge != model for model, user, judge in judges):
         lines += ["", "Virtual user and evaluator per model:", ""]
         lines += [f"- `{m}`: virtual user `{u}`, evaluator `{e}`" for m, u, e in judges]
-    ran = [entry for entry in entries if entry.result.status != "skipped"]
+    ran = [entry for entry in entries if entry.result.status not in ("skipped", "invalid")]
     if ran:
         lines += ["", "## Runs", ""]
         for entry in sorted(ran, key=lambda e: (e.result.case, e.result.model, e.result.run)):
@@ -90,6 +90,12 @@ def _report(entries: Sequence[RunEntry], out_dir: Path, text: Callable[[str], st
             lines.append(
                 f"| {text(result.case)} | {text(result.model)} | {text('; '.join(result.skip_reasons))} |"
             )
+    invalid = [entry.result for entry in entries if entry.result.status == "invalid"]
+    if invalid:
+        lines += ["", "## Invalid case files", "", "| case | file | why |", "|---|---|---|"]
+        for result in sorted(invalid, key=lambda r: (r.case, r.model)):
+            why = text("; ".join(result.failures)).replace(text(result.case_path) + ": ", "")
+            lines.append(f"| {text(result.case)} | {text(result.case_path)} | {why} |")
     return "\n".join(lines) + "\n"
 
 

@@ -43,7 +43,7 @@ class Cell:
     def status(self) -> str:
         """scored (at least one run scored), skipped, error, or running."""
         statuses = {r.status for r in self.results}
-        for status in ("scored", "error", "running", "skipped"):
+        for status in ("scored", "error", "running", "invalid", "skipped"):
             if status in statuses:
                 return status
         return "error"
@@ -70,6 +70,7 @@ class ModelTotals:
     scored: int = 0
     skipped: int = 0
     errors: int = 0
+    invalid: int = 0
     mean: float | None = None
     spend: Spend = field(default_factory=Spend)
     seconds: float = 0.0
@@ -109,6 +110,7 @@ class ScoreTable:
         totals.scored = len(means)
         totals.skipped = sum(1 for r in results if r.status == "skipped")
         totals.errors = sum(1 for r in results if r.status == "error")
+        totals.invalid = sum(1 for r in results if r.status == "invalid")
         totals.mean = statistics.fmean(means) if means else None
         totals.spend = Spend.total(r.spend for r in results)
         totals.seconds = sum(r.seconds for r in results)
@@ -138,14 +140,16 @@ class ScoreTable:
 
 
 def _mean_text(totals: ModelTotals) -> str:
-    if totals.mean is None:
-        return "-"
+    """The mean and what it covers: every case counted, so none is left out unseen."""
     extra = [f"{totals.scored} scored"]
     if totals.skipped:
         extra.append(f"{totals.skipped} skipped")
     if totals.errors:
         extra.append(f"{totals.errors} errors")
-    return f"{totals.mean:.2f} ({', '.join(extra)})"
+    if totals.invalid:
+        extra.append(f"{totals.invalid} invalid")
+    mean = "-" if totals.mean is None else f"{totals.mean:.2f}"
+    return f"{mean} ({', '.join(extra)})"
 
 
 def format_cost(spend: Spend) -> str:

@@ -127,12 +127,9 @@ def test_a_file_named_like_a_plugin_is_not_the_plugin(tmp_path: Path, make_case)
     assert setup.skip_reasons == [] and not any("it names" in note for note in setup.notes)
 
 
-def test_shell_commands_to_run_first_skip_the_case(make_case):
+def test_shell_commands_to_run_first_do_not_skip_the_case(make_case):
     setup = _setup(make_case, pre_command=["python -m plugin_mgt --refresh"])
-    assert setup.skip_reasons == [
-        "it needs shell commands run first (pre_command), which twnb eval does not run: "
-        "python -m plugin_mgt --refresh"
-    ]
+    assert setup.skip_reasons == []
 
 
 def test_a_missing_dependency_skips_the_case_with_how_to_install_it(make_case):

@@ -76,11 +76,6 @@ def test_a_folder_of_taskweaver_cases_runs_what_twnb_can_and_skips_the_rest_with
         config_var={"execution_service.kernel_mode": "container"},
         dependencies=["twnb-no-such-docker"],
     )
-    make_case(
-        "plugin_selection",
-        config_var={"code_generator.enable_auto_plugin_selection": True},
-        pre_command=["cd ../scripts"],
-    )
     broken = make_case("broken")
     broken.write_text("task_description: x\nscoring_points: [\n")
     live.load(
@@ -93,7 +88,6 @@ def test_a_folder_of_taskweaver_cases_runs_what_twnb_can_and_skips_the_rest_with
     assert status == {
         "broken": "invalid",
         "echo": "scored",
-        "plugin_selection": "skipped",
         "run_in_container": "skipped",
         "web_search": "skipped",
     }
@@ -102,9 +96,6 @@ def test_a_folder_of_taskweaver_cases_runs_what_twnb_can_and_skips_the_rest_with
     assert by_case["run_in_container"].skip_reasons == [
         "it runs code in TaskWeaver's container mode; twnb runs code on the notebook's own kernel",
         "it needs twnb-no-such-docker, which is not installed (pip install 'twnb-no-such-docker')",
-    ]
-    assert by_case["plugin_selection"].skip_reasons == [
-        "it needs shell commands run first (pre_command), which twnb eval does not run: cd ../scripts"
     ]
     assert "not a readable case file" in by_case["broken"].failures[0]
     rows = {r["case_file"]: r for r in _csv(outcome.csv)}

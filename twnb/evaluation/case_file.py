@@ -15,7 +15,7 @@ A case is one YAML mapping (TaskWeaver's `auto_eval` format)::
         eval_code: null               # or Python that asserts over `chat_history`
 
 TaskWeaver's other keys are kept: `verbose` (the agent's inner messages go to the virtual user too) and
-`pre_command` (shell commands TaskWeaver runs first; twnb does not, so such a case is skipped). twnb
+`pre_command` (shell commands run first, as TaskWeaver runs them: pre_command.py). twnb
 adds one optional key, `max_rounds`, the Rounds the virtual user may ask for (default: the command's).
 
 TaskWeaver keeps each case in a folder of its own with its data files; `twnb eval` takes a case file, a

@@ -3,6 +3,7 @@
 1. The run's folder is made afresh (an earlier run of the same case and model is replaced), the case's
    data files are copied into it, and `result.yaml` says "running".
 2. A case twnb cannot run (case_settings.py) is recorded as skipped, with why, and nothing starts.
+   The case's `pre_command` lines run next, as TaskWeaver runs them (pre_command.py).
 3. A fresh kernel runs the notebook: `%load_ext twnb` and the case's settings, then one `%%taskweaver`
    cell per request of the virtual user, until it sends the stop keyword, a Round fails, or the Rounds
    allowed are used up; then `%taskweaver save conversation.yaml`.
@@ -23,13 +24,15 @@ from twnb.base import now_iso
 from twnb.evaluation.case_file import EvalCase, ScoringPoint
 from twnb.evaluation.case_notebook import CaseNotebook, KernelFailure
 from twnb.evaluation.case_result import CaseResult, read_result, write_result
-from twnb.evaluation.case_settings import case_setup, setting_lines
+from twnb.evaluation.case_settings import CaseSetup, case_setup, setting_lines
+from twnb.evaluation.code_prefix import prefix_setup_lines
 from twnb.evaluation.eval_code import run_eval_code
 from twnb.evaluation.evaluator import ROLE as EVALUATOR_ROLE
 from twnb.evaluation.evaluator import Evaluator, Verdict
 from twnb.evaluation.model_access import CONVERSATION_FILE, ModelAccess, ModelAccessError
 from twnb.evaluation.model_calls import ModelCaller, Spend
 from twnb.evaluation.notebook_text import intro_markdown, verdicts_markdown
+from twnb.evaluation.pre_command import run_pre_commands
 from twnb.evaluation.run_spec import CaseRun
 from twnb.evaluation.virtual_user import ROLE as USER_ROLE
 from twnb.evaluation.virtual_user import VirtualUser
@@ -91,12 +94,15 @@ def run_case(
         return result
     write_result(folder, result)
     try:
+        for command in run_pre_commands(case, folder, timeout, access.redactor.redact):
+            result.notes.append(command.note())
+            progress(spec, command.note())
         _copy_data_files(case, folder)
         _converse_and_judge(
             spec,
             folder,
             access,
-            setup.settings,
+            setup,
             result,
             timeout,
             max_rounds,
@@ -132,7 +138,7 @@ def _converse_and_judge(
     spec: CaseRun,
     folder: Path,
     access: ModelAccess,
-    settings: dict[str, object],
+    setup: CaseSetup,
     result: CaseResult,
     timeout: int,
     max_rounds: int,
@@ -140,6 +146,9 @@ def _converse_and_judge(
     stop: threading.Event,
 ) -> None:
     case = spec.case
+    settings = setup.settings
+    # The prefix's hook goes in before twnb's own, so twnb's guard does not count its file as the code's.
+    prefix = prefix_setup_lines(setup.code_prefix) if setup.code_prefix else []
     env = access.agent_environment(spec.model, spec.relative)
     client = access.judge_client(folder, spec.relative)
     user = ModelCaller(client, spec.user_model, USER_ROLE, access.prices)
@@ -151,7 +160,7 @@ def _converse_and_judge(
     try:
         with notebook:
             notebook.add_markdown(intro_markdown(spec, settings, result.notes, access.redactor.redact))
-            notebook.run_setup("\n".join(["%load_ext twnb", *setting_lines(settings)]))
+            notebook.run_setup("\n".join([*prefix, "%load_ext twnb", *setting_lines(settings)]))
             request = virtual_user.first_request()
             while not virtual_user.is_done(request):
                 _check(stop)

@@ -4,8 +4,9 @@ TaskWeaver's `config_var` keys are mapped to twnb settings where twnb has one (t
 sets them with `%config TaskWeaverMagics.NAME = VALUE`, so a reader sees them). Keys twnb has no
 setting for are named in the case's notes and otherwise ignored. A case is skipped, with why, when it
 needs what twnb does not have: a role other than the Planner and the CodeInterpreter (web search,
-document retrieval, ...), TaskWeaver's container mode, shell commands to run first (`pre_command`),
-or a Python package that is not installed (`dependencies`). The plugins of the case's `app_dir`
+document retrieval, ...), TaskWeaver's container mode, or a Python package that is not installed
+(`dependencies`). Shell commands to run first (`pre_command`) are run as TaskWeaver runs them
+(pre_command.py). The plugins of the case's `app_dir`
 (`app_dir/plugins`) are the case notebook's `plugin_dirs`; TaskWeaver's plugin-only role is twnb's
 `plugin_only` setting.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.evaluation.case_file import EvalCase
+from twnb.evaluation.code_prefix import prefix_problem
 from twnb.memory import load_yaml_file
 
 __all__ = ["CaseSetup", "case_setup", "missing_dependencies", "setting_lines"]
@@ -55,7 +57,6 @@ ROLE_NEEDS = {
 EXPLAINED: dict[str, str] = {
     "planner.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
     "code_generator.prompt_compression": "twnb condenses older Rounds in every prompt by itself",
-    "code_interpreter.code_prefix": "twnb runs the code as the model wrote it",
     "code_generator.auto_plugin_selection_topk": "past six plugins twnb describes the five the request's "
     "words match best",
     "llm.model": "the model comes from --model",
@@ -73,6 +74,7 @@ class CaseSetup:
     notes: list[str] = field(default_factory=list)
     skip_reasons: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # notes said on the console too
+    code_prefix: str = ""  # TaskWeaver's code_interpreter.code_prefix (code_prefix.py)
 
     def warn(self, text: str) -> None:
         self.notes.append(text)
@@ -97,11 +99,6 @@ def case_setup(case: EvalCase) -> CaseSetup:
             setup.notes.append(
                 f"the TaskWeaver plugins of its app_dir are loaded; it names {', '.join(named)}"
             )
-    if case.pre_command:
-        setup.skip_reasons.append(
-            "it needs shell commands run first (pre_command), which twnb eval does not run: "
-            + "; ".join(case.pre_command)
-        )
     setup.skip_reasons.extend(missing_dependencies(case.dependencies))
     if case.unknown_keys:
         setup.notes.append(f"unknown case keys ignored: {', '.join(case.unknown_keys)}")
@@ -125,6 +122,15 @@ def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
             setup.skip_reasons.append(f"it needs the role {role} ({need})")
         if not missing and "planner" not in roles:
             setup.notes.append("session.roles without a planner: twnb always plans with its Planner")
+        return
+    if key == "code_interpreter.code_prefix":
+        prefix = "" if value is None else str(value)
+        problem = prefix_problem(prefix)
+        if problem is not None:
+            setup.skip_reasons.append(problem)
+        elif prefix.strip():
+            setup.code_prefix = prefix
+            setup.notes.append(f"{key} is honoured as TaskWeaver's harness runs it: {prefix.strip()}")
         return
     if key == "code_generator.enable_auto_plugin_selection":
         if value:

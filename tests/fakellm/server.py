@@ -247,6 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._over_context(body):
             return
+        self._generation = owner._begin_chat()
         served = owner.script.next_for(_system_text(body), response_format_type=_format_type(body))
         owner._record(self, body, role=served.role, deployment=deployment, query=parse_qs(parts.query))
         self._chat(body, served, model=deployment or str(body.get("model", "")))
@@ -392,6 +393,8 @@ class _Handler(BaseHTTPRequestHandler):
             size = reply.chunk_size
             for i in range(0, len(reply.reasoning), size):
                 self._pause(reply)
+                if self._interrupted():
+                    return
                 self._sse(chunk({"reasoning_content": reply.reasoning[i : i + size]}))
             content = reply.content
             limit = reply.drop_after_chars if fault == "drop" else None
@@ -403,6 +406,8 @@ class _Handler(BaseHTTPRequestHandler):
                     break
                 piece = content[i : i + size] if limit is None else content[i : min(i + size, limit)]
                 self._pause(reply)
+                if self._interrupted():
+                    return
                 self._sse(chunk({"content": piece}))
                 if stall_at and i < stall_at <= i + size:
                     self._stall(reply, chunk)
@@ -413,6 +418,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._sse({"error": {"code": 500, "message": reply.error_event, "type": "server_error"}})
                     self._end_chunks()
                     return
+            if self._interrupted():
+                return
             if fault == "malformed_sse" and not content:
                 self._write_chunk(b'data: {"choices": [{"delta": {"content": "unterminated\n\n')
             if fault == "drop":
@@ -426,6 +433,25 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def _superseded(self) -> bool:
+        owner = self.server.owner
+        return owner.one_at_a_time and owner._chats != getattr(self, "_generation", owner._chats)
+
+    def _interrupted(self) -> bool:
+        """In one_at_a_time mode, a newer request arrived: end this stream as llama-cpp-python's
+        `interrupt_requests` does, `[DONE]` with no finish reason."""
+        if not self._superseded():
+            return False
+        self._sse("[DONE]")
+        self._end_chunks()
+        return True
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep, waking early when a newer request supersedes this stream (one_at_a_time)."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0 and not self._superseded():
+            time.sleep(min(left, 0.02))
+
     def _start_stream(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
@@ -438,9 +464,9 @@ class _Handler(BaseHTTPRequestHandler):
         """`stall_s` seconds without content: silence, empty deltas or keep-alive comments."""
         end = time.monotonic() + reply.stall_s
         if reply.stall_with == "nothing":
-            time.sleep(reply.stall_s)
+            self._sleep(reply.stall_s)
             return
-        while time.monotonic() < end:
+        while time.monotonic() < end and not self._superseded():
             if reply.stall_with == "empty_deltas":
                 self._sse(chunk({"content": ""}))
             else:
@@ -449,7 +475,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _pause(self, reply: Reply) -> None:
         if reply.delay_s:
-            time.sleep(reply.delay_s)
+            self._sleep(reply.delay_s)
 
     def _drop(self, reply: Reply) -> None:
         if reply.drop_mode == "clean":
@@ -476,6 +502,7 @@ class FakeLLMServer:
         prompt_cache: bool = False,
         behaves_like: str = "openai",
         context_size: int | None = None,
+        one_at_a_time: bool = False,
     ) -> None:
         if behaves_like not in SERVERS:
             raise ValueError(f"behaves_like must be one of {list(SERVERS)}, got {behaves_like!r}")
@@ -487,6 +514,10 @@ class FakeLLMServer:
         # Like a provider's prompt cache: report as cached the longest prefix a request shares with an
         # earlier one (a reply's own `cached_tokens` still wins).
         self.prompt_cache = prompt_cache
+        # Like llama-cpp-python (`interrupt_requests`, on by default): a chat request that arrives
+        # while a reply streams ends that reply (`[DONE]`, no finish reason).
+        self.one_at_a_time = one_at_a_time
+        self._chats = 0  # chat requests so far: a stream started at an older count is superseded
         self._prompts: list[str] = []
         self._requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -567,6 +598,11 @@ class FakeLLMServer:
         with self._lock:
             self._requests.append(entry)
 
+    def _begin_chat(self) -> int:
+        with self._lock:
+            self._chats += 1
+            return self._chats
+
     def _next_id(self) -> str:
         with self._lock:
             self._ids += 1
@@ -609,6 +645,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--behaves-like", default="openai", choices=SERVERS, help="which server to act like")
     parser.add_argument("--context-size", type=int, help="the model's context in tokens (~4 characters each)")
+    parser.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="a new chat request ends the reply streaming (llama-cpp-python)",
+    )
     args = parser.parse_args(argv)
     try:
         server = FakeLLMServer(
@@ -619,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
             prompt_cache=args.prompt_cache,
             behaves_like=args.behaves_like,
             context_size=args.context_size,
+            one_at_a_time=args.one_at_a_time,
         )
     except ValueError as err:
         print(f"fakellm: {err}", file=sys.stderr)

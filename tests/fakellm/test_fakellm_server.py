@@ -324,3 +324,20 @@ def test_an_unknown_server_is_refused():
 
     with pytest.raises(ValueError, match="behaves_like must be one of"):
         FakeLLMServer(behaves_like="mystery")
+
+
+def test_one_at_a_time_a_second_request_ends_the_reply_streaming_without_a_finish_reason(fake_llm):
+    fake_llm.one_at_a_time = True
+    fake_llm.load({"*": [{"content": "a long first reply", "chunk_size": 1, "delay_s": 0.2}, "second"]})
+    client = sdk(fake_llm.base_url)
+    first = client.chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": "go"}], stream=True
+    )
+    chunks = iter(first)
+    next(chunks)  # the first reply is streaming
+
+    assert ask(client, None) == "second"
+    rest = list(chunks)
+    text = "".join(c.choices[0].delta.content or "" for c in rest if c.choices)
+    assert len(text) < len("a long first reply")
+    assert all(c.choices[0].finish_reason is None for c in rest if c.choices)

@@ -26,6 +26,14 @@ from twnb.evaluation.report import RunEntry, report_html, report_markdown
 from twnb.evaluation.results_csv import write_results_csv
 from twnb.evaluation.run_spec import CaseRun
 from twnb.evaluation.score_table import ScoreTable
+from twnb.evaluation.server_watch import (
+    MAX_CONNECT_FAILURES,
+    ONE_AT_A_TIME,
+    RunGate,
+    could_not_connect,
+    stopped_line,
+    stream_was_cut,
+)
 
 __all__ = [
     "EvalError",
@@ -273,13 +281,15 @@ def _run_all(
 ) -> list[CaseResult]:
     lock = threading.Lock()
     stop = threading.Event()
+    gate = RunGate(options.jobs)
     numbers = {_key(spec): number for number, spec in enumerate(plan, start=1)}
+    no_connection: list[str] = []  # the server's URL, once per run in a row that could not connect
 
     def say(spec: CaseRun, text: str) -> None:
         with lock:
             progress(f"[{numbers[_key(spec)]}/{len(plan)}] {spec.label}: {text}")
 
-    def one(spec: CaseRun) -> CaseResult:
+    def attempt(spec: CaseRun) -> CaseResult:
         say(spec, "started")
         try:
             return run_case(
@@ -297,19 +307,51 @@ def _run_all(
                 spec.run, status="error", failures=[str(error)],
             )  # fmt: skip
 
+    def one(spec: CaseRun) -> CaseResult | None:
+        """The run's result; None when it was not started (the server could not be reached)."""
+        for _ in range(2):
+            with gate.slot() as may_start:
+                if not may_start:
+                    return None
+                side_by_side = gate.limit > 1
+                result = attempt(spec)
+            if not (side_by_side and stream_was_cut(result)):
+                break
+            if gate.one_at_a_time():
+                with lock:
+                    progress(f"twnb eval: {ONE_AT_A_TIME}")
+        _watch_connection(result)
+        return result
+
+    def _watch_connection(result: CaseResult) -> None:
+        url = could_not_connect(result)
+        with lock:
+            if url is None:
+                if result.status != "skipped":  # a skipped run never talked to the server
+                    no_connection.clear()
+                return
+            no_connection.append(url)
+            if len(no_connection) >= MAX_CONNECT_FAILURES:
+                gate.halt()
+
     if options.jobs == 1:
-        return [one(spec) for spec in plan]
-    results: list[CaseResult] = []
-    pool = ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="twnb-eval")
-    try:
-        futures = [pool.submit(one, spec) for spec in plan]
-        results.extend(future.result() for future in as_completed(futures))
-    except KeyboardInterrupt:
-        # Runs not started are dropped; those running end after the cell they are in.
-        stop.set()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        outcomes = [one(spec) for spec in plan]
+    else:
+        outcomes = []
+        pool = ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="twnb-eval")
+        try:
+            futures = [pool.submit(one, spec) for spec in plan]
+            outcomes.extend(future.result() for future in as_completed(futures))
+        except KeyboardInterrupt:
+            # Runs not started are dropped; those running end after the cell they are in.
+            stop.set()
+            gate.halt()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    results = [result for result in outcomes if result is not None]
+    if gate.halted:
+        progress(stopped_line(no_connection[-1], len(outcomes) - len(results)))
     order = {_key(spec): i for i, spec in enumerate(plan)}
     return sorted(results, key=lambda r: order.get((r.model, r.case, r.run), len(order)))
 

@@ -155,13 +155,14 @@ def _converse_and_judge(
     judge = ModelCaller(client, spec.evaluator_model, EVALUATOR_ROLE, access.prices)
     virtual_user = VirtualUser(user, case.task_description)
     notebook = CaseNotebook(folder, f"{case.name}.ipynb", env, timeout)
-    result.notebook = notebook.path.name
     limit = case.max_rounds or max_rounds
     try:
+        # Asked before the kernel starts: a server that is down fails the run at once.
+        request = virtual_user.first_request()
+        result.notebook = notebook.path.name
         with notebook:
             notebook.add_markdown(intro_markdown(spec, settings, result.notes, access.redactor.redact))
             notebook.run_setup("\n".join([*prefix, "%load_ext twnb", *setting_lines(settings)]))
-            request = virtual_user.first_request()
             while not virtual_user.is_done(request):
                 _check(stop)
                 # The request becomes a cell of a saved notebook: no secret may go there.

@@ -129,8 +129,8 @@ def run_case(
         progress(
             spec, f"scored {_number(result.score)} of {_number(result.max_score)} in {result.seconds:.1f} s"
         )
-    else:
-        progress(spec, f"{result.status}: " + "; ".join(result.failures))
+    else:  # one line, however many lines a failure's text has
+        progress(spec, f"{result.status}: " + "; ".join(" ".join(f.split()) for f in result.failures))
     return result
 
 
@@ -265,7 +265,10 @@ def _copy_data_files(case: EvalCase, folder: Path) -> None:
     for name in case.data_files:
         source = case.folder / name
         if not source.exists():
-            raise FileNotFoundError(f"the data file {name} is not beside the case file ({source})")
+            raise FileNotFoundError(
+                f"the data file {name} is not beside the case file ({source}): put it there, or take it out "
+                "of the case's data_files"
+            )
         target = folder / Path(name).name
         if source.is_dir():
             shutil.copytree(source, target)

@@ -21,7 +21,7 @@ from twnb._version import __version__
 from twnb.base import now_iso
 from twnb.evaluation.case_result import CaseResult
 from twnb.evaluation.notebook_text import verdict_table
-from twnb.evaluation.score_table import ScoreTable, format_cost, format_seconds
+from twnb.evaluation.score_table import ScoreTable, format_cost, format_seconds, format_tokens
 from twnb.render import escape_markdown_inline, markdown_html
 
 __all__ = ["RunEntry", "report_html", "report_markdown"]
@@ -117,7 +117,8 @@ def _run_section(entry: RunEntry, text: Callable[[str], str]) -> list[str]:
     lines = [
         f"### {text(result.case)}: `{result.model}`{run}: {score}",
         "",
-        f"{result.rounds} Rounds; tokens {spend.input_tokens:,} in, {spend.output_tokens:,} out; cost "
+        f"{result.rounds} Rounds; tokens {text(format_tokens(spend.input_tokens, spend))} in, "
+        f"{text(format_tokens(spend.output_tokens, spend))} out; cost "
         f"{format_cost(spend)}; {format_seconds(result.seconds)}. " + ", ".join(files) + ".",
     ]
     if result.verdicts:

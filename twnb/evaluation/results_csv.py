@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from twnb.evaluation.case_result import CaseResult
+from twnb.evaluation.score_table import format_tokens
 
 __all__ = ["CSV_COLUMNS", "TASKWEAVER_COLUMNS", "write_results_csv"]
 
@@ -56,8 +57,8 @@ def _row(result: CaseResult, folder: str) -> dict[str, str]:
         "points_hit": str(sum(1 for v in result.verdicts if v.hit)) if result.verdicts else "",
         "points": str(len(result.verdicts)) if result.verdicts else "",
         "rounds": str(result.rounds),
-        "input_tokens": str(spend.input_tokens),
-        "output_tokens": str(spend.output_tokens),
+        "input_tokens": format_tokens(spend.input_tokens, spend, grouped=False),
+        "output_tokens": format_tokens(spend.output_tokens, spend, grouped=False),
         "cost": "" if spend.cost is None else f"{spend.cost:.6f}",
         "seconds": f"{result.seconds:.1f}",
         "user_model": result.user_model,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from twnb.evaluation.case_result import CaseResult
 from twnb.evaluation.model_calls import Spend
 
-__all__ = ["Cell", "ModelTotals", "ScoreTable", "format_cost", "format_seconds"]
+__all__ = ["Cell", "ModelTotals", "ScoreTable", "format_cost", "format_seconds", "format_tokens"]
 
 
 @dataclass
@@ -128,9 +128,7 @@ class ScoreTable:
             rows.append(row)
         totals = [self.totals(model) for model in self.models]
         rows.append(["mean score", *(_mean_text(t) for t in totals)])
-        rows.append(
-            ["tokens in / out", *(f"{t.spend.input_tokens:,} / {t.spend.output_tokens:,}" for t in totals)]
-        )
+        rows.append(["tokens in / out", *(_tokens_text(t.spend) for t in totals)])
         rows.append(["cost", *(format_cost(t.spend) for t in totals)])
         rows.append(["time", *(format_seconds(t.seconds) for t in totals)])
         return rows
@@ -163,6 +161,17 @@ def format_cost(spend: Spend) -> str:
             else f"- ({spend.unpriced} calls without a price)"
         )
     return f"{spend.cost:.4f}" if spend.cost < 1 else f"{spend.cost:,.2f}"
+
+
+def _tokens_text(spend: Spend) -> str:
+    return f"{format_tokens(spend.input_tokens, spend)} / {format_tokens(spend.output_tokens, spend)}"
+
+
+def format_tokens(count: int, spend: Spend, *, grouped: bool = True) -> str:
+    """A token count, `~` in front when some of the calls behind it were estimated (the server sent no
+    counts), so an estimate never reads as a measurement."""
+    text = f"{count:,}" if grouped else str(count)
+    return f"~{text}" if spend.estimated else text
 
 
 def format_seconds(seconds: float) -> str:

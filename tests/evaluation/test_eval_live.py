@@ -276,7 +276,7 @@ def test_the_case_notebook_is_what_a_person_would_read(tmp_path, live, make_case
     _evaluate(tmp_path, [tmp_path / "cases"], models=["agent-model"])
     nb = nbformat.read(tmp_path / "out" / "agent-model" / "calc" / "calc.ipynb", as_version=4)
     sources = [cell.source for cell in nb.cells]
-    assert sources[1] == "%load_ext twnb\n%config TaskWeaverMagics.verify = False"
+    assert sources[1] == "%load_ext twnb\n%config TaskWeaverMagics.taskweaver_verification = False"
     assert sources[2] == "%%taskweaver\nWhat is 6 times 7?"
     assert sources[3] == "%taskweaver save conversation.yaml"
     assert "planner.prompt_compression: not mapped" in sources[0]
@@ -284,7 +284,9 @@ def test_the_case_notebook_is_what_a_person_would_read(tmp_path, live, make_case
 
 
 def test_a_kernel_that_dies_is_an_error_with_why_and_the_next_case_still_runs(tmp_path, live, make_case):
-    make_case("dies", config_var={"code_interpreter.code_verification_on": False})
+    # twnb's guard would refuse os._exit: the case turns it off with a twnb.yaml beside its notebook
+    # (a case's code_verification_on: false cannot, by design).
+    make_case("dies", data={"twnb.yaml": "code_interpreter:\n  verify: false\n"}, data_files=["twnb.yaml"])
     make_case("lives")
     live.load(
         _script(

@@ -94,3 +94,14 @@ def test_a_case_whose_app_dir_is_there_says_nothing_of_it(tmp_path, make_case):
     (tmp_path / "project").mkdir()
     setup = case_setup(read_case(make_case("at_home", app_dir="../project/")))
     assert not any("app_dir" in note for note in setup.notes)
+
+
+def test_the_command_counts_invalid_files_and_exits_1(clean_env, make_case, capsys):
+    from twnb.cli import main
+
+    broken = make_case("broken")
+    broken.write_text("task_description: x\nscoring_points: [\n")
+    assert main(["eval", str(broken.parent.parent), "--model", "m", "-o", "out"]) == 1
+    captured = capsys.readouterr()
+    assert "twnb eval: 1 run: 1 invalid" in captured.out
+    assert "twnb eval: 1 case file(s) are invalid; fix them (the report says how)." in captured.err

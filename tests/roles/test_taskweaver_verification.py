@@ -142,3 +142,12 @@ def test_with_twnbs_verification_off_a_case_still_gets_taskweavers_rules():
     refused = verify_code("import os\n", config)
     assert [r.message for r in refused or []] == ["Importing module 'os' is not allowed."]
     assert "Import only these modules: pandas" in config.describe()
+
+
+def test_the_model_is_told_one_list_of_imports_both_rule_sets_allow():
+    text = VerificationConfig(taskweaver=TaskWeaverRules()).describe()
+    assert (
+        "- Allowed imports: datetime, matplotlib, numpy, pandas, scipy, seaborn, sklearn, typing.\n" in text
+    )
+    assert "open" in text.split("- Never call: ")[1].split("\n")[0]
+    assert "Import only" not in text

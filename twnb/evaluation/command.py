@@ -66,7 +66,14 @@ def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "--evaluator-model", metavar="M", help="the evaluator's model (default: the agent's)"
     )
     evaluate.add_argument("--repeat", type=_count, default=1, metavar="N", help="runs per case and model (1)")
-    evaluate.add_argument("-j", "--jobs", type=_count, default=1, metavar="N", help="cases run at once (1)")
+    evaluate.add_argument(
+        "-j",
+        "--jobs",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="cases run at once (1); a server that serves one request at a time is noticed and gets one",
+    )
     evaluate.add_argument(
         "--resume",
         action="store_true",

@@ -271,15 +271,27 @@ class VerificationConfig:
     taskweaver: TaskWeaverRules | None = None
 
     def describe(self) -> str:
-        """The rules in a few lines, for the CodeInterpreter's system prompt (stable text: sorted)."""
-        extra = self.taskweaver.describe() if self.taskweaver is not None else ""
+        """The rules in a few lines, for the CodeInterpreter's system prompt (stable text: sorted).
+        With TaskWeaver's rules too, one list of each: the imports both allow, the calls either
+        refuses (the model is never told two lists that disagree)."""
+        rules = self.taskweaver
         if not self.enabled:
-            return extra
-        modules = "any module" if self.allowed_modules is None else ", ".join(sorted(self.allowed_modules))
-        blocked = ", ".join(sorted(self.blocked_functions))
-        return (
+            return rules.describe() if rules is not None else ""
+        allowed = self.allowed_modules
+        blocked_functions = set(self.blocked_functions)
+        if rules is not None:
+            if rules.allowed_modules is not None:
+                tw_allowed = frozenset(rules.allowed_modules)
+                allowed = tw_allowed if allowed is None else allowed & tw_allowed
+            blocked_functions |= set(rules.blocked_functions or ())
+        modules = "any module" if allowed is None else (", ".join(sorted(allowed)) or "none")
+        blocked = ", ".join(sorted(blocked_functions))
+        text = (
             f"- Allowed imports: {modules}.\n"
             f"- Never call: {blocked}.\n"
             "- No dunder attributes (such as __class__ or __dict__) except __version__, __name__, __doc__.\n"
             "- No shell escapes (!cmd), no %pip or %conda installs: if a package is missing, say so.\n"
-        ) + extra
+        )
+        if rules is not None:
+            text += "- No magic commands at all (such as %matplotlib or %time).\n"
+        return text

@@ -62,7 +62,7 @@ def test_a_rerun_reproduces_matching_cells_and_lists_the_one_that_diverged(tmp_p
     (differing,) = report.differing
     assert (
         differing.round_number == 3
-        and differing.comparison.reason == "stdout differs: recorded '42', now '43'"
+        and differing.comparison.reason == "stdout line 1 differs: recorded '42', now '43'"
     )
     saved = nbformat.read(built.path, as_version=4)
     assert saved.cells[differing.index].metadata["twnb"]["rerun"]["reproduced"] is False

@@ -258,8 +258,12 @@ def _conversation_to_notebook(
             f"Copied {len(result.copied_artifacts)} artifact{_s(len(result.copied_artifacts))} "
             f"into {out.parent / folder}."
         )
+    written = _written_by_rerun(result.missing_artifacts, cwd) if outcome.rerun is not None else {}
     outcome.lines += [
-        f"Artifact not found (its link is left as it was): {p}" for p in result.missing_artifacts
+        f"Artifact written by the re-run, found at {written[p]}."
+        if p in written
+        else f"Artifact not found (its link is left as it was): {p}"
+        for p in result.missing_artifacts
     ]
     outcome.lines += [
         f"Artifact outside the conversation's folders, not copied: {p}" for p in result.refused_artifacts
@@ -272,6 +276,18 @@ def _conversation_to_notebook(
     if outcome.rerun is not None:
         outcome.lines += [redactor.redact(line) for line in _rerun_lines(outcome.rerun, out)]
     return outcome
+
+
+def _written_by_rerun(missing: list[str], cwd: Path) -> dict[str, Path]:
+    """The artifacts missing when the notebook was built that the re-run then wrote (its code ran in
+    `cwd`, where a relative path is read): path as recorded -> where it is now."""
+    found: dict[str, Path] = {}
+    for recorded in missing:
+        path = Path(recorded).expanduser()
+        where = path if path.is_absolute() else cwd / path
+        if where.is_file():
+            found[recorded] = where
+    return found
 
 
 def _plugin_binding(needed: list[str]) -> str:

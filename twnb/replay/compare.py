@@ -104,8 +104,13 @@ def _items(outputs: Iterable[Mapping[str, Any]], strict_images: bool) -> list[tu
             items.append(_display_item(output.get("data") or {}, output.get("metadata") or {}, strict_images))
         elif kind == "error":
             items.append(("error", f"{output.get('ename', '')}: {normalise(str(output.get('evalue', '')))}"))
-    stream_items = [(name, normalise("".join(parts))) for name, parts in sorted(streams.items())]
-    return [(name, text) for name, text in stream_items if text] + items
+    stream_items = [(name, _lines("".join(parts))) for name, parts in sorted(streams.items())]
+    return [(name, lines) for name, lines in stream_items if lines] + items
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    """A text as its normalised non-empty lines: a difference can then be named by its line."""
+    return tuple(line for line in (normalise(raw) for raw in strip_ansi(text).splitlines()) if line)
 
 
 def _display_item(data: Mapping[str, Any], metadata: Mapping[str, Any], strict: bool) -> tuple[str, Any]:
@@ -116,7 +121,7 @@ def _display_item(data: Mapping[str, Any], metadata: Mapping[str, Any], strict: 
                 return ("image", hashlib.sha256(raw.encode()).hexdigest())
             return ("image", _dimensions(mime, raw, metadata.get(mime)))
     if "text/plain" in data:
-        return ("text", normalise(text_of(data["text/plain"])))
+        return ("text", _lines(text_of(data["text/plain"])))
     return ("data", sorted(data))
 
 
@@ -173,7 +178,48 @@ def _difference(old: tuple[str, Any] | None, now: tuple[str, Any] | None) -> str
         return f"recorded {old[0]} missing now: {_short(str(old[1]))!r}"
     if old[0] != now[0]:
         return f"recorded {old[0]}, now {now[0]}"
+    if old[0] not in ("image", "error", "data") and isinstance(old[1], tuple) and isinstance(now[1], tuple):
+        return _line_difference(old[0], old[1], now[1])
     return f"{old[0]} differs: recorded {_short(str(old[1]))!r}, now {_short(str(now[1]))!r}"
+
+
+def _line_difference(kind: str, old: tuple[str, ...], now: tuple[str, ...]) -> str:
+    """The first differing line, each side shown from a little before its first differing character;
+    in a table (a header line, then rows of an index and one value per column), its row and column."""
+    index = next(i for i in range(max(len(old), len(now))) if _at(old, i) != _at(now, i))
+    before, after = _at(old, index), _at(now, index)
+    if not before or not after:
+        missing = "missing now" if not after else "new"
+        return f"{kind} line {index + 1} {missing}: {_short(before or after)!r}"
+    cell = _table_cell(old[0], before, after) if index else None
+    where = f" (row {cell[0]}, column {cell[1]!r})" if cell else ""
+    start = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), None)
+    start = min(len(before), len(after)) if start is None else start
+    return (
+        f"{kind} line {index + 1} differs{where}: recorded {_from(before, start)!r}, "
+        f"now {_from(after, start)!r}"
+    )
+
+
+def _at(lines: tuple[str, ...], index: int) -> str:
+    return lines[index] if index < len(lines) else ""
+
+
+def _table_cell(header: str, before: str, after: str) -> tuple[str, str] | None:
+    """(row label, column name) of the first differing value, when both lines are rows of the table
+    whose header is `header`; None for text that is not a table."""
+    columns, old, new = header.split(), before.split(), after.split()
+    if not columns or len(old) != len(columns) + 1 or len(new) != len(columns) + 1 or old[0] != new[0]:
+        return None
+    column = next(i for i in range(1, len(old)) if old[i] != new[i]) if old != new else None
+    return (old[0], columns[column - 1]) if column is not None else None
+
+
+def _from(text: str, start: int, limit: int = 60) -> str:
+    """`text` from a little before `start` (marked … when cut), at most `limit` characters."""
+    begin = max(0, start - 20)
+    shown = ("…" if begin else "") + text[begin:]
+    return _short(shown, limit)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from twnb.memory import Conversation
 from twnb.render import MIME_TYPE
 from twnb.replay.errors import ReplayError
+from twnb.replay.shown_code import refuse_code_not_shown
 from twnb.session import absolute_artifact_paths, checked_conversation
 
 MAX_NOTEBOOK_BYTES = 512 * 1024 * 1024  # refuse before reading what could not be a notebook
@@ -41,6 +42,7 @@ def read_notebook(path: str | os.PathLike[str]) -> ImportedNotebook:
         conversation = Conversation.from_dict(twnb["conversation"], keep_ids=True, source=str(path))
         session_id = twnb.get("session_id") if isinstance(twnb.get("session_id"), str) else None
         source = "metadata"
+        refuse_code_not_shown(nb, conversation, path)  # what runs is what the cells show
     else:
         payloads = list(_round_payloads(nb))
         if not payloads:

@@ -6,8 +6,9 @@ cells of an exported notebook, and `%%taskweaver` cells and twnb's line magics i
 in. A `%%taskweaver` cell is not asked again (that would call a model): the code its Round ran follows
 it as new cells, marked as the Round's, and runs in its place. What each cell is compared with:
 
-- the Round's code: the outputs its execution recorded (the conversation's, uncut), or, for code that
-  is not in the conversation, the outputs the cell holds;
+- the Round's code: the outputs the cell shows (what nbviewer and JupyterLab draw, not the metadata's
+  copy: an output edited by hand is what a reader believes); where the export cut a large output, the
+  conversation's full output, if cutting it again gives exactly what the cell shows;
 - the user's own cells: the outputs the cell holds; a cell exported with none (a user cell recorded
   before a Round, whose outputs are not kept) reproduces when it raises exactly as it did.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.kernel import is_twnb_command
 from twnb.render import MIME_TYPE
+from twnb.replay.large_outputs import cut_large_outputs
 from twnb.replay.nodes import code_cell
 from twnb.replay.notebook_cells import SHOW_COMMAND, CodePiece, clean_output, code_piece
 
@@ -77,10 +79,11 @@ def _recorded_piece(cell: NotebookNode, meta: Mapping[str, Any], posts: Mapping[
     """An exported cell of a Round's code: compared with what its execution recorded."""
     found = posts.get(str(meta.get("post_id")))
     recorded = code_piece(found[0].id, found[1]) if found is not None else None
-    if recorded is not None:
-        recorded.code = cell.source
-        return recorded
     outputs = [o for o in (clean_output(dict(output)) for output in cell.outputs) if o is not None]
+    if recorded is not None:  # its code is the cell's: read_notebook refused the notebook otherwise
+        recorded.code = cell.source
+        recorded.outputs = _shown_or_uncut(outputs, recorded.outputs, meta.get("cut_outputs"))
+        return recorded
     kind = "text" if meta.get("recorded") == "text" else "outputs"
     return CodePiece(
         str(meta.get("round_id", "")),
@@ -90,6 +93,17 @@ def _recorded_piece(cell: NotebookNode, meta: Mapping[str, Any], posts: Mapping[
         kind,
         bool(meta.get("failed")),
     )
+
+
+def _shown_or_uncut(shown: list[Any], recorded: list[Any], cuts: Any) -> list[Any]:
+    """What the re-run must reproduce: the outputs the cell shows (what a reader sees), or, when the
+    export cut large ones, the recorded full outputs, if cutting them again gives exactly what is shown."""
+    if not isinstance(cuts, list) or not cuts:
+        return shown
+    files = iter([str(cut.get("file", "")) for cut in cuts if isinstance(cut, Mapping)])
+    again = copy.deepcopy(recorded)
+    cut_large_outputs(again, keep=lambda _text, _suffix: next(files, ""))
+    return recorded if again == shown else shown
 
 
 def _users_piece(cell: NotebookNode, meta: Mapping[str, Any], round_id: str) -> CodePiece:

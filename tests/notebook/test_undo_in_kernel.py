@@ -53,3 +53,30 @@ def test_undo_puts_the_kernel_and_files_back_and_greys_the_rounds_output(fake_ll
     assert cell_text(nb.cells[3]).strip() == f"Round 1: {undone}"
     saved = json.loads((tmp_path / "run.ipynb").read_text())
     assert "twnb-undone" in json.dumps(saved["cells"][2]["outputs"])
+
+
+def test_undo_writes_nothing_through_a_symlink_swapped_in_since_the_round(
+    fake_llm, tmp_path, tmp_path_factory
+):
+    to_code = planner("Add totals.", send_to="CodeInterpreter", step="1. compute 6 times 7")
+    done = planner("Done.", send_to="User", step="2. report the answer", stop="Completed")
+    fake_llm.load(
+        {
+            "Planner": [{"content": to_code}, {"content": done}],
+            "CodeInterpreter": [{"content": code('open("sales.csv", "w").write("overwritten")')}],
+        }
+    )
+    victim = tmp_path_factory.mktemp("outside") / "victim.txt"
+    victim.write_text("not the notebook's")
+    (tmp_path / "sales.csv").write_text("price\n1\n")
+    cells = [
+        "%load_ext twnb",
+        "%%taskweaver\nAdd totals.",
+        f"import os\nos.remove('sales.csv')\nos.symlink({str(victim)!r}, 'sales.csv')",
+        "%taskweaver undo",
+    ]
+    nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
+    assert victim.read_text() == "not the notebook's"
+    assert "`sales.csv` was not restored: it, or a folder above it, is now a symlink" in cell_text(
+        nb.cells[3]
+    )

@@ -44,6 +44,7 @@ from twnb.kernel.in_place_estimate import (
     over_budget_line,
     size_text,
 )
+from twnb.kernel.undo_paths import unsafe_reason, write_back
 from twnb.kernel.variables import namespace_signatures
 
 UNDONE_FOLDER = "twnb-undone"
@@ -354,11 +355,15 @@ class UndoLog:
                 changed.append(name)
         return changed
 
-    def undo(self, execution_ids: list[str], moved_to: Path) -> UndoReport:
+    def undo(self, execution_ids: list[str], moved_to: Path, *, within: Path | None = None) -> UndoReport:
         """Put back what these runs (in the order they ran) changed, the last run first, and release
-        their snapshots. Files the runs created are moved into `moved_to`."""
+        their snapshots. Files the runs created are moved into `moved_to`. Only files inside `within`
+        (the notebook's folder; by default the folder holding `moved_to`), reached without a symlink,
+        are written, moved or restored (undo_paths.py); the others are named in `not_undone`."""
         namespace = self.namespace
         report = UndoReport()
+        folder = within if within is not None else moved_to.parent
+        aside_refused = unsafe_reason(moved_to, folder, must_exist=False)
         for execution_id in reversed(execution_ids):
             snapshot = self.snapshots.get(execution_id)
             if snapshot is None:
@@ -379,13 +384,25 @@ class UndoLog:
                 namespace[kept.name] = _restore(kept)
                 report.restored.append(kept.name)
             for path in snapshot.created_files:
+                refused = aside_refused or unsafe_reason(path, folder, must_exist=False)
+                if refused is not None:
+                    if os.path.lexists(path):
+                        report.not_undone.append(
+                            f"`{os.path.basename(path)}` was left where it is: {refused}"
+                        )
+                    continue
                 moved = _move_aside(path, moved_to)
                 if moved is not None:
                     report.files_moved[path] = moved
             for kept_file in snapshot.files:
                 if kept_file.copy_path is not None:
+                    refused = unsafe_reason(kept_file.path, folder, must_exist=False)
+                    if refused is not None:
+                        name = os.path.basename(kept_file.path)
+                        report.not_undone.append(f"`{name}` was not restored: {refused}")
+                        continue
                     try:
-                        shutil.copy2(kept_file.copy_path, kept_file.path)
+                        write_back(kept_file.copy_path, kept_file.path)
                         report.files_restored.append(kept_file.path)
                         continue
                     except OSError as error:
@@ -462,7 +479,7 @@ def _restore_columns(frame: Any, saved: dict[str, Any], order: list[str]) -> Any
 def _move_aside(path: str, folder: Path) -> str | None:
     """Move a file the undone run created into `folder`, keeping its name (numbered if taken)."""
     source = Path(path)
-    if not source.is_file():
+    if not source.is_file() or source.is_symlink():
         return None
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / source.name

@@ -91,7 +91,7 @@ def undo_round(
             f"%taskweaver undo {number} --force undoes it anyway (their later changes are lost).",
             round,
         )
-    report = log.undo(ids, workdir / UNDONE_FOLDER / round.id)
+    report = log.undo(ids, workdir / UNDONE_FOLDER / round.id, within=workdir)
     record = _record(report, changed if force else {}, workdir)
     round.extra["undone"] = record
     return UndoOutcome(True, f"Round {number}: {record['line']}", round)
@@ -102,7 +102,7 @@ def undo_piece(log: UndoLog, post_id: str, round: Round, workdir: Path) -> Undon
     None when its run keeps no snapshot (code run elsewhere)."""
     if log.get(post_id) is None:
         return None
-    report = log.undo([post_id], workdir / UNDONE_FOLDER / round.id)
+    report = log.undo([post_id], workdir / UNDONE_FOLDER / round.id, within=workdir)
     return _record(report, {}, workdir)
 
 

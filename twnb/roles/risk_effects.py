@@ -97,10 +97,18 @@ OPENERS = frozenset(
 )
 # pathlib's classes, by name (however they were imported: `from pathlib import Path as P`).
 PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"})
-# os.open's flags that write (judged by name: `os.O_WRONLY | os.O_CREAT`).
-WRITE_FLAGS = frozenset({"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"})
-# Calls that write the file their second argument names (`os.symlink(src, dst)`).
+# os.open's flags that only read (judged by name: `os.O_RDONLY | os.O_CLOEXEC`); any other flag, a
+# number or a name holding flags may write.
+READ_FLAGS = frozenset(
+    {"O_RDONLY", "O_CLOEXEC", "O_NOFOLLOW", "O_DIRECTORY", "O_NONBLOCK", "O_NOCTTY", "O_NOATIME", "O_BINARY"}
+)
+# Calls that write the file their second argument names (`os.symlink(src, dst)`); a write through that
+# name later writes the file the first names.
 LINKERS = frozenset({"os.symlink", "os.link"})
+# numpy's memory maps: opened for writing unless their mode says read or copy-on-write (the default,
+# "r+", writes the file in place).
+MEMMAPS = {"memmap": 2, "open_memmap": 1}  # name -> position of `mode`
+READ_MAP_MODES = frozenset({"r", "c", "readonly", "copyonwrite"})
 # Imports by a computed name: what the imported module then does cannot be read.
 DYNAMIC_IMPORTS = frozenset(
     {"importlib.import_module", "importlib.__import__", "runpy.run_module", "runpy.run_path"}
@@ -235,6 +243,7 @@ class _EffectWalk(ast.NodeVisitor):
         self.paths: dict[str, PathGuess] = {}  # names the code binds to paths (or to other objects)
         self.path_objects: set[str] = set()  # names bound to pathlib paths
         self.handles: set[str] = set()  # names bound to open files and buffers
+        self.links: dict[str, PathGuess] = {}  # a link the code made (its path) -> the file it names
         self.effects: list[Effect] = []
 
     # -- reporting -----------------------------------------------------------------------------------
@@ -245,7 +254,22 @@ class _EffectWalk(ast.NodeVisitor):
         return text if len(text) <= 80 else text[:79] + "…"
 
     def add(self, kind: str, node: ast.AST, path: PathGuess | None = None, subject: str = "") -> None:
+        if kind in (WRITE, CREATE, MAYBE_WRITE) and path is not None and path.text is not None:
+            linked = self.links.get(os.path.normpath(path.text))
+            if linked is not None:  # a link the code made: the write lands in the file it names
+                kind, path = WRITE, linked
         self.effects.append(Effect(kind, getattr(node, "lineno", 0), self.shown(node), path, subject))
+
+    def linked(self, link: PathGuess, target: PathGuess, *, symbolic: bool) -> None:
+        """The code makes `link` a name of `target` (a symlink's relative target is read from the
+        link's folder)."""
+        if link.text is None:
+            return
+        if symbolic and target.text is not None and not os.path.isabs(os.path.expanduser(target.text)):
+            target = PathGuess(os.path.join(os.path.dirname(link.text), target.text))
+        elif target.text is None:
+            target = UNKNOWN
+        self.links[os.path.normpath(link.text)] = target
 
     # -- names ---------------------------------------------------------------------------------------
 
@@ -620,14 +644,12 @@ class _EffectWalk(ast.NodeVisitor):
             self.add(WRITE, node, self.path_of(_argument(node, 0, "target")))
         elif dotted == "os.open":
             flags = _argument(node, 1, "flags")
-            names = (
-                {n.attr if isinstance(n, ast.Attribute) else getattr(n, "id", "") for n in ast.walk(flags)}
-                if flags
-                else set()
-            )
-            if flags is not None and (
-                names & WRITE_FLAGS or not isinstance(flags, ast.Attribute | ast.Name | ast.BinOp)
-            ):
+            names = {
+                n.attr if isinstance(n, ast.Attribute) else self.aliases.get(n.id, n.id).rpartition(".")[2]
+                for n in (ast.walk(flags) if flags is not None else ())
+                if isinstance(n, ast.Attribute | ast.Name)
+            }
+            if flags is None or names - READ_FLAGS - {"os"} or not _flag_names_only(flags):
                 self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
         elif leaf in ("extractall", "extract", "unpack_archive"):
             # an archive's members land in a folder, under names the archive holds
@@ -646,7 +668,19 @@ class _EffectWalk(ast.NodeVisitor):
         elif dotted == "os.truncate":
             self.add(WRITE, node, self.path_of(_argument(node, 0, "path")))
         elif dotted in LINKERS:
-            self.add(WRITE, node, self.path_of(_argument(node, 1, "dst")))
+            link = self.path_of(_argument(node, 1, "dst"))
+            self.add(WRITE, node, link)
+            self.linked(link, self.path_of(_argument(node, 0, "src")), symbolic=dotted == "os.symlink")
+        elif (
+            method and obj is not None and leaf in ("symlink_to", "hardlink_to") and self.is_path_object(obj)
+        ):
+            link = self.path_of(obj)
+            self.add(WRITE, node, link)
+            self.linked(link, self.path_of(_argument(node, 0, "target")), symbolic=leaf == "symlink_to")
+        elif leaf in MEMMAPS and (dotted.startswith("numpy") or not dotted):
+            mode = _argument(node, MEMMAPS[leaf], "mode")
+            if _constant(mode) not in READ_MAP_MODES:  # the default, "r+", writes the file
+                self.add(WRITE, node, self.path_of(_argument(node, 0, "filename")))
         elif dotted in MAKERS:
             self.add(CREATE, node, self.path_of(_argument(node, 0, "name", "path")))
         elif dotted in DELETERS:
@@ -695,6 +729,14 @@ class _EffectWalk(ast.NodeVisitor):
             self.add(CREATE, node, path)
         elif any(c in mode for c in "wa+"):
             self.add(WRITE, node, path)
+
+
+def _flag_names_only(flags: ast.AST) -> bool:
+    """`os.O_RDONLY | os.O_CLOEXEC`: flags spelled by name (a number or a call may say anything)."""
+    return all(
+        isinstance(part, ast.Attribute | ast.Name | ast.BinOp | ast.BitOr | ast.Load)
+        for part in ast.walk(flags)
+    )
 
 
 def _leaf(func: ast.AST) -> str:

@@ -275,7 +275,7 @@ def _judge_write(path: PathGuess, effect: Effect, place: RiskPlace, where: str) 
         shown_folder = _shown(folder, place)
         if _under(folder, place.artifacts):
             return None
-        if not _under(folder, place.folder):
+        if not _under(folder, place.folder) or not _under(os.path.realpath(folder), _real(place.folder)):
             return RiskFinding(
                 OUTSIDE, shown_folder, effect.line, f"it writes outside the notebook's folder ({where})"
             )
@@ -290,11 +290,18 @@ def _judge_write(path: PathGuess, effect: Effect, place: RiskPlace, where: str) 
         )
     target = _absolute(path.text, place)
     shown = _shown(target, place)
-    if _under(target, place.artifacts):
+    # Judged as the file system will see it: through links that exist now (a folder or file that is a
+    # symlink to elsewhere is elsewhere).
+    real = os.path.realpath(target)
+    if _under(real, _real(place.artifacts)) and _under(target, place.artifacts):
         return None
-    if not _under(target, place.folder):
+    if not _under(real, _real(place.folder)):
+        through = f" (a link to {real})" if _under(target, place.folder) else ""
         return RiskFinding(
-            OUTSIDE, shown, effect.line, f"it writes {shown}, outside the notebook's folder ({where})"
+            OUTSIDE,
+            shown,
+            effect.line,
+            f"it writes {shown}{through}, outside the notebook's folder ({where})",
         )
     if effect.kind == CREATE or not os.path.lexists(target):
         return None
@@ -316,6 +323,10 @@ def _judge_delete(path: PathGuess, effect: Effect, place: RiskPlace, where: str)
 
 def _absolute(text: str, place: RiskPlace) -> str:
     return os.path.normpath(os.path.join(place.folder, os.path.expanduser(text)))
+
+
+def _real(folder: Path | None) -> Path | None:
+    return Path(os.path.realpath(folder)) if folder is not None else None
 
 
 def _under(path: str, folder: Path | None) -> bool:

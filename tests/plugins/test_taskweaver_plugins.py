@@ -263,3 +263,14 @@ def test_the_function_of_a_plugins_name_cannot_be_pointed_elsewhere(plugin_folde
     with pytest.raises(AttributeError, match="the plugin function city_lookup cannot be changed"):
         shell.user_ns["city_lookup"].target = print
     assert shell.user_ns["city_lookup"]("Lima") == "Peru"
+
+
+def test_a_specs_code_name_that_is_a_path_is_not_imported(plugin_folder, make_catalog, workdir):
+    spec = (plugin_folder / "city_lookup.yaml").read_text().replace("name: city_lookup", "name: sneaky")
+    (plugin_folder / "sneaky.yaml").write_text(spec + "code: ../outside_module\n")
+    (workdir / "outside_module.py").write_text("open('imported-from-outside', 'w').close()\n")
+    catalog = make_catalog()
+    catalog.refresh()
+    sneaky = states_by_name(catalog)["sneaky"]
+    assert sneaky.state == "not loaded" and "is not a module name" in sneaky.problem
+    assert not (workdir / "imported-from-outside").exists()

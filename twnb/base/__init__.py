@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from twnb.base.clipping import BoundedText, clip, omission_note
     from twnb.base.clock import now_compact, now_iso, now_iso_precise
     from twnb.base.gc_pause import gc_paused
-    from twnb.base.ids import create_id, loaded_id
+    from twnb.base.ids import create_id, is_plain_id, loaded_id
     from twnb.base.logs import (
         ScrubbingFilter,
         every_record_scrubbed,
@@ -33,6 +33,7 @@ __all__ = [
     "every_record_scrubbed",
     "gc_paused",
     "get_logger",
+    "is_plain_id",
     "lazy_exports",
     "loaded_id",
     "now_compact",
@@ -56,6 +57,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
             "gc_paused": "gc_pause",
             "create_id": "ids",
             "loaded_id": "ids",
+            "is_plain_id": "ids",
             "ScrubbingFilter": "logs",
             "every_record_scrubbed": "logs",
             "get_logger": "logs",

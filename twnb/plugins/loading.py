@@ -71,6 +71,11 @@ def load_plugin(
     entry = spec.entry
     if entry is None:
         raise PluginLoadError(spec.problem or "its spec could not be read")
+    if not entry.impl.isidentifier():  # a name read from the spec file: never a path to elsewhere
+        raise PluginLoadError(
+            f"its code name {entry.impl!r:.60} in {spec.path.name} is not a module name (a file "
+            "NAME.py beside the spec): give the name without a folder or suffix"
+        )
     code = spec.path.parent / f"{entry.impl}.py"
     if not code.is_file():
         raise PluginLoadError(f"its code {code.name} is not beside {spec.path.name}")

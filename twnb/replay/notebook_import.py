@@ -19,7 +19,7 @@ from twnb.memory import Conversation
 from twnb.render import MIME_TYPE
 from twnb.replay.errors import ReplayError
 from twnb.replay.shown_code import refuse_code_not_shown
-from twnb.session import absolute_artifact_paths, checked_conversation
+from twnb.session import absolute_artifact_paths, checked_conversation, checked_session_id
 
 MAX_NOTEBOOK_BYTES = 512 * 1024 * 1024  # refuse before reading what could not be a notebook
 
@@ -63,6 +63,7 @@ def read_notebook(path: str | os.PathLike[str]) -> ImportedNotebook:
         session_id = _latest(section.get("session_id") for section in sections)
         source = "outputs"
     absolute_artifact_paths(conversation, path.parent)
+    session_id = checked_session_id(session_id, path)  # it names the folder later autosaves go to
     return ImportedNotebook(checked_conversation(conversation, path), session_id, source)
 
 

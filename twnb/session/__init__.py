@@ -21,6 +21,7 @@ from twnb.session.code_request import (
 from twnb.session.conversation_store import (
     absolute_artifact_paths,
     checked_conversation,
+    checked_session_id,
     load_conversation_and_session,
     load_conversation_file,
     save_conversation_file,
@@ -67,6 +68,7 @@ __all__ = [
     "build_live_session",
     "build_session",
     "checked_conversation",
+    "checked_session_id",
     "find_round",
     "is_autosave_file",
     "load_autosaved_conversation",

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from twnb.base import is_plain_id
 from twnb.memory import (
     Conversation,
     Location,
@@ -77,29 +78,57 @@ def load_conversation_and_session(path: str | os.PathLike[str]) -> tuple[Convers
         raise FileNotFoundError(f"No such file: {path}")
     if path.is_dir():
         first = next(iter(sorted(path.glob("*.yaml"))), None)
-        session_id = _autosave_session(load_yaml_file(first)) if first is not None else None
+        session_id = _autosave_session(load_yaml_file(first), first) if first is not None else None
         return checked_conversation(load_autosaved_conversation(path), path), session_id
     data = load_yaml_file(path)
     if isinstance(data, dict) and AUTOSAVE_KEY in data:
-        return checked_conversation(load_autosaved_conversation(path), path), _autosave_session(data)
+        session_id = _autosave_session(data, path)
+        return checked_conversation(load_autosaved_conversation(path), path), session_id
     conversation = Conversation.from_dict(data, keep_ids=True, source=str(path))
     absolute_artifact_paths(conversation, path.parent)
     return checked_conversation(conversation, path), None
 
 
-def _autosave_session(data: Any) -> str | None:
+def _autosave_session(data: Any, path: Path) -> str | None:
     info = data.get(AUTOSAVE_KEY) if isinstance(data, dict) else None
     session_id = info.get("session_id") if isinstance(info, dict) else None
-    return session_id if isinstance(session_id, str) and session_id else None
+    return checked_session_id(session_id if isinstance(session_id, str) and session_id else None, path)
+
+
+_NOT_PLAIN = (
+    "is not a plain id (letters, digits, - and _): it would name a folder or file where later "
+    "saves go; refused, nothing was loaded"
+)
+
+
+def checked_session_id(session_id: str | None, path: str | os.PathLike[str]) -> str | None:
+    """`session_id` read from the file at `path`, if it is a plain id (it names the autosave folder
+    later Rounds are written to: `../../x` or an absolute path would send them outside); ValueError
+    naming the file otherwise."""
+    if session_id is not None and not is_plain_id(session_id):
+        raise Location(file=str(path)).error(f"session id {session_id!r:.80} {_NOT_PLAIN}")
+    return session_id
 
 
 def checked_conversation(conversation: Conversation, path: Path) -> Conversation:
-    """Refuse now what the next save would: after the conversation replaced the caller's, it is too late."""
+    """Refuse now what the next save would: after the conversation replaced the caller's, it is too late.
+    Its ids must be plain: a Round's names its autosave file and undo's folder, a post's undo's copies."""
+    for what, value in _ids(conversation):
+        if not is_plain_id(value):
+            raise Location(file=str(path)).error(f"{what} id {value!r:.80} {_NOT_PLAIN}")
     data = conversation_dict(conversation)  # raises, located, for an attachment no one could load
     bad = find_non_plain(data)
     if bad is not None:
         raise Location(file=str(path)).error(f"{bad} is not plain data and could not be saved again")
     return conversation
+
+
+def _ids(conversation: Conversation) -> Iterator[tuple[str, object]]:
+    yield "conversation", conversation.id
+    for round in conversation.rounds:
+        yield "Round", round.id
+        for post in round.post_list:
+            yield "post", post.id
 
 
 def absolute_artifact_paths(conversation: Conversation, folder: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from twnb.config.literal_scan import LiteralScan
 from twnb.config.secret_spellings import MIN_TRUNCATED_PREFIX, spellings
+from twnb.config.wrapped_secrets import WrappedSecrets
 
 __all__ = ["SecretMatcher"]
 
@@ -40,12 +41,17 @@ class SecretMatcher:
         }
         # A spelling holding a line break can reach across a blank line (Redactor._splittable).
         self.crosses_lines = any("\n" in word or "\r" in word for word in words)
+        # Secrets with spaces, wrapped over lines at them by pprint or textwrap.
+        self._wrapped = WrappedSecrets(self.secrets)
 
     def redact(self, text: str, replacement: str) -> str:
         """`text` with each spelling, and each cut spelling with its ellipsis, replaced."""
         spans = [(start, end) for _, start, end in self._spellings.find(text)]
         if "..." in text or "…" in text:
             spans += self._cut_spans(text)
+            spans.sort()
+        if self._wrapped and "\n" in text:
+            spans += self._wrapped.spans(text)
             spans.sort()
         if not spans:
             return text

@@ -405,8 +405,8 @@ class Session:
     ) -> Generator[CodeRequest, CodeDecision, tuple[Post, ExecutionResult | None]]:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
-            post = self.planner.reply(self.memory, observer=watcher)
-            if moves_the_plan(post):
+            post = self._redacted_post(self.planner.reply(self.memory, observer=watcher))
+            if moves_the_plan(post):  # derived from what is recorded: a secret it echoes is not kept
                 self.plans.update(derive_plan(self.plans.current, post, user_query=round.user_query))
             return post, None
         if recipient == self.code_interpreter.alias:
@@ -484,6 +484,7 @@ class Session:
             post.extra["approved_by"] = "User"  # the record only: the Planner's prompt does not change
             return post
         apply_plan_edit(post, edited)
+        post = self._redacted_post(post)
         self.plans.update(derive_plan(None, post, user_query=round.user_query))
         self._commit(round, index, post, watcher)
         return Post.create(user_plan_message(edited), "User", self.planner.alias)
@@ -529,9 +530,22 @@ class Session:
         )
         return artifact_stem(number, round.user_query)
 
+    def _redacted_post(self, post: Post) -> Post:
+        """`post` with every field through the redactor: the one place posts are redacted, before
+        they are committed or anything is derived from them (the plan's steps and outcomes)."""
+        if self.redactor is None:
+            return post
+        return Post.from_dict(self.redactor.redact_data(post.to_dict()), keep_ids=True)
+
+    def _redact_round_extra(self, round: Round) -> None:
+        """Every field of `round.extra` (the plan, notes, reasons, what roles and plugins added) through
+        the redactor, in place, before the Round is saved or shown as ended."""
+        if self.redactor is None:
+            return
+        round.extra = self._redact(dict(round.extra))  # a copy, every string in it redacted
+
     def _commit(self, round: Round, index: int, post: Post, watcher: Observer) -> None:
-        if self.redactor is not None:
-            post = Post.from_dict(self.redactor.redact_data(post.to_dict()), keep_ids=True)
+        post = self._redacted_post(post)
         round.add_post(post)
         usage = post.extra.get("usage")
         if usage:
@@ -542,6 +556,7 @@ class Session:
     def _autosave(self, round: Round, index: int, watcher: Observer | None = None) -> None:
         """Write `round`'s autosave file; it carries the conversation's own top-level keys too (the
         plan waiting for the next Round), as `save` writes them; the last Round's file's are what loads."""
+        self._redact_round_extra(round)
         self.plans.save_into(self.memory.conversation)  # also for a session built later around it
         if not self.autosave:
             return

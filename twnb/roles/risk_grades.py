@@ -80,8 +80,10 @@ GRADES: tuple[Grade, ...] = (
         OVERWRITE,
         True,
         "overwrites a file that existed before",
-        "`open` for writing or appending, `Path.write_text`, `to_csv`/`to_parquet`/`savefig`/`np.save` "
-        "and other writers, copies, moves, archives extracted, a database opened: at an existing path, "
+        "`open` for writing or appending, `os.open` with any flag but read-only ones, `Path.write_text`, "
+        "`to_csv`/`to_parquet`/`savefig`/`np.save` and other writers, `np.memmap` unless its mode reads, "
+        "copies, moves, archives extracted, a database opened: at an existing path (through the links "
+        "that exist, and those the code makes first with `os.symlink`, `os.link`, `Path.symlink_to`), "
         "a path it cannot tell, or a computed name in a folder that exists; `to_sql` or a statement "
         "other than a query written in the code (`SELECT`, `WITH ... SELECT`, `EXPLAIN`, `SHOW`, a `PRAGMA` "
         "that asks) through a database connection or cursor of the namespace",

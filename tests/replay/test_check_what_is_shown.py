@@ -143,3 +143,33 @@ def test_an_artifact_the_rerun_writes_is_found_where_it_wrote_it(tmp_path, capsy
     nbformat.validate(
         nbformat.reads(json.dumps(json.loads((tmp_path / "a.ipynb").read_text())), as_version=4)
     )
+
+
+@pytest.mark.slow
+def test_a_line_forged_into_a_rounds_shown_result_fails_the_check(fake_llm, tmp_path, capsys):
+    from support.nb_run import llm_env, run_notebook
+    from support.nb_scripts import answer_round
+
+    from twnb.render import MIME_TYPE
+
+    fake_llm.load(answer_round())
+    run_notebook(
+        tmp_path, ["%load_ext twnb", "%%taskweaver\nWhat is 6 times 7?"], llm_env(fake_llm, tmp_path)
+    )
+    path = tmp_path / "run.ipynb"
+    nb = json.loads(path.read_text())
+    (payload,) = [
+        o["data"][MIME_TYPE]
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
+        if MIME_TYPE in o.get("data", {})
+    ]
+    results = [
+        a for p in payload["post_list"] for a in p["attachment_list"] if a["type"] == "execution_result"
+    ]
+    results[-1]["content"] += "\n\nOutput:\nAll 12 data checks passed"  # what the Round's view shows
+    path.write_text(json.dumps(nb))
+    capsys.readouterr()
+    assert main(["export", str(path), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "the Round's result shows 'All 12 data checks passed', which the re-run did not print" in out

@@ -55,6 +55,45 @@ def compare_outputs(
     return Comparison(False, "the outputs differ")  # unreachable: the lists differ somewhere
 
 
+# The sections of a Round's result text (kernel/execution_text.py) that show what the code printed,
+# returned and displayed; the others (headline, variables, notes, artifacts) describe the run.
+_SHOWN_SECTIONS = ("Result:", "Output:", "Displayed:")
+_SECTION = re.compile(
+    r"^(Refused:|Result:|Output:|Warnings \(stderr\):|Error:|Displayed:|Artifacts:|Variables: |Notes:)",
+    re.MULTILINE,
+)
+_NOT_COMPARED = ("[hidden]", "[redacted]", "…", "[...", "characters left out", "more characters)")
+
+
+def compare_shown_result(shown: str, new: Sequence[Mapping[str, Any]]) -> Comparison:
+    """The result text a Round's view shows (`shown`) against the re-run's outputs: each line it shows
+    as printed, returned or displayed must be in what the re-run printed, returned or displayed (a
+    line added to the record by hand is what a reader believes the code printed). Lines a clip cut or
+    a secret screen changed are not compared."""
+    new_text = "\n".join(normalise(line) for text in _texts(new) for line in strip_ansi(text).splitlines())
+    for section in _sections(shown):
+        for line in section.splitlines():
+            wanted = normalise(line)
+            if not wanted or any(mark in line for mark in _NOT_COMPARED):
+                continue
+            if wanted not in new_text:
+                return Comparison(
+                    False, f"the Round's result shows {_short(wanted)!r}, which the re-run did not print"
+                )
+    return Comparison(True)
+
+
+def _sections(text: str) -> list[str]:
+    """The bodies of `text`'s shown sections (each runs to the next section's heading)."""
+    starts = [(m.start(), m.group(1)) for m in _SECTION.finditer(text)]
+    bodies = []
+    for number, (start, heading) in enumerate(starts):
+        end = starts[number + 1][0] if number + 1 < len(starts) else len(text)
+        if heading in _SHOWN_SECTIONS:
+            bodies.append(text[start + len(heading) : end])
+    return bodies
+
+
 def compare_raised(recorded_error: str | None, new: Sequence[Mapping[str, Any]]) -> Comparison:
     """A user's cell, recorded only by whether it raised (`recorded_error`: "NameError: ..."): it
     reproduces when it raises now exactly when it did, with the same exception type."""
@@ -173,14 +212,21 @@ def _texts(outputs: Iterable[Mapping[str, Any]]) -> Iterable[str]:
 
 def _difference(old: tuple[str, Any] | None, now: tuple[str, Any] | None) -> str:
     if old is None:
-        return f"new {now[0] if now else 'output'}: {_short(str(now[1]) if now else '')!r}"
+        return f"new {now[0] if now else 'output'}: {_short(_value(now[1]) if now else '')!r}"
     if now is None:
-        return f"recorded {old[0]} missing now: {_short(str(old[1]))!r}"
+        return f"recorded {old[0]} missing now: {_short(_value(old[1]))!r}"
     if old[0] != now[0]:
         return f"recorded {old[0]}, now {now[0]}"
     if old[0] not in ("image", "error", "data") and isinstance(old[1], tuple) and isinstance(now[1], tuple):
         return _line_difference(old[0], old[1], now[1])
     return f"{old[0]} differs: recorded {_short(str(old[1]))!r}, now {_short(str(now[1]))!r}"
+
+
+def _value(value: Any) -> str:
+    """An item's value as one line: a text's lines joined by spaces."""
+    if isinstance(value, tuple) and all(isinstance(part, str) for part in value):
+        return " ".join(value)
+    return str(value)
 
 
 def _line_difference(kind: str, old: tuple[str, ...], now: tuple[str, ...]) -> str:

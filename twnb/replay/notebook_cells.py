@@ -55,6 +55,9 @@ class CodePiece:
     failed: bool
     user: bool = False
     error: str | None = None
+    # The execution's result text as the Round's own view shows it (next to captured `outputs`): in a
+    # notebook Rounds ran in, what a reader sees of the run, so a re-run checks it too.
+    shown_result: str | None = None
 
 
 @dataclass
@@ -259,7 +262,8 @@ def code_piece(round_id: str, post: Post) -> CodePiece | None:
         text = PromptUtil.remove_all_delimiters(str(result.content)) if result is not None else ""
         outputs = [stream("stdout" if status == "SUCCESS" else "stderr", text)]
         kind = "text"
-    return CodePiece(round_id, post.id, code, outputs, kind, failed=status == "FAILURE")
+    shown = str(result.content) if kind == "outputs" and result is not None and result.content else None
+    return CodePiece(round_id, post.id, code, outputs, kind, failed=status == "FAILURE", shown_result=shown)
 
 
 def clean_output(raw: Any) -> Any:

@@ -83,6 +83,7 @@ def _recorded_piece(cell: NotebookNode, meta: Mapping[str, Any], posts: Mapping[
     if recorded is not None:  # its code is the cell's: read_notebook refused the notebook otherwise
         recorded.code = cell.source
         recorded.outputs = _shown_or_uncut(outputs, recorded.outputs, meta.get("cut_outputs"))
+        recorded.shown_result = None  # the metadata's result text is not what this notebook shows
         return recorded
     kind = "text" if meta.get("recorded") == "text" else "outputs"
     return CodePiece(

@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from nbformat import NotebookNode, from_dict
 
-from twnb.replay.compare import Comparison, compare_outputs, compare_raised
+from twnb.replay.compare import Comparison, compare_outputs, compare_raised, compare_shown_result
 from twnb.replay.notebook_cells import CodePiece
 
 if TYPE_CHECKING:
@@ -289,9 +289,12 @@ def _guard_refusal(guard: KernelGuardChannel) -> str | None:
 def _compare(piece: CodePiece, outputs: list[NotebookNode], strict_images: bool) -> Comparison:
     if piece.recorded == "raised":
         return compare_raised(piece.error, outputs)
-    return compare_outputs(
+    comparison = compare_outputs(
         piece.outputs, outputs, prose=piece.recorded == "text", strict_images=strict_images
     )
+    if comparison.reproduced and piece.shown_result is not None:  # what the Round's view shows of it
+        return compare_shown_result(piece.shown_result, outputs)
+    return comparison
 
 
 def _where(piece: CodePiece, number: int) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from twnb.render import code_html
@@ -32,6 +33,27 @@ def why_it_waits(risks: list[str]) -> str:
     )
 
 
+@cache
+def _editor_class() -> Any:
+    """A Textarea whose text reaches the kernel, whole, before the click that uses it.
+
+    `continuous_update=False`: the browser sends the text when the box loses focus, which pressing a
+    button does before its click is sent, so the kernel handles the text first (typed key by key, each
+    key's update would be held in ipywidgets' throttle while the previous one waits for its `idle`, and
+    the last could arrive after the click). No echo of the value: the echo is sent under the frontend's
+    message, and ipykernel 7.4 then routes this comm's later messages to that message's subshell
+    thread, out of order with the clicks the main thread handles (comm_status.py has the rest).
+    """
+    import ipywidgets as w
+    from traitlets import Bool, Unicode
+
+    class StepEditor(w.Textarea):  # type: ignore[misc]
+        value = Unicode(help="String value").tag(sync=True, echo_update=False)
+        continuous_update = Bool(False).tag(sync=True)
+
+    return StepEditor
+
+
 class ApprovalPanel:
     """`ask_code` / `ask_plan` show what waits for a decision and enable its buttons; `lock` disables
     them while the decision is carried out; `close_panel` hides the panel when the Round ends."""
@@ -42,9 +64,10 @@ class ApprovalPanel:
         self._w = w
         self.title = w.HTML()
         self.code = w.HTML()
-        self.editor = w.Textarea(layout=w.Layout(width="100%", height="10em", display="none"))
+        editor = _editor_class()
+        self.editor = editor(layout=w.Layout(width="100%", height="10em", display="none"))
         self.editor.add_class("twnb-step-editor")
-        self.plan_editor = w.Textarea(layout=w.Layout(width="100%", height="8em", display="none"))
+        self.plan_editor = editor(layout=w.Layout(width="100%", height="8em", display="none"))
         self.plan_editor.add_class("twnb-step-plan")
         self.buttons: dict[str, Any] = {}
         labels = {

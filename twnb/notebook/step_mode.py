@@ -216,6 +216,15 @@ class StepRound:
         self.loop.call_soon_threadsafe(self.inbox.put_nowait, item)
 
     async def run(self) -> None:
+        from IPython import get_ipython
+
+        from twnb.notebook.comm_status import idle_after_concurrent_comms
+
+        # The text typed into the panel reaches the kernel only if each widget update gets its idle.
+        with idle_after_concurrent_comms(getattr(get_ipython(), "kernel", None)):
+            await self._run()
+
+    async def _run(self) -> None:
         from twnb.notebook.approval_panel import ApprovalPanel
         from twnb.notebook.round_display import RoundDisplay
 

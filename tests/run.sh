@@ -43,14 +43,20 @@ if ! node_is_recent; then
   hash -r
 fi
 
-# The JupyterLab extension (labextension/): a clean install from the committed package-lock.json and a
-# fresh build (a TypeScript error fails here), before pip installs twnb and ships that build into the
-# environment (pip's build hook sees it up to date). jupyter-builder is the bundler command it calls.
-# Then its linters (ESLint, Prettier) and its unit tests (vitest, over the payloads in
-# labextension/test/fixtures that tests/render/test_view_fixtures.py keeps up to date).
+# The JupyterLab extension (labextension/): its build is committed in twnb/labextension/ (installing
+# twnb runs no npm: hatch_build.py only ships it). Here a clean install from the committed
+# package-lock.json and a fresh build (a TypeScript error fails here), compared with the committed
+# build (tests/labextension_build.py: a difference fails the run and says how to rebuild).
+# jupyter-builder is the bundler command it calls. Then its linters (ESLint, Prettier) and its unit
+# tests (vitest, over the payloads in labextension/test/fixtures that tests/render/test_view_fixtures.py
+# keeps up to date).
 if command -v npm >/dev/null && command -v node >/dev/null; then
   python -m pip install --quiet "jupyter-builder>=1.3"
+  committed_build="$(mktemp -d)"
+  cp -r twnb/labextension/. "$committed_build"
   (cd labextension && npm ci --no-audit --no-fund && npm run build && npm run lint && npm test)
+  python tests/labextension_build.py "$committed_build" twnb/labextension
+  rm -rf "$committed_build"
 else
   echo "tests/run.sh: node and npm not found: the JupyterLab extension is not built and its browser" \
     "tests will be skipped (they fail under CI=true)." >&2

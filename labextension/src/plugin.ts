@@ -8,11 +8,13 @@
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { Clipboard, ICommandPalette, ToolbarButton } from '@jupyterlab/apputils';
 import { ICodeCellModel } from '@jupyterlab/cells';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { IRoundAction, ROUND_ACTION_EVENT } from './events';
 import { RoundHistoryPanel } from './history';
 import { IRoundPayload } from './payload';
+import { highlightRequestCells } from './requestcells';
 import { roundsInCell } from './rounds';
 import { codeThatRan } from './view';
 import { scrollWaitingPanels } from './waiting';
@@ -90,8 +92,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: "Insert a Round's code as cells, copy it, open its artifacts, and list the Rounds of a notebook.",
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, palette: ICommandPalette | null) => {
+  optional: [ICommandPalette, IEditorLanguageRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null,
+    languages: IEditorLanguageRegistry | null
+  ) => {
     const { commands, shell } = app;
     let history: RoundHistoryPanel | null = null;
     const hasCode = () => {
@@ -182,6 +189,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         detail.done = true;
       }
     });
+    highlightRequestCells(tracker, languages);
     scrollWaitingPanels(document.body);
     document.body.dataset.twnbLabextension = 'active';
   }

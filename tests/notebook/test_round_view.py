@@ -25,6 +25,7 @@ from twnb.memory import (
     derive_plan,
 )
 from twnb.notebook.round_view import RoundView
+from twnb.notebook.theme_colours import RED
 from twnb.session.plan_notebook import PlanNotebook
 
 
@@ -402,7 +403,7 @@ def test_verification_is_a_badge_next_to_the_status():
 def test_failed_verification_is_shown_plainly():
     view = _view()
     view.on_event(AttachmentDelta("post-1", "a-1", AttachmentType.verification, "INCORRECT", True))
-    assert '<small>verification:</small> <b style="color:#cf222e">INCORRECT</b>' in _all_html(view)
+    assert f'<small>verification:</small> <b style="color:{RED}">INCORRECT</b>' in _all_html(view)
 
 
 def test_a_reply_cut_off_is_marked_in_its_title_and_body():

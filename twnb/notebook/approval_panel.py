@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from twnb.notebook.theme_colours import AMBER, GREEN, RED
 from twnb.render import code_html
 
 CODE_ACTIONS = ("run", "edit", "skip", "stop")
@@ -28,7 +29,7 @@ def why_it_waits(risks: list[str]) -> str:
         return ""
     items = "".join(f"<li>{html.escape(reason)}</li>" for reason in risks)
     return (
-        '<div class="twnb-step-why" style="color:#9a6700;margin:2px 0">Paused because:'
+        f'<div class="twnb-step-why" style="color:{AMBER};margin:2px 0">Paused because:'
         f'<ul style="margin:0">{items}</ul></div>'
     )
 
@@ -125,8 +126,8 @@ class ApprovalPanel:
         """`risks`: risky step mode's reasons this code waits (shown above it, one per line)."""
         self._mode = "code"
         checked = {
-            "CORRECT": '<span style="color:#1a7f37">verified</span>',
-            "NONE": '<span style="color:#9a6700">not verified (verification is off)</span>',
+            "CORRECT": f'<span style="color:{GREEN}">verified</span>',
+            "NONE": f'<span style="color:{AMBER}">not verified (verification is off)</span>',
         }.get(verdict, html.escape(verdict or "not verified"))
         self.title.value = f"<b>Run this code?</b> <small>{checked}</small>" + why_it_waits(risks or [])
         self.code.value = f"<div>{code_html(code)}</div>"
@@ -163,9 +164,9 @@ class ApprovalPanel:
         """Verification refused the edited code: show it with the verdict, offer Edit again, Skip and
         Stop (not Run). The editor keeps the edit, so editing again starts from it."""
         self.title.value = (
-            '<b style="color:#cf222e">The edited code was not run</b> <small>change it, skip it or '
+            f'<b style="color:{RED}">The edited code was not run</b> <small>change it, skip it or '
             'stop</small><pre class="twnb-step-verdict" style="white-space:pre-wrap;margin:0;'
-            f'color:#cf222e">{html.escape(refusal)}</pre>'
+            f'color:{RED}">{html.escape(refusal)}</pre>'
         )
         self.code.value = f"<div>{code_html(code)}</div>"
         self.code.layout.display = ""

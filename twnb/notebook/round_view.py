@@ -38,6 +38,7 @@ from twnb.memory import (
     UsageReported,
 )
 from twnb.notebook.streamed_message import StreamedMessage
+from twnb.notebook.theme_colours import AMBER, GREEN, RED
 from twnb.notebook.throttle import Throttle
 from twnb.render import (
     LINK_STYLE,
@@ -519,18 +520,18 @@ def attachment_html(kind: str, content: object, *, code: bool = False, verified:
         "plan",
         "plan_reasoning",
     ):
-        colour = "#cf222e" if kind == "code_error" else "inherit"
+        colour = RED if kind == "code_error" else "inherit"
         return (
             f"<div><small>{label}</small>"
             + preformatted_html(clip_middle(text, _RESULT_LIMIT), style=f"color:{colour}")
             + "</div>"
         )
     if kind == "execution_status":
-        colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"
+        colour = GREEN if text.strip().upper() == "SUCCESS" else RED
         badge = f" {_badge('verified')}" if verified else ""
         return f'<div><small>{label}:</small> <b style="color:{colour}">{html.escape(text)}</b>{badge}</div>'
     if kind == "verification":  # only INCORRECT gets here: CORRECT is a badge, NONE says nothing
-        return f'<div><small>{label}:</small> <b style="color:#cf222e">{html.escape(text)}</b></div>'
+        return f'<div><small>{label}:</small> <b style="color:{RED}">{html.escape(text)}</b></div>'
     return f"<div><small>{label}:</small> <i>{html.escape(text)}</i></div>"
 
 
@@ -576,14 +577,14 @@ def details_html(summary: str, parts: list[str], *, open_: bool) -> str:
 def incomplete_html(reason: str) -> str:
     text = incomplete_reason({"extra": {"incomplete": reason}}) or ""
     return (
-        '<div style="color:#9a6700;border-left:3px solid #9a6700;padding-left:6px">'
+        f'<div style="color:{AMBER};border-left:3px solid {AMBER};padding-left:6px">'
         f"<b>⚠ {html.escape(text)}</b></div>"
     )
 
 
 def _badge(text: str) -> str:
     return (
-        '<small style="border:1px solid #1a7f37;color:#1a7f37;border-radius:8px;padding:0 5px">'
+        f'<small style="border:1px solid {GREEN};color:{GREEN};border-radius:8px;padding:0 5px">'
         f"{html.escape(text)}</small>"
     )
 

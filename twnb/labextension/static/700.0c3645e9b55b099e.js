@@ -1,6 +1,38 @@
-"use strict";(self.rspackChunktwnb_labextension=self.rspackChunktwnb_labextension||[]).push([[700],{646(r,o,n){var t=n(601),e=n.n(t),a=n(314),i=(n.n(a))()(e());i.push([r.id,`/* twnb Round renderer and Round history. Every rule is scoped under .twnb-round or
+"use strict";(self.rspackChunktwnb_labextension=self.rspackChunktwnb_labextension||[]).push([[700],{646(n,r,t){var o=t(601),e=t.n(o),a=t(314),i=(t.n(a))()(e());i.push([n.id,`/* twnb Round renderer and Round history. Every rule is scoped under .twnb-round or
    .twnb-round-history and takes its colours from JupyterLab's theme variables, so light and dark
    themes both read well and nothing outside these widgets changes. */
+
+/*
+ * twnb's state colours, for text: >= 4.5:1 on JupyterLab's backgrounds in its light and dark themes
+ * (JupyterLab's own --jp-success-color1 is 4.1:1 on white, and a fixed red 3.5:1 on the dark theme's
+ * grey). The live widget's HTML (twnb/notebook/theme_colours.py) uses them too, with the light
+ * values as fallbacks where this extension is not loaded.
+ */
+:root {
+  --twnb-red: #cf222e;
+  --twnb-green: #1a7f37;
+  --twnb-amber: #9a6700;
+  --twnb-blue: #0969da;
+}
+
+body[data-jp-theme-light='false'] {
+  --twnb-red: #ff7b72;
+  --twnb-green: #3fb950;
+  --twnb-amber: #d29922;
+  --twnb-blue: #58a6ff;
+}
+
+/* Links: as JupyterLab draws a Markdown cell's (its base CSS draws a bare <a> as plain text). */
+.twnb-round a:link,
+.twnb-round a:visited {
+  text-decoration: none;
+  color: var(--jp-content-link-color);
+}
+
+.twnb-round a:hover {
+  text-decoration: underline;
+  color: var(--jp-content-link-hover-color, var(--jp-content-link-color));
+}
 
 .twnb-round {
   font-family: var(--jp-ui-font-family);
@@ -113,16 +145,16 @@
 }
 
 .twnb-round .twnb-step-done .twnb-step-mark {
-  color: var(--jp-success-color1);
+  color: var(--twnb-green);
 }
 
 .twnb-round .twnb-step-in_progress .twnb-step-mark {
-  color: var(--jp-brand-color1);
+  color: var(--twnb-blue);
 }
 
 .twnb-round .twnb-step-failed .twnb-step-mark,
 .twnb-round .twnb-step-abandoned .twnb-step-mark {
-  color: var(--jp-error-color1);
+  color: var(--twnb-red);
 }
 
 .twnb-round .twnb-step-state {
@@ -232,11 +264,11 @@
 }
 
 .twnb-round .twnb-exec-success {
-  color: var(--jp-success-color1);
+  color: var(--twnb-green);
 }
 
 .twnb-round .twnb-exec-failure {
-  color: var(--jp-error-color1);
+  color: var(--twnb-red);
 }
 
 .twnb-round .twnb-post-body {
@@ -416,4 +448,4 @@
   border-left: 3px solid var(--jp-border-color1);
   color: var(--jp-ui-font-color2);
 }
-`,""]),n.d(o,{},{A:i})},314(r){r.exports=function(r){var o=[];return o.toString=function(){return this.map(function(o){var n="",t=void 0!==o[5];return o[4]&&(n+="@supports (".concat(o[4],") {")),o[2]&&(n+="@media ".concat(o[2]," {")),t&&(n+="@layer".concat(o[5].length>0?" ".concat(o[5]):""," {")),n+=r(o),t&&(n+="}"),o[2]&&(n+="}"),o[4]&&(n+="}"),n}).join("")},o.i=function(r,n,t,e,a){"string"==typeof r&&(r=[[null,r,void 0]]);var i={};if(t)for(var d=0;d<this.length;d++){var p=this[d][0];null!=p&&(i[p]=!0)}for(var s=0;s<r.length;s++){var c=[].concat(r[s]);t&&i[c[0]]||(void 0!==a&&(void 0===c[5]||(c[1]="@layer".concat(c[5].length>0?" ".concat(c[5]):""," {").concat(c[1],"}")),c[5]=a),n&&(c[2]&&(c[1]="@media ".concat(c[2]," {").concat(c[1],"}")),c[2]=n),e&&(c[4]?(c[1]="@supports (".concat(c[4],") {").concat(c[1],"}"),c[4]=e):c[4]="".concat(e)),o.push(c))}},o}},601(r){r.exports=function(r){return r[1]}},72(r){var o=[];function n(r){for(var n=-1,t=0;t<o.length;t++)if(o[t].identifier===r){n=t;break}return n}function t(r,t){for(var e={},a=[],i=0;i<r.length;i++){var d=r[i],p=t.base?d[0]+t.base:d[0],s=e[p]||0,c="".concat(p," ").concat(s);e[p]=s+1;var b=n(c),l={css:d[1],media:d[2],sourceMap:d[3],supports:d[4],layer:d[5]};if(-1!==b)o[b].references++,o[b].updater(l);else{var u=function(r,o){var n=o.domAPI(o);return n.update(r),function(o){o?(o.css!==r.css||o.media!==r.media||o.sourceMap!==r.sourceMap||o.supports!==r.supports||o.layer!==r.layer)&&n.update(r=o):n.remove()}}(l,t);t.byIndex=i,o.splice(i,0,{identifier:c,updater:u,references:1})}a.push(c)}return a}r.exports=function(r,e){var a=t(r=r||[],e=e||{});return function(r){r=r||[];for(var i=0;i<a.length;i++){var d=n(a[i]);o[d].references--}for(var p=t(r,e),s=0;s<a.length;s++){var c=n(a[s]);0===o[c].references&&(o[c].updater(),o.splice(c,1))}a=p}}},659(r){var o={};r.exports=function(r,n){var t=function(r){if(void 0===o[r]){var n=document.querySelector(r);if(window.HTMLIFrameElement&&n instanceof window.HTMLIFrameElement)try{n=n.contentDocument.head}catch(r){n=null}o[r]=n}return o[r]}(r);if(!t)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");t.appendChild(n)}},540(r){r.exports=function(r){var o=document.createElement("style");return r.setAttributes(o,r.attributes),r.insert(o,r.options),o}},56(r,o,n){r.exports=function(r){var o=n.nc;o&&r.setAttribute("nonce",o)}},825(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var o=r.insertStyleElement(r);return{update:function(n){var t,e,a;t="",n.supports&&(t+="@supports (".concat(n.supports,") {")),n.media&&(t+="@media ".concat(n.media," {")),(e=void 0!==n.layer)&&(t+="@layer".concat(n.layer.length>0?" ".concat(n.layer):""," {")),t+=n.css,e&&(t+="}"),n.media&&(t+="}"),n.supports&&(t+="}"),(a=n.sourceMap)&&"u">typeof btoa&&(t+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(a))))," */")),r.styleTagTransform(t,o,r.options)},remove:function(){var r;null===(r=o).parentNode||r.parentNode.removeChild(r)}}}},113(r){r.exports=function(r,o){if(o.styleSheet)o.styleSheet.cssText=r;else{for(;o.firstChild;)o.removeChild(o.firstChild);o.appendChild(document.createTextNode(r))}}},959(r,o,n){var t=n(72),e=n.n(t),a=n(825),i=n.n(a),d=n(659),p=n.n(d),s=n(56),c=n.n(s),b=n(540),l=n.n(b),u=n(113),w=n.n(u),f=n(646),v={};v.styleTagTransform=w(),v.setAttributes=c(),v.insert=p().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=l(),e()(f.A,v),f.A&&f.A.locals&&f.A.locals}}]);
+`,""]),t.d(r,{},{A:i})},314(n){n.exports=function(n){var r=[];return r.toString=function(){return this.map(function(r){var t="",o=void 0!==r[5];return r[4]&&(t+="@supports (".concat(r[4],") {")),r[2]&&(t+="@media ".concat(r[2]," {")),o&&(t+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),t+=n(r),o&&(t+="}"),r[2]&&(t+="}"),r[4]&&(t+="}"),t}).join("")},r.i=function(n,t,o,e,a){"string"==typeof n&&(n=[[null,n,void 0]]);var i={};if(o)for(var d=0;d<this.length;d++){var s=this[d][0];null!=s&&(i[s]=!0)}for(var p=0;p<n.length;p++){var b=[].concat(n[p]);o&&i[b[0]]||(void 0!==a&&(void 0===b[5]||(b[1]="@layer".concat(b[5].length>0?" ".concat(b[5]):""," {").concat(b[1],"}")),b[5]=a),t&&(b[2]&&(b[1]="@media ".concat(b[2]," {").concat(b[1],"}")),b[2]=t),e&&(b[4]?(b[1]="@supports (".concat(b[4],") {").concat(b[1],"}"),b[4]=e):b[4]="".concat(e)),r.push(b))}},r}},601(n){n.exports=function(n){return n[1]}},72(n){var r=[];function t(n){for(var t=-1,o=0;o<r.length;o++)if(r[o].identifier===n){t=o;break}return t}function o(n,o){for(var e={},a=[],i=0;i<n.length;i++){var d=n[i],s=o.base?d[0]+o.base:d[0],p=e[s]||0,b="".concat(s," ").concat(p);e[s]=p+1;var c=t(b),l={css:d[1],media:d[2],sourceMap:d[3],supports:d[4],layer:d[5]};if(-1!==c)r[c].references++,r[c].updater(l);else{var u=function(n,r){var t=r.domAPI(r);return t.update(n),function(r){r?(r.css!==n.css||r.media!==n.media||r.sourceMap!==n.sourceMap||r.supports!==n.supports||r.layer!==n.layer)&&t.update(n=r):t.remove()}}(l,o);o.byIndex=i,r.splice(i,0,{identifier:b,updater:u,references:1})}a.push(b)}return a}n.exports=function(n,e){var a=o(n=n||[],e=e||{});return function(n){n=n||[];for(var i=0;i<a.length;i++){var d=t(a[i]);r[d].references--}for(var s=o(n,e),p=0;p<a.length;p++){var b=t(a[p]);0===r[b].references&&(r[b].updater(),r.splice(b,1))}a=s}}},659(n){var r={};n.exports=function(n,t){var o=function(n){if(void 0===r[n]){var t=document.querySelector(n);if(window.HTMLIFrameElement&&t instanceof window.HTMLIFrameElement)try{t=t.contentDocument.head}catch(n){t=null}r[n]=t}return r[n]}(n);if(!o)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");o.appendChild(t)}},540(n){n.exports=function(n){var r=document.createElement("style");return n.setAttributes(r,n.attributes),n.insert(r,n.options),r}},56(n,r,t){n.exports=function(n){var r=t.nc;r&&n.setAttribute("nonce",r)}},825(n){n.exports=function(n){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=n.insertStyleElement(n);return{update:function(t){var o,e,a;o="",t.supports&&(o+="@supports (".concat(t.supports,") {")),t.media&&(o+="@media ".concat(t.media," {")),(e=void 0!==t.layer)&&(o+="@layer".concat(t.layer.length>0?" ".concat(t.layer):""," {")),o+=t.css,e&&(o+="}"),t.media&&(o+="}"),t.supports&&(o+="}"),(a=t.sourceMap)&&"u">typeof btoa&&(o+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(a))))," */")),n.styleTagTransform(o,r,n.options)},remove:function(){var n;null===(n=r).parentNode||n.parentNode.removeChild(n)}}}},113(n){n.exports=function(n,r){if(r.styleSheet)r.styleSheet.cssText=n;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(n))}}},959(n,r,t){var o=t(72),e=t.n(o),a=t(825),i=t.n(a),d=t(659),s=t.n(d),p=t(56),b=t.n(p),c=t(540),l=t.n(c),u=t(113),w=t.n(u),f=t(646),v={};v.styleTagTransform=w(),v.setAttributes=b(),v.insert=s().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=l(),e()(f.A,v),f.A&&f.A.locals&&f.A.locals}}]);

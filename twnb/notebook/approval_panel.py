@@ -101,6 +101,8 @@ class ApprovalPanel:
             ],
             layout=w.Layout(border="1px solid #9a6700", padding="4px 8px", display="none"),
         )
+        for row in (self.code_row, self.plan_row, self.ran_row):
+            row.add_class("twnb-step-buttons")  # sticky (the extension's CSS): in view whatever the length
         self.widget.add_class("twnb-step-panel")
         self._mode = ""
 

@@ -2,14 +2,22 @@
 what the Round records and what the model is told, in JupyterLab and in Notebook 7.
 
 Each box is typed key by key (150 ms a key, with a 2 s pause half way) and the button is clicked at
-once after the last key, as a person does; one edit is pasted (one input event). Before the fix the
+once after the last key, as a person does; one edit is pasted (one input event). After the run the
+panel shows what the code printed, in view, before Continue. Before the fix the
 kernel saw the first key only: ipywidgets' frontend holds a widget's next update until the kernel says
 `idle` for the previous one, which ipykernel 7.4 does not say for a comm message handled while an async
 cell awaits (twnb/notebook/comm_status.py)."""
 
 from __future__ import annotations
 
-from notebook_page import ROUND_TIMEOUT_MS, open_notebook, round_cells, run_all_cells, wait_until_ran
+from notebook_page import (
+    ROUND_TIMEOUT_MS,
+    expect_wholly_shown,
+    open_notebook,
+    round_cells,
+    run_all_cells,
+    wait_until_ran,
+)
 from playwright.sync_api import expect
 from screenshot_files import screenshot_path
 from step_scripts import edited_plan_script, step_notebook
@@ -69,10 +77,13 @@ def _type_plan_and_code(frontend, page, module_llm, before, *, paste_second: boo
     final = PASTED_CODE if paste_second else TYPED_CODE
     (_paste if paste_second else _type)(page, code_box, final)
     _click(page, "run")
+    printed = "pasted code ran 48" if paste_second else "typed code ran 42"
+    output = page.locator(".twnb-step-panel .twnb-step-output")  # shown where the eye is, before Continue
+    expect(output).to_contain_text(printed, timeout=ROUND_TIMEOUT_MS)
+    expect_wholly_shown(output)
     _click(page, "continue")
     cell = round_cells(page).first
     wait_until_ran(cell)
-    printed = "pasted code ran 48" if paste_second else "typed code ran 42"
     expect(_printed(cell, printed)).to_have_count(1)
     assert not (frontend.root / REFUSED_MARKER).exists()  # the refused edit never ran
     plan_post = next(p for p in _posts(frontend.root, "Planner") if p.extra.get("edited_by") == "User")

@@ -106,3 +106,28 @@ def test_while_the_plan_waits_no_code_button_is_enabled():
     panel.ask_plan(["Add them up", "Report"])
     enabled = {action for action, button in panel.buttons.items() if not button.disabled}
     assert enabled == {"approve"}
+
+
+def test_after_a_run_the_panel_shows_what_the_code_printed_returned_and_raised() -> None:
+    """The post sections above are folded while the panel waits for Continue or Undo: the output is
+    shown in the panel itself, not left to "its output is in the cell"."""
+    from twnb.kernel import ExecutionError, ExecutionResult
+    from twnb.notebook.approval_panel import ran_output
+
+    view, panel = _waiting()
+    result = ExecutionResult(
+        "e-1",
+        CODE,
+        "error",
+        stdout="printed 5\n",
+        stderr="a warning\n",
+        error=ExecutionError("ZeroDivisionError", "division by zero"),
+    )
+    panel.ask_after_run("it ended: error", ran_output(result))
+    shown = _shown(panel.widget)
+    for text in ("printed 5", "a warning", "ZeroDivisionError: division by zero"):
+        assert text in shown
+    assert "output is in the cell" not in shown
+    panel.ask_after_run("it ran", ran_output(ExecutionResult("e-2", CODE, "success", result="5")))
+    assert "Out: 5" in _shown(panel.widget)
+    view.close()

@@ -16,11 +16,25 @@ from functools import cache
 from typing import Any
 
 from twnb.notebook.theme_colours import AMBER, GREEN, RED
-from twnb.render import code_html
+from twnb.render import clean_text, clip_middle, code_html, preformatted_html
 
 CODE_ACTIONS = ("run", "edit", "skip", "stop")
 PLAN_ACTIONS = ("approve", "stop")
 RAN_ACTIONS = ("continue", "undo")  # after code the user ran: go on, or take it back first
+OUTPUT_LIMIT = 2000  # characters of the run's output the panel shows (the middle is cut)
+
+
+def ran_output(result: Any) -> str:
+    """What the code the user ran printed, returned and raised (an ExecutionResult's text), as the
+    panel shows it before Continue or Undo."""
+    parts = [str(getattr(result, "stdout", "") or ""), str(getattr(result, "stderr", "") or "")]
+    value = getattr(result, "result", None)
+    if value:
+        parts.append(f"Out: {value}")
+    error = getattr(result, "error", None)
+    if error is not None:
+        parts.append(f"{getattr(error, 'ename', 'Error')}: {getattr(error, 'evalue', '')}")
+    return clean_text("\n".join(part.rstrip("\n") for part in parts if part.strip()))
 
 
 def why_it_waits(risks: list[str]) -> str:
@@ -141,14 +155,20 @@ class ApprovalPanel:
         self._show(plan=False, code=True)
         self._enable(True)
 
-    def ask_after_run(self, status: str) -> None:
-        """The code the user approved ran (`status`: how it ended): Continue, or Undo it before the
-        Round goes on."""
+    def ask_after_run(self, status: str, output: str = "") -> None:
+        """The code the user approved ran (`status`: how it ended; `output`: what it printed, returned
+        or raised, shown here: the post sections above are folded while the panel waits): Continue, or
+        Undo it before the Round goes on."""
         self._mode = "ran"
+        shown = (
+            preformatted_html(clip_middle(output, OUTPUT_LIMIT), style="max-height:16em;overflow:auto")
+            if output
+            else "<div><small><i>It printed nothing.</i></small></div>"
+        )
         self.title.value = (
-            f"<b>The code ran</b> <small>({html.escape(status)}; its output is in the cell)</small> "
+            f"<b>The code ran</b> <small>({html.escape(status)})</small> "
             "<small>Continue, or Undo it: its variables and files go back as they were before it, and "
-            "the model is told</small>"
+            f'the model is told</small><div class="twnb-step-output">{shown}</div>'
         )
         self._show(plan=False, code=False)
         self.ran_row.layout.display = ""

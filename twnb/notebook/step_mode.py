@@ -400,7 +400,11 @@ class StepRound:
             return None  # code run elsewhere keeps no snapshot: nothing to offer
         if result.status == "interrupted":
             return None  # the Round ends interrupted: %taskweaver undo takes it back afterwards
-        self.panel.ask_after_run("it ran" if result.success else f"it ended: {result.status}")
+        from twnb.notebook.approval_panel import ran_output
+
+        self.panel.ask_after_run(
+            "it ran" if result.success else f"it ended: {result.status}", ran_output(result)
+        )
         self._status("the code ran: Continue, or Undo it")
         with self.view.waiting():
             action = await self._decision(("continue", "undo", "stop"))

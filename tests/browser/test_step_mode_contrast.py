@@ -109,6 +109,7 @@ def test_the_refused_edit_and_the_rounds_states_read_well_and_its_links_are_link
     page.screenshot(path=str(screenshot_path(f"{theme}-round-states-contrast")))
     states = ".twnb-step-mark, .twnb-refused-edit *, .twnb-exec-success, .twnb-exec-failure, .twnb-answer a"
     _expect_readable(page, shown, states, "the Round's states")
+    expect(shown.locator(".twnb-bar-wait")).to_have_count(1)  # the wait drawn as waiting, not code
     link = shown.locator(f'.twnb-answer a[href="{LINK_URL}"]')
     markdown_link = page.locator(f'.jp-MarkdownCell .jp-RenderedMarkdown a[href="{LINK_URL}"]')
     assert link.evaluate(JS_LINK_LOOK) == markdown_link.evaluate(JS_LINK_LOOK)

@@ -134,7 +134,16 @@ def test_event_fields_are_the_agreed_ones():
             "output_text",
         ],
         "CodeRunStarted": ["post_id", "code"],
-        "CodeRunEnded": ["post_id", "status", "duration_s", "error_type", "artifacts", "result_text"],
+        "CodeRunEnded": [
+            "post_id",
+            "status",
+            "duration_s",
+            "error_type",
+            "artifacts",
+            "result_text",
+            "waited_s",
+            "waited_after_s",
+        ],
         "PluginCalled": [
             "post_id",
             "name",

@@ -165,7 +165,10 @@ class CodeRunStarted:
 class CodeRunEnded:
     """The executor's result came back (or never will: `status` is then `no_result`). `status` is the
     executor's (`success`, `error`, `timeout`, `interrupted`, `kernel_died`); `error_type` the
-    exception's class name; `duration_s` the time the code itself ran, as the executor measured it."""
+    exception's class name; `duration_s` the time the code itself ran, as the executor measured it.
+    In step mode `waited_s` is how long the code waited for the user's decision before it ran (all of
+    the time since `CodeRunStarted` when it never ran), `waited_after_s` how long it then waited for
+    Continue or Undo: the ledger draws both as waiting, not as the code's time."""
 
     post_id: str
     status: str
@@ -173,6 +176,8 @@ class CodeRunEnded:
     error_type: str | None = None
     artifacts: tuple[str, ...] = ()
     result_text: str = ""
+    waited_s: float = 0.0
+    waited_after_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,14 @@ LEDGER_SCHEMA = 1
 PER_TOKENS = 1_000_000
 """Prices are per this many tokens (per million, as providers list them)."""
 
-EntryKind = Literal["llm", "code"]
+EntryKind = Literal["llm", "code", "wait"]
 
 
 @dataclass
 class LedgerEntry:
-    """One LLM call or code run. `status` is the call's finish reason (`stop`, `length`) or, when it
+    """One LLM call, code run, or wait for the user's decision (`wait`: step mode, role "User": the
+    time a piece of code waited for Run, Edit, Skip or Stop, or after running for Continue or Undo;
+    never counted as code time). `status` is the call's finish reason (`stop`, `length`) or, when it
     failed, its error type; for code, the executor's status (`success`, `error`, `timeout`, ...)."""
 
     kind: EntryKind

@@ -261,6 +261,7 @@ class StepRound:
                     approve_plan=not self.risky,
                     plugin_only=self.magics.round_is_plugin_only(self.args),
                     grade_risk=self.risky,
+                    waits_for_user=True,
                 )
                 round = await self._drive(driver)
         finally:

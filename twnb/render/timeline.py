@@ -20,7 +20,9 @@ __all__ = ["LedgerRowView", "bar_geometry", "ledger_rows", "timeline_html", "tot
 _COLOURS = {"llm": "#0969da", "code": "#1a7f37"}
 _FAILED = "#cf222e"
 _OK_STATUSES = {"stop", "length", "success", ""}
-_KIND_LABEL = {"llm": "LLM", "code": "code"}
+_KIND_LABEL = {"llm": "LLM", "code": "code", "wait": "decision"}
+# Step mode's waits for the user's decision: a pale bar, labelled as waiting, never code time.
+_WAIT, _PALE = "wait", "#d0d7de"
 # Code the user skipped in step mode ran nothing and failed nothing: a grey bar that says "not run"
 # (the post's decision line is where a view says the user skipped it).
 _SKIPPED, _NOT_RUN, _GREY = "skipped", "not run", "#8c959f"
@@ -31,7 +33,7 @@ class LedgerRowView(TypedDict):
     label: str  # "Planner LLM"
     figures: str  # "1.20 s, 1,200 in / 300 out"
     kind: str  # llm | code
-    tone: str  # llm | code | failed | skipped
+    tone: str  # llm | code | failed | skipped | wait
     start_s: float
     duration_s: float
     left: float  # percent of the Round's time line
@@ -72,6 +74,9 @@ def totals_text(ledger: Ledger) -> str:
     parts.append(f"LLM {t['llm_calls']} call{'s' if t['llm_calls'] != 1 else ''} {t['llm_s']:.1f} s")
     if t["code_runs"]:
         parts.append(f"code {t['code_runs']} run{'s' if t['code_runs'] != 1 else ''} {t['code_s']:.1f} s")
+    waits = ledger.of_kind("wait")
+    if waits:
+        parts.append(f"waiting for you {sum(wait.duration_s or 0.0 for wait in waits):.1f} s")
     tokens = tokens_label(t["input_tokens"], t["output_tokens"], t["cached_tokens"], estimated=t["estimated"])
     parts.append(tokens + " tokens")
     if t["cost"] is not None:
@@ -88,9 +93,10 @@ def ledger_rows(ledger: Ledger) -> list[LedgerRowView]:
         left, width = bar_geometry(entry, ledger.duration_s)
         ok = entry.status in _OK_STATUSES
         tone = entry.kind if ok else "skipped" if entry.status == _SKIPPED else "failed"
+        label = f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}"
         rows.append(
             LedgerRowView(
-                label=f"{entry.role} {_KIND_LABEL.get(entry.kind, entry.kind)}",
+                label="waiting for your decision" if entry.kind == _WAIT else label,
                 figures=_figures(entry),
                 kind=entry.kind,
                 tone=tone,
@@ -103,7 +109,7 @@ def ledger_rows(ledger: Ledger) -> list[LedgerRowView]:
     return rows
 
 
-_TONES = {**_COLOURS, "failed": _FAILED, "skipped": _GREY}
+_TONES = {**_COLOURS, "failed": _FAILED, "skipped": _GREY, _WAIT: _PALE}
 
 
 def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:

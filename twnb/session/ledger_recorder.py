@@ -97,9 +97,22 @@ class LedgerRecorder:
         entry = self._runs.pop(event.post_id, None)
         if entry is None:
             return
-        entry.duration_s = round(max(self._now() - entry.start_s, 0.0), 3)
+        now = self._now()
+        if event.waited_s > 0:  # step mode: the wait for the user's decision comes first
+            waited = min(event.waited_s, max(now - entry.start_s, 0.0))
+            self._entries.insert(self._entries.index(entry), self._wait(entry.start_s, waited, event.post_id))
+            entry.start_s = round(entry.start_s + waited, 3)
+        end = now
+        if event.waited_after_s > 0:  # then, after the run, the wait for Continue or Undo
+            end = max(now - event.waited_after_s, entry.start_s)
+            self._entries.append(self._wait(end, now - end, event.post_id))
+        entry.duration_s = round(max(end - entry.start_s, 0.0), 3)
         entry.status = event.status
         entry.error_type = event.error_type
+
+    @staticmethod
+    def _wait(start_s: float, duration_s: float, post_id: str) -> LedgerEntry:
+        return LedgerEntry("wait", "User", round(start_s, 3), round(duration_s, 3), post_id=post_id)
 
     def ledger(self, duration_s: float) -> Ledger:
         """The ledger as it stands; entries still open end now, marked unfinished."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Generator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -164,6 +165,8 @@ class Session:
         # Risky step mode: the grades of the user's edit of a piece of code, taken just before it ran
         # (what the guard saw is compared with them, not with the model's code's), by post id.
         self._edit_grades: dict[str, list[RiskFinding]] = {}
+        self._waits_for_user = False  # step mode drives this Round: waits for decisions go in the ledger
+        self._run_spans: dict[str, tuple[float, float]] = {}  # each post's run: its perf_counter span
         # (the conversation, the entries) its plugins section was last made from: made again only when
         # either changed (a reset or a load brings another conversation)
         self._plugin_entries: tuple[int, list[int]] = (0, [])
@@ -193,6 +196,7 @@ class Session:
         approve_plan: bool = False,
         plugin_only: bool = False,
         grade_risk: bool = False,
+        waits_for_user: bool = False,
     ) -> Generator[CodeRequest | PlanRequest, CodeDecision | PlanDecision, Round]:
         """Run one Round for `query`; yields code to run, expects its ExecutionResult back (or, from a
         step-mode driver, `ApprovedRun`, `Skipped` or `EditedRun`). With `approve_plan` it also yields
@@ -200,8 +204,12 @@ class Session:
         steps. With `plugin_only` generated code may only call plugins (roles/plugin_only.py). With
         `grade_risk` (risky step mode) each `CodeRequest` carries the reasons it should wait for the
         user (`risks`), and the post records them with what the runtime guard saw that they did not
-        predict (`extra["risk"]`)."""
+        predict (`extra["risk"]`). With `waits_for_user` (step mode: a person decides each piece of code)
+        the ledger draws the time between yielding code and its run, and after the run until the
+        decision comes back, as waiting for the user, not as the code's time."""
         self._grading = grade_risk
+        self._waits_for_user = waits_for_user
+        self._run_spans = {}
         self._round_names = set()
         self._edit_grades = {}
         rewound = self._replay_again_if_used_up()
@@ -419,14 +427,19 @@ class Session:
                 # finds it there and keeps it.
                 waiting.append(post)
                 watcher.on_event(CodeRunStarted(post.id, code))
+                asked = time.perf_counter()  # again just before the yield: grading is not waiting
                 try:
                     verdict = _first(post, "verification")
                     request = CodeRequest(post.id, code, self.timeout, self._artifact_name(round), verdict)
                     findings = self._grade(request)
                     self._paused_for(post, findings)
+                    asked = time.perf_counter()
                     received = yield request
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
-                    watcher.on_event(CodeRunEnded(post.id, "no_result", error_type=type(error).__name__))
+                    before, after = self._waits(post.id, asked)
+                    error_type = type(error).__name__
+                    ended = CodeRunEnded(post.id, "no_result", error_type=error_type, waited_s=before)
+                    watcher.on_event(replace(ended, waited_after_s=after))
                     self.code_interpreter.record_no_result(post, _no_result(error), watcher)
                     if isinstance(error, UserStopped):
                         self._keep_refused_edit(post, error.refused_edit)
@@ -435,7 +448,8 @@ class Session:
                 if isinstance(received, Skipped):  # step mode: the user chose not to run it
                     self.code_interpreter.record_skipped(post, watcher)
                     self._keep_refused_edit(post, received.refused_edit)
-                    watcher.on_event(CodeRunEnded(post.id, "skipped"))
+                    before, after = self._waits(post.id, asked)
+                    watcher.on_event(CodeRunEnded(post.id, "skipped", waited_s=before, waited_after_s=after))
                 else:
                     if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
                         self.code_interpreter.record_edit(post, received.code, watcher)
@@ -457,7 +471,8 @@ class Session:
                     self._record_risk(post, findings, ran)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
-                    watcher.on_event(_run_ended(post, ran))
+                    before, after = self._waits(post.id, asked)
+                    watcher.on_event(replace(_run_ended(post, ran), waited_s=before, waited_after_s=after))
                     result = ran
                 waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
                 return post, result
@@ -634,13 +649,28 @@ class Session:
         """Run the request's code (or `code`, the user's edit of it) on the executor."""
         if code is not None and self._grading and self.risk is not None:
             self._edit_grades[request.post_id] = self.risk.grade(code, self._round_names)
-        return self.executor.run(
-            request.code if code is None else code,
-            timeout=request.timeout,
-            execution_id=request.post_id,
-            artifact_name=request.artifact_name,
-            own_artifacts=self._own_artifacts(),
-        )
+        started = time.perf_counter()
+        try:
+            return self.executor.run(
+                request.code if code is None else code,
+                timeout=request.timeout,
+                execution_id=request.post_id,
+                artifact_name=request.artifact_name,
+                own_artifacts=self._own_artifacts(),
+            )
+        finally:
+            self._run_spans[request.post_id] = (started, time.perf_counter())
+
+    def _waits(self, post_id: str, asked: float) -> tuple[float, float]:
+        """Step mode: how long the code waited for the user before its run (all the time since it was
+        asked for, when it never ran) and after it, until the decision came back."""
+        span = self._run_spans.pop(post_id, None)
+        if not self._waits_for_user:
+            return 0.0, 0.0
+        answered = time.perf_counter()
+        if span is None:
+            return round(answered - asked, 3), 0.0
+        return round(max(span[0] - asked, 0.0), 3), round(max(answered - span[1], 0.0), 3)
 
     def _own_artifacts(self) -> list[str] | None:
         """A replay's files so far (None when not replaying): the executor replaces a file of the same

@@ -17,6 +17,9 @@ from twnb.render.timeline import totals_text
 from twnb.session.code_request import ApprovedRun, Skipped
 
 PAUSE_S = 0.4  # the person reading the code before deciding
+# The code entry may also hold the session's own work around the run (events dispatched to observers,
+# the result recorded): far less than the pause, however loaded the machine.
+SLACK_S = 0.05
 
 
 def _decided(make_session, decide):
@@ -30,11 +33,19 @@ def _decided(make_session, decide):
 
 
 def test_the_wait_before_run_is_a_wait_entry_and_the_code_entry_is_the_run_alone(make_session):
-    ledger = _decided(make_session, lambda session, request: ApprovedRun(session.execute(request)))
+    spent: list[float] = []
+
+    def run(session, request):
+        started = time.perf_counter()
+        result = session.execute(request)
+        spent.append(time.perf_counter() - started)  # the run alone, however slow the machine
+        return ApprovedRun(result)
+
+    ledger = _decided(make_session, run)
     (wait,), (code,) = ledger.of_kind("wait"), ledger.of_kind("code")
     assert (wait.role, wait.duration_s >= PAUSE_S) == ("User", True)
-    assert code.duration_s < PAUSE_S / 2 and code.start_s >= wait.end_s - 0.002
-    assert ledger.totals()["code_s"] < PAUSE_S / 2
+    assert code.duration_s <= spent[0] + SLACK_S and code.start_s >= wait.end_s - 0.002
+    assert ledger.totals()["code_s"] <= spent[0] + SLACK_S
     assert "waiting for you" in totals_text(ledger)
 
 
@@ -42,7 +53,7 @@ def test_a_skipped_piece_is_all_waiting_and_no_code_time(make_session):
     ledger = _decided(make_session, lambda session, request: Skipped())
     (wait,), (code,) = ledger.of_kind("wait"), ledger.of_kind("code")
     assert wait.duration_s >= PAUSE_S
-    assert code.duration_s < 0.05 and code.status == "skipped"
+    assert code.duration_s < SLACK_S and code.status == "skipped"
     drawn = timeline_html(ledger)
     assert "waiting for your decision" in drawn
     assert 'data-kind="wait"' in drawn

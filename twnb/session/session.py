@@ -93,6 +93,7 @@ if TYPE_CHECKING:
 logger = get_logger(__name__)
 
 INTERRUPTED = "Interrupted; every post made so far is kept."
+MIN_WAIT_S = 0.01  # a wait for the user shorter than this is the session's own work
 STOPPED = "Interrupted: stopped by the user; every post made so far is kept."
 CANCELLED = "Cancelled before it finished; every post made so far is kept."
 
@@ -435,8 +436,9 @@ class Session:
                     self._paused_for(post, findings)
                     asked = time.perf_counter()
                     received = yield request
+                    answered = time.perf_counter()
                 except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
-                    before, after = self._waits(post.id, asked)
+                    before, after = self._waits(post.id, asked, time.perf_counter())
                     error_type = type(error).__name__
                     ended = CodeRunEnded(post.id, "no_result", error_type=error_type, waited_s=before)
                     watcher.on_event(replace(ended, waited_after_s=after))
@@ -448,7 +450,7 @@ class Session:
                 if isinstance(received, Skipped):  # step mode: the user chose not to run it
                     self.code_interpreter.record_skipped(post, watcher)
                     self._keep_refused_edit(post, received.refused_edit)
-                    before, after = self._waits(post.id, asked)
+                    before, after = self._waits(post.id, asked, answered)
                     watcher.on_event(CodeRunEnded(post.id, "skipped", waited_s=before, waited_after_s=after))
                 else:
                     if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
@@ -471,7 +473,7 @@ class Session:
                     self._record_risk(post, findings, ran)
                     for call in post.extra.get("plugin_calls", ()):
                         watcher.on_event(PluginCalled.of(post.id, call))
-                    before, after = self._waits(post.id, asked)
+                    before, after = self._waits(post.id, asked, answered)
                     watcher.on_event(replace(_run_ended(post, ran), waited_s=before, waited_after_s=after))
                     result = ran
                 waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
@@ -661,16 +663,15 @@ class Session:
         finally:
             self._run_spans[request.post_id] = (started, time.perf_counter())
 
-    def _waits(self, post_id: str, asked: float) -> tuple[float, float]:
+    def _waits(self, post_id: str, asked: float, answered: float) -> tuple[float, float]:
         """Step mode: how long the code waited for the user before its run (all the time since it was
-        asked for, when it never ran) and after it, until the decision came back."""
+        asked for, when it never ran) and after it, until the decision came back. Under 10 ms is the
+        session's own work, not a person's wait: 0."""
         span = self._run_spans.pop(post_id, None)
         if not self._waits_for_user:
             return 0.0, 0.0
-        answered = time.perf_counter()
-        if span is None:
-            return round(answered - asked, 3), 0.0
-        return round(max(span[0] - asked, 0.0), 3), round(max(answered - span[1], 0.0), 3)
+        before, after = (answered - asked, 0.0) if span is None else (span[0] - asked, answered - span[1])
+        return _wait_s(before), _wait_s(after)
 
     def _own_artifacts(self) -> list[str] | None:
         """A replay's files so far (None when not replaying): the executor replaces a file of the same
@@ -800,6 +801,10 @@ def _no_result(error: BaseException) -> tuple[str, str]:
     if isinstance(error, GeneratorExit):
         return "NONE", "No result: the Round was cancelled before the code's result came back."
     return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."
+
+
+def _wait_s(seconds: float) -> float:
+    return round(seconds, 3) if seconds >= MIN_WAIT_S else 0.0
 
 
 def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:

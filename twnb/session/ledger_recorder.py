@@ -98,17 +98,21 @@ class LedgerRecorder:
         if entry is None:
             return
         now = self._now()
-        if event.waited_s > 0:  # step mode: the wait for the user's decision comes first
-            waited = min(event.waited_s, max(now - entry.start_s, 0.0))
-            self._entries.insert(self._entries.index(entry), self._wait(entry.start_s, waited, event.post_id))
-            entry.start_s = round(entry.start_s + waited, 3)
-        end = now
-        if event.waited_after_s > 0:  # then, after the run, the wait for Continue or Undo
-            end = max(now - event.waited_after_s, entry.start_s)
-            self._entries.append(self._wait(end, now - end, event.post_id))
-        entry.duration_s = round(max(end - entry.start_s, 0.0), 3)
         entry.status = event.status
         entry.error_type = event.error_type
+        if not (event.waited_s or event.waited_after_s):
+            entry.duration_s = round(max(now - entry.start_s, 0.0), 3)
+            return
+        # Step mode: the wait for the user's decision comes first, then the run (the executor's own
+        # time; nothing when the code never ran), then the wait for Continue or Undo.
+        waited = min(event.waited_s, max(now - entry.start_s, 0.0))
+        if waited:
+            self._entries.insert(self._entries.index(entry), self._wait(entry.start_s, waited, event.post_id))
+            entry.start_s = round(entry.start_s + waited, 3)
+        entry.duration_s = round(min(event.duration_s or 0.0, max(now - entry.start_s, 0.0)), 3)
+        if event.waited_after_s:
+            start = max(now - event.waited_after_s, entry.end_s)
+            self._entries.append(self._wait(start, now - start, event.post_id))
 
     @staticmethod
     def _wait(start_s: float, duration_s: float, post_id: str) -> LedgerEntry:

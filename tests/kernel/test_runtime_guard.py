@@ -202,14 +202,46 @@ def test_ctypes_reaching_the_interpreter_is_refused(kernel):
     _refused(kernel.run_case(code), "ctypes")
 
 
-def test_a_library_the_code_uses_may_load_c_code(kernel):
-    # scikit-learn's threadpoolctl does this: a module's own ctypes use is not the code's.
+def test_a_module_may_load_c_code_on_its_own_import(kernel):
+    # polars checks the CPU through ctypes as it is imported: a library's import is its own business.
+    (kernel.workdir / "c_on_import.py").write_text(
+        "import ctypes\n\nPROCESS_ID = ctypes.CDLL(None).getpid()\n"
+    )
+    result = kernel.run_case("import c_on_import, os\nc_on_import.PROCESS_ID == os.getpid()")
+    assert result["status"] == "success", result
+    assert result["result"] == "True"
+
+
+def test_ctypes_a_module_calls_for_the_code_is_refused(kernel):
+    # trust follows the call: the module's frame is nearest, the code asked for it
     (kernel.workdir / "c_helper.py").write_text(
         "import ctypes\n\ndef process_id():\n    return ctypes.CDLL(None).getpid()\n"
     )
-    result = kernel.run_case("import c_helper, os\nc_helper.process_id() == os.getpid()")
+    result = kernel.run_case("import c_helper\nfound = c_helper.process_id()")
+    _refused(result, "ctypes")
+    assert kernel.evaluate("'found' in globals()") is False
+
+
+_THREADPOOLCTL = "import ctypes\n\ndef threadpool_info():\n    return ctypes.CDLL(None).getpid()\n"
+
+
+def test_a_listed_library_may_call_c_code_for_the_code(fresh_kernel, tmp_path):
+    # scikit-learn's threadpoolctl finds the BLAS through ctypes each time KMeans fits (here a stand-in
+    # of the user's, under the listed name: scikit-learn is not installed in the test environment)
+    (tmp_path / "threadpoolctl.py").write_text(_THREADPOOLCTL)
+    kernel = fresh_kernel()
+    result = kernel.run_case("import threadpoolctl, os\nthreadpoolctl.threadpool_info() == os.getpid()")
     assert result["status"] == "success", result
     assert result["result"] == "True"
+
+
+def test_a_listed_library_the_code_wrote_itself_is_refused(fresh_kernel):
+    kernel = fresh_kernel()
+    code = (
+        f"open('threadpoolctl.py', 'w').write({_THREADPOOLCTL!r})\n"
+        "import threadpoolctl\nthreadpoolctl.threadpool_info()"
+    )
+    _refused(kernel.run_case(code), "ctypes")
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,8 @@ _PROCESS_EVENTS: dict[str, int | None] = {
     "os.startfile": 0,
 }
 _SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
+PROCESS_EVENTS = frozenset(_PROCESS_EVENTS)
+SIGNAL_EVENTS = _SIGNAL_EVENTS
 THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})
 _FILE_EVENTS = frozenset(
     {

@@ -31,6 +31,7 @@ Stdlib only: sent as source to kernels where twnb is not installed (kernel_guard
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from dataclasses import dataclass
@@ -81,6 +82,18 @@ class CodeOrigins:
             return CODE, str(name), message
         return None
 
+    @property
+    def importing(self) -> _ImportSystem:
+        return self._import
+
+    def note_written_module(self, code: Any, frame: FrameType | None) -> None:
+        """`exec` outside a run: a module a standard loader runs from a file generated code wrote is
+        generated code, whoever imports it (a library choosing its backend) and whenever."""
+        if isinstance(code, CodeType):
+            path = self._import.loaded_file(frame)
+            if path is not None and os.path.abspath(path) in self.written:
+                self._remember(code)
+
     def _remember(self, code: CodeType) -> None:
         stack = [code]
         while stack:
@@ -110,20 +123,26 @@ class _ImportSystem:
     def untouched_module(self, frame: FrameType | None, written: set[str]) -> bool:
         """Whether `frame` (where `exec` was called) is a standard file loader running the code of a
         module it read from a file generated code never wrote (a library, or a module of the user's)."""
+        path = self.loaded_file(frame)
+        return path is not None and path not in written
+
+    def loaded_file(self, frame: FrameType | None) -> str | None:
+        """The file a standard file loader at `frame` (where `exec` was called) runs the module of
+        (None: not such a loader; a loader of the code's own making runs what it likes)."""
         if not self.ready:
-            return False
+            return None
         f = frame
         if f is not None and f.f_code is self.passing:
             f = f.f_back
         if f is None or f.f_code is not self.exec_module:
-            return False
+            return None
         loader = f.f_locals.get("self")
         kind = type(loader)
         original = self.get_code.get(kind)
         if original is None or getattr(kind, "get_code", None) is not original:
-            return False  # a loader of the code's own making runs what it likes
+            return None
         path = getattr(loader, "path", None)
-        return isinstance(path, str) and path not in written
+        return path if isinstance(path, str) else None
 
 
 class Trust:

@@ -40,6 +40,7 @@ _MODULES = (
     "guard_refusal",
     "guard_events",
     "guard_trust",
+    "guard_provenance",
     "code_stopper",
     "library_writers",
     "runtime_guard",

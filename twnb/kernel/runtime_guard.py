@@ -62,6 +62,16 @@ from twnb.kernel.guard_events import (
     sighting_for,
     started_program,
 )
+from twnb.kernel.guard_provenance import (
+    DESCRIPTOR,
+    RESOURCE_EVENTS,
+    UNARMED_EVENTS,
+    Provenance,
+    asking_module,
+    follow_pools,
+    pidfd_target,
+)
+from twnb.kernel.guard_provenance import HINTS as PROVENANCE_HINTS
 from twnb.kernel.guard_refusal import (
     CODE,
     KERNEL_EXIT,
@@ -164,6 +174,8 @@ class RuntimeGuard:
         self._busy = threading.local()  # the hook's own file reads must not come back into it
         self._late: list[GuardRefusal] = []  # refused in threads of runs that had ended
         self._trust = Trust()
+        # who made or chose what leads to a forbidden act (guard_provenance.py)
+        self._provenance = Provenance(self._trust.origins)
 
     @classmethod
     def installed(cls) -> RuntimeGuard:
@@ -189,6 +201,9 @@ class RuntimeGuard:
             run.outer = previous
             run.refuse = run.refuse or previous.refuse
         sections = self._trust.sections.pop(ident, None)
+        if previous is None:
+            self._provenance.arming()
+            follow_pools(self._follow_work)
         run.armed_in = sys._getframe(2)  # past contextlib's __enter__: the `with` statement's frame
         self._armed[ident] = run
         try:
@@ -256,7 +271,8 @@ class RuntimeGuard:
     def _audit_hook(self) -> Callable[[str, tuple[Any, ...]], None]:
         """The hook: a plain function with its lookups bound (a bound method called by the
         interpreter costs twice as much, on every audit event of the process)."""
-        watched, armed, act = WATCHED_EVENTS | CODE_EVENTS, self._armed, self._act
+        watched, armed, act = WATCHED_EVENTS | CODE_EVENTS | RESOURCE_EVENTS, self._armed, self._act
+        unarmed, act_unarmed = UNARMED_EVENTS, self._act_unarmed
         get_ident = threading.get_ident
 
         def audit_hook(event: str, args: tuple[Any, ...]) -> None:
@@ -265,6 +281,8 @@ class RuntimeGuard:
             run = armed.get(get_ident())
             if run is not None:
                 act(run, event, args)
+            elif event in unarmed:
+                act_unarmed(event, args)
 
         exempt(audit_hook)
         return audit_hook
@@ -281,6 +299,36 @@ class RuntimeGuard:
             self._busy.on = False
         if refusal is not None:
             self.refuse(run, refusal)
+
+    def _act_unarmed(self, event: str, args: tuple[Any, ...]) -> None:
+        """Outside any run: what generated code made may still lead to a forbidden act (a function it
+        defined, called back later; a module it wrote, loaded as a library's backend)."""
+        origins = self._trust.origins
+        marked = origins.written if event == "exec" else origins.generated
+        if getattr(self._busy, "on", False) or not marked:
+            return
+        self._busy.on = True
+        try:
+            frame = sys._getframe(2)
+            if event == "exec":
+                self._provenance.note_unarmed_exec(args, frame)
+                refusal = None
+            else:
+                refusal = self._provenance.unarmed_refusal(event, args, frame)
+        except Exception:  # a fault of ours must never break what the user was doing
+            refusal = None
+        finally:
+            self._busy.on = False
+        if refusal is not None:
+            self._late.append(refusal)
+            raise RuntimeGuardRefused(refusal)
+
+    def _follow_work(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        """A work item handed to a thread pool: from an armed thread, it runs armed in the worker."""
+        run = self._armed.get(threading.get_ident())
+        if run is None or isinstance(function, _Follower):
+            return function
+        return _Follower(function, self, run, self.trusted_here(sys._getframe(2)))
 
     def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | None:
         trust = self._trust
@@ -303,6 +351,8 @@ class RuntimeGuard:
             return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
         sighting = sighting_for(event, args)
         if sighting is not None:
+            if not trusted:
+                self._provenance.note_environment(event, args)
             if not trusted and sighting not in run.sightings and len(run.sightings) < _MAX_SIGHTINGS:
                 run.sightings.append(sighting)
             return None
@@ -315,18 +365,21 @@ class RuntimeGuard:
                 message = "starting a thread with a start function the guard cannot follow is not allowed."
                 return self._refusal(run, THREAD, event, message, HINTS[THREAD])
             return None
-        judged = refusal_for(event, args)
+        judged = refusal_for(event, args) or self._provenance.refusal_for(event, args)
         if judged is None:
             return None
         rule, subject, message = judged
-        if is_ctypes(event) and not _made_by_code(sys._getframe(3)):
-            return None  # a library the code uses loads its own C code (threadpoolctl, say)
+        provenance = self._provenance
+        if is_ctypes(event) and provenance.own_ctypes(sys._getframe(3)):
+            return None  # a library loads its own C code (on its import; threadpoolctl, say)
         if (
             rule == PROCESS
-            and (_asking_module(sys._getframe(3)), started_program(event, args)) in LIBRARY_HELPERS
+            and (asking_module(sys._getframe(3)), started_program(event, args)) in LIBRARY_HELPERS
+            and provenance.system_program(event, args)
         ):
             return None  # a library runs one of its own helper programs (matplotlib's fc-list, say)
-        return self._refusal(run, rule, event, message, HINTS.get(rule, ""), subject)
+        hint = HINTS.get(rule, PROVENANCE_HINTS.get(rule, ""))
+        return self._refusal(run, rule, event, message, hint, subject)
 
     def _refusal(
         self, run: GuardedRun, rule: str, event: str, message: str, hint: str, subject: str = ""
@@ -397,6 +450,7 @@ class RuntimeGuard:
             import _posixsubprocess
         except ImportError:
             return
+        self._wrap_descriptors()
         self._wrap(
             _posixsubprocess,
             "fork_exec",
@@ -404,6 +458,37 @@ class RuntimeGuard:
             lambda args: "starting a process (_posixsubprocess.fork_exec) is not allowed for generated code.",
             HINTS["process"],
         )
+
+    def _wrap_descriptors(self) -> None:
+        """Closing the kernel's descriptors (its sockets) and signalling it through a pidfd raise no
+        audit event either."""
+        provenance = self._provenance
+
+        def closing(name: str, low: int, high: int | None) -> Callable[[tuple[Any, ...]], str | None]:
+            def judge(args: tuple[Any, ...]) -> str | None:
+                first = args[low] if len(args) > low else None
+                last = args[high] if high is not None and len(args) > high else None
+                if not isinstance(first, int):
+                    return None
+                end = last if isinstance(last, int) else first + 1
+                return provenance.closes_kernel_descriptor(name, first, end)
+
+            return judge
+
+        hint = PROVENANCE_HINTS[DESCRIPTOR]
+        self._wrap(os, "close", DESCRIPTOR, closing("os.close", 0, None), hint)
+        self._wrap(os, "closerange", DESCRIPTOR, closing("os.closerange", 0, 1), hint)
+        self._wrap(os, "dup2", DESCRIPTOR, closing("os.dup2", 1, None), hint)
+
+        def pidfd_signal(args: tuple[Any, ...]) -> str | None:
+            if len(args) >= 2 and args[1] == 0:
+                return None
+            target = pidfd_target(args[0]) if args else None
+            if target is not None and target not in (os.getpid(), os.getppid()):
+                return None
+            return "signal.pidfd_send_signal sends a signal to the notebook's own kernel: it could stop."
+
+        self._wrap(signal, "pidfd_send_signal", SIGNAL, pidfd_signal, HINTS[SIGNAL])
 
     def _wrap(
         self,
@@ -517,40 +602,6 @@ class _ThreadStart:
         return self.original(function, *args, **kwargs)
 
 
-def _made_by_code(frame: FrameType | None) -> bool:
-    """Whether the first frame outside ctypes (and the import system) is the code's, not a library's:
-    a library is a module in sys.modules whose globals the frame runs in."""
-    f = frame
-    while f is not None:
-        name = f.f_globals.get("__name__")
-        if isinstance(name, str) and (name == "ctypes" or name.startswith(("ctypes.", "importlib"))):
-            f = f.f_back
-            continue
-        module = sys.modules.get(name) if isinstance(name, str) else None
-        library = (
-            name != "__main__" and module is not None and getattr(module, "__dict__", None) is f.f_globals
-        )
-        return not library
-    return False
-
-
-# Modules a process passes through on its way from whoever asked for it.
-_PROCESS_PLUMBING = frozenset(
-    {"subprocess", "os", "pty", "asyncio.subprocess", "asyncio.base_events", "asyncio.unix_events"}
-)
-
-
-def _asking_module(frame: FrameType | None) -> str:
-    """The module that asked for a process: the first frame outside the process plumbing."""
-    f = frame
-    while f is not None:
-        name = f.f_globals.get("__name__")
-        if not isinstance(name, str) or name not in _PROCESS_PLUMBING:
-            return name if isinstance(name, str) else ""
-        f = f.f_back
-    return ""
-
-
 def _code_line(frame: FrameType | None, run: GuardedRun) -> tuple[int, str]:
     """(line, source) of the code in this stack, below the frame that armed the run: the innermost
     frame running in the code's namespace whose file is the outermost such frame's (the code's own
@@ -601,7 +652,13 @@ exempt(
     GuardedRun.record,
     GuardedRun._removing,
     _ThreadStart.__call__,
-    _made_by_code,
-    _asking_module,
+    RuntimeGuard._act_unarmed,
+    RuntimeGuard._follow_work,
+    Provenance.unarmed_refusal,
+    Provenance.own_ctypes,
+    Provenance.generated_frame,
+    Provenance.system_program,
+    Provenance.code_program,
+    asking_module,
     _code_line,
 )

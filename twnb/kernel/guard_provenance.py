@@ -47,7 +47,7 @@ from twnb.kernel.guard_events import (
 from twnb.kernel.guard_events import (
     HINTS as EVENT_HINTS,
 )
-from twnb.kernel.guard_refusal import GuardRefusal
+from twnb.kernel.guard_refusal import GuardRefusal, RuntimeGuardRefused
 from twnb.kernel.guard_trust import CodeOrigins
 
 RESOURCE = "resource"  # a resource limit of the kernel's own process (setrlimit, prlimit)
@@ -329,8 +329,32 @@ def follow_pools(follow: Callable[[Callable[..., Any]], Callable[..., Any]]) -> 
     pools = sys.modules.get("multiprocessing.pool")
     if pools is not None:
         threaded = pools.ThreadPool
+
+        def follow_as_exception(function: Callable[..., Any]) -> Callable[..., Any]:
+            return _RefusalAsException(follow(function))
+
         for name in ("apply_async", "_map_async", "imap", "imap_unordered"):
-            _wrap_first_argument(pools.Pool, name, follow, lambda self: isinstance(self, threaded))
+            _wrap_first_argument(
+                pools.Pool, name, follow_as_exception, lambda self: isinstance(self, threaded)
+            )
+
+
+class RefusedInWorker(Exception):
+    """A refusal in a multiprocessing pool's worker thread, which loses a task whose function raises
+    a BaseException (its caller would wait for ever): handed back as an Exception instead."""
+
+
+class _RefusalAsException:
+    __slots__ = ("function",)
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.function(*args, **kwargs)
+        except RuntimeGuardRefused as refused:
+            raise RefusedInWorker(str(refused)) from None
 
 
 def _wrap_first_argument(

@@ -304,7 +304,9 @@ class RuntimeGuard:
         """Outside any run: what generated code made may still lead to a forbidden act (a function it
         defined, called back later; a module it wrote, loaded as a library's backend)."""
         origins = self._trust.origins
-        marked = origins.written if event == "exec" else origins.generated
+        marked = origins.written or (
+            event != "exec" and (origins.generated or self._provenance.code_path_entries)
+        )
         if getattr(self._busy, "on", False) or not marked:
             return
         self._busy.on = True

@@ -225,3 +225,59 @@ def test_binding_a_bypass_builtins_name_is_refused_where_it_is_bound() -> None:
 def test_a_refusal_as_data_round_trips_to_plain_values() -> None:
     (refusal,) = verify_code("exit()") or []
     assert refusal.to_dict()["rule"] == "blocked-function" and refusal.to_dict()["line"] == 1
+
+
+# -- dynamic imports: judged by the name they import ----------------------------------------------------
+
+ANY_MODULE = VerificationConfig(allowed_modules=None)
+
+
+@pytest.mark.parametrize(
+    ("code", "rule", "subject"),
+    [
+        ("from IPython.utils.importstring import import_item\nimport_item('subprocess').run(['x'])",
+         Rule.BLOCKED_MODULE, "subprocess"),
+        ("from IPython.utils.importstring import import_item as load\nload('os.system')('x')",
+         Rule.BLOCKED_FUNCTION, "os.system"),
+        ("from IPython.utils import importstring\nload = importstring.import_item\nload('ctypes')",
+         Rule.BLOCKED_MODULE, "ctypes"),
+        ("import pkgutil\npkgutil.resolve_name('os:system')('x')", Rule.BLOCKED_FUNCTION, "os.system"),
+        ("import pkgutil\npkgutil.resolve_name('subprocess')", Rule.BLOCKED_MODULE, "subprocess"),
+        ("import pydoc\npydoc.locate('subprocess.run')", Rule.BLOCKED_MODULE, "subprocess"),
+        ("import pandas as pd\npd.compat._optional.import_optional_dependency('subprocess')",
+         Rule.BLOCKED_MODULE, "subprocess"),
+    ],
+    ids=["import-item", "import-item-alias-attribute", "import-item-bound", "resolve-name-colon",
+         "resolve-name", "pydoc-locate", "pandas-optional-dependency"],
+)  # fmt: skip
+def test_a_dynamic_import_of_a_literal_name_is_judged_as_that_import(code, rule, subject) -> None:
+    refusals = verify_code(code, ANY_MODULE)
+    assert refusals and (refusals[0].rule, refusals[0].subject) == (rule, subject), refusals
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from IPython.utils.importstring import import_item\nimport_item('sub' + 'process')",
+        "from IPython.utils.importstring import import_item\nname = 'os'\nimport_item(name)",
+        "import pkgutil\nnames = ['os:system']\npkgutil.resolve_name(names[0])",
+        "from IPython.utils.importstring import import_item\nlist(map(import_item, ['subprocess']))",
+        "from IPython.utils.importstring import import_item\nloaders = {'x': import_item}",
+    ],
+    ids=["computed", "variable", "subscript", "passed-to-map", "kept-in-a-dict"],
+)
+def test_a_dynamic_import_whose_name_cannot_be_known_is_refused(code) -> None:
+    refusals = verify_code(code, ANY_MODULE)
+    assert [r.rule for r in refusals] == [Rule.DYNAMIC_IMPORT], refusals
+
+
+def test_importlib_when_the_user_unblocks_it_is_judged_by_name() -> None:
+    config = VerificationConfig(allowed_modules=None, blocked_modules=frozenset({"subprocess"}))
+    assert verify_code("import importlib\nimportlib.import_module('json')", config) == []
+    refused = verify_code("import importlib\nimportlib.import_module('subprocess')", config)
+    assert refused and refused[0].rule == Rule.BLOCKED_MODULE
+
+
+def test_a_dynamic_import_of_an_allowed_module_passes() -> None:
+    code = "from IPython.utils.importstring import import_item\njoin = import_item('os.path.join')"
+    assert verify_code(code) == []

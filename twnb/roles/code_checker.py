@@ -23,6 +23,7 @@ from twnb.roles.refusal import Refusal, Rule
 from twnb.roles.verification_policy import (
     BLOCKED_NAMES,
     BYPASS_FUNCTIONS,
+    DYNAMIC_IMPORTERS,
     FRAME_ATTRIBUTES,
     INSTALL_MAGICS,
     MODULE_ATTRIBUTE_NAMES,
@@ -77,6 +78,19 @@ def _builtin_name(obj: object) -> str | None:
     return None
 
 
+def _importer_name(obj: object) -> str | None:
+    """The name of the dynamic importer `obj` is (DYNAMIC_IMPORTERS), found by identity: a re-export
+    under another name is the same function."""
+    if obj is None or not callable(obj) or isinstance(obj, type | ModuleType):
+        return None
+    for name in DYNAMIC_IMPORTERS:
+        module, _, attribute = name.rpartition(".")
+        owner = sys.modules.get(module) if module else builtins
+        if owner is not None and vars(owner).get(attribute) is obj:
+            return name
+    return None
+
+
 def resolve_path(path: str, known_module: bool) -> _Resolved:
     """Judge `path` (dotted, through aliases) from the module it reaches. Uses the real modules when
     they are loaded (reading their `__dict__`, never importing or calling `__getattr__`), otherwise
@@ -89,8 +103,11 @@ def resolve_path(path: str, known_module: bool) -> _Resolved:
     for segment in parts[1:]:
         found = vars(obj).get(segment) if isinstance(obj, ModuleType) else None
         builtin = _builtin_name(found)
+        importer = None if builtin is not None else _importer_name(found)
         if builtin is not None:
             current, reached = [builtin], None
+        elif importer is not None:
+            current, reached = importer.split("."), None
         elif isinstance(found, ModuleType) and _is_reachable_module(found):
             if found.__name__ != ".".join([*current, segment]):
                 reached = found.__name__
@@ -260,6 +277,7 @@ class CodeChecker(ast.NodeVisitor):
             resolved = resolve_path(self.scope.aliases[name], name in self.scope.modules)
             if not self.judge_path(node, resolved):
                 self.judge_module_value(node, resolved)
+                self.judge_importer_value(node, resolved)
         elif name == "get_ipython":
             self.refuse(node, Rule.IPYTHON_SHELL, _SHELL_REFUSED, "Write plain Python.", name)
         elif (name in _UNBINDABLE or not self.bound_before(name, node)) and any(
@@ -276,6 +294,50 @@ class CodeChecker(ast.NodeVisitor):
                 "Call what you need on the module directly (module.function(...)).",
                 resolved.canonical,
             )
+
+    def judge_importer_value(self, node: ast.expr, resolved: _Resolved) -> None:
+        """A dynamic importer may be called or given another plain name, not passed around: the walk
+        judges its calls by the name they import (`map(import_item, names)` it could not)."""
+        if resolved.canonical not in DYNAMIC_IMPORTERS:
+            return
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return
+        if self.plain_module_use(node) and not isinstance(parent, ast.Attribute):
+            return
+        self.refuse(
+            node,
+            Rule.DYNAMIC_IMPORT,
+            f"'{resolved.canonical}' is used as a value here: verification cannot tell what it imports.",
+            "Import modules with an import statement.",
+            resolved.canonical,
+        )
+
+    def judge_dynamic_import(self, node: ast.Call, importer: str) -> None:
+        """`import_item('subprocess')` is judged as `import subprocess`; a name not written out (or
+        relative) cannot be known, and is refused."""
+        kind = DYNAMIC_IMPORTERS[importer]
+        target: ast.expr | None = None
+        if node.args and not isinstance(node.args[0], ast.Starred):
+            target = node.args[0]
+        else:
+            target = next((k.value for k in node.keywords if k.arg in ("name", "path")), None)
+        if not (isinstance(target, ast.Constant) and isinstance(target.value, str)) or (
+            target.value.startswith(".") or not target.value
+        ):
+            self.refuse(
+                node,
+                Rule.DYNAMIC_IMPORT,
+                f"'{importer}' imports a module named at run time: verification cannot know which.",
+                "Import modules with an import statement (import name).",
+                importer,
+            )
+            return
+        name = target.value.replace(":", ".") if kind == "colon" else target.value
+        if not self.check_module(node, name.split(".")[0] if kind != "module" else name):
+            return
+        if kind != "module":
+            self.judge_path(node, resolve_path(name, known_module=False))
 
     def plain_module_use(self, node: ast.expr) -> bool:
         """The start of an attribute chain, or the whole value of a plain `name = module`."""
@@ -329,6 +391,7 @@ class CodeChecker(ast.NodeVisitor):
             if self.judge_path(node, resolved):
                 return
             self.judge_module_value(node, resolved)
+            self.judge_importer_value(node, resolved)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -390,6 +453,10 @@ class CodeChecker(ast.NodeVisitor):
         if self.ipython_call(node):
             return
         resolved = self.resolve(node.func) if isinstance(node.func, ast.Attribute | ast.Name) else None
+        if isinstance(node.func, ast.Name) and node.func.id == "__import__" and resolved is None:
+            self.judge_dynamic_import(node, "__import__")
+        elif resolved is not None and resolved.canonical in DYNAMIC_IMPORTERS:
+            self.judge_dynamic_import(node, resolved.canonical)
         if resolved is not None and resolved.canonical in _STRING_GETTERS:
             for name in _constant_strings(node.args):
                 if self.string_reaches_blocked(name):

@@ -26,6 +26,7 @@ class Rule(StrEnum):
     INTROSPECTION = "introspection"  # frames and their globals (`gi_frame.f_globals`)
     BLOCKED_NAME = "blocked-name"  # `__builtins__` and the like
     MODULE_AS_VALUE = "module-as-value"  # a module passed around where the checks cannot follow it
+    DYNAMIC_IMPORT = "dynamic-import"  # importlib.import_module(name) and kin, with a name not written out
     IPYTHON_SHELL = "ipython-shell"  # get_ipython() and the shell's own methods
     SHELL = "shell"  # `!cmd`, `%%bash`
     INSTALL = "install"  # `!pip`, `%pip`, `%conda`

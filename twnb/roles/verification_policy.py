@@ -233,6 +233,23 @@ MODULE_ATTRIBUTE_NAMES: dict[str, str] = {
     "_shutil": "shutil",
 }
 
+# Functions that import a module named by a string, and how they read it: "module" (a module's dotted
+# name), "dotted" (a module and attributes after it: `os.path.join`), "colon" (`pkg.mod:attr`, or
+# dotted). A call is judged as an import of the name it is given; a name not written out is refused.
+# Found by name and, when their module is loaded, by identity (a re-export under another name).
+DYNAMIC_IMPORTERS: dict[str, str] = {
+    "__import__": "module",
+    "importlib.import_module": "module",
+    "importlib.__import__": "module",
+    "IPython.utils.importstring.import_item": "dotted",
+    "traitlets.utils.importstring.import_item": "dotted",
+    "traitlets.import_item": "dotted",
+    "pkgutil.resolve_name": "colon",
+    "pydoc.locate": "dotted",
+    "pandas.compat._optional.import_optional_dependency": "module",
+    "pandas.compat.import_optional_dependency": "module",
+}
+
 # Dunder attributes that read metadata harmlessly; every other `__x__` attribute is refused because
 # that is the road to `__class__.__subclasses__()` and `__globals__`.
 DEFAULT_ALLOWED_DUNDERS: frozenset[str] = frozenset({"__version__", "__name__", "__doc__", "__init__"})

@@ -78,14 +78,17 @@ class CodeStopper:
         if self._removed or threading.get_ident() != self._thread_ident:
             return
         self._active = True
+        here = sys._getframe(1)
         if self.installed:
-            if self.mode == "trace":
-                self._install_trace(sys._getframe(1))  # CPython switched it off after the last raise
+            if self.mode == "trace" and self.code_on_stack(here):
+                self._install_trace(here)  # CPython switched it off after the last raise, or it paused
             return
+        if sys.version_info < (3, 12) and not self.code_on_stack(here):
+            return  # nothing of the code's to stop (it has ended): the watchdog asks again if it runs
         self.installed = True
         if not (sys.version_info >= (3, 12) and self._install_monitoring()):
             self._previous_trace = sys.gettrace()
-            self._install_trace(sys._getframe(1))
+            self._install_trace(here)
 
     def remove(self) -> None:
         """Stop raising and take every hook away (idempotent); the previous trace function is put back."""
@@ -108,6 +111,20 @@ class CodeStopper:
         self._handlers.clear()
 
     # -- where the code is -----------------------------------------------------------------------------
+
+    def code_on_stack(self, frame: FrameType | None) -> bool:
+        """Whether the code's outermost frame is in `frame`'s stack: the code is still running (from any
+        thread: the watchdog looks at the main thread's stack). False once it has ended, while the shell
+        formats its traceback."""
+        entry, namespace = self.entry, self.code_namespace
+        f = frame
+        while f is not None:
+            if f is entry:
+                return namespace is None  # without a namespace, the code is the `with` block's
+            if namespace is not None and f.f_globals is namespace and f.f_code.co_name == "<module>":
+                return True
+            f = f.f_back
+        return False
 
     def _in_code(self, frame: FrameType | None) -> bool:
         """Whether `frame` is one of the code's: at or below its outermost frame, not the stopper's own."""
@@ -168,6 +185,11 @@ class CodeStopper:
 
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if not self._active or not self._in_code(frame):
+            if self._active and not self.code_on_stack(frame):
+                # The code has ended (the shell formats its traceback: stack_data parses every file in
+                # it, millions of calls each paying this function): stop tracing. The watchdog asks
+                # for the stopper again if the code turns out to run on.
+                sys.settrace(self._previous_trace)
             return None  # not the code's: this frame is not traced at all
         frame.f_trace_opcodes = True
         return self._local_trace
@@ -276,6 +298,7 @@ exempt(
     CodeStopper.install,
     CodeStopper.remove,
     CodeStopper._in_code,
+    CodeStopper.code_on_stack,
     CodeStopper._on_event,
     CodeStopper._global_trace,
     CodeStopper._local_trace,

@@ -4,8 +4,11 @@ The time limit's SIGINT handler is Python code, so the KeyboardInterrupt it rais
 handler's frame at the end of its traceback (and so would any twnb hook the code happened to be in,
 such as the output tee under a `print`). While generated code runs, the shell's `_get_exc_info`, where
 IPython's `showtraceback` takes what it formats, trims those trailing frames: what the cell shows, what
-is recorded and the nbformat error output all end at the user's code. Other exceptions keep every
-frame (a twnb frame at the end of one is a twnb bug worth seeing).
+is recorded and the nbformat error output all end at the user's code. Given the code's namespace,
+an interrupt's traceback ends at the code's own last frame: where a library was when the limit came
+(deep in pandas' import, say) tells the model nothing its own line does not, and IPython formats every
+frame of a traceback by parsing its file (seconds, on a busy machine, for an import's thirty frames).
+Other exceptions keep every frame (a twnb frame at the end of one is a twnb bug worth seeing).
 """
 
 from __future__ import annotations
@@ -41,9 +44,25 @@ def trim_twnb_frames(tb: TracebackType | None) -> TracebackType | None:
     return tb
 
 
+def trim_after_code(tb: TracebackType | None, namespace: dict[str, Any]) -> TracebackType | None:
+    """`tb` ending at its last frame that runs in `namespace` (the code's); unchanged without one."""
+    last_code = None
+    node = tb
+    while node is not None:
+        if node.tb_frame.f_globals is namespace:
+            last_code = node
+        node = node.tb_next
+    if last_code is not None:
+        last_code.tb_next = None
+    return tb
+
+
 @contextlib.contextmanager
-def interrupts_end_in_user_code(shell: InteractiveShell) -> Iterator[None]:
-    """Within the block, interrupts the shell formats lose their trailing twnb frames."""
+def interrupts_end_in_user_code(
+    shell: InteractiveShell, namespace: dict[str, Any] | None = None
+) -> Iterator[None]:
+    """Within the block, interrupts the shell formats lose their trailing twnb frames, and, given the
+    code's `namespace`, every frame after the code's own last one."""
     original: Callable[..., tuple[Any, Any, Any]] = shell._get_exc_info
     had_own = "_get_exc_info" in vars(shell)
 
@@ -51,6 +70,8 @@ def interrupts_end_in_user_code(shell: InteractiveShell) -> Iterator[None]:
         etype, value, tb = original(exc_tuple)
         if isinstance(etype, type) and issubclass(etype, KeyboardInterrupt | TimeLimitExceeded):
             trim_twnb_frames(tb)
+            if namespace is not None:
+                trim_after_code(tb, namespace)
         return etype, value, tb
 
     setattr(shell, "_get_exc_info", get_exc_info)  # noqa: B010 (an instance attribute over the method)

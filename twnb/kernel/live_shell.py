@@ -151,7 +151,7 @@ class LiveShellExecutor:
             ),
             every_record_scrubbed(self.redact),
             comm_messages_redacted(self.redact),
-            interrupts_end_in_user_code(self.shell),
+            interrupts_end_in_user_code(self.shell, namespace),
         ):
             try:
                 # The watchdog's thread starts before arming: it is twnb's, not the code's.

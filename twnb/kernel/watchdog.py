@@ -222,21 +222,37 @@ class Watchdog:
                     # blocking call): on the main thread, the stopper takes over; elsewhere, raise in
                     # the thread itself, which needs no handler. (Not while a re-install is queued:
                     # that Python code would catch it.)
-                    self.escalations += 1
                     stopper = self.stopper
                     if stopper is not None:
-                        if not stopper.installed:
-                            request_install(stopper)
+                        if not self._code_running():
+                            next_push = now + self.escalate_every_s
+                            continue  # ended, the shell is formatting its traceback: nothing to stop
+                        self.escalations += 1
+                        if not stopper.installed or stopper.mode == "trace":
+                            request_install(stopper)  # 3.11: again, if it paused while the code was gone
                     else:
+                        self.escalations += 1
                         self._async_sent = True
                         _set_async_exc(self._target_ident, TimeLimitExceeded)
                     next_push = now + self.escalate_every_s
-                if not self.unresponsive and now >= deadline + self.unresponsive_after_s:
+                if (
+                    not self.unresponsive
+                    and now >= deadline + self.unresponsive_after_s
+                    and self._code_running()
+                ):
                     self.unresponsive = True
                     report = _unresponsive_text(now - started, self.timeout)
             if report is not None and self.on_unresponsive is not None:
                 with contextlib.suppress(Exception):  # telling is a courtesy; the watchdog goes on
                     self.on_unresponsive(report)
+
+    def _code_running(self) -> bool:
+        """From the watchdog's thread: whether the code is still on its thread's stack (on the main
+        thread, where the stopper knows its frames; elsewhere assumed so)."""
+        if self.stopper is None:
+            return True
+        frame = sys._current_frames().get(self._target_ident)
+        return frame is not None and self.stopper.code_on_stack(frame)
 
     def _interrupt(self) -> None:
         if not self._on_main:

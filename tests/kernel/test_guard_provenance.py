@@ -238,3 +238,25 @@ def test_the_code_may_close_descriptors_it_opened(kernel):
     code = "import os, tempfile\nfd, path = tempfile.mkstemp(dir='.')\nos.close(fd)\nos.remove(path)"
     result = kernel.run_case(code)
     assert result["status"] == "success", result
+
+
+# -- dynamic imports: what verification refuses by name is refused at the act too --------------------------
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from IPython.utils.importstring import import_item\n"
+        f"import_item('subprocess').run(['touch', '{MARKER}'])",
+        "from IPython.utils.importstring import import_item\n"
+        f"import_item('os.' + 'system')('touch {MARKER}')",
+        f"import importlib\nimportlib.import_module('sub' + 'process').run(['touch', '{MARKER}'])",
+        f"import pkgutil\npkgutil.resolve_name('os:system')('touch {MARKER}')",
+        f"__import__('o' + 's').system('touch {MARKER}')",
+    ],
+    ids=["import-item", "import-item-computed", "importlib-computed", "resolve-name", "dunder-import"],
+)
+def test_a_process_reached_through_a_dynamic_import_is_refused(kernel, code):
+    _refused(kernel.run_case(code), "process")
+    assert not (kernel.workdir / MARKER).exists()
+    assert _intact(kernel)

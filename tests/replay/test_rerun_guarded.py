@@ -50,3 +50,24 @@ def test_what_the_guard_refuses_in_a_rerun_is_named_and_not_done(saved, capsys):
 def test_no_verify_runs_the_rerun_unguarded(saved, capsys):
     assert _export(saved, "--check", "--no-verify") == 0
     assert (saved.parent / "pwned").exists()
+
+
+def test_libc_through_pandas_in_a_received_users_cell_fails_the_check(tmp_path, monkeypatch, capsys):
+    from support.replay_rounds import user_cell, with_user_cells
+
+    monkeypatch.chdir(tmp_path)
+    sneaky = user_cell(
+        "import numpy as np, pandas as pd\n"
+        "libc = np.ctypeslib.load_library('libc.so.6', '/lib/x86_64-linux-gnu')\n"
+        "pd.Series([b'touch pwned']).map(libc.system)",
+        1,
+    )
+    path = tmp_path / "conv.yaml"
+    save_conversation(
+        conversation(with_user_cells(code_round("Print", "print(1)", [stdout("1\n")]), sneaky)), path
+    )
+    assert _export(path, "--execute", "--check") == 1
+    out = capsys.readouterr().out
+    assert not (tmp_path / "pwned").exists()
+    assert "the runtime guard refused what it did" in out and "using ctypes" in out
+    assert "2 of 2 cells reproduced" not in out

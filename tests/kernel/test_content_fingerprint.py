@@ -36,3 +36,32 @@ def test_a_frame_fingerprinted_on_some_columns_ignores_the_others_but_not_its_ro
 
 def test_an_object_that_cannot_be_pickled_has_no_fingerprint() -> None:
     assert fingerprint({"lock": threading.Lock()}) is None
+
+
+def test_a_figure_drawn_and_closed_keeps_its_fingerprint_and_what_the_user_draws_changes_it() -> None:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2)
+    axes[0].plot([1, 2, 3])
+    axes[0].scatter([1, 2], [3, 4], c=[1, 2])
+    axes[1].imshow(np.eye(3))
+    axes[0].legend(["a"])
+    before = [fingerprint(v) for v in (fig, axes, axes[0])]
+    fig.savefig(io.BytesIO(), format="png")
+    plt.close(fig)
+    assert [fingerprint(v) for v in (fig, axes, axes[0])] == before
+    for change in (
+        lambda: axes[0].set_title("mine"),
+        lambda: axes[0].plot([3, 1]),
+        lambda: axes[1].set_xlim(0, 9),
+        lambda: axes[0].lines[0].set_color("red"),
+        lambda: axes[0].set_xticks([0, 1]),
+    ):
+        drawn = fingerprint(axes)
+        change()
+        assert fingerprint(axes) != drawn

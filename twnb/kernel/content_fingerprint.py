@@ -9,6 +9,9 @@ right after a run, undo_log.py fingerprints each object undo would act on, and a
 - a categorical column: its codes' buffer and its categories;
 - other pandas columns and indexes (strings, nullable numbers): the pickle of their values (slower:
   some 20 ms a million short strings);
+- a matplotlib figure, axes or artist (and an array, list or tuple of them, `plt.subplots(2, 2)`'s
+  axes): what the user drew, read through its getters (figure_content.py), since drawing and closing
+  a figure changes its pickle and nothing a user would call a change;
 - anything else: its pickle (a builtin container, a plain object); an object that cannot be pickled
   has no fingerprint (None) and only its signature is compared.
 
@@ -22,6 +25,8 @@ import hashlib
 import pickle
 from collections.abc import Iterable
 from typing import Any
+
+from twnb.kernel.figure_content import feed_figure_content, is_matplotlib
 
 Fingerprint = str
 
@@ -58,10 +63,28 @@ def _feed(digest: Any, value: Any, columns: Iterable[str] | None) -> None:
     if module == "pandas" and hasattr(value, "is_unique") and hasattr(value, "names"):
         _feed_index(digest, value)
         return
+    if module == "matplotlib":
+        feed_figure_content(digest, value, _feed_array)
+        return
+    if _holds_figures(value):
+        for item in value.ravel().tolist() if module == "numpy" else value:
+            _feed(digest, item, None)
+        return
     if module == "numpy" and name == "ndarray":
         _feed_array(digest, value)
         return
     digest.update(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _holds_figures(value: Any) -> bool:
+    """An array of objects, a list or a tuple holding a matplotlib object: fed item by item."""
+    if isinstance(value, (list, tuple)):
+        items: list[Any] = list(value)
+    elif type(value).__name__ == "ndarray" and getattr(getattr(value, "dtype", None), "kind", "") == "O":
+        items = value.ravel().tolist()
+    else:
+        return False
+    return any(is_matplotlib(item) for item in items[:64])
 
 
 def _feed_array(digest: Any, array: Any) -> None:

@@ -46,8 +46,9 @@ def test_without_the_flag_and_nobody_to_ask_the_users_cells_do_not_run(shell, cl
     shell.run_line_magic("taskweaver", "load conv.yaml --rerun")
     captured = capsys.readouterr()
     assert "sales" not in shell.user_ns
-    assert "Your 1 recorded cell did not run (add --user-cells to run them too" in captured.out
-    assert "raised now: Round 1's code: NameError: name 'sales' is not defined" in captured.err
+    assert "Your 1 recorded cell will not run (add --user-cells to run them too" in captured.out
+    assert "Round 1 reads what they make (sales), so that code will not run either." in captured.out
+    assert "total" not in shell.user_ns and "raised now" not in captured.err
 
 
 def test_what_the_code_reads_that_nothing_recorded_makes_is_named(shell, clean_env, capsys):

@@ -566,18 +566,25 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         self, conversation: Conversation, args: argparse.Namespace, settings: ResolvedSettings | None
     ) -> None:
         """`load --rerun`: the recorded code again, verified; the user's own cells only if agreed."""
-        from twnb.notebook.rerun_recorded import ask_to_run_user_cells, rerun_recorded_code, user_cells_of
+        from twnb.notebook.rerun_recorded import (
+            ask_to_run_user_cells,
+            pieces_needing_user_cells,
+            rerun_recorded_code,
+            user_cells_line,
+            user_cells_of,
+        )
         from twnb.replay import plugins_called
         from twnb.session import missing_plugin_lines, recorded_code_check
 
+        namespace = self.shell.user_ns if self.shell is not None else {}
         cells = user_cells_of(conversation)
         agreed = bool(cells) and (args.user_cells or ask_to_run_user_cells(cells))
+        held_back = []
         if cells and not agreed:
-            plural = "s" if len(cells) != 1 else ""
-            self._say(
-                f"Your {len(cells)} recorded cell{plural} did not run (add --user-cells to run them too, "
-                "or run them yourself first)."
-            )
+            # Said before anything runs; what would stop on a name only those cells make is not run.
+            needing = pieces_needing_user_cells(conversation, namespace)
+            held_back = [need.piece for need in needing]
+            self._say(user_cells_line(len(cells), needing))
         check = recorded_code_check(
             settings.settings if settings is not None else None, verify=not args.no_verify
         )
@@ -590,10 +597,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         with binding as problems:
             for problem in problems:
                 self._say(f"Plugin {problem}", error=True)
-            namespace = self.shell.user_ns if self.shell is not None else {}
             for line in missing_plugin_lines(plugins_called(conversation), namespace):
                 self._say(line, error=True)
-            summary = rerun_recorded_code(self.shell, conversation, user_cells=agreed, check=check)
+            summary = rerun_recorded_code(
+                self.shell, conversation, user_cells=agreed, check=check, held_back=held_back
+            )
         own = f", {summary.user_cells_ran} of them your own" if summary.user_cells_ran else ""
         self._say(
             f"Re-ran the recorded code of {summary.ran} cell{'s' if summary.ran != 1 else ''} here{own}."

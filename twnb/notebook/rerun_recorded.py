@@ -11,7 +11,7 @@ Nothing runs without `--rerun`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.memory import Conversation
-    from twnb.replay import RecordedCode
+    from twnb.replay import NeedsSkipped, RecordedCode
 
 
 @dataclass
@@ -45,9 +45,11 @@ def rerun_recorded_code(
     *,
     user_cells: bool = False,
     check: Callable[[str], str | None] | None = None,
+    held_back: Collection[RecordedCode] = (),
 ) -> RerunSummary:
     """Run the recorded code on `shell` (the user's cells too with `user_cells`), each piece first
-    passed through `check` (verification: None lets it run)."""
+    passed through `check` (verification: None lets it run); `held_back` (what reads what the user's
+    cells that do not run make: `pieces_needing_user_cells`) does not run."""
     from IPython.utils.capture import capture_output
 
     from twnb.replay import recorded_code
@@ -57,6 +59,8 @@ def rerun_recorded_code(
     for piece in recorded_code(conversation):
         if (piece.user and not user_cells) or not (piece.user or piece.succeeded):
             continue  # the user's cells only when agreed; of the Round's code, what succeeded
+        if piece in held_back:
+            continue  # it would fail half-way, on a name only the user's cells make
         refusal = check(piece.code) if check is not None else None
         if refusal is not None:
             summary.refused.append(f"{piece.where}: {refusal}")
@@ -73,6 +77,35 @@ def rerun_recorded_code(
         if error is not None:
             summary.failed.append(f"{piece.where}: {type(error).__name__}: {error}")
     return summary
+
+
+def pieces_needing_user_cells(conversation: Conversation, known: Iterable[str]) -> list[NeedsSkipped]:
+    """The Rounds' code that reads what only the user's recorded cells make (the cells not run), in
+    the order it ran: run without them, it would stop on a NameError half-way."""
+    from twnb.replay import needs_skipped, recorded_code
+
+    considered = [piece for piece in recorded_code(conversation) if piece.user or piece.succeeded]
+    return needs_skipped(considered, lambda piece: piece.user, known)
+
+
+def user_cells_line(cells: int, needing: list[NeedsSkipped]) -> str:
+    """One line, said before anything runs: the user's cells will not run, and which Rounds' code
+    does not run either for that."""
+    plural = "s" if cells != 1 else ""
+    line = (
+        f"Your {cells} recorded cell{plural} will not run (add --user-cells to run them too, or run "
+        "them yourself first)"
+    )
+    if not needing:
+        return f"{line}."
+    rounds = sorted({need.piece.round_number for need in needing})
+    names = list(dict.fromkeys(name for need in needing for name in need.names))
+    which = ", ".join(str(r) for r in rounds)
+    return (
+        f"{line}; Round{'s' if len(rounds) != 1 else ''} {which} read{'s' if len(rounds) == 1 else ''} "
+        f"what they make ({', '.join(names[:6])}{', ...' if len(names) > 6 else ''}), so that code "
+        "will not run either."
+    )
 
 
 def ask_to_run_user_cells(cells: list[RecordedCode]) -> bool:

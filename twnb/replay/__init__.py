@@ -15,16 +15,25 @@ from twnb.replay.artifacts import visible_folder
 from twnb.replay.command import ExportRequest, run_export
 from twnb.replay.errors import ReplayError
 from twnb.replay.export import ExportResult, export_notebook
-from twnb.replay.name_sources import RecordedCode, outside_names, plugins_called, recorded_code
+from twnb.replay.name_sources import (
+    NeedsSkipped,
+    RecordedCode,
+    needs_skipped,
+    outside_names,
+    plugins_called,
+    recorded_code,
+)
 from twnb.replay.notebook_import import ImportedNotebook, read_notebook
 
 __all__ = [
     "ExportRequest",
     "ExportResult",
     "ImportedNotebook",
+    "NeedsSkipped",
     "RecordedCode",
     "ReplayError",
     "export_notebook",
+    "needs_skipped",
     "outside_names",
     "plugins_called",
     "read_notebook",

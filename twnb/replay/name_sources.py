@@ -19,7 +19,7 @@ import ast
 import builtins
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +81,39 @@ def outside_names(pieces: Iterable[RecordedCode], known: Iterable[str] = ()) -> 
             break  # from here on any name may come from it
         made |= names.bound | set(piece.made)
     return list(found.values())
+
+
+@dataclass(frozen=True)
+class NeedsSkipped:
+    """A piece of recorded code that reads what only skipped code makes (`names`): run without it, it
+    would fail half-way."""
+
+    piece: RecordedCode
+    names: tuple[str, ...]
+
+
+def needs_skipped(
+    pieces: Iterable[RecordedCode], skipped: Callable[[RecordedCode], bool], known: Iterable[str] = ()
+) -> list[NeedsSkipped]:
+    """The pieces (not `skipped` themselves) that read a name only skipped pieces make, in order; a
+    piece that needs one is skipped too, so what it alone makes counts as missing for the pieces after
+    it. Names neither made nor `known` are left to `outside_names`."""
+    made = set(known) | _ALWAYS_THERE
+    lost: set[str] = set()
+    found: list[NeedsSkipped] = []
+    for piece in pieces:
+        tree = _parse(piece.code)
+        names = _names(tree) if tree is not None else _Names()
+        if skipped(piece):
+            lost |= (names.bound | set(piece.made)) - made
+            continue
+        missing = tuple(n for n in names.read if n in lost and n not in names.bound and n not in made)
+        if missing:
+            found.append(NeedsSkipped(piece, missing))
+            lost |= (names.bound | set(piece.made)) - made
+            continue
+        made |= names.bound | set(piece.made)
+    return found
 
 
 def plugins_called(conversation: Conversation) -> list[str]:

@@ -355,6 +355,8 @@ class RuntimeGuard:
         if sighting is not None:
             if not trusted:
                 self._provenance.note_environment(event, args)
+            if sighting[0] == "environment" and _importing(sys._getframe(3)):
+                return None  # a library's import sets its own variables (numpy's OPENBLAS_MAIN_FREE)
             if not trusted and sighting not in run.sightings and len(run.sightings) < _MAX_SIGHTINGS:
                 run.sightings.append(sighting)
             return None
@@ -602,6 +604,17 @@ class _ThreadStart:
         if run is not None:
             function = _Follower(function, self.guard, run, self.guard.trusted_here(sys._getframe(1)))
         return self.original(function, *args, **kwargs)
+
+
+def _importing(frame: FrameType | None) -> bool:
+    """Whether the stack is inside an import: a library's module body running (its effects are the
+    library's, whichever line of the code imported it)."""
+    f = frame
+    while f is not None:
+        if f.f_globals.get("__name__") == "importlib._bootstrap":
+            return True
+        f = f.f_back
+    return False
 
 
 def _code_line(frame: FrameType | None, run: GuardedRun) -> tuple[int, str]:

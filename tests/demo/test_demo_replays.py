@@ -41,6 +41,7 @@ def test_run_all_twice_in_one_kernel_replays_both_times(tmp_path):
     assert [p["state"] for p in payloads] == ["finished"] * 6
     assert [bool(p["extra"]["replay"].get("rewound")) for p in payloads] == [False] * 3 + [True] + [False] * 2
     assert payloads[3]["twnb"]["session_id"] != payloads[0]["twnb"]["session_id"]
+    assert [p["extra"]["replay"].get("drift") for p in payloads] == [None] * 6  # nothing drifted
     assert "CassetteDriftWarning" not in _stderr(nb) and "CassetteExhausted" not in nb_text(result.notebook)
     quiet = [
         o["data"]["text/plain"]

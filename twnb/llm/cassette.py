@@ -40,7 +40,7 @@ import threading
 import warnings
 import weakref
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -414,9 +414,15 @@ class ReplayClient:
         self._lock = threading.Lock()
         self.rewind()
 
-    def rewind(self) -> None:
-        """Serve the recorded replies again from the first (a new conversation replays the cassette)."""
+    def rewind(
+        self, unlike_the_recording: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    ) -> None:
+        """Serve the recorded replies again from the first (a new conversation replays the cassette).
+        `unlike_the_recording`: what this pass is known to send differently, left out of both sides
+        before a request is compared with the recording (the session's: the kernel's variables, which
+        an earlier pass in the same kernel made and the recording's fresh kernel did not have)."""
         with self._lock:
+            self._unlike = unlike_the_recording
             self._queues: dict[str, deque[CassetteEntry]] = {}
             for entry in self.entries:
                 self._queues.setdefault(entry.role, deque()).append(entry)
@@ -478,7 +484,7 @@ class ReplayClient:
                 f"(recorded call {entry.index + 1})."
             )
         redacted = self.redactor.redact_data(messages)
-        if messages_sha256(redacted) != entry.messages_sha256:
+        if messages_sha256(redacted) != entry.messages_sha256 and not self._alike(redacted, entry):
             self._drifted(
                 f"Replay call {call + 1} ({role or 'no role'}) drifted from recorded call "
                 f"{entry.index + 1}: "
@@ -486,6 +492,14 @@ class ReplayClient:
                 "Serving the recorded "
                 "reply anyway."
             )
+
+    def _alike(self, messages: list[dict[str, Any]], entry: CassetteEntry) -> bool:
+        """The request matches the recording once what this pass is known to send differently is left
+        out of both."""
+        unlike = self._unlike
+        if unlike is None:
+            return False
+        return messages_sha256(unlike(messages)) == messages_sha256(unlike(entry.messages))
 
     def _drifted(self, message: str) -> None:
         if self.warn_on_drift:

@@ -2,6 +2,7 @@
 `__all__` is the layer's public API."""
 
 from twnb.roles.code_interpreter import CodeInterpreter
+from twnb.roles.kernel_state_text import without_kernel_state
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
 from twnb.roles.response_schema import ResponseFormatChoice
@@ -43,4 +44,5 @@ __all__ = [
     "allowable_modules",
     "grade_code",
     "verify_code",
+    "without_kernel_state",
 ]

@@ -63,7 +63,14 @@ from twnb.memory import (
     moves_the_plan,
     parse_steps,
 )
-from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RiskFinding, RoleFailure
+from twnb.roles import (
+    CodeInterpreter,
+    Planner,
+    ReplyCutShort,
+    RiskFinding,
+    RoleFailure,
+    without_kernel_state,
+)
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
@@ -110,7 +117,9 @@ class CassetteReplay(Protocol):
     @property
     def used_up(self) -> bool: ...
 
-    def rewind(self) -> None: ...
+    def rewind(
+        self, unlike_the_recording: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
+    ) -> None: ...
 
     def take_drift(self) -> list[str]: ...
 
@@ -787,7 +796,9 @@ class Session:
         self.session_id = self.memory.session_id
         self.plans.reset()
         if self.replay is not None:
-            self.replay.rewind()
+            # The kernel keeps the variables the finished conversation made, which the recording's
+            # fresh kernel did not have: what the prompts say of them is no drift (the rest still is).
+            self.replay.rewind(without_kernel_state)
 
 
 def _no_result(error: BaseException) -> tuple[str, str]:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from twnb.config import ResolvedSettings
     from twnb.memory import Conversation, Plan, Round
     from twnb.notebook.notebook_session import NotebookSession
+    from twnb.notebook.recorded_round import RecordedRounds
     from twnb.notebook.round_display import RoundDisplay
     from twnb.notebook.typed_arguments import argument, magic_arguments, parse_argstring
     from twnb.session import Session
@@ -150,6 +151,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
         self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
         self.last_display: RoundDisplay | None = None  # the last Round's (its view counts updates)
+        self._recorded_rounds: RecordedRounds | None = None  # `show` of a Round only a notebook holds
 
     def update_config(self, config: Config) -> None:
         """`%config TaskWeaverMagics.x = ...` lands here: refused while a Round runs, as the Round
@@ -652,21 +654,48 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if len(rest) != 1:
             self._say("Usage: %taskweaver show ROUND_ID (or a Round number, or last)", error=True)
             return
+        from IPython.display import display
+
+        round = self.notebook.find_round(rest[0]) if self.notebook.conversation.rounds else None
+        if round is None and self._show_recorded(rest[0]):
+            return
         if not self.notebook.conversation.rounds:
             from twnb.notebook.history_table import NO_ROUNDS
 
             self._say(NO_ROUNDS)
             self._offer_notebook()
             return
-        round = self.notebook.find_round(rest[0])
         if round is None:
             known = ", ".join(r.id for r in self.notebook.conversation.rounds[-5:]) or "none"
             self._say(f"No Round {rest[0]!r} in this conversation (latest: {known}).", error=True)
             self._offer_notebook()
             return
+        display(self._round_bundle(round), raw=True)
+
+    def _show_recorded(self, round_id: str) -> bool:
+        """A Round this session does not hold, shown as the notebook that recorded it holds it (an
+        exported notebook run in a fresh kernel: recorded_round.py); nothing is loaded."""
         from IPython.display import display
 
-        display(self._round_bundle(round), raw=True)
+        from twnb.notebook.recorded_round import RecordedRounds
+        from twnb.render import artifact_previews, plan_from_round, round_bundle
+
+        if self._recorded_rounds is None:
+            self._recorded_rounds = RecordedRounds()
+        found = self._recorded_rounds.find(round_id, self.notebook.workdir)
+        if found is None:
+            return False
+        folder = found.notebook.parent
+        bundle = round_bundle(
+            found.round,
+            session_id=found.session_id,
+            conversation_id=found.conversation_id,
+            plan=plan_from_round(found.round),
+            previews=artifact_previews(found.round, folder),
+            base_dir=folder,
+        )
+        display(bundle, raw=True)
+        return True
 
     def _round_bundle(self, round: Round) -> dict[str, Any]:
         from twnb.render import artifact_previews, plan_from_round, round_bundle

@@ -98,10 +98,11 @@ def title_cell(conversation: Conversation, session_id: str) -> NotebookNode:
 
 
 def setup_cell(notebook_name: str) -> NotebookNode:
-    """`%load_ext twnb`, so the `show` cells run by hand say what they can (the Round when this
-    kernel's session holds it, else how to load it); the load itself is the reader's choice."""
-    resume = f"# %taskweaver load {notebook_name}  resumes this conversation (nothing is re-run)"
-    source = f"%load_ext twnb\n{resume}"
+    """`%load_ext twnb`, so the `show` cells run (the Round from this kernel's session, else as this
+    notebook recorded it: recorded_round.py); the load itself is the reader's choice."""
+    # The command alone on its line: uncommented, it runs as it is (words after it would be arguments).
+    resume = "# Resume this conversation in this kernel (nothing is re-run):"
+    source = f"%load_ext twnb\n{resume}\n# %taskweaver load {notebook_name}"
     return code_cell(source, [], {"twnb": {"cell": "setup"}})
 
 

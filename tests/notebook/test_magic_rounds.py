@@ -161,6 +161,21 @@ def test_an_interrupted_round_ends_its_cell_with_one_line_so_the_queued_cells_do
     assert round.extra["held_back_cells"] == INTERRUPTED_CELLS
 
 
+def test_the_autosave_says_why_the_queued_cells_did_not_run(llm_shell, fake_llm):
+    from twnb.session.autosave import load_autosaved_conversation
+
+    fake_llm.load(
+        {
+            "Planner": [planner("Run it.", send_to="CodeInterpreter", step="1. compute 6 times 7")],
+            "CodeInterpreter": [code("boom = 1\nraise KeyboardInterrupt")],
+        }
+    )
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    session = magics(llm_shell).notebook.session
+    reloaded = load_autosaved_conversation(session.autosave_dir).rounds[-1]
+    assert reloaded.extra["held_back_cells"] == INTERRUPTED_CELLS
+
+
 def test_a_round_that_failed_otherwise_lets_the_queued_cells_run(llm_shell, fake_llm):
     fake_llm.load(failing_round())
     result = llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")

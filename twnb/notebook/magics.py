@@ -393,8 +393,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         with interrupts_held() as held:
             round = self._final_round(round, query, rounds_before, stopped)
             reason = held_back(round) if held_back is not None else None
-            if reason:
-                round.extra = {**(round.extra or {}), "held_back_cells": reason}
+            if reason:  # autosaved with the Round, which was saved before this was known
+                self.notebook.note_held_back_cells(round, reason)
             # A replay that started over began a new conversation when the Round started.
             display.session_id = self.notebook.session_id
             display.conversation_id = self.notebook.conversation.id

@@ -203,6 +203,14 @@ class NotebookSession:
         plans.load_from(self.conversation)
         return plans
 
+    def note_held_back_cells(self, round: Round, note: str) -> None:
+        """Why the cells queued below the Round did not run, autosaved with the Round by the session
+        that ran it (a stand-in Round no session holds keeps it in memory only)."""
+        if self.session is not None:
+            self.session.note_held_back_cells(round, note)
+            return
+        round.extra = {**(round.extra or {}), "held_back_cells": note}
+
     def recover_plan(self, number: int, resolved: ResolvedSettings | None = None) -> Plan:
         """Make earlier plan `number` current again for the next Round, kept in the conversation and
         its autosave (ValueError with what to do when there is no such plan)."""

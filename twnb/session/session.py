@@ -708,6 +708,15 @@ class Session:
             self._autosave(rounds[-1], len(rounds) - 1)
         return plan
 
+    def note_held_back_cells(self, round: Round, note: str) -> None:
+        """Why the cells queued below the Round did not run (`Round.extra["held_back_cells"]`, known
+        only after the Round ended and was autosaved), written into the Round's autosave too, so a
+        reload says it as the notebook did."""
+        round.extra = {**(round.extra or {}), "held_back_cells": self._redact_text(note)}
+        rounds = self.memory.conversation.rounds
+        if any(r is round for r in rounds):
+            self._autosave(round, next(i for i, r in enumerate(rounds) if r is round))
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
         when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""

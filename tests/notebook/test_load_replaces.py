@@ -99,3 +99,47 @@ def test_a_rounds_saved_output_carries_its_conversations_id(fake_llm, tmp_path):
     nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
     (output,) = outputs_with(nb, MIME_TYPE)
     assert output["data"][MIME_TYPE]["twnb"]["conversation_id"] == load_conversation(tmp_path / "c.yaml").id
+
+
+def test_load_latest_right_after_a_load_says_it_is_the_same_conversation(shell, clean_env, capsys):
+    _file(clean_env, "first.yaml", 2)
+    shell.run_line_magic("taskweaver", "load first.yaml")
+    session = magics(shell).notebook.session_id
+    capsys.readouterr()
+    shell.run_line_magic("taskweaver", "load --latest")
+    out = capsys.readouterr().out
+    assert "replaced" not in out.replace("nothing else was replaced", "")
+    assert (
+        "It was this kernel's own conversation, as its autosave holds it: nothing else was replaced." in out
+    )
+    assert magics(shell).notebook.session_id == session
+
+
+def test_twnb_export_reads_a_sessions_folder_and_says_what_it_found(shell, clean_env, capsys):
+    import subprocess
+    import sys
+
+    _file(clean_env, "first.yaml", 2)
+    shell.run_line_magic("taskweaver", "load first.yaml")
+    folder = clean_env / ".twnb" / magics(shell).notebook.session_id
+    command = [sys.executable, "-m", "twnb.cli", "export", str(folder), "-o", "out.ipynb"]
+    done = subprocess.run(command, cwd=clean_env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"Read 2 autosaved Rounds of session {folder.name} from {folder / 'rounds'}."
+    )
+    assert len(nbformat.read(clean_env / "out.ipynb", as_version=4).metadata.twnb.conversation["rounds"]) == 2
+
+
+def test_twnb_export_of_the_folder_of_all_sessions_names_one_to_give(shell, clean_env, capsys):
+    _file(clean_env, "first.yaml", 1)
+    shell.run_line_magic("taskweaver", "load first.yaml")
+    shell.run_line_magic("taskweaver", "reset")
+    shell.run_line_magic("taskweaver", "load first.yaml")
+    newest = clean_env / ".twnb" / magics(shell).notebook.session_id
+    assert main(["export", str(clean_env / ".twnb"), "-o", str(clean_env / "out.ipynb")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"twnb export: {clean_env / '.twnb'} holds the autosaves of 2 sessions, not one conversation: give "
+        f"one session's folder, e.g. {newest} (the newest)\n"
+    )

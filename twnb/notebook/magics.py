@@ -529,6 +529,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self.notebook.session_id,
             self.notebook.autosave_folder(settings),
         )
+        own = _same_autosave(path, replaced[2])  # `load --latest` right after a load finds that one
         try:
             conversation = self.notebook.load(path, settings)
         except OSError as error:
@@ -544,7 +545,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
         rounds, session = len(conversation.rounds), self.notebook.session_id
         self._say(f"Loaded {rounds} Round{'s' if rounds != 1 else ''} from {path} (session {session}).")
-        said = replaced_line(*replaced)
+        said = (
+            "It was this kernel's own conversation, as its autosave holds it: nothing else was replaced."
+            if own and replaced[0]
+            else replaced_line(*replaced)
+        )
         if said:
             self._say(said)
         namespace = self.shell.user_ns if self.shell is not None else {}
@@ -874,6 +879,18 @@ def _one_of(subcommands: tuple[str, ...]) -> str:
     """'%taskweaver load', or '%taskweaver save, export or undo'."""
     *others, last = subcommands
     return "%taskweaver " + (f"{', '.join(others)} or {last}" if others else last)
+
+
+def _same_autosave(path: Path, autosave: Path | None) -> bool:
+    """Whether `path` is in the autosave folder of this kernel's conversation."""
+    if autosave is None or not autosave.is_dir():
+        return False
+    from twnb.session import rounds_folder
+
+    try:
+        return rounds_folder(path).resolve() == autosave.resolve()
+    except OSError:
+        return False
 
 
 def _one_line(error: BaseException) -> str:

@@ -222,7 +222,7 @@ def _conversation_to_notebook(
 ) -> ExportOutcome:
     from twnb.replay.export import build_notebook, write_notebook
     from twnb.replay.name_sources import plugins_called
-    from twnb.session import load_conversation_file
+    from twnb.session import load_conversation_and_session
 
     if out.suffix.lower() != ".ipynb":
         raise ReplayError(
@@ -231,7 +231,8 @@ def _conversation_to_notebook(
         )
     source_dir = source if source.is_dir() else source.parent
     cwd, attached = _where_to_run(request, source_dir)
-    conversation = load_conversation_file(source)
+    conversation, session_id = load_conversation_and_session(source)
+    found = _autosave_found(source, len(conversation.rounds), session_id)
     redactor, folder = _redactor(), _artifacts_folder()
     result = build_notebook(
         conversation,
@@ -242,7 +243,7 @@ def _conversation_to_notebook(
         artifacts_folder=folder,
         artifact_folders=_settings_folders(),
     )
-    outcome = ExportOutcome(path=out)
+    outcome = ExportOutcome(path=out, lines=[found] if found else [])
     needed = plugins_called(conversation)
     outside = [name for name in result.outside if not (request.execute and name.name in needed)]
     outcome.lines += [f"Before it can re-run: {name.sentence()}." for name in outside]
@@ -354,6 +355,16 @@ def _redactor() -> Redactor:
     from twnb.session import redactor_for
 
     return redactor_for(_settings())
+
+
+def _autosave_found(source: Path, rounds: int, session_id: str | None) -> str | None:
+    """What an autosave folder given as SOURCE held (a session's folder is read from its `rounds`)."""
+    if not source.is_dir():
+        return None
+    from twnb.session import rounds_folder
+
+    session = f" of session {session_id}" if session_id else ""
+    return f"Read {rounds} autosaved Round{_s(rounds)}{session} from {rounds_folder(source)}."
 
 
 def _settings_folders() -> list[Path]:

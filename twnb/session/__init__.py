@@ -4,7 +4,7 @@ public API (with the kernel layer's `UserCellLog`, which the notebook starts bef
 each Round records the user's own cells it saw, and `UndoLog`, which the notebook keeps across sessions)."""
 
 from twnb.kernel import UndoLog, UserCellLog, UserCells
-from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, save_round
+from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, rounds_folder, save_round
 from twnb.session.code_request import (
     ApprovedRun,
     CodeDecision,
@@ -81,6 +81,7 @@ __all__ = [
     "recorded_code_check",
     "recorded_plan",
     "redactor_for",
+    "rounds_folder",
     "run_recorded_cell",
     "save_conversation_file",
     "save_round",

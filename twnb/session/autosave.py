@@ -100,15 +100,40 @@ def is_autosave_file(path: str | os.PathLike[str]) -> bool:
     return isinstance(data, dict) and AUTOSAVE_KEY in data
 
 
-def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
-    """The whole conversation from an autosave folder (`.../rounds`), or from any one Round file in it:
-    every Round in the folder, in the order they were made, ids kept, and the top-level keys of the
-    last Round's file (a session rewrites that file when they change between Rounds)."""
+def rounds_folder(path: str | os.PathLike[str]) -> Path:
+    """The folder of autosaved Round files `path` names: the `rounds` folder of a session's own
+    folder (`<session_dir>/<id>`, which may hold its cassette.yaml too), else itself
+    (`<session_dir>/<id>/rounds`, or a Round file's folder).
+    A folder holding several sessions' folders, or none, is a FileNotFoundError saying what to give."""
     path = Path(path)
     folder = path if path.is_dir() else path.parent
+    if any((folder / "rounds").glob("*.yaml")):  # before its own files: it may hold the cassette.yaml
+        return folder / "rounds"
+    if any(folder.glob("*.yaml")):
+        return folder
+    sessions = sorted(
+        (p.parent for p in folder.glob("*/rounds") if any(p.glob("*.yaml"))),
+        key=lambda p: (p / "rounds").stat().st_mtime,
+    )
+    if sessions:
+        plural = "s" if len(sessions) != 1 else ""
+        raise FileNotFoundError(
+            f"{folder} holds the autosaves of {len(sessions)} session{plural}, not one conversation: "
+            f"give one session's folder, e.g. {sessions[-1]} (the newest)"
+        )
+    raise FileNotFoundError(
+        f"{folder} holds no autosaved Rounds (give a session's folder, <session_dir>/<id>, or its rounds "
+        "folder)"
+    )
+
+
+def load_autosaved_conversation(path: str | os.PathLike[str]) -> Conversation:
+    """The whole conversation from an autosave folder (`<id>/rounds`, or the session's `<id>`), or
+    from any one Round file in it: every Round in the folder, in the order they were made, ids kept,
+    and the top-level keys of the last Round's file (a session rewrites that file when they change
+    between Rounds)."""
+    folder = rounds_folder(path)
     files = sorted(folder.glob("*.yaml"))
-    if not files:
-        raise FileNotFoundError(f"{folder} holds no autosaved Rounds (*.yaml)")
     entries: list[tuple[int, str, Conversation]] = []
     for file in files:
         conversation = Conversation.from_yaml(file)

@@ -27,7 +27,7 @@ from twnb.memory import (
     load_yaml_file,
     save_yaml_file,
 )
-from twnb.session.autosave import AUTOSAVE_KEY, load_autosaved_conversation
+from twnb.session.autosave import AUTOSAVE_KEY, load_autosaved_conversation, rounds_folder
 
 
 def save_conversation_file(
@@ -77,7 +77,7 @@ def load_conversation_and_session(path: str | os.PathLike[str]) -> tuple[Convers
     if not path.exists():
         raise FileNotFoundError(f"No such file: {path}")
     if path.is_dir():
-        first = next(iter(sorted(path.glob("*.yaml"))), None)
+        first = next(iter(sorted(rounds_folder(path).glob("*.yaml"))), None)
         session_id = _autosave_session(load_yaml_file(first), first) if first is not None else None
         return checked_conversation(load_autosaved_conversation(path), path), session_id
     data = load_yaml_file(path)

@@ -21,6 +21,7 @@ from pathlib import Path
 from twnb.base import now_iso
 from twnb.kernel import UNDONE_FOLDER, UndoLog, UndoReport
 from twnb.memory import Conversation, Round, UndoneRecord
+from twnb.session.undone_links import relink_moved_files
 
 KEPT_ROUNDS = 5
 """How many of the latest Rounds keep their snapshots (references to replaced objects, copies)."""
@@ -94,6 +95,7 @@ def undo_round(
     report = log.undo(ids, workdir / UNDONE_FOLDER / round.id, within=workdir)
     record = _record(report, changed if force else {}, workdir)
     round.extra["undone"] = record
+    relink_moved_files(round, report.files_moved, workdir)
     return UndoOutcome(True, f"Round {number}: {record['line']}", round)
 
 

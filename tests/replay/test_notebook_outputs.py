@@ -58,7 +58,9 @@ def test_a_fresh_kernel_offers_and_loads_the_notebooks_rounds(ran, tmp_path):
     assert shown["data"]["application/vnd.twnb.round+json"]["id"] == autosaved.rounds[0].id
 
 
-def test_run_by_hand_in_a_fresh_kernel_a_show_cell_says_how_to_load_the_conversation(tmp_path, monkeypatch):
+def test_run_by_hand_in_a_fresh_kernel_a_show_cell_shows_its_round_and_says_how_to_load_the_rest(
+    tmp_path, monkeypatch
+):
     import nbformat
     from nbclient import NotebookClient
     from support.nb_rounds import analysis_round
@@ -74,12 +76,17 @@ def test_run_by_hand_in_a_fresh_kernel_a_show_cell_says_how_to_load_the_conversa
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     setup, show = nb.cells[1], nb.cells[2]
+    by_number = nbformat.v4.new_code_cell("%taskweaver show 1")  # no id: only a session holds Round 1
     client = NotebookClient(
         nb, km=this_python_kernel_manager(), timeout=60, resources={"metadata": {"path": str(tmp_path)}}
     )
     with client.setup_kernel():
         client.execute_cell(setup, 1)
         client.execute_cell(show, 2)
-    said = "".join(o.get("text", "") for o in show.outputs)
+        client.execute_cell(by_number, 3)
+    assert [o["data"]["application/vnd.twnb.round+json"]["id"] for o in show.outputs] == [
+        conversation.rounds[0].id
+    ]
+    said = "".join(o.get("text", "") for o in by_number.outputs)
     assert "No Rounds in this kernel's session" in said
     assert "%taskweaver load analysis.ipynb brings them back (nothing is re-run)" in said

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.replay.artifacts import visible_folder
 from twnb.replay.errors import ReplayError
-from twnb.replay.rerun import CellOutcome, RerunReport
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
     from twnb.config import Redactor, ResolvedSettings
+    from twnb.replay.rerun import CellOutcome, RerunReport
 
 _YAML = (".yaml", ".yml")
 

@@ -19,6 +19,7 @@ from twnb.base import create_id, set_log_scrubber
 from twnb.kernel import Executor, UserCellSource
 from twnb.llm import ChatClient
 from twnb.memory import EventRelay, Memory
+from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
 
@@ -299,14 +300,6 @@ def plugin_catalog(
         session_id=session_id,
         tools=tools,
     )
-
-
-def redactor_for(resolved: ResolvedSettings | None) -> Redactor:
-    """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
-    Without settings (None: they failed to resolve) the environment and the key shapes still count."""
-    from twnb.config import Redactor
-
-    return Redactor.from_settings(resolved) if resolved is not None else Redactor()
 
 
 def verification_config(plain: Settings | None) -> VerificationConfig:

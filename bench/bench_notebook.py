@@ -344,6 +344,7 @@ def _figure_round(folder: Path, displayed: bool) -> tuple[object, str]:
 
 
 def bench_saved_size(displayed: bool) -> None:
+    import base64
     import json
     import tempfile
 
@@ -375,6 +376,15 @@ def bench_saved_size(displayed: bool) -> None:
         f"{len(state) / 1024:.1f} KB in {len(made)} models; bundle {sizes}"
     )
     print(f"  copies of the {how} figure: " + ", ".join(f"{name} {n}" for name, n in copies.items()))
+    if displayed:
+        # What the saved notebook keeps for this Round: its bundle, and the figure the inline backend
+        # showed in the cell as the cell's own image/png (base64 in the .ipynb JSON either way).
+        png_kb = len(base64.b64decode(data)) / 1024
+        saved_kb = (len(json.dumps(bundle)) + len(data)) / 1024
+        print(
+            f"  plot Round saved: {saved_kb:.1f} KB (bundle and the cell's own image/png) for a "
+            f"{png_kb:.1f} KB PNG: {saved_kb - png_kb:.1f} KB over the PNG (target <= 15 KB)"
+        )
 
 
 def bench_widget_state_per_round() -> None:

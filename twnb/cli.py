@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=600, metavar="S", help="seconds one notebook cell may take (600)"
     )
     add_export_parser(commands)
+    add_kernel_parser(commands)
     from twnb.evaluation import add_eval_parser
 
     add_eval_parser(commands)
@@ -134,6 +135,36 @@ def add_export_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         help="re-run in a running kernel, attached by its connection file (kernel-*.json in `jupyter "
         "--runtime-dir`); it runs the cells in its own working directory and is left running",
     )
+
+
+def add_kernel_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    kernel = commands.add_parser("kernel", help="install twnb's Jupyter kernels")
+    actions = kernel.add_subparsers(dest="kernel_command", metavar="ACTION", required=True)
+    install = actions.add_parser(
+        "install",
+        help="install a kernelspec",
+        description=(
+            '--confined installs the kernelspec twnb-confined ("Python 3 (twnb, confined)"): this '
+            "Python's ipykernel confined by Landlock and seccomp; it runs no programs, writes only the "
+            "notebook's folder, the artifacts folder and its own temporary folder, reads no secrets of "
+            "your home folder, and reaches the model only through a proxy that holds the API key."
+        ),
+    )
+    install.add_argument("--confined", action="store_true", required=True, help="the confined kernel")
+    where = install.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="in your own Jupyter folder")
+    where.add_argument("--prefix", metavar="P", help="under this prefix (e.g. a virtual environment's)")
+
+
+def run_kernel_command(args: argparse.Namespace) -> int:
+    from twnb.confine import abi_version, install_confined_kernelspec, unavailable_reason
+
+    folder = install_confined_kernelspec(user=args.user, prefix=args.prefix)
+    print(f"Installed the kernelspec twnb-confined in {folder}.")
+    reason = unavailable_reason(abi_version())
+    if reason is not None:
+        print(f"twnb: it will refuse to start here: {reason}.", file=sys.stderr)
+    return 0
 
 
 def _seconds(text: str) -> int:
@@ -218,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_demo_command(args)
     if args.command == "export":
         return run_export_command(args)
+    if args.command == "kernel":
+        return run_kernel_command(args)
     if args.command == "eval":
         from twnb.evaluation import run_eval_command
 

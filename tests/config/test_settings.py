@@ -199,6 +199,7 @@ KIND_TYPES = {
     "seconds": float,
     "modules": tuple[str, ...],
     "paths": tuple[str, ...],
+    "ports": tuple[str, ...],
     "mapping": dict[str, dict[str, Any]],
     "servers": dict[str, dict[str, Any]],
     "prices": dict[str, dict[str, float]],

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from twnb.base import lazy_exports
 
 if TYPE_CHECKING:
+    from twnb.config.confinement import CONFINED_ENV, Confinement
     from twnb.config.redaction import RedactingFilter, Redactor
     from twnb.config.resolution import resolve_settings
     from twnb.config.secret_rules import (
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "CONFINED_ENV",
     "DEFAULT_API_KEY_ENV",
     "DEFAULT_AZURE_API_VERSION",
     "MIN_KEY_LENGTH",
@@ -45,6 +47,7 @@ __all__ = [
     "REDACTED",
     "SETTINGS",
     "SETTINGS_BY_NAME",
+    "Confinement",
     "RedactingFilter",
     "Redactor",
     "ResolvedSettings",
@@ -66,6 +69,8 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "CONFINED_ENV": "confinement",
+            "Confinement": "confinement",
             "RedactingFilter": "redaction",
             "Redactor": "redaction",
             "resolve_settings": "resolution",

@@ -28,10 +28,10 @@ def settings_table_markdown() -> str:
 
 def _row(row: Setting) -> str:
     name = f"`{row.name}`" if row.traitlet else f"never ({row.name.replace('_', ' ')})"
-    if row.kind == "modules":
+    if row.kind in ("modules", "ports"):
         name += " (a list)"
     env = ", ".join(f"`{name}`" for name in row.env) or "-"
-    if row.kind == "modules" and row.env:
+    if row.kind in ("modules", "ports") and row.env:
         env += " (comma-separated)"
     if row.kind == "prices":
         name += " (a dict)"

@@ -54,6 +54,7 @@ USER_FILE = Path(".config") / "twnb" / "config.yaml"
 
 _YAML_KEY_KEYS = ("llm.api_key", "llm.openai.api_key", "llm.azure.api_key")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_PORT = re.compile(r"([A-Za-z0-9.\-]+:|\[[0-9A-Fa-f:.]+\]:)?[0-9]{1,5}")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -179,6 +180,14 @@ def _coerce(row: Setting, raw: Any, source: Source) -> Any:
         if isinstance(raw, (dict, bool)) or not all(isinstance(item, (str, os.PathLike)) for item in items):
             raise bad(f"folders, e.g. ['plugins'] (or 'plugins{os.pathsep}more' in the environment)")
         return tuple(str(item).strip() for item in items if str(item).strip())
+    if row.kind == "ports":  # a YAML or traitlet list, or "8080, db.example.com:5432" from the environment
+        items = raw if isinstance(raw, (list, tuple)) else str(raw).split(",")
+        if isinstance(raw, (dict, bool)):
+            raise bad("ports such as 5432 or db.example.com:5432")
+        ports = tuple(str(item).strip() for item in items if str(item).strip())
+        if not all(_PORT.fullmatch(port) and 0 < int(port.rpartition(":")[2]) < 65536 for port in ports):
+            raise bad("ports such as 5432 or db.example.com:5432")
+        return ports
     if row.kind == "prices":
         return _prices(raw, bad)
     if row.kind == "mapping":

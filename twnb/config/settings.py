@@ -110,6 +110,9 @@ class Settings:
     mcp_timeout: float = _row("mcp_timeout")
     prices: Prices | None = _row("prices")
     trace: str = _row("trace")
+    confine_read: tuple[str, ...] = _row("confine_read")
+    confine_write: tuple[str, ...] = _row("confine_write")
+    confine_connect: tuple[str, ...] = _row("confine_connect")
 
     @property
     def is_azure(self) -> bool:

@@ -41,6 +41,7 @@ KINDS = (
     "seconds",
     "modules",
     "paths",
+    "ports",
     "prices",
     "mapping",
     "servers",
@@ -50,7 +51,8 @@ KINDS = (
 """text and url: a string (url: http or https); bool: true/false, 1/0, yes/no, on/off; count: a whole
 number, at least ``minimum``; seconds: a number above 0; modules: Python module names (a YAML or
 traitlet list, or comma-separated in the environment); paths: folders (a YAML or traitlet list, or
-separated by the platform's path separator, `:` or `;`, in the environment); prices: model ->
+separated by the platform's path separator, `:` or `;`, in the environment); ports: TCP ports as
+``PORT`` or ``HOST:PORT`` (a YAML or traitlet list, or comma-separated in the environment); prices: model ->
 ``input``, ``output`` and optionally ``cached`` prices per million tokens (a YAML mapping or a JSON
 object); mapping: names to mappings of settings (a YAML mapping or a JSON object); servers: MCP
 servers by name, each ``{command, args, env}`` (stdio) or ``{url, headers}`` (streamable HTTP); choice:
@@ -463,6 +465,35 @@ SETTINGS: tuple[Setting, ...] = (
         env=("TWNB_TRACE",),
         yaml_key="tracing.mode",
         choices=("off", "on", "console", "otlp"),
+    ),
+    Setting(
+        "confine_read",
+        "paths",
+        (),
+        "Folders a confined kernel (kernelspec twnb-confined, twnb's batch kernels) may read besides the "
+        "system, Python's libraries and the notebook's folder; read only from the environment or "
+        "~/.config/twnb/config.yaml, never from files the kernel can write.",
+        env=("TWNB_CONFINE_READ",),
+        yaml_key="confine.read",
+    ),
+    Setting(
+        "confine_write",
+        "paths",
+        (),
+        "Folders a confined kernel may write besides the notebook's folder, the artifacts folder and its "
+        "private temporary folder (same sources as confine_read).",
+        env=("TWNB_CONFINE_WRITE",),
+        yaml_key="confine.write",
+    ),
+    Setting(
+        "confine_connect",
+        "ports",
+        (),
+        "TCP ports a confined kernel may connect to besides the model's key proxy, as PORT or HOST:PORT "
+        "(Landlock allows a port on every host: the host only documents it); naming any also lets the "
+        "kernel look names up over UDP (same sources as confine_read).",
+        env=("TWNB_CONFINE_CONNECT",),
+        yaml_key="confine.connect",
     ),
 )
 

@@ -28,6 +28,7 @@ _TRAIT_FOR_KIND: dict[str, Callable[[str], Trait]] = {
     "seconds": lambda help: Float(None, allow_none=True, help=help),
     "modules": lambda help: List(Unicode(), default_value=None, allow_none=True, help=help),
     "paths": lambda help: List(Unicode(), default_value=None, allow_none=True, help=help),
+    "ports": lambda help: List(Unicode(), default_value=None, allow_none=True, help=help),
     "prices": lambda help: Dict(default_value=None, allow_none=True, help=help),
     "mapping": lambda help: Dict(default_value=None, allow_none=True, help=help),
     "servers": lambda help: Dict(default_value=None, allow_none=True, help=help),

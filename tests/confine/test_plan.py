@@ -1,0 +1,61 @@
+"""What the launcher decides before anything is confined: where a system cannot confine, and the
+confinement's own rules never read from a file the kernel could write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twnb.config import resolve_settings
+from twnb.confine import unavailable_reason
+from twnb.confine.plan import ConfinementError, plan_confinement
+
+
+def test_a_system_without_landlock_is_refused_in_one_line() -> None:
+    reason = unavailable_reason(0)
+    assert reason is not None and "no Landlock" in reason and "\n" not in reason
+
+
+def test_an_old_landlock_is_refused_saying_which_abi_it_needs() -> None:
+    assert "needs 6" in (unavailable_reason(3) or "")
+
+
+def test_confine_settings_in_the_notebooks_twnb_yaml_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "twnb.yaml").write_text("confine:\n  write: ['/']\n")
+    resolved = resolve_settings(environ={}, workdir=tmp_path, home=tmp_path / "home")
+    with pytest.raises(ConfinementError, match=r"confine_write is set in .*twnb\.yaml"):
+        plan_confinement(
+            workdir=tmp_path,
+            private_dir=tmp_path,
+            resolved=resolved,
+            home=tmp_path / "home",
+            bind_ports=[1],
+            proxy_port=None,
+        )
+
+
+def test_confine_settings_from_the_environment_widen_the_rules(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    environ = {
+        "TWNB_CONFINE_READ": str(tmp_path / "data"),
+        "TWNB_CONFINE_CONNECT": "db.example.com:5432, 8080",
+    }
+    resolved = resolve_settings(environ=environ, workdir=tmp_path / "nb", home=tmp_path / "home")
+    plan = plan_confinement(
+        workdir=tmp_path / "nb",
+        private_dir=tmp_path / "p",
+        resolved=resolved,
+        home=tmp_path / "home",
+        bind_ports=[1],
+        proxy_port=9000,
+    )
+    assert (tmp_path / "data").resolve() in plan.read
+    assert plan.connect == (5432, 8080, 9000) and plan.udp
+
+
+def test_a_port_that_is_not_one_is_a_settings_error(tmp_path: Path) -> None:
+    from twnb.config import SettingsError
+
+    with pytest.raises(SettingsError, match="confine_connect"):
+        resolve_settings(environ={"TWNB_CONFINE_CONNECT": "db.example.com"}, workdir=tmp_path, home=tmp_path)

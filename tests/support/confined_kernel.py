@@ -1,0 +1,126 @@
+"""Confined kernels for the tests: the real launcher (`python -m twnb.confine`), real
+Landlock and seccomp, started with jupyter_client as Jupyter starts the `twnb-confined` kernelspec.
+
+Each kernel gets a fake home folder (with `~/.ssh/id_rsa`, `~/.bashrc` and an IPython startup folder),
+a notebook folder and a folder outside both; the model's key is in the environment the launcher gets.
+Where the kernel has no Landlock (or too old an ABI) every test here is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import queue
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+from twnb.confine import CONFINED_KERNEL_NAME, abi_version, confined_kernel_spec, unavailable_reason
+
+REAL_KEY = "sk-proj-confinedTEST0123456789abcdefXYZ"
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+_REASON = unavailable_reason(abi_version())
+
+
+def unavailable_line() -> str | None:
+    return _REASON
+
+
+needs_landlock = pytest.mark.skipif(_REASON is not None, reason=f"no confined kernel here: {_REASON}")
+
+
+class ConfinedSpecs(KernelSpecManager):
+    """Only the `twnb-confined` kernelspec, as `twnb kernel install --confined` writes it."""
+
+    def find_kernel_specs(self) -> dict[str, str]:
+        return {CONFINED_KERNEL_NAME: ""}
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return KernelSpec(resource_dir="", **confined_kernel_spec())
+
+
+@dataclass
+class Places:
+    home: Path
+    notebook: Path
+    outside: Path
+
+
+def make_places(root: Path, *, notebook_in_home: bool = False) -> Places:
+    home = root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n")
+    (home / ".bashrc").write_text("# the user's shell start-up\n")
+    (home / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
+    notebook = home if notebook_in_home else root / "notebook"
+    notebook.mkdir(exist_ok=True)
+    outside = root / "outside"
+    outside.mkdir()
+    return Places(home, notebook, outside)
+
+
+class ConfinedKernel:
+    def __init__(self, places: Places, env: dict[str, str]) -> None:
+        from jupyter_client.manager import KernelManager
+
+        self.places = places
+        self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+        started = time.monotonic()
+        self.km.start_kernel(cwd=str(places.notebook), env=env)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=90)
+        self.start_s = time.monotonic() - started
+        self.shown: list[tuple[str, dict[str, Any]]] = []
+
+    def execute(self, code: str, *, timeout: float = 60) -> dict[str, Any]:
+        msg_id = self.kc.execute(code, allow_stdin=False)
+        reply = self.kc.get_shell_msg(timeout=timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.kc.get_shell_msg(timeout=timeout)
+        self.shown = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                msg = self.kc.get_iopub_msg(timeout=1)
+            except queue.Empty:
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            self.shown.append((msg["msg_type"], msg["content"]))
+        return dict(reply["content"])
+
+    def run(self, code: str) -> str:
+        """Run `code`; its stdout (the error's lines appended when it failed)."""
+        reply = self.execute(code)
+        text = "".join(c["text"] for kind, c in self.shown if kind == "stream" and c["name"] == "stdout")
+        if reply["status"] == "error":
+            text += "\n".join(reply["traceback"])
+        return text
+
+    def value(self, expression: str) -> Any:
+        reply = self.execute(f"__value = repr({expression})")
+        assert reply["status"] == "ok", reply
+        return ast.literal_eval(self.run("print(__value)").strip())
+
+    def error(self, code: str) -> dict[str, Any]:
+        reply = self.execute(code)
+        assert reply["status"] == "error", f"expected a refusal, the code ran: {self.shown}"
+        return reply
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+def kernel_env(places: Places, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TWNB_", "AZURE_"))}
+    env.update(HOME=str(places.home), MPLBACKEND=INLINE_BACKEND, OPENAI_API_KEY=REAL_KEY, **extra)
+    return env

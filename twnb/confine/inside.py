@@ -1,0 +1,35 @@
+"""The confined kernel's first stage, run by the launcher's exec (`python -m twnb.confine.inside`):
+still one thread and no code but this, it takes a second Landlock ruleset that executes nothing at all
+(the first one still allowed this Python and its loader, for the exec that started it: from now on
+neither `python` nor `ld-linux.so /bin/sh` can be started), then starts ipykernel with the shell's
+refusal handler installed."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from twnb.config import Confinement
+from twnb.confine import landlock
+from twnb.confine.refusals import install_refusal_handler
+
+
+def main() -> None:
+    landlock.Ruleset(handled_fs=landlock.EXECUTE).restrict_self()
+    if sys.path and sys.path[0] in ("", "."):
+        del sys.path[0]  # as ipykernel_launcher does: IPython puts the working folder back its own way
+    # ipykernel's pipe for forked children's output binds a random port, which the ruleset refuses:
+    # such output (multiprocessing's workers) is not shown; everything else works
+    warnings.filterwarnings("ignore", message="Couldn't bind IOPub Pipe")
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()
+    app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
+    confinement = Confinement.from_environ()
+    if confinement is not None and app.shell is not None:
+        install_refusal_handler(app.shell, confinement)
+    app.start()  # type: ignore[no-untyped-call]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""What a person sees when the confinement refuses something: one line naming what was refused and the
+setting that would allow it, then the error itself, instead of a bare PermissionError traceback. An
+IPython custom exception handler for OSError, installed in the confined kernel's shell before any code
+runs; any other OSError is shown as IPython always shows it."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from twnb.config import Confinement
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+_RED = "\x1b[0;31m"
+_RESET = "\x1b[0m"
+
+
+def _refused_error(error: BaseException) -> OSError | None:
+    """The EACCES/EPERM/EROFS error that `error` is or was caused by (urllib, requests wrap it)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return current
+        reason = getattr(current, "reason", None)  # urllib.error.URLError keeps its cause here
+        if isinstance(reason, OSError) and reason.errno in (errno.EACCES, errno.EPERM):
+            return reason
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _is_program(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and bool(mode & 0o111)
+
+
+def _within(path: Path, folders: tuple[str, ...]) -> bool:
+    return any(path == Path(folder) or path.is_relative_to(folder) for folder in folders)
+
+
+def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
+    """The line for a refusal of the confinement, None for an error that is not one."""
+    refused = _refused_error(error)
+    if refused is None:
+        return None
+    filename = refused.filename if isinstance(refused.filename, str) else None
+    if filename is not None and _is_program(filename) and refused.errno == errno.EACCES:
+        return (
+            f"Confined kernel: running {filename} was refused; a confined kernel runs no programs "
+            "(no setting allows it: use an unconfined kernel, or --no-confine for twnb's batch commands)."
+        )
+    if refused.errno == errno.EROFS:
+        return (
+            f"Confined kernel: {filename or 'that file'} is read-only here: it is part of what twnb, "
+            "Python or your shell trusts and load at start."
+        )
+    if filename is not None and refused.errno == errno.EACCES:
+        path = Path(os.path.abspath(filename))
+        writable = ", ".join(confinement.write)
+        if _within(path, confinement.read):
+            return (
+                f"Confined kernel: writing {path} was refused; it writes only in {writable}. "
+                "Add the folder to `confine_write` to allow it."
+            )
+        return (
+            f"Confined kernel: {path} is outside the folders it may use; add a folder to `confine_read` "
+            "to read it, `confine_write` to write it."
+        )
+    if refused.errno == errno.EACCES:
+        ports = ", ".join(str(port) for port in confinement.connect) or "none"
+        return (
+            "Confined kernel: a network connection (or a listening port) was refused; it connects only "
+            f"to the model's key proxy and the TCP ports of `confine_connect` (now: {ports}). Add HOST:PORT "
+            "to `confine_connect` to allow one."
+        )
+    return (
+        "Confined kernel: a system call was refused (UDP, raw and UNIX sockets, tracing other processes, "
+        "keyrings, mounts and namespaces are not allowed; naming ports in `confine_connect` allows UDP "
+        "name look-ups)."
+    )
+
+
+def install_refusal_handler(shell: InteractiveShell, confinement: Confinement) -> None:
+    """Make the shell explain the confinement's refusals in one line."""
+
+    def handler(
+        self: InteractiveShell,
+        etype: type[BaseException],
+        value: BaseException,
+        tb: TracebackType | None,
+        tb_offset: int | None = None,
+    ) -> list[str]:
+        line = refusal_line(value, confinement)
+        if line is None:
+            self.showtraceback((etype, value, tb), running_compiled_code=True)
+            return []
+        stb = [f"{_RED}{line}{_RESET}", *self.InteractiveTB.get_exception_only(etype, value)]
+        self._showtraceback(etype, value, stb)
+        return stb
+
+    shell.set_custom_exc((OSError,), handler)

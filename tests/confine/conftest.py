@@ -23,7 +23,9 @@ def confined(
     if unavailable_line() is not None:
         pytest.skip(f"no confined kernel here: {unavailable_line()}")
     places = make_places(tmp_path_factory.mktemp("confined"))
-    kernel = ConfinedKernel(places, kernel_env(places, OPENAI_BASE_URL=fake_server.base_url))
+    kernel = ConfinedKernel(
+        places, kernel_env(places, OPENAI_BASE_URL=fake_server.base_url, TWNB_MODEL="fake-model")
+    )
     try:
         yield kernel
     finally:

@@ -97,6 +97,15 @@ ROUND_EXTRA = RoundExtra(
         "files_moved": {"/nb/out.png": "/nb/twnb-undone/round-1/out.png"},
         "not_undone": [],
     },
+    confinement={
+        "read": ["/usr", "/nb"],
+        "write": ["/nb"],
+        "connect": [5432],
+        "proxy": "127.0.0.1:41000",
+        "landlock_abi": 7,
+        "seccomp": True,
+        "mounts": True,
+    },
 )
 
 

@@ -113,17 +113,17 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        complete = False
         try:
-            while True:
-                piece = response.read1(_CHUNK)
-                if not piece:
-                    break
+            while piece := response.read1(_CHUNK):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+            complete = True
         finally:
-            if response.will_close:
+            response.close()  # read to its end (or abandoned): the connection can take the next request
+            if response.will_close or not complete:
                 self._drop_upstream()
 
     def _send_upstream(
@@ -136,7 +136,7 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 self._upstream_connection.request(method, path, body=body, headers=headers)
                 return self._upstream_connection.getresponse()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except (http.client.RemoteDisconnected, http.client.ImproperConnectionState, ConnectionError):
                 self._drop_upstream()
                 if attempt:
                     raise

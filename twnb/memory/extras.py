@@ -206,7 +206,9 @@ class RoundExtra(TypedDict, total=False):
     started, each `NAME: why`, said once: the Round after a problem first appeared), `changed_in_place`
     (the names its code may have changed in place, read from the code before it ran), `undo_limits`
     (what of the Round cannot be undone, one line each, said before its code ran: "`big` (6.1 GB)
-    changed in place cannot be undone") and `undone` (the user undid it: `UndoneRecord`)."""
+    changed in place cannot be undone"), `undone` (the user undid it: `UndoneRecord`) and
+    `confinement` (only when the kernel that ran the code was a confined kernel: its rules, read,
+    write, connect, proxy, landlock_abi, seccomp, mounts)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -225,6 +227,7 @@ class RoundExtra(TypedDict, total=False):
     changed_in_place: list[str]
     undo_limits: list[str]
     undone: UndoneRecord
+    confinement: dict[str, Any]
 
 
 class ExecutionRecord(TypedDict):

@@ -28,7 +28,8 @@ class Round:
     """`extra` is twnb's addition (written last, only when non-empty; see `Post`). Its keys
     (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
     `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`,
-    `plugins`, `plugin_only`, `plugin_problems`, `changed_in_place`, `undo_limits`, `undone`."""
+    `plugins`, `plugin_only`, `plugin_problems`, `changed_in_place`, `undo_limits`, `undone`,
+    `confinement`."""
 
     id: str
     user_query: str

@@ -823,8 +823,17 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         except ValueError as error:
             self._say(str(error), error=True)
             return
+        from twnb.config import Confinement
+
         table = resolved.format_table()
-        print(self.notebook.redactor(resolved).redact(f"twnb settings (folder {resolved.workdir}):\n{table}"))
+        confinement = Confinement.from_environ()
+        kernel = (
+            confinement.describe()
+            if confinement is not None
+            else "not confined (the twnb-confined kernel runs generated code confined by the system)"
+        )
+        text = f"twnb settings (folder {resolved.workdir}):\n{table}\nkernel: {kernel}"
+        print(self.notebook.redactor(resolved).redact(text))
 
     def _cmd_trace(self, rest: list[str], args: argparse.Namespace) -> None:
         from twnb.telemetry import CAPTURE_VARIABLE, configure_tracing, content_capture, tracing

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.base import clip, create_id, get_logger, now_iso
+from twnb.config import Confinement
 from twnb.kernel import ExecutionResult, Executor, UndoLog, UserCellSource
 from twnb.memory import (
     AUTOSAVE_FAILED,
@@ -241,6 +242,7 @@ class Session:
         waiting: list[Post] = []  # a code post whose result has not come back yet
         try:
             self._start_plugins(current, plugin_only, watcher)
+            _record_confinement(current)
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
             internal = 0
@@ -870,3 +872,11 @@ def _asks_for_approval(post: Post, planner: str) -> bool:
     """The Planner's post hands a plan to a worker: the moment step mode pauses on the plan."""
     to_worker = post.send_from == planner and post.send_to not in (planner, "User")
     return to_worker and bool(_first(post, "init_plan"))
+
+
+def _record_confinement(round: Round) -> None:
+    """Whether the kernel this Round's code runs in was confined, and with which rules (the launcher's
+    marker, twnb/config/confinement.py): the record says what the operating system kept the code from."""
+    confinement = Confinement.from_environ()
+    if confinement is not None:  # absent: an ordinary kernel (no key in every other Round's record)
+        round.extra["confinement"] = confinement.to_dict()

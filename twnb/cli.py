@@ -127,8 +127,17 @@ def add_export_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         action="store_true",
         help="re-run the recorded code without verifying it first (only for code you trust)",
     )
+    export.add_argument(
+        "--no-confine",
+        dest="no_confine",
+        action="store_true",
+        help="re-run in a kernel the system does not confine: the notebook's code may then run "
+        "programs, read your home folder's secrets, write anywhere you can and connect anywhere",
+    )
     kernel = export.add_mutually_exclusive_group()
-    kernel.add_argument("--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's)")
+    kernel.add_argument(
+        "--kernel", metavar="NAME", help="a Jupyter kernel by name (default: this Python's, confined)"
+    )
     kernel.add_argument(
         "--existing",
         metavar="CONNECTION_FILE",
@@ -226,6 +235,7 @@ def run_export_command(args: argparse.Namespace) -> int:
         connection_file=args.existing,
         force=args.force,
         verify=not args.no_verify,
+        confine=not args.no_confine,
     )
     try:
         outcome = run_export(request, progress=say)

@@ -45,6 +45,11 @@ def test_subprocess_runs_no_shell(confined: ConfinedKernel) -> None:
     assert not marker.exists()
 
 
+def test_a_program_named_without_its_path_is_refused_as_a_program(confined: ConfinedKernel) -> None:
+    reply = confined.error("import subprocess; subprocess.run(['ls'])")
+    assert "runs no programs" in reply["traceback"][0]
+
+
 def test_os_system_runs_no_shell(confined: ConfinedKernel) -> None:
     marker = _marker(confined, "system.txt")
     status = confined.value(f"__import__('os').system('touch {marker}')")

@@ -185,7 +185,6 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
         mounts=True,
     )
     env[CONFINED_ENV] = marker.to_json()
-    env["TWNB_CONFINE_UDP"] = "1" if plan.udp else "0"
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]

@@ -83,10 +83,6 @@ class ConfinementPlan:
     hidden: tuple[Path, ...]  # inside a readable folder: hidden by a mount
     udp: bool
 
-    @property
-    def needs_mounts(self) -> bool:
-        return bool(self.read_only or self.hidden)
-
 
 def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))

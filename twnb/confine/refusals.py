@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +38,11 @@ def _refused_error(error: BaseException) -> OSError | None:
 
 
 def _is_program(path: str) -> bool:
+    if os.sep not in path:  # subprocess names the program as it was given: look it up on PATH
+        found = shutil.which(path)
+        if found is None:
+            return False
+        path = found
     try:
         mode = os.stat(path).st_mode
     except OSError:

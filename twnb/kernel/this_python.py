@@ -19,7 +19,12 @@ KERNEL_NAME = "python3"
 
 
 class ThisPythonKernelSpecs(KernelSpecManager):
-    """Every kernel name resolves to ipykernel on `sys.executable`."""
+    """Every kernel name resolves to ipykernel on `sys.executable` (started by `argv` when given: the
+    confined kernel's launcher)."""
+
+    def __init__(self, argv: list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kernel_argv = argv
 
     def find_kernel_specs(self) -> dict[str, str]:
         return {KERNEL_NAME: ""}
@@ -27,11 +32,16 @@ class ThisPythonKernelSpecs(KernelSpecManager):
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         from ipykernel.kernelspec import get_kernel_dict
 
-        return KernelSpec(resource_dir="", **get_kernel_dict())
+        spec = get_kernel_dict()
+        if self.kernel_argv is not None:
+            spec["argv"] = list(self.kernel_argv)
+        return KernelSpec(resource_dir="", **spec)
 
 
-def this_python_kernel_manager(**kwargs: Any) -> AsyncKernelManager:
-    """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel."""
+def this_python_kernel_manager(argv: list[str] | None = None, **kwargs: Any) -> AsyncKernelManager:
+    """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel
+    (through `argv` when given, e.g. `twnb.confine.confined_kernel_argv()`)."""
     from jupyter_client.manager import AsyncKernelManager
 
-    return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs(), **kwargs)
+    specs = ThisPythonKernelSpecs(argv)
+    return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)

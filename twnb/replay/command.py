@@ -33,6 +33,7 @@ class ExportRequest:
     connection_file: str | None = None  # a running kernel to re-run in (left running)
     force: bool = False  # replace an existing OUT (never the input)
     verify: bool = True  # verify the recorded code before it runs again (--no-verify: off)
+    confine: bool = True  # a fresh kernel of this Python is a confined kernel (--no-confine: not)
 
 
 @dataclass
@@ -179,6 +180,22 @@ def _where_to_run(request: ExportRequest, default: Path) -> tuple[Path, Path | N
     return cwd, attached
 
 
+def _confined_argv(
+    request: ExportRequest, attached: Path | None, progress: Callable[[str], None]
+) -> list[str] | None:
+    """The confined kernel's command when the re-run starts this Python's kernel and may confine it;
+    said once when this system cannot."""
+    if not request.confine or attached is not None or request.kernel_name:
+        return None
+    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
+
+    reason = unavailable_reason(abi_version())
+    if reason is not None:
+        progress(f"Running unconfined: {reason}; the code can do whatever you can.")
+        return None
+    return confined_kernel_argv()
+
+
 def _rerun(
     request: ExportRequest,
     nb: NotebookNode,
@@ -199,6 +216,9 @@ def _rerun(
         if attached
         else f"a fresh kernel in {cwd}"
     )
+    kernel_argv = _confined_argv(request, attached, progress)
+    if kernel_argv is not None:
+        where = f"a fresh confined kernel in {cwd}"
     progress(f"Re-running {len(pieces)} code cell{_s(len(pieces))} in {where}")
     report = rerun_notebook(
         nb,
@@ -212,6 +232,7 @@ def _rerun(
         redact=redactor.redact_data,
         check=_check(request),
         prepare=_plugin_binding(plugins),
+        kernel_argv=kernel_argv,
     )
     nb.metadata.setdefault("twnb", {})["rerun"] = redactor.redact_data(report.to_dict())
     return report

@@ -121,11 +121,13 @@ def rerun_notebook(
     redact: Callable[[Any], Any] | None = None,
     check: Callable[[str], str | None] | None = None,
     prepare: str | None = None,
+    kernel_argv: list[str] | None = None,
 ) -> RerunReport:
     """Execute the cells `pieces` names (their outputs are replaced by the new ones, passed through
     `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report.
     `check` (verification, for code recorded elsewhere) gives a refusal for a cell that must not run:
-    it is left as recorded and reported as refused."""
+    it is left as recorded and reported as refused. `kernel_argv` starts this Python's kernel another
+    way (the confined kernel's launcher)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
@@ -141,7 +143,7 @@ def rerun_notebook(
     elif kernel_name:
         options = {"kernel_name": kernel_name}
     else:
-        options = {"km": this_python_kernel_manager()}
+        options = {"km": this_python_kernel_manager(kernel_argv)}
     client = NotebookClient(
         nb,
         timeout=timeout,

@@ -1,0 +1,178 @@
+"""The confined kernel's cost, side by side with a plain kernel of this Python, in one run:
+
+- the pandas analysis of bench_runtime_guard.py, run in a confined and a plain kernel taking turns,
+  timed inside each kernel (CPU and wall time; target: ratio <= 1.03);
+- kernel start-up, from start to the first answered request (target: confined <= plain + 150 ms);
+- a streamed model call through the key proxy against the same call made directly, to the loopback
+  fake server (tests/fakellm), the proxy in a process of its own as the launcher runs it
+  (target: <= +5 ms per call).
+
+    python bench/bench_confined.py [--repeat 9] [--starts 5] [--calls 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_runtime_guard import CASES, SETUP
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
+
+from twnb.confine import confined_kernel_spec
+from twnb.confine.key_proxy import KeyProxyServer, Upstream
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+
+class _Specs(KernelSpecManager):
+    def __init__(self, confined: bool) -> None:
+        super().__init__()
+        self.confined = confined
+
+    def find_kernel_specs(self) -> dict[str, str]:
+        return {"bench": ""}
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        from ipykernel.kernelspec import get_kernel_dict
+
+        spec = confined_kernel_spec() if self.confined else get_kernel_dict()
+        return KernelSpec(resource_dir="", **spec)
+
+
+class _Kernel:
+    def __init__(self, confined: bool, folder: str) -> None:
+        started = time.perf_counter()
+        self.km = KernelManager(kernel_name="bench", kernel_spec_manager=_Specs(confined))
+        self.km.start_kernel(cwd=folder, env={**os.environ, "MPLBACKEND": "Agg"})
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=120)
+        self.value("1")
+        self.start_s = time.perf_counter() - started
+
+    def value(self, expression: str, code: str = "") -> Any:
+        reply = self.kc.execute_interactive(code, user_expressions={"v": expression}, timeout=600)
+        content = reply["content"]
+        assert content["status"] == "ok", content
+        return ast.literal_eval(content["user_expressions"]["v"]["data"]["text/plain"])
+
+    def time_case(self, code: str) -> tuple[float, float]:
+        timed = (
+            "import time as __t\n__c, __w = __t.process_time(), __t.perf_counter()\n"
+            f"exec({code!r})\n__times = (__t.process_time() - __c, __t.perf_counter() - __w)"
+        )
+        result: tuple[float, float] = self.value("__times", timed)
+        return result
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+def _starts(count: int, folder: str) -> dict[bool, list[float]]:
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(count):
+        for confined in (False, True):
+            kernel = _Kernel(confined, folder)
+            times[confined].append(kernel.start_s)
+            kernel.shutdown()
+    return times
+
+
+def _analysis(repeat: int, folder: str) -> dict[bool, list[tuple[float, float]]]:
+    kernels = {confined: _Kernel(confined, tempfile.mkdtemp(dir=folder)) for confined in (False, True)}
+    try:
+        for kernel in kernels.values():
+            kernel.value("1", SETUP)
+            kernel.time_case(CASES["pandas analysis"])  # warm: imports, caches
+        runs: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        for _ in range(repeat):
+            for confined, kernel in kernels.items():
+                runs[confined].append(kernel.time_case(CASES["pandas analysis"]))
+        return runs
+    finally:
+        for kernel in kernels.values():
+            kernel.shutdown()
+
+
+def _llm_calls(calls: int) -> dict[str, list[float]]:
+    from openai import OpenAI
+
+    server = importlib.import_module("fakellm.server").FakeLLMServer()
+    server.start()
+    proxy = KeyProxyServer(Upstream(server.base_url, "sk-bench-key-0123456789abcdef"))
+    child = os.fork()
+    if child == 0:  # the proxy runs in a process of its own, as the launcher forks it
+        try:
+            proxy.serve_forever()
+        finally:
+            os._exit(0)
+    proxy.socket.close()
+    try:
+        clients = {
+            "direct": OpenAI(api_key="sk-bench-key-0123456789abcdef", base_url=server.base_url),
+            "proxy": OpenAI(api_key="placeholder", base_url=proxy.proxy_url()),
+        }
+        server.load({"*": ["one two three four five six seven eight nine ten"] * (calls * 2 + 4)})
+        times: dict[str, list[float]] = {name: [] for name in clients}
+        for turn in range(calls + 2):
+            for name, client in clients.items():
+                started = time.perf_counter()
+                stream = client.chat.completions.create(
+                    model="fake-model", messages=[{"role": "user", "content": "hi"}], stream=True
+                )
+                text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+                assert text.startswith("one two"), text
+                if turn >= 2:  # the first calls open the connections
+                    times[name].append(time.perf_counter() - started)
+        return times
+    finally:
+        os.kill(child, signal.SIGTERM)
+        os.waitpid(child, 0)
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=40)
+    args = parser.parse_args()
+    med = statistics.median
+    with tempfile.TemporaryDirectory(prefix="bench-confined-") as folder:
+        runs = _analysis(args.repeat, folder)
+        cpu = [med(t[0] for t in runs[c]) for c in (False, True)]
+        wall = [med(t[1] for t in runs[c]) for c in (False, True)]
+        print(f"pandas analysis ({args.repeat} turns), median   plain    confined   ratio (target <= 1.03)")
+        print(
+            f"  CPU  s                                   {cpu[0]:7.3f}  {cpu[1]:9.3f}   {cpu[1] / cpu[0]:.3f}"
+        )
+        print(f"  wall s{' ' * 35}{wall[0]:7.3f}  {wall[1]:9.3f}   {wall[1] / wall[0]:.3f}")
+        starts = _starts(args.starts, folder)
+        plain, confined = med(starts[False]), med(starts[True])
+        print(
+            f"kernel start-up ({args.starts} each), median s  {plain:7.3f}  {confined:9.3f}   "
+            f"+{(confined - plain) * 1000:.0f} ms (target <= +150 ms)"
+        )
+    calls = _llm_calls(args.calls)
+    direct, proxied = med(calls["direct"]), med(calls["proxy"])
+    print(
+        f"streamed model call ({args.calls} each), median ms  direct {direct * 1000:.2f}  proxy "
+        f"{proxied * 1000:.2f}   +{(proxied - direct) * 1000:.2f} ms (target <= +5 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

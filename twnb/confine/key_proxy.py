@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import socket
-import ssl
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -65,6 +64,8 @@ class Upstream:
         parts = urlsplit(self.base_url)
         host = parts.hostname or "localhost"
         if parts.scheme == "https":
+            import ssl  # only for a remote server: ssl takes ~30 ms to import, at every kernel start
+
             return http.client.HTTPSConnection(
                 host, parts.port, timeout=timeout, context=ssl.create_default_context()
             )

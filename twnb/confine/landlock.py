@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,7 +101,7 @@ def _syscall(number: int, *args: object) -> int:
 
 def abi_version() -> int:
     """The running kernel's Landlock ABI, 0 where there is none (not Linux, too old, or switched off)."""
-    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "aarch64"):
+    if os.uname().sysname != "Linux" or os.uname().machine not in ("x86_64", "aarch64"):
         return 0
     try:
         return _syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import platform
+import os
 import socket
 
 _AUDIT_ARCH_X86_64 = 0xC000003E
@@ -94,7 +94,7 @@ class _SockFprog(ctypes.Structure):
 
 
 def supported() -> bool:
-    return platform.system() == "Linux" and platform.machine() == "x86_64"
+    return os.uname().sysname == "Linux" and os.uname().machine == "x86_64"
 
 
 def program(*, udp: bool) -> list[tuple[int, int, int, int]]:

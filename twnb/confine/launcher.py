@@ -22,6 +22,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from twnb.config import (
@@ -45,7 +46,6 @@ STILL_PROTECTS = (
 )
 _OPENAI = "https://api.openai.com/v1"
 _PORT_KEYS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
-_PR_SET_PDEATHSIG = 1
 
 
 def unavailable_reason(abi: int) -> str | None:
@@ -66,29 +66,30 @@ def _upstream(resolved: ResolvedSettings) -> Upstream | None:
     return None
 
 
-def _start_proxy(upstream: Upstream, private_dir: Path) -> KeyProxyServer:
-    """Fork the proxy's process before anything is confined; it ends with the kernel (the parent
-    death signal) and then removes the kernel's private folder."""
-    server = KeyProxyServer(upstream)
-    parent = os.getpid()
+def _start_warden(upstream: Upstream | None, private_dir: Path) -> KeyProxyServer | None:
+    """Fork, before anything is confined, the process that serves the key proxy (when a model server
+    is configured) and removes the kernel's private folder when the kernel ends. It learns of the end
+    from a pipe whose writing end the kernel holds (the parent death signal would be a signal from the
+    confined kernel to a process outside its domain: Landlock refuses it)."""
+    server = None if upstream is None else KeyProxyServer(upstream)
+    alive_read, alive_write = os.pipe()
     if os.fork() == 0:
         try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel's interrupts reach its group
-            signal.signal(signal.SIGTERM, _exit_on_signal)
-            if os.getppid() == parent:
-                server.serve_forever()
+            os.close(alive_write)
+            os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if server is not None:
+                threading.Thread(target=server.serve_forever, daemon=True).start()
+            while os.read(alive_read, 1):
+                pass
         finally:
             shutil.rmtree(private_dir, ignore_errors=True)
             os._exit(0)
-    server.socket.close()  # the child serves; the kernel must not hold the listening socket
+    os.close(alive_read)
+    os.set_inheritable(alive_write, True)  # kept open across the kernel's exec, never written
+    if server is not None:
+        server.socket.close()  # the child serves; the kernel must not hold the listening socket
     return server
-
-
-def _exit_on_signal(signum: int, frame: object) -> None:
-    raise SystemExit(0)
 
 
 def _prepare_private(private_dir: Path, connection_file: Path, real_home: Path) -> Path:
@@ -160,7 +161,7 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     try:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
         upstream = _upstream(resolved)
-        proxy = _start_proxy(upstream, private_dir) if upstream is not None else None
+        proxy = _start_warden(upstream, private_dir)
         plan = plan_confinement(
             workdir=workdir,
             private_dir=private_dir,

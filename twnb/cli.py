@@ -30,6 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use your configured model instead of the scripted replies (never switched on by a key alone)",
     )
+    demo.add_argument(
+        "--no-confine",
+        dest="no_confine",
+        action="store_true",
+        help="with --live, run the model's code in a kernel the system does not confine (it may then run "
+        "programs, read your home folder's secrets and connect anywhere)",
+    )
     demo.add_argument("-o", "--out", default="twnb-demo", metavar="DIR", help="output folder (./twnb-demo)")
     demo.add_argument(
         "--notebook",
@@ -198,6 +205,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
             kernel_name=args.kernel,
             connection_file=args.existing,
             demo=DEMO_NOTEBOOKS[args.notebook],
+            confine=args.live and not args.no_confine,
         )
     except DemoError as error:
         print(f"twnb demo failed: {error}", file=sys.stderr)

@@ -88,9 +88,16 @@ class DemoKernel:
     _kc: BlockingKernelClient | None = None
 
     @classmethod
-    def create(cls, *, kernel_name: str | None = None, connection_file: Path | None = None) -> DemoKernel:
+    def create(
+        cls,
+        *,
+        kernel_name: str | None = None,
+        connection_file: Path | None = None,
+        kernel_argv: list[str] | None = None,
+    ) -> DemoKernel:
         """The manager nbclient runs the notebook with: it starts a kernel (cwd and environment from
-        its `execute` call), unless attached to a running one."""
+        its `execute` call; this Python's through `kernel_argv` when given: the confined launcher),
+        unless attached to a running one."""
         if connection_file is not None:
             if not connection_file.is_file():
                 raise DemoKernelError(
@@ -101,7 +108,7 @@ class DemoKernel:
 
             return cls(AttachedKernelManager(connection_file), owned=False)
         if kernel_name is None:
-            return cls(this_python_kernel_manager(), owned=True)
+            return cls(this_python_kernel_manager(kernel_argv), owned=True)
         from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
         from jupyter_client.manager import AsyncKernelManager
 

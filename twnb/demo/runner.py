@@ -61,6 +61,7 @@ def run_demo(
     connection_file: str | os.PathLike[str] | None = None,
     shares_filesystem: bool | None = None,
     demo: DemoNotebook = QUICKSTART,
+    confine: bool = False,
 ) -> DemoResult:
     """Run the quickstart (or `demo`) into `out_dir`; raises DemoError with a clear message when it cannot.
 
@@ -72,7 +73,8 @@ def run_demo(
     `kernel_name` runs it in that kernelspec's kernel, `connection_file` in a running kernel (left
     running, its folder and environment given back); both are prepared through the kernel and, when
     their files are not on this machine, the conversation and small artifacts come back through it
-    (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests)."""
+    (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests). `confine` runs
+    this Python's kernel confined (twnb/confine), said once when the system cannot."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -89,7 +91,10 @@ def run_demo(
         _check_requirements(demo)
     attached = Path(connection_file).resolve() if connection_file is not None else None
     try:
-        kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached)
+        kernel_argv = (
+            _confined_argv(progress) if confine and kernel_name is None and attached is None else None
+        )
+        kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached, kernel_argv=kernel_argv)
     except DemoKernelError as error:
         raise DemoError(str(error)) from error
     prepare = kernel_name is not None or attached is not None
@@ -186,6 +191,16 @@ _KERNEL_SETTINGS = (
     "AZURE_OPENAI_ENDPOINT",
     "OPENAI_API_VERSION",
 )
+
+
+def _confined_argv(progress: Callable[[str], None]) -> list[str] | None:
+    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
+
+    reason = unavailable_reason(abi_version())
+    if reason is not None:
+        progress(f"twnb demo: running unconfined: {reason}; the code can do whatever you can.")
+        return None
+    return confined_kernel_argv()
 
 
 def kernel_environment(live: bool, cassette: Path = QUICKSTART.cassette) -> dict[str, str]:

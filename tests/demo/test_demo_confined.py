@@ -1,0 +1,41 @@
+"""`twnb demo --live` runs the model's code in a confined kernel by default: the quickstart's Rounds
+finish against the loopback fake server, whose requests carry the real key (added by the key proxy,
+never in the kernel), and the run says it was confined."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from fakellm import FakeLLMServer
+from support.confined_kernel import needs_landlock
+
+from twnb.demo.demo_notebook import DEMO_MODEL
+from twnb.demo.runner import QUICKSTART, run_demo
+
+pytestmark = [pytest.mark.slow, needs_landlock, pytest.mark.timeout(600)]
+
+KEY = "sk-proj-demoConfinedTEST0123456789abcdef"
+
+
+def _script() -> dict[str, list[str]]:
+    replies = yaml.safe_load(QUICKSTART.scripted_replies.read_text(encoding="utf-8"))
+    return {role: [json.dumps({"response": r}) for r in items] for role, items in replies.items()}
+
+
+def test_the_live_quickstart_runs_confined_through_the_key_proxy(tmp_path: Path, monkeypatch) -> None:
+    with FakeLLMServer(_script(), models=(DEMO_MODEL,)) as server:
+        for name in ("TWNB_REPLAY", "TWNB_RECORD", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
+        lines: list[str] = []
+        result = run_demo(tmp_path / "out", live=True, confine=True, progress=lines.append)
+        headers = {r["headers"]["authorization"] for r in server.chat_requests()}
+    assert result.ok, result.failures
+    assert headers == {f"Bearer {KEY}"}
+    saved = result.conversation.read_text(encoding="utf-8")
+    assert "confinement:" in saved and KEY not in saved

@@ -13,9 +13,9 @@ from __future__ import annotations
 import http.client
 import socket
 import threading
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+
+from twnb.confine.upstream import Upstream
 
 _HOP_BY_HOP = {
     "connection",
@@ -31,45 +31,6 @@ _HOP_BY_HOP = {
 }
 _CREDENTIAL_HEADERS = {"authorization", "api-key"}
 _CHUNK = 65536
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """Where the proxy forwards to, and how the key is presented (Azure: an `api-key` header)."""
-
-    base_url: str
-    api_key: str = field(repr=False)
-    azure: bool = False
-
-    @property
-    def scheme(self) -> str:
-        return urlsplit(self.base_url).scheme
-
-    @property
-    def netloc(self) -> str:
-        return urlsplit(self.base_url).netloc
-
-    @property
-    def path(self) -> str:
-        return urlsplit(self.base_url).path.rstrip("/")
-
-    def credential_headers(self) -> dict[str, str]:
-        if not self.api_key:
-            return {}
-        if self.azure:
-            return {"api-key": self.api_key}
-        return {"Authorization": f"Bearer {self.api_key}"}
-
-    def connection(self, timeout: float) -> http.client.HTTPConnection:
-        parts = urlsplit(self.base_url)
-        host = parts.hostname or "localhost"
-        if parts.scheme == "https":
-            import ssl  # only for a remote server: ssl takes ~30 ms to import, at every kernel start
-
-            return http.client.HTTPSConnection(
-                host, parts.port, timeout=timeout, context=ssl.create_default_context()
-            )
-        return http.client.HTTPConnection(host, parts.port, timeout=timeout)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -166,10 +127,18 @@ class KeyProxyServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, upstream: Upstream, *, timeout_s: float = 600.0) -> None:
+    def __init__(
+        self, upstream: Upstream, *, timeout_s: float = 600.0, listener: socket.socket | None = None
+    ) -> None:
+        """`listener`: a socket already bound and listening on loopback (the launcher binds it before it
+        forks, so the kernel knows the port without importing this module)."""
         self.upstream = upstream
         self.timeout_s = timeout_s
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", 0), _Handler, bind_and_activate=listener is None)
+        if listener is not None:
+            self.socket.close()
+            self.socket = listener
+            self.server_address = listener.getsockname()
 
     def server_bind(self) -> None:
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -181,7 +150,7 @@ class KeyProxyServer(ThreadingHTTPServer):
 
     def proxy_url(self) -> str:
         """The base URL the kernel's client uses: the proxy, with the server's path kept."""
-        return f"http://127.0.0.1:{self.port}{self.upstream.path}"
+        return self.upstream.proxy_url(self.port)
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve_forever, name="twnb-key-proxy", daemon=True)

@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -36,9 +37,9 @@ from twnb.config import (
     resolve_settings,
 )
 from twnb.confine import landlock, seccomp
-from twnb.confine.key_proxy import KeyProxyServer, Upstream
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only
 from twnb.confine.plan import ConfinementError, ConfinementPlan, kernel_environment, plan_confinement
+from twnb.confine.upstream import Upstream
 
 STILL_PROTECTS = (
     "what still protects you: code verification before each Round's code runs and the runtime guard "
@@ -66,19 +67,26 @@ def _upstream(resolved: ResolvedSettings) -> Upstream | None:
     return None
 
 
-def _start_warden(upstream: Upstream | None, private_dir: Path) -> KeyProxyServer | None:
+def _start_warden(upstream: Upstream | None, private_dir: Path) -> int | None:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
-    is configured) and removes the kernel's private folder when the kernel ends. It learns of the end
-    from a pipe whose writing end the kernel holds (the parent death signal would be a signal from the
-    confined kernel to a process outside its domain: Landlock refuses it)."""
-    server = None if upstream is None else KeyProxyServer(upstream)
+    is configured: its port is returned) and removes the kernel's private folder when the kernel ends.
+    It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
+    be a signal from the confined kernel to a process outside its domain: Landlock refuses it)."""
+    listener = None
+    if upstream is not None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
     alive_read, alive_write = os.pipe()
     if os.fork() == 0:
         try:
             os.close(alive_write)
             os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            if server is not None:
+            if upstream is not None and listener is not None:
+                from twnb.confine.key_proxy import KeyProxyServer
+
+                server = KeyProxyServer(upstream, listener=listener)
                 threading.Thread(target=server.serve_forever, daemon=True).start()
             while os.read(alive_read, 1):
                 pass
@@ -87,9 +95,11 @@ def _start_warden(upstream: Upstream | None, private_dir: Path) -> KeyProxyServe
             os._exit(0)
     os.close(alive_read)
     os.set_inheritable(alive_write, True)  # kept open across the kernel's exec, never written
-    if server is not None:
-        server.socket.close()  # the child serves; the kernel must not hold the listening socket
-    return server
+    if listener is None:
+        return None
+    port = int(listener.getsockname()[1])
+    listener.close()  # the child serves; the kernel must not hold the listening socket
+    return port
 
 
 def _prepare_private(private_dir: Path, connection_file: Path, real_home: Path) -> Path:
@@ -161,26 +171,27 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     try:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
         upstream = _upstream(resolved)
-        proxy = _start_warden(upstream, private_dir)
+        proxy_port = _start_warden(upstream, private_dir)
         plan = plan_confinement(
             workdir=workdir,
             private_dir=private_dir,
             resolved=resolved,
             home=real_home,
             bind_ports=[int(connection[key]) for key in _PORT_KEYS],
-            proxy_port=None if proxy is None else proxy.port,
+            proxy_port=proxy_port,
         )
         _apply_mounts(plan)
     except ConfinementError as error:
         shutil.rmtree(private_dir, ignore_errors=True)
         print(f"twnb-confined: not started: {error}", file=sys.stderr)
         return 1
-    env = _environment(resolved, plan, proxy, real_home)
+    proxy_url = None if upstream is None or proxy_port is None else upstream.proxy_url(proxy_port)
+    env = _environment(resolved, plan, proxy_url, real_home)
     marker = Confinement(
         read=tuple(str(p) for p in plan.read),
         write=tuple(str(p) for p in plan.write),
-        connect=tuple(p for p in plan.connect if proxy is None or p != proxy.port),
-        proxy=None if proxy is None else f"127.0.0.1:{proxy.port}",
+        connect=tuple(p for p in plan.connect if p != proxy_port),
+        proxy=None if proxy_port is None else f"127.0.0.1:{proxy_port}",
         landlock_abi=abi,
         seccomp=seccomp.supported(),
         mounts=True,
@@ -194,11 +205,11 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
 
 
 def _environment(
-    resolved: ResolvedSettings, plan: ConfinementPlan, proxy: KeyProxyServer | None, home: Path
+    resolved: ResolvedSettings, plan: ConfinementPlan, proxy_url: str | None, home: Path
 ) -> dict[str, str]:
     settings = resolved.settings
     key_names: list[str] = []
-    if settings.api_key and proxy is not None:
+    if settings.api_key and proxy_url is not None:
         key_names = [*SETTINGS_BY_NAME["api_key"].env, settings.api_key_env]
     if settings.azure_endpoint:
         base_url_names: tuple[str, ...] = SETTINGS_BY_NAME["azure_endpoint"].env
@@ -210,7 +221,7 @@ def _environment(
         home=home,
         key_names=key_names,
         base_url_names=base_url_names,
-        proxy_url=None if proxy is None else proxy.proxy_url(),
+        proxy_url=proxy_url,
         placeholder=PLACEHOLDER_API_KEY,
         is_secret_name=is_secret_name,
     )

@@ -432,6 +432,7 @@ def test_data_library_writers_and_threads_make_artifacts(kernel):
 
 
 def test_hidden_cache_and_session_files_are_not_artifacts(kernel):
+    # verification off: with it on, writing into the session folder is refused (test_trust_base.py)
     code = (
         "import os\nos.makedirs('.hidden', exist_ok=True)\nopen('.hidden/x.txt', 'w').write('x')\n"
         "os.makedirs('__pycache__', exist_ok=True)\nopen('__pycache__/m.pyc', 'w').write('x')\n"
@@ -439,7 +440,7 @@ def test_hidden_cache_and_session_files_are_not_artifacts(kernel):
         "import tempfile\nwith tempfile.NamedTemporaryFile('w', delete=False) as f:\n    f.write('x')\n"
         "open('result.txt', 'w').write('x')"
     )
-    result = kernel.run_case(code, session_dir="my-session")
+    result = kernel.run_case(code, session_dir="my-session", guarded=False)
     assert result["files_created"] == [str(kernel.workdir / "result.txt")]
 
 

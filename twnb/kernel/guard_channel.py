@@ -62,13 +62,23 @@ class KernelGuardChannel:
         return self.missing
 
     def announce(
-        self, code: str, *, refuse: bool, timeout: float | None = None, skip: list[str] | None = None
+        self,
+        code: str,
+        *,
+        refuse: bool,
+        timeout: float | None = None,
+        skip: list[str] | None = None,
+        protect: list[str] | None = None,
     ) -> bool:
         """Arm the guard for the next cell whose text is `code` (with a time limit of its own when
-        `timeout`; files in `skip` are not artifacts). False when the kernel could not be told."""
+        `timeout`; files in `skip` are not artifacts; twnb's places in `protect` may not be written:
+        trust_base.py). False when the kernel could not be told."""
         if not self.ready:
             return False
-        call = f"__twnb_guard.expect({code_digest(code)!r}, {refuse!r}, {timeout!r}, {list(skip or [])!r})"
+        call = (
+            f"__twnb_guard.expect({code_digest(code)!r}, {refuse!r}, {timeout!r}, {list(skip or [])!r}, "
+            f"{list(protect or [])!r})"
+        )
         reply = execute_quietly(self.kc, call, alive=self.alive, timeout=self.timeout)
         return reply.get("status") == "ok"
 

@@ -18,6 +18,8 @@ KERNEL_EXIT = "kernel-exit"  # os._exit, os.abort, the shell's ask_exit: the ker
 NAMESPACE = "namespace"  # the shell's reset, or the user's variables deleted or cleared
 THREAD = "thread"  # a thread started where the guard cannot follow it
 CODE = "code"  # a function's code replaced, or code loaded with marshal.load
+TRUST_BASE = "trust-base"  # twnb's settings, plugins, Python's and Jupyter's start-up files written
+SETTINGS = "settings"  # a twnb setting (or an environment variable it reads) changed
 
 
 @dataclass(frozen=True)

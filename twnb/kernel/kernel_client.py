@@ -23,7 +23,7 @@ import json
 import os
 import queue
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -109,9 +109,12 @@ class KernelExecutor:
         redact: Redact | None = None,
         guarded: bool = True,
         guard_grace_s: float = 6.0,
+        protected: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
         self.workdir = Path(workdir)
         self.guarded = guarded
+        # twnb's places the code may not write (with the kernel's own trust base: trust_base.py)
+        self.protected = [str(p) for p in protected]
         self.guard_grace_s = guard_grace_s
         self.guard_missing = ""  # why the runtime guard could not be set up in the kernel ("" if it was)
         self.redact = redact
@@ -335,7 +338,11 @@ class KernelExecutor:
         limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
         guarded = self._guard is not None and self._guard.announce(
-            code, refuse=self.guarded, timeout=limit, skip=[str(p) for p in skip]
+            code,
+            refuse=self.guarded,
+            timeout=limit,
+            skip=[str(p) for p in skip],
+            protect=[*self.protected, *(str(p) for p in (self.session_dir,) if p is not None)],
         )
         scan_root = Path(self.place.cwd) if self.place is not None and self.place.cwd else self.workdir
         before_files = None

@@ -27,6 +27,7 @@ from twnb.kernel.guard_files import risky_sightings, written_files
 from twnb.kernel.guard_refusal import CODE, GuardRefusal
 from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.shell_guard import ShellGuard
+from twnb.kernel.trust_base import TrustBase
 from twnb.kernel.watchdog import Watchdog
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ INJECTED_PACKAGE = "_twnb_guard"
 _MODULES = (
     "guard_refusal",
     "guard_events",
+    "trust_base",
     "guard_trust",
     "guard_provenance",
     "code_stopper",
@@ -108,15 +110,31 @@ class KernelGuard:
         self._run: GuardedRun | None = None
         self._watchdog: Watchdog | None = None
         self._skip: list[str] = []
+        # twnb's places the client names (trust_base.py), and the trust base built from them
+        self._trust_bases: dict[tuple[str, ...], TrustBase] = {}
         self._report = GuardReport()
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
 
-    def expect(self, digest: str, refuse: bool, timeout: float | None, skip: list[str]) -> None:
-        """Arm the guard for the next cell whose text has `digest`."""
+    def expect(
+        self,
+        digest: str,
+        refuse: bool,
+        timeout: float | None,
+        skip: list[str],
+        protect: list[str] | None = None,
+    ) -> None:
+        """Arm the guard for the next cell whose text has `digest`; `protect`: twnb's folders and files
+        the code may not write (with this kernel's own trust base: trust_base.py)."""
         self._refuse_from_the_cell("expect")
         self._end()
-        self._expected = {"digest": digest, "refuse": refuse, "timeout": timeout, "skip": skip}
+        self._expected = {
+            "digest": digest,
+            "refuse": refuse,
+            "timeout": timeout,
+            "skip": skip,
+            "protect": tuple(protect or ()),
+        }
         self._report = GuardReport()
 
     def report_json(self) -> str:
@@ -142,7 +160,11 @@ class KernelGuard:
                 self._expected = expected  # another client's cell came first: still waiting for ours
             return
         namespace = self.shell.user_global_ns
-        run = GuardedRun(refuse=bool(expected["refuse"]), code_namespace=namespace)
+        protect = expected.get("protect", ())
+        trust_base = self._trust_bases.get(protect)
+        if trust_base is None:
+            trust_base = self._trust_bases[protect] = TrustBase.build(twnb_folders=protect)
+        run = GuardedRun(refuse=bool(expected["refuse"]), code_namespace=namespace, trust_base=trust_base)
         watchdog = Watchdog(expected["timeout"], code_namespace=namespace, on_unresponsive=_tell)
         stack = contextlib.ExitStack()
         try:

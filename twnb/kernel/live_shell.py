@@ -24,6 +24,7 @@ from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.secret_screen import secret_variable_values
 from twnb.kernel.shell_guard import ShellGuard
 from twnb.kernel.shell_hooks import recorded_shell_output
+from twnb.kernel.trust_base import TrustBase, restore_settings_environment, settings_environment
 from twnb.kernel.undo_log import RunSnapshot, UndoLog
 from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.watchdog import Watchdog
@@ -79,8 +80,12 @@ class LiveShellExecutor:
         redact: Redact | None = None,
         remember_secrets: Callable[[Iterable[str]], None] | None = None,
         undo_log: UndoLog | None = None,
+        protected: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
         self.shell = shell
+        # twnb's places the code may not write, besides Python's, IPython's and Jupyter's (trust_base.py)
+        self.protected = [os.fspath(p) for p in protected]
+        self._trust_base: TrustBase | None = None
         self.undo_log = undo_log
         self.redact = redact
         self.remember_secrets = remember_secrets
@@ -96,6 +101,13 @@ class LiveShellExecutor:
         # Each name's plain value and signature from the last scan: most are the same objects at the
         # next (namespace_signatures).
         self._signatures_memo: dict[str, Any] = {}
+
+    def _trust_base_now(self) -> TrustBase:
+        """The trust base of this executor's runs (built at the first: trust_base.py)."""
+        if self._trust_base is None:
+            folders = [*self.protected, *(os.fspath(p) for p in (self.session_dir,) if p is not None)]
+            self._trust_base = TrustBase.build(twnb_folders=folders)
+        return self._trust_base
 
     def _skipped_dirs(self) -> tuple[Path, ...]:
         return tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
@@ -134,10 +146,12 @@ class LiveShellExecutor:
             refuse=self.guarded,
             code_namespace=namespace,
             keep_before=snapshot.keep_file if snapshot is not None else None,
+            trust_base=self._trust_base_now(),
         )
         cell: Any = None
         interrupted_outside_code = False
         folder_before, path_before = os.getcwd(), list(sys.path)
+        environment_before = settings_environment()
         started = time.perf_counter()
         inert_lines: list[str] = []
         with (
@@ -164,6 +178,7 @@ class LiveShellExecutor:
                 watchdog.close()  # a no-op, unless a late interrupt of its own cut leaving short
         duration = time.perf_counter() - started
         self._remember_secret_variables()
+        _put_settings_environment_back(environment_before, notes)
 
         status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
         status, error = with_refusals(status, error, run.refusals)
@@ -282,6 +297,20 @@ def _state_changes(folder: str, path: list[str], seen: list[dict[str, str]]) -> 
     if sys.path != path:
         found.append({"kind": "environment", "subject": "sys.path"})
     return found
+
+
+def _put_settings_environment_back(before: dict[str, str], notes: list[str]) -> None:
+    """The environment variables twnb reads its settings from, as they were before the run (the guard
+    refuses `os.environ` writes; this catches what went round it), said in the cell and the notes."""
+    changed = restore_settings_environment(before)
+    if changed:
+        note = (
+            f"The code changed {', '.join(changed)}, which twnb reads its settings from; twnb put "
+            f"{'it' if len(changed) == 1 else 'them'} back (settings change by the user's hand only)."
+        )
+        sys.stderr.write(f"twnb: {note}\n")
+        sys.stderr.flush()
+        notes.append(note)
 
 
 def _late_note(refusal: GuardRefusal) -> str:

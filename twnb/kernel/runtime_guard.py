@@ -76,12 +76,15 @@ from twnb.kernel.guard_refusal import (
     CODE,
     KERNEL_EXIT,
     PROCESS,
+    SETTINGS,
     SIGNAL,
     THREAD,
+    TRUST_BASE,
     GuardRefusal,
     RuntimeGuardRefused,
 )
 from twnb.kernel.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
+from twnb.kernel.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
 
 _MAX_SIGHTINGS = 100  # a loop of requests is said once per address, and not without end
 _KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
@@ -112,6 +115,8 @@ class GuardedRun:
     armed_in: FrameType | None = None
     # The run this one was armed inside, if any: what is refused here is refused there too.
     outer: GuardedRun | None = None
+    # What the code may never write (trust_base.py); None: the process's own (RuntimeGuard.watching).
+    trust_base: TrustBase | None = None
 
     def record(self, effect: FileEffect) -> None:
         path = effect.path
@@ -176,6 +181,7 @@ class RuntimeGuard:
         self._trust = Trust()
         # who made or chose what leads to a forbidden act (guard_provenance.py)
         self._provenance = Provenance(self._trust.origins)
+        self._trust_base: TrustBase | None = None  # Python's, IPython's and Jupyter's places, built once
 
     @classmethod
     def installed(cls) -> RuntimeGuard:
@@ -200,6 +206,9 @@ class RuntimeGuard:
         if previous is not None:
             run.outer = previous
             run.refuse = run.refuse or previous.refuse
+            run.trust_base = run.trust_base or previous.trust_base
+        if run.trust_base is None:
+            run.trust_base = self.default_trust_base()
         sections = self._trust.sections.pop(ident, None)
         if previous is None:
             self._provenance.arming()
@@ -237,6 +246,19 @@ class RuntimeGuard:
         """Whether the calling thread, at `frame`, runs trusted code inside a trusted section."""
         return self._trust.here(threading.get_ident(), frame)
 
+    def default_trust_base(self) -> TrustBase:
+        """The trust base of a run that names none: this process's Python, IPython, Jupyter and shell
+        places (trust_base.py), built at the first run."""
+        if self._trust_base is None:
+            self._trust_base = TrustBase.build()
+        return self._trust_base
+
+    def wrote(self, path: str) -> bool:
+        """Whether generated code wrote (or moved a file to) `path` in this process: a file a Round
+        wrote is never loaded as settings, a plugin or an MCP server."""
+        written = self._trust.origins.written
+        return os.path.abspath(path) in written or os.path.realpath(path) in written
+
     def armed_run(self) -> GuardedRun | None:
         """The run the calling thread works for, if it is armed."""
         return self._armed.get(threading.get_ident())
@@ -271,7 +293,11 @@ class RuntimeGuard:
     def _audit_hook(self) -> Callable[[str, tuple[Any, ...]], None]:
         """The hook: a plain function with its lookups bound (a bound method called by the
         interpreter costs twice as much, on every audit event of the process)."""
-        watched, armed, act = WATCHED_EVENTS | CODE_EVENTS | RESOURCE_EVENTS, self._armed, self._act
+        watched, armed, act = (
+            WATCHED_EVENTS | CODE_EVENTS | RESOURCE_EVENTS | TRUST_ONLY_EVENTS,
+            self._armed,
+            self._act,
+        )
         unarmed, act_unarmed = UNARMED_EVENTS, self._act_unarmed
         get_ident = threading.get_ident
 
@@ -297,6 +323,8 @@ class RuntimeGuard:
             refusal = None
         finally:
             self._busy.on = False
+        if isinstance(refusal, OSError):
+            raise refusal  # a bytecode cache in the trust base: the writer goes on without (trust_base.py)
         if refusal is not None:
             self.refuse(run, refusal)
 
@@ -332,12 +360,19 @@ class RuntimeGuard:
             return function
         return _Follower(function, self, run, self.trusted_here(sys._getframe(2)))
 
-    def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | None:
+    def _judge(self, run: GuardedRun, event: str, args: tuple[Any, ...]) -> GuardRefusal | OSError | None:
         trust = self._trust
         # inside a plugin the stack says who acts (the frame that raised the event is past _act and
         # the hook); with no trusted section open anywhere, nothing is looked up
         trusted = bool(trust.sections) and trust.here(threading.get_ident(), sys._getframe(3))
         effect = file_effect(event, args)
+        if run.refuse and not trusted and run.trust_base is not None:
+            verdict = run.trust_base.judge(event, args, effect)
+            if verdict is not None:
+                if verdict.kind == "cache":
+                    return verdict.denial()
+                hint = SETTINGS_HINT if verdict.kind == SETTINGS else TRUST_BASE_HINT
+                return self._refusal(run, verdict.kind, event, verdict.message, hint, verdict.subject)
         if effect is not None:
             if trusted:
                 return None  # a plugin's files are its own (its context adds the ones it means)
@@ -402,10 +437,22 @@ class RuntimeGuard:
         sys.addaudithook(self._audit_hook())
 
     def _record_armed(self, effect: FileEffect) -> None:
-        """A file a library writes from C (library_writers.py), for the calling thread's run if armed."""
+        """A file a library writes from C (library_writers.py), for the calling thread's run if armed;
+        refused in the trust base."""
         run = self._armed.get(threading.get_ident())
-        if run is not None:
-            run.record(effect)
+        if run is None:
+            return
+        if run.refuse and run.trust_base is not None and not self.trusted_here(sys._getframe(1)):
+            verdict: Verdict | None = run.trust_base.judge("library writer", (), effect)
+            if verdict is not None and verdict.kind == "cache":
+                raise verdict.denial()
+            if verdict is not None:
+                message, subject = verdict.message, verdict.subject
+                self.refuse(
+                    run,
+                    self.refusal_here(run, TRUST_BASE, "library writer", message, TRUST_BASE_HINT, subject),
+                )
+        run.record(effect)
 
     def _follow_threads(self) -> None:
         import _thread
@@ -664,6 +711,8 @@ exempt(
     _ImportSystem.untouched_module,
     TrustedSection.__enter__,
     TrustedSection.__exit__,
+    TrustBase.judge,
+    TrustBase.holds,
     GuardedRun.record,
     GuardedRun._removing,
     _ThreadStart.__call__,

@@ -1,0 +1,331 @@
+"""The trust base: the files and folders whose content decides what twnb, Python, IPython and Jupyter
+trust, which generated code may never write, whatever the route.
+
+A Round that could write `twnb.yaml` (`code_interpreter: {verify: false}`), a plugin, an MCP server
+entry, a `.pth` file in site-packages or an IPython start-up file would switch the guard off for every
+later Round, or run its code unguarded in the next kernel. So, for an armed thread that refuses
+(runtime_guard.py), every file event whose target resolves (symlinks and `..` followed, a hard link
+recognised by its inode) into the trust base is refused:
+
+- twnb's own places, given by the session: the settings files (`twnb.yaml` beside the notebook,
+  `~/.config/twnb/`), `.env`, the plugin folders, the examples folder, the session folder (autosaves,
+  cassettes, undo copies), the replayed cassette;
+- where Python starts from: site-packages (global and the user's, `.pth` files), the standard library,
+  the interpreter's scripts folder and `pyvenv.cfg`, and files named `sitecustomize.py` or
+  `usercustomize.py` anywhere;
+- IPython's folder (profiles, start-up files, extensions) and config files named as IPython and
+  Jupyter look for them in the working folder (`ipython_config.py`, `jupyter_*_config.py`);
+- Jupyter's config and data folders (kernelspecs, server and lab settings);
+- the shell's start-up files (`~/.bashrc`, `~/.profile`, ...) and `PYTHONSTARTUP`.
+
+`twnb.yaml` and `.env` are refused by name in every folder (a notebook in another folder reads its
+own). A `.pyc` in a `__pycache__` folder of the trust base is denied with a plain `PermissionError`
+and no refusal: the import system and libraries that cache bytecode (numba) catch it and go on
+without a cache, and the code the model wrote never meant it.
+
+Changing the environment variables twnb reads (`TWNB_*`, `OPENAI_*`, `LLM_*`, `AZURE_*`) is refused
+here too (rule `settings`): they are settings, changed by the user's hand only.
+
+The checks cost nothing for events that are not file writes, moves, removals or environment changes
+(the hook's set lookup decides), and a `realpath` (one `lstat` per path component) per write.
+
+Stdlib only (IPython and jupyter_core are asked when present): sent as source to kernels where twnb is
+not installed (kernel_guard.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import site
+import sys
+import sysconfig
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from twnb.kernel.guard_events import FileEffect
+
+# Environment variables twnb reads its settings and keys from.
+SETTINGS_ENV_PREFIXES = ("TWNB_", "OPENAI_", "LLM_", "AZURE_")
+# Files refused by name wherever they are: twnb's settings, and what Python, IPython and Jupyter load
+# from any folder they start in.
+PROTECTED_NAMES = frozenset(
+    {
+        "twnb.yaml",
+        ".env",
+        "sitecustomize.py",
+        "usercustomize.py",
+        "ipython_config.py",
+        "ipython_kernel_config.py",
+    }
+)
+# Events that are not file effects (guard_events.file_effect) but change the trust base.
+TRUST_ONLY_EVENTS = frozenset({"os.mkdir", "os.chmod", "os.chown"})
+_ENV_EVENTS = frozenset({"os.putenv", "os.unsetenv"})
+_SHELL_FILES = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".pythonrc",
+    ".pythonrc.py",
+)
+
+TRUST_BASE_HINT = (
+    "Write results into the notebook's folder or a sub-folder of it (outputs/, say). twnb's settings, "
+    "plugins and MCP servers, and the files Python, IPython and Jupyter load at start, are changed by "
+    "the user only."
+)
+SETTINGS_HINT = (
+    "Generated code may not change twnb's settings or the variables twnb reads them from; pass values "
+    "to the functions that need them instead, and tell the user which setting to change."
+)
+
+
+@dataclass(frozen=True)
+class TrustBase:
+    """The places of one process's trust base, as real paths: `folders` (everything below them) and
+    `files`, each with what it is (said in the refusal); `identities`: (device, inode) of the
+    protected files that exist, so a hard link to one is recognised."""
+
+    folders: tuple[tuple[str, str], ...]
+    files: dict[str, str] = field(default_factory=dict)
+    identities: frozenset[tuple[int, int]] = frozenset()
+
+    @classmethod
+    def build(
+        cls,
+        twnb_folders: Iterable[str | os.PathLike[str]] = (),
+        twnb_files: Iterable[str | os.PathLike[str]] = (),
+    ) -> TrustBase:
+        """This process's trust base: Python's, IPython's, Jupyter's and the shell's places, plus
+        twnb's folders and files (given by the session: plugin folders, the session folder, ...)."""
+        folders: dict[str, str] = {}
+        files: dict[str, str] = {}
+
+        def folder(path: Any, what: str) -> None:
+            if path:
+                folders.setdefault(os.path.realpath(os.fspath(path)), what)
+
+        def file(path: Any, what: str) -> None:
+            if path:
+                files.setdefault(os.path.realpath(os.fspath(path)), what)
+
+        for path in twnb_folders:
+            folder(path, "one of twnb's own folders (settings, plugins, examples, sessions)")
+        for path in twnb_files:
+            file(path, "one of twnb's settings files")
+        home = os.path.expanduser("~")
+        folder(os.path.join(home, ".config", "twnb"), "twnb's user settings")
+        _python_places(folder, file)
+        _ipython_places(folder)
+        _jupyter_places(folder)
+        for name in _SHELL_FILES:
+            file(os.path.join(home, name), "a shell start-up file")
+        folder(os.path.join(home, ".config", "fish"), "the fish shell's start-up files")
+        file(os.environ.get("PYTHONSTARTUP"), "Python's start-up file (PYTHONSTARTUP)")
+        identities = set()
+        for path in files:
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            identities.add((info.st_dev, info.st_ino))
+        ordered = tuple(sorted(folders.items()))
+        return cls(ordered, files, frozenset(identities))
+
+    def holds(self, path: str) -> str:
+        """What the trust base place holding `path` (absolute) is, "" when it is not in it. Symlinks
+        and `..` are resolved; a hard link to a protected file is one."""
+        real = os.path.realpath(path)
+        for name in {os.path.basename(path), os.path.basename(real)}:
+            if name in PROTECTED_NAMES or (name.startswith("jupyter_") and _config_name(name)):
+                return f"a settings file Python, IPython, Jupyter or twnb loads ({name})"
+        what = self.files.get(real)
+        if what is not None:
+            return what
+        for root, what in self.folders:
+            if real == root or real.startswith(root + os.sep if root != os.sep else root):
+                return what
+        if self.identities:
+            try:
+                info = os.stat(real)
+            except OSError:
+                return ""
+            if info.st_nlink > 1 and (info.st_dev, info.st_ino) in self.identities:
+                return "a hard link to one of the settings or start-up files"
+        return ""
+
+    def holds_below(self, path: str) -> str:
+        """What the trust base holds inside folder `path` (or `path` itself), "" when nothing."""
+        inside = self.holds(path)
+        if inside:
+            return inside
+        real = os.path.realpath(path).rstrip(os.sep) + os.sep
+        for place, what in (*self.folders, *self.files.items()):
+            if place.startswith(real):
+                return what
+        return ""
+
+    def judge(self, event: str, args: tuple[Any, ...], effect: FileEffect | None) -> Verdict | None:
+        """Whether generated code may do what `event` says; None when it may."""
+        if event in _ENV_EVENTS:
+            name = args[0] if args else ""
+            text = os.fsdecode(name) if isinstance(name, str | bytes) else str(name)
+            if text.upper().startswith(SETTINGS_ENV_PREFIXES):
+                verb = "setting" if event == "os.putenv" else "removing"
+                return Verdict(
+                    "settings",
+                    text,
+                    f"{verb} the environment variable {text} is not allowed for generated code: twnb reads "
+                    "its settings from it, and they change by the user's hand only.",
+                )
+            return None
+        targets: list[tuple[str, str]] = []  # (path, what the code does to it)
+        if effect is not None:
+            if effect.kind == "remove_tree":
+                what = self.holds_below(effect.path)
+                return self._verdict(effect.path, "removing", what) if what else None
+            verbs = {"write": "writing", "maybe_write": "opening a database at", "move": "moving a file to"}
+            targets.append((effect.path, verbs.get(effect.kind, "removing")))
+            if effect.source:
+                targets.append((effect.source, "moving away"))
+            if event in ("os.symlink", "os.link") and len(args) >= 2:
+                source = _absolute(args[0], effect.path if event == "os.symlink" else "")
+                if source:
+                    link = "a symbolic link to" if event == "os.symlink" else "a hard link to"
+                    targets.append((source, f"making {link}"))
+        elif event in TRUST_ONLY_EVENTS and args:
+            path = _absolute(args[0], "")
+            if path:
+                verb = "making the folder" if event == "os.mkdir" else "changing the permissions of"
+                targets.append((path, verb))
+        for path, verb in targets:
+            what = self.holds(path)
+            if what:
+                return self._verdict(path, verb, what)
+        return None
+
+    @staticmethod
+    def _verdict(path: str, verb: str, what: str) -> Verdict:
+        parts = os.path.realpath(path).split(os.sep)
+        if "__pycache__" in parts:
+            return Verdict("cache", path, "")
+        return Verdict(
+            "trust-base",
+            path,
+            f"{verb} {path} is not allowed for generated code: it is {what}, part of what twnb, Python, "
+            "IPython and Jupyter trust.",
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the trust base says of an event: `kind` "trust-base" or "settings" (a refusal: `subject`,
+    `message`), or "cache" (a bytecode cache write in the trust base: denied as a PermissionError)."""
+
+    kind: str
+    subject: str
+    message: str
+
+    def denial(self) -> OSError:
+        return PermissionError(
+            errno.EACCES, "twnb: the trust base is not writable by generated code", self.subject
+        )
+
+
+def settings_environment(environ: Any = None) -> dict[str, str]:
+    """The environment variables twnb reads (by prefix) and their values, to compare after a run."""
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items() if k.upper().startswith(SETTINGS_ENV_PREFIXES)}
+
+
+def restore_settings_environment(before: dict[str, str]) -> list[str]:
+    """Put the settings' environment variables back as they were in `before`; the names changed."""
+    now = settings_environment()
+    changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    for name in changed:
+        if name in before:
+            os.environ[name] = before[name]
+        else:
+            os.environ.pop(name, None)
+    return changed
+
+
+def _config_name(name: str) -> bool:
+    return name.endswith(("_config.py", "_config.json"))
+
+
+def _absolute(path: Any, beside: str) -> str:
+    """An event's path argument as an absolute path ("" for a descriptor or anything unreadable); a
+    relative symlink target is read from the link's folder (`beside`)."""
+    if isinstance(path, int) or path is None:
+        return ""
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except (TypeError, ValueError):
+        return ""
+    if beside and not os.path.isabs(text):
+        text = os.path.join(os.path.dirname(beside), text)
+    return os.path.abspath(text)
+
+
+def _python_places(folder: Any, file: Any) -> None:
+    packages = "site-packages, whose .pth files Python runs at start"
+    with contextlib.suppress(AttributeError):  # an old virtualenv's site module has neither
+        for path in site.getsitepackages():
+            folder(path, packages)
+    with contextlib.suppress(AttributeError):
+        folder(site.getusersitepackages(), packages)
+    paths = sysconfig.get_paths()
+    for key in ("purelib", "platlib"):
+        folder(paths.get(key), packages)
+    for key in ("stdlib", "platstdlib"):
+        folder(paths.get(key), "Python's standard library")
+    folder(paths.get("scripts"), "the Python environment's programs folder")
+    file(os.path.join(sys.prefix, "pyvenv.cfg"), "the Python environment's settings (pyvenv.cfg)")
+
+
+def _ipython_places(folder: Any) -> None:
+    what = "IPython's folder (profiles, start-up files, extensions)"
+    try:
+        from IPython.paths import get_ipython_dir
+
+        folder(get_ipython_dir(), what)
+    except Exception:  # no IPython here, or it could not say
+        pass
+    folder(os.environ.get("IPYTHONDIR"), what)
+    folder(os.path.join(os.path.expanduser("~"), ".ipython"), what)
+
+
+def _jupyter_places(folder: Any) -> None:
+    config = "one of Jupyter's config folders"
+    data = "one of Jupyter's data folders (kernelspecs, extensions)"
+    try:
+        from jupyter_core import paths
+
+        for path in paths.jupyter_config_path():
+            folder(path, config)
+        for path in paths.jupyter_path():
+            folder(path, data)
+        folder(paths.jupyter_config_dir(), config)
+        folder(paths.jupyter_data_dir(), data)
+    except Exception:  # no jupyter_core here: its defaults
+        pass
+    home = os.path.expanduser("~")
+    folder(os.environ.get("JUPYTER_CONFIG_DIR") or os.path.join(home, ".jupyter"), config)
+    folder(os.environ.get("JUPYTER_DATA_DIR") or os.path.join(home, ".local", "share", "jupyter"), data)
+    for variable, what in (("JUPYTER_PATH", data), ("JUPYTER_CONFIG_PATH", config)):
+        for path in (os.environ.get(variable) or "").split(os.pathsep):
+            folder(path, what)

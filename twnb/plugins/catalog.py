@@ -30,6 +30,7 @@ from twnb.plugins.calls import CallLog, PluginFunction, open_call_log
 from twnb.plugins.decorator import plugin_options
 from twnb.plugins.function_spec import entry_from_function
 from twnb.plugins.loading import PluginLoadError, load_plugin, read_folder
+from twnb.plugins.reserved_names import ReservedNames
 from twnb.plugins.offer import PluginOffer
 from twnb.plugins.selection import choose_plugins
 
@@ -101,6 +102,7 @@ class PluginCatalog:
         self._offers: dict[str, PluginOffer] = {}
         self._merged: dict[tuple[str, int], PluginEntry] = {}  # entries with plugin_config applied
         self.used: list[str] = []  # plugins generated code called, first call first
+        self._reserved = ReservedNames()  # builtins and the user's cells' names: never a plugin's
 
     # -- loading -------------------------------------------------------------------------------------
 
@@ -240,6 +242,12 @@ class PluginCatalog:
                     f"the notebook has a variable named {state.name} ({type(current).__name__}): rename it, "
                     "or del it and run the Round again"
                 )
+                continue
+            reserved = self._reserved.reason(state.name, self.namespace, bound=current is function)
+            if reserved is not None:
+                state.problem = reserved
+                if current is function:
+                    self._unbind(state.name, function)
                 continue
             self.namespace[state.name] = function
             if self.hidden is not None:

@@ -204,6 +204,7 @@ def build_live_session(
         redact=redactor.redact,  # the code's outputs, before the notebook shows them
         remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
         undo_log=undo_log,
+        protected=trusted_places(resolved, workdir),
     )
     if plugins is not None:
         from twnb.plugins import PluginExecutor
@@ -331,6 +332,20 @@ def _taskweaver_rules(plain: Settings) -> TaskWeaverRules | None:
         allowed_modules=TASKWEAVER_ALLOWED_MODULES if allowed is None else allowed,
         blocked_functions=TASKWEAVER_BLOCKED_FUNCTIONS if blocked is None else blocked,
     )
+
+
+def trusted_places(resolved: ResolvedSettings, workdir: Path) -> list[Path]:
+    """twnb's own places in the trust base, which generated code may never write (kernel/trust_base.py
+    adds Python's, IPython's, Jupyter's and the shell's, and the session folder): the plugin folders
+    (`plugins/` beside the notebook even before it exists), the examples folder and the cassette
+    replayed."""
+    named = resolved.settings.plugin_dirs
+    folders = plugin_folders(resolved, workdir) if named else [workdir / "plugins"]
+    for value in (resolved.settings.examples_dir, resolved.settings.replay):
+        path = _setting_path(resolved, value)
+        if path is not None:
+            folders.append(path)
+    return folders
 
 
 def _setting_path(resolved: ResolvedSettings, value: str | None) -> Path | None:

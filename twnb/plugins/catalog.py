@@ -30,8 +30,8 @@ from twnb.plugins.calls import CallLog, PluginFunction, open_call_log
 from twnb.plugins.decorator import plugin_options
 from twnb.plugins.function_spec import entry_from_function
 from twnb.plugins.loading import PluginLoadError, load_plugin, read_folder
-from twnb.plugins.reserved_names import ReservedNames
 from twnb.plugins.offer import PluginOffer
+from twnb.plugins.reserved_names import ReservedNames
 from twnb.plugins.selection import choose_plugins
 
 __all__ = ["PluginCatalog", "PluginState", "ToolSource"]

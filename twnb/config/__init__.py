@@ -13,6 +13,7 @@ from twnb.base import lazy_exports
 
 if TYPE_CHECKING:
     from twnb.config.confinement import CONFINED_ENV, Confinement
+    from twnb.config.file_trust import FileTrust
     from twnb.config.redaction import RedactingFilter, Redactor
     from twnb.config.resolution import resolve_settings
     from twnb.config.secret_rules import (
@@ -48,6 +49,7 @@ __all__ = [
     "SETTINGS",
     "SETTINGS_BY_NAME",
     "Confinement",
+    "FileTrust",
     "RedactingFilter",
     "Redactor",
     "ResolvedSettings",
@@ -71,6 +73,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
         {
             "CONFINED_ENV": "confinement",
             "Confinement": "confinement",
+            "FileTrust": "file_trust",
             "RedactingFilter": "redaction",
             "Redactor": "redaction",
             "resolve_settings": "resolution",

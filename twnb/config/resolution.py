@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from twnb.config.dotenv import read_dotenv
+from twnb.config.file_trust import FileTrust
 from twnb.config.secret_rules import MIN_SECRET_LENGTH, is_secret_name
 from twnb.config.settings import (
     DEFAULT,
@@ -66,30 +67,39 @@ def resolve_settings(
     environ: Mapping[str, str] | None = None,
     workdir: Path | None = None,
     home: Path | None = None,
+    file_trust: FileTrust | None = None,
+    traitlet_origins: Mapping[str, str] | None = None,
 ) -> ResolvedSettings:
     """Resolve every setting of the table by precedence.
 
     ``overrides`` are the magic flags and ``traitlets`` the ``%config`` values, both keyed by setting
     name; ``None`` or ``""`` there means "not set". ``environ`` defaults to ``os.environ`` (only read),
-    ``workdir`` to the current directory and ``home`` to the user's home.
+    ``workdir`` to the current directory and ``home`` to the user's home. ``file_trust`` (the
+    notebook's) keeps out a settings file generated code wrote (file_trust.py);
+    ``traitlet_origins`` says how each traitlet was set, when not with ``%config``.
     """
     environ = os.environ if environ is None else environ
     workdir = Path.cwd() if workdir is None else Path(workdir)
     home = Path.home() if home is None else Path(home)
     flags = _checked_layer(overrides, "magic flags")
     config = _checked_layer(traitlets, "%config TaskWeaverMagics")
+    origins = dict(traitlet_origins or {})
+
+    def allowed(path: Path) -> bool:
+        return file_trust is None or file_trust.allows(path, "settings")
+
     dotenv_path = workdir / ".env"
-    dotenv = read_dotenv(dotenv_path)
+    dotenv = read_dotenv(dotenv_path) if allowed(dotenv_path) else {}
     project_path = workdir / PROJECT_FILE
-    project = _read_yaml(project_path)
+    project = _read_yaml(project_path) if allowed(project_path) else {}
     user_path = home / USER_FILE
-    user = _read_yaml(user_path)
+    user = _read_yaml(user_path) if allowed(user_path) else {}
 
     def lookup(row: Setting) -> tuple[Any, Source] | None:
         if _is_set(flags.get(row.name)):
             return flags[row.name], Source(FLAG, row.name)
         if row.traitlet and _is_set(config.get(row.name)):
-            return config[row.name], Source(TRAITLET, row.name)
+            return config[row.name], Source(TRAITLET, row.name, origins.get(row.name))
         for layer, values, path in ((ENVIRONMENT, environ, None), (DOTENV, dotenv, dotenv_path)):
             for name in row.env:
                 if _is_set(values.get(name)):

@@ -156,6 +156,8 @@ class Source:
     def describe(self) -> str:
         if self.layer == FLAG:
             return f"--{self.name.replace('_', '-')} flag"
+        if self.layer == TRAITLET and self.path:  # set otherwise than with %config: how
+            return f"TaskWeaverMagics.{self.name} {self.path}"
         if self.layer == TRAITLET:
             return f"%config TaskWeaverMagics.{self.name}"
         if self.layer == ENVIRONMENT:

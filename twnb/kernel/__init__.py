@@ -52,6 +52,7 @@ from twnb.kernel.result import (
     new_execution_id,
 )
 from twnb.kernel.runtime_guard import RuntimeGuard
+from twnb.kernel.settings_refusal import refuse_setting_change, written_by_generated_code
 from twnb.kernel.shell_guard import run_cell_guarded
 from twnb.kernel.this_python import this_python_kernel_manager
 from twnb.kernel.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
@@ -97,10 +98,12 @@ __all__ = [
     "new_execution_id",
     "probe_place",
     "read_file",
+    "refuse_setting_change",
     "run_cell_guarded",
     "sql_only_reads",
     "statement_of",
     "strip_ansi",
     "summarize_namespace",
     "this_python_kernel_manager",
+    "written_by_generated_code",
 ]

@@ -206,9 +206,12 @@ class RoundExtra(TypedDict, total=False):
     started, each `NAME: why`, said once: the Round after a problem first appeared), `changed_in_place`
     (the names its code may have changed in place, read from the code before it ran), `undo_limits`
     (what of the Round cannot be undone, one line each, said before its code ran: "`big` (6.1 GB)
-    changed in place cannot be undone"), `undone` (the user undid it: `UndoneRecord`) and
+    changed in place cannot be undone"), `undone` (the user undid it: `UndoneRecord`),
     `confinement` (only when the kernel that ran the code was a confined kernel: its rules, read,
-    write, connect, proxy, landlock_abi, seccomp, mounts)."""
+    write, connect, proxy, landlock_abi, seccomp, mounts) and
+    `trust_notes` (what twnb did about what it trusts, one line each: a setting the code changed and
+    twnb put back, a settings or plugin file a Round wrote that it did not load, one the user added
+    or changed that it loaded)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -228,6 +231,7 @@ class RoundExtra(TypedDict, total=False):
     undo_limits: list[str]
     undone: UndoneRecord
     confinement: dict[str, Any]
+    trust_notes: list[str]
 
 
 class ExecutionRecord(TypedDict):

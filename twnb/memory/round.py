@@ -29,7 +29,8 @@ class Round:
     (`twnb.memory.extras.RoundExtra`): `usage`, `timing`, `failure_reason`, `autosave_failed`, `ledger`,
     `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`,
     `plugins`, `plugin_only`, `plugin_problems`, `changed_in_place`, `undo_limits`, `undone`,
-    `confinement`."""
+    `confinement`,
+    `trust_notes`."""
 
     id: str
     user_query: str

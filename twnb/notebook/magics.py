@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from traitlets import observe, validate
 
+from twnb.config import SETTINGS
 from twnb.notebook.setting_traits import setting_traits
 
 if TYPE_CHECKING:
@@ -135,6 +137,12 @@ _SettingTraits = types.new_class(
 )
 
 
+_SETTING_NAMES = tuple(row.name for row in SETTINGS if row.traitlet)
+# How a traitlet was set, for `%taskweaver config` (None: with %config, the plain case).
+_FROM_PROFILE = "from the IPython profile's config (ipython_config.py)"
+_FROM_A_CELL = "set by assignment in a cell"
+
+
 @magics_class
 class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def __init__(
@@ -144,12 +152,16 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         notebook: NotebookSession | None = None,
         **kwargs: argparse.Namespace,
     ) -> None:
+        self._setting_via: str | None = _FROM_PROFILE  # the config the shell hands over, below
+        self._trait_origins: dict[str, str | None] = {}
         super().__init__(shell=shell, **kwargs)
+        self._setting_via = _FROM_A_CELL
         from twnb.notebook.notebook_session import NotebookSession
 
         # "The notebook's folder" is the kernel's working directory when the extension first loaded;
         # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
         self.notebook = notebook or NotebookSession(shell, workdir or os.getcwd())
+        self.notebook.settings_holder = self
         self.last_display: RoundDisplay | None = None  # the last Round's (its view counts updates)
         self._recorded_rounds: RecordedRounds | None = None  # `show` of a Round only a notebook holds
 
@@ -161,7 +173,39 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         notebook = getattr(self, "notebook", None)
         if notebook is not None and notebook.round_running and config.get(type(self).__name__):
             raise RoundRunning(round_running_message("%config TaskWeaverMagics"))
-        super().update_config(config)
+        via, self._setting_via = self._setting_via, None
+        try:
+            super().update_config(config)
+        finally:
+            self._setting_via = via
+
+    @validate(*_SETTING_NAMES)
+    def _refused_to_generated_code(self, proposal: Any) -> Any:
+        """Settings change by the user's hand only: a change from generated code (a thread the runtime
+        guard has armed) is refused as it is made. Without a guard in the process no code has run."""
+        if getattr(sys, "_twnb_runtime_guard", None) is not None and self._setting_via != "restore":
+            from twnb.session import refuse_setting_change
+
+            refuse_setting_change(f"TaskWeaverMagics.{proposal['trait'].name}")
+        return proposal["value"]
+
+    @observe(*_SETTING_NAMES)
+    def _note_origin(self, change: Any) -> None:
+        if self._setting_via != "restore":
+            self._trait_origins[change["name"]] = self._setting_via
+
+    def _twnb_restore(self, name: str, value: Any) -> None:
+        """Put a setting back as it was before generated code changed it (settings_watch.py): its origin
+        stays what it was."""
+        via, self._setting_via = self._setting_via, "restore"
+        try:
+            setattr(self, name, value)
+        finally:
+            self._setting_via = via
+
+    def trait_origins(self) -> dict[str, str]:
+        """How each traitlet set otherwise than with %config was set (for `%taskweaver config`)."""
+        return {name: origin for name, origin in self._trait_origins.items() if origin}
 
     def traitlet_values(self) -> dict[str, Any]:
         """The settings set here (`%config`, ipython_config.py); None means "not set here"."""
@@ -371,9 +415,12 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         return None
 
     def say_plugin_problems(self, round: Round) -> None:
-        """Plugins that could not be loaded, said once (the Round that met them first records them)."""
+        """Plugins that could not be loaded, said once (the Round that met them first records them);
+        and what twnb did about what it trusts (a setting put back, a file it would not load)."""
         for line in (round.extra or {}).get("plugin_problems", ()):
             self._say(f"twnb: {line} (%taskweaver plugins lists every plugin)", error=True)
+        for line in (round.extra or {}).get("trust_notes", ()):
+            self._say(f"twnb: {line}", error=True)
 
     def show_final(
         self,

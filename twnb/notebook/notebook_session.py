@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,14 @@ class NotebookSession:
         self.undo_log: UndoLog | None = None
         # Round id -> the display it was shown in: an undone Round's output is redrawn there, greyed.
         self.round_displays: dict[str, str] = {}
+        # The files the settings and plugins are loaded from: never one a Round wrote; one the user
+        # added or changed is said at the next Round (config/file_trust.py).
+        from twnb.config import FileTrust
+
+        self.file_trust = FileTrust(written_by_code=_written_by_generated_code)
+        # The magics whose traitlets are settings (set by TaskWeaverMagics): watched while code runs,
+        # and how each was set (`traitlet_origins`).
+        self.settings_holder: Any = None
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:
@@ -77,7 +86,14 @@ class NotebookSession:
     ) -> ResolvedSettings:
         from twnb.config import resolve_settings
 
-        return resolve_settings(overrides=flags, traitlets=traitlets, workdir=self.workdir)
+        origins = getattr(self.settings_holder, "trait_origins", None)
+        return resolve_settings(
+            overrides=flags,
+            traitlets=traitlets,
+            workdir=self.workdir,
+            file_trust=self.file_trust,
+            traitlet_origins=origins() if callable(origins) else None,
+        )
 
     def session_dir(self, resolved: ResolvedSettings) -> Path:
         path = Path(resolved.settings.session_dir).expanduser()
@@ -94,15 +110,24 @@ class NotebookSession:
             (k, repr(v)) for k, v in resolved.settings.to_dict().items() if k not in _CELL_ONLY_SETTINGS
         )
         key = (*settings, id(catalog))
-        if self.session is not None and key == self._session_key:
-            return self.session
-        memory = self.memory
-        # Built around the notebook's conversation, so the cassette (when recording) lands in the
-        # same session folder as the Rounds it recorded.
-        session = self._build(resolved, memory)
-        session.adopt(memory)
-        self.session, self._session_key = session, key
-        return session
+        if self.session is None or key != self._session_key:
+            memory = self.memory
+            # Built around the notebook's conversation, so the cassette (when recording) lands in the
+            # same session folder as the Rounds it recorded.
+            session = self._build(resolved, memory)
+            session.adopt(memory)
+            self._watch_traitlets(session)
+            self.session, self._session_key = session, key
+        self.session.pending_notes.extend(self.file_trust.take_lines())
+        return self.session
+
+    def _watch_traitlets(self, session: Session) -> None:
+        """The settings' traitlets are settings the session watches while code runs (settings_watch.py)."""
+        holder = self.settings_holder
+        if holder is None:
+            return
+        for name in holder.trait_names(config=True):
+            session.settings_watch.watch(holder, name, f"TaskWeaverMagics.{name}")
 
     def _build(self, resolved: ResolvedSettings, memory: Memory) -> Session:
         from twnb.session import build_live_session, undo_log_for
@@ -147,6 +172,7 @@ class NotebookSession:
             hidden=getattr(self.shell, "user_ns_hidden", None),
             notebook_names=self.plugin_names,
             session_id=lambda: self.session_id,
+            file_trust=self.file_trust,
         )
         self._catalog_key = key
         return self._catalog
@@ -343,6 +369,16 @@ class NotebookSession:
         folder = self.session_dir(resolved)
         candidates = [p for p in folder.glob("*/rounds/*.yaml") if p.is_file()] if folder.is_dir() else []
         return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def _written_by_generated_code(path: str) -> bool:
+    """Whether generated code wrote `path` in this kernel (the runtime guard's record); without a guard
+    in the process no code has run, and twnb.session is not imported for the question."""
+    if getattr(sys, "_twnb_runtime_guard", None) is None:
+        return False
+    from twnb.session import written_by_generated_code
+
+    return written_by_generated_code(path)
 
 
 def artifacts_folder(resolved: ResolvedSettings | None) -> str:

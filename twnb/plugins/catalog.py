@@ -22,7 +22,7 @@ import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.config import is_credential_field, is_secret_name
 from twnb.memory import PluginEntry, PluginOfferRecord
@@ -33,6 +33,9 @@ from twnb.plugins.loading import PluginLoadError, load_plugin, read_folder
 from twnb.plugins.offer import PluginOffer
 from twnb.plugins.reserved_names import ReservedNames
 from twnb.plugins.selection import choose_plugins
+
+if TYPE_CHECKING:
+    from twnb.config import FileTrust
 
 __all__ = ["PluginCatalog", "PluginState", "ToolSource"]
 
@@ -93,6 +96,8 @@ class PluginCatalog:
     session_id: Callable[[], str] = lambda: ""
     tools: ToolSource | None = None
     remember_secrets: Callable[[Iterable[str]], None] | None = None
+    # The notebook's record of the files it loads: a plugin a Round wrote is never loaded (file_trust.py)
+    file_trust: FileTrust | None = None
 
     def __post_init__(self) -> None:
         self._fixed: list[PluginState] | None = None  # folders and tools, loaded once
@@ -145,6 +150,13 @@ class PluginCatalog:
                 if not spec.entry.enabled:
                     state.problem = "disabled in its spec (enabled: false)"
                     continue
+                written = self._written_by_a_round(spec.path, spec.path.parent / f"{spec.entry.impl}.py")
+                if written:
+                    state.problem = (
+                        f"{written} was written by generated code in a Round: twnb does not load it as a "
+                        "plugin; read it, and if you want it, edit and save it yourself"
+                    )
+                    continue
                 self._remember_configuration(spec.entry)
                 try:
                     state.function = load_plugin(
@@ -158,6 +170,13 @@ class PluginCatalog:
         if self.tools is not None:
             states.extend(self.tools.load())
         return states
+
+    def _written_by_a_round(self, *paths: Path) -> str:
+        """The first of `paths` a Round wrote and the user has not changed since ("" when none)."""
+        trust = self.file_trust
+        if trust is None:
+            return ""
+        return next((path.name for path in paths if not trust.allows(path, "a plugin")), "")
 
     def _remember_configuration(self, entry: PluginEntry) -> None:
         if self.remember_secrets is None:

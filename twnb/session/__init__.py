@@ -44,7 +44,13 @@ if TYPE_CHECKING:
         plugin_folders,
         undo_log_for,
     )
-    from twnb.session.kernel_parts import UndoLog, UserCellLog, UserCells
+    from twnb.session.kernel_parts import (
+        UndoLog,
+        UserCellLog,
+        UserCells,
+        refuse_setting_change,
+        written_by_generated_code,
+    )
     from twnb.session.plan_notebook import PlanNotebook, recorded_plan
     from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
     from twnb.session.redactor import redactor_for
@@ -91,12 +97,14 @@ __all__ = [
     "recorded_code_check",
     "recorded_plan",
     "redactor_for",
+    "refuse_setting_change",
     "rounds_folder",
     "run_recorded_cell",
     "save_conversation_file",
     "save_round",
     "saved_round_count",
     "undo_log_for",
+    "written_by_generated_code",
 ]
 
 if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
@@ -121,6 +129,8 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
             "UndoneRun": "code_request",
             "UserCellLog": "kernel_parts",
             "UserCells": "kernel_parts",
+            "refuse_setting_change": "kernel_parts",
+            "written_by_generated_code": "kernel_parts",
             "UserStopped": "code_request",
             "absolute_artifact_paths": "conversation_store",
             "artifacts_folder": "factory",

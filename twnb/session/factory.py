@@ -26,7 +26,7 @@ from twnb.session.session import Session
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.config import Redactor, ResolvedSettings, Settings
+    from twnb.config import FileTrust, Redactor, ResolvedSettings, Settings
     from twnb.kernel import UndoLog
     from twnb.memory import Observer, Round
     from twnb.plugins import PluginCatalog
@@ -273,6 +273,7 @@ def plugin_catalog(
     hidden: MutableMapping[str, Any] | None,
     notebook_names: Iterable[str],
     session_id: Callable[[], str],
+    file_trust: FileTrust | None = None,
 ) -> PluginCatalog:
     """The notebook's plugins as the settings describe them (nothing is loaded until a Round needs
     them: see PluginCatalog.refresh). `notebook_names` is the notebook's live list of names given to
@@ -300,6 +301,7 @@ def plugin_catalog(
         configurations=dict(settings.plugin_config or {}),
         session_id=session_id,
         tools=tools,
+        file_trust=file_trust,
     )
 
 

@@ -93,6 +93,7 @@ from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
 from twnb.session.risk_check import RiskCheck
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_piece, undo_round
+from twnb.session.settings_watch import SettingsWatch
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
@@ -171,6 +172,20 @@ class Session:
         self.replay = replay
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
         self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
+        # twnb's settings within the code's reach, put back after a run that changed them
+        # (settings_watch.py); the notebook adds its traitlets. `pending_notes`: what the notebook has to
+        # say at the next Round about the files it loaded (config/file_trust.py).
+        self.settings_watch = SettingsWatch()
+        self.settings_watch.watch(self, "timeout", "the time limit per execution")
+        self.settings_watch.watch(self, "max_posts", "max_posts")
+        self.settings_watch.watch(code_interpreter, "verification", "code verification")
+        self.settings_watch.watch(code_interpreter, "max_retries", "max_retries")
+        for holder in _executors(executor):
+            for attribute in ("guarded", "default_timeout", "allow_active_output", "protected"):
+                if attribute in getattr(holder, "__dict__", {}):  # its own, not one it passes on
+                    self.settings_watch.watch(holder, attribute, attribute)
+        self.pending_notes: list[str] = []
+        self._round: Round | None = None
         self._grading = False  # this Round grades its code (risky step mode)
         self._round_names: set[str] = set()  # the variables this Round's code created or rebound
         # Risky step mode: the grades of the user's edit of a piece of code, taken just before it ran
@@ -243,6 +258,10 @@ class Session:
         try:
             self._start_plugins(current, plugin_only, watcher)
             _record_confinement(current)
+            self._round = current
+            notes, self.pending_notes = self.pending_notes, []
+            self.settings_watch.start()
+            self._trust_notes(notes, watcher)
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
             internal = 0
@@ -673,6 +692,7 @@ class Session:
             )
         finally:
             self._run_spans[request.post_id] = (started, time.perf_counter())
+            self._trust_notes(self.settings_watch.check())
 
     def _waits(self, post_id: str, asked: float, answered: float) -> tuple[float, float]:
         """Step mode: how long the code waited for the user before its run (all the time since it was
@@ -683,6 +703,18 @@ class Session:
             return 0.0, 0.0
         before, after = (answered - asked, 0.0) if span is None else (span[0] - asked, answered - span[1])
         return _wait_s(before), _wait_s(after)
+
+    def _trust_notes(self, lines: list[str], watcher: Observer | None = None) -> None:
+        """What twnb did about what it trusts in this Round (settings put back, files it would not
+        load or loaded anew), recorded in the Round (`trust_notes`) and said as a status."""
+        round = self._round
+        if not lines or round is None:
+            return
+        said = [self._redact_text(line) for line in lines]
+        round.extra.setdefault("trust_notes", []).extend(said)
+        if watcher is not None:
+            for line in said:
+                watcher.on_event(StatusChanged(line))
 
     def _own_artifacts(self) -> list[str] | None:
         """A replay's files so far (None when not replaying): the executor replaces a file of the same
@@ -880,3 +912,12 @@ def _record_confinement(round: Round) -> None:
     confinement = Confinement.from_environ()
     if confinement is not None:  # absent: an ordinary kernel (no key in every other Round's record)
         round.extra["confinement"] = confinement.to_dict()
+
+
+def _executors(executor: Any) -> list[Any]:
+    """The executor and those it wraps (a PluginExecutor's `inner`), each holding settings of its own."""
+    found: list[Any] = []
+    while executor is not None and len(found) < 5 and all(each is not executor for each in found):
+        found.append(executor)
+        executor = getattr(executor, "__dict__", {}).get("inner")
+    return found

@@ -60,8 +60,8 @@ def test_the_working_folder_and_the_environment_changed_are_seen(live_kernel):
     folder = str(live_kernel.workdir)
     code = (
         "import os, sys\n"
-        "os.environ['TWNB_RISKY_TEST'] = '1'\n"
-        "del os.environ['TWNB_RISKY_TEST']\n"
+        "os.environ['RISKY_TEST_FLAG'] = '1'\n"
+        "del os.environ['RISKY_TEST_FLAG']\n"
         "os.chdir('artifacts')\n"
         f"os.chdir({folder!r})\n"
         "sys.path.append('/nowhere')\n"
@@ -69,7 +69,7 @@ def test_the_working_folder_and_the_environment_changed_are_seen(live_kernel):
     )
     os.makedirs(live_kernel.workdir / "artifacts", exist_ok=True)
     seen = _sightings(live_kernel, code)
-    assert ("environment", "TWNB_RISKY_TEST") in seen
+    assert ("environment", "RISKY_TEST_FLAG") in seen
     assert ("working_folder", os.path.join(folder, "artifacts")) in seen
     assert ("working_folder", folder) in seen
 
@@ -107,9 +107,9 @@ def test_a_separate_kernel_reports_the_same_sightings(tmp_path):
 
     (tmp_path / "kept.csv").write_text("a\n1\n")
     with KernelExecutor(tmp_path) as executor:
-        code = "import os\nopen('kept.csv', 'w').close()\nos.environ['TWNB_RISKY_TEST'] = '1'"
+        code = "import os\nopen('kept.csv', 'w').close()\nos.environ['RISKY_TEST_FLAG'] = '1'"
         result = executor.run(code)
     assert [(s["kind"], os.path.basename(s["subject"])) for s in result.sightings] == [
         ("overwrite", "kept.csv"),
-        ("environment", "TWNB_RISKY_TEST"),
+        ("environment", "RISKY_TEST_FLAG"),
     ]

@@ -43,6 +43,20 @@ def _write(path: str, text: str) -> str:
 SYSTEM = "import os\nos.system('touch marker')\nanswer = 2"
 
 
+def test_a_round_cannot_write_the_settings_and_the_next_round_is_still_verified(fake_llm, tmp_path):
+    settings = _write("twnb.yaml", "code_interpreter:\n  verify: false\n")
+    fake_llm.load(_rounds([settings, "answer = 1"], [SYSTEM, "answer = 2"]))
+    cells = ["%load_ext twnb", "%%taskweaver\nSave my preferences.", "%%taskweaver\nTouch a marker."]
+    nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
+    assert not (tmp_path / "twnb.yaml").exists()
+    assert not (tmp_path / "marker").exists()
+    first, second = _payloads(nb)
+    attempt = next(p for p in first["post_list"] if p["send_from"] == "CodeInterpreter")
+    record = next(a for a in attempt["attachment_list"] if a["type"] == "execution_result")
+    assert [r["rule"] for r in record["extra"]["refusals"]] == ["trust-base"]
+    assert first["state"] == second["state"] == "finished"
+
+
 def test_settings_a_round_wrote_are_not_loaded_and_verification_stays_on(fake_llm, tmp_path):
     fake_llm.load(
         _rounds([_write("twnb.yaml", "code_interpreter:\n  verify: false\n")], [SYSTEM, "answer = 2"])

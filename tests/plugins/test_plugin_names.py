@@ -57,13 +57,22 @@ def test_a_plugin_named_like_ipythons_display_is_refused(workdir, make_catalog, 
     assert "builtin" in _state(catalog, "display").problem
 
 
-def test_a_plugin_named_like_a_function_the_users_cells_call_is_refused(workdir, make_catalog, shell):
-    shell.run_cell("def later(frame):\n    return summarize(frame)", store_history=True)
+def test_a_plugin_named_like_a_function_the_users_cells_import_is_refused(workdir, make_catalog, shell):
+    # the user's own summarize, whose import failed: a plugin must not answer in its place
+    shell.run_cell("from twnb_tests_my_tools_not_installed import summarize", store_history=True)
     _plugin(workdir / "plugins", "summarize")
     catalog = make_catalog()
     catalog.refresh()
     assert "summarize" not in shell.user_ns
-    assert "your own cells use the name summarize" in _state(catalog, "summarize").problem
+    assert "your own cells define summarize" in _state(catalog, "summarize").problem
+
+
+def test_the_users_cells_may_call_a_plugin_by_its_name(workdir, make_catalog, shell):
+    shell.run_cell("try:\n    mine = tally('x')\nexcept NameError:\n    pass", store_history=True)
+    _plugin(workdir / "plugins", "tally")
+    catalog = make_catalog()
+    catalog.refresh()
+    assert _state(catalog, "tally").state == "loaded"
 
 
 def test_the_users_cells_may_call_a_plugin_bound_before_them(workdir, make_catalog, shell):

@@ -1,10 +1,13 @@
 """Names a plugin may not take in the kernel: Python's builtins, IPython's, and the names the user's own
-cells use.
+cells use as their own.
 
 A plugin is bound in the user's namespace under its name, where a global hides a builtin: a plugin
-named `len` replaced the builtin in the user's own cells, and one named like a function the user's
-cells call but have not defined yet (`summarize`, defined in a cell further down) would be called in
-its place. Such a plugin is not bound; its one-line reason is said under the Round's cell.
+named `len` replaced the builtin in the user's own cells. One named like a name the user's cells bind
+(a function they define or import, a variable they assign) would stand in for it whenever that name is
+not there at the moment (the cell has not run yet, or failed, or the name was deleted). A variable
+that is there is the catalog's own rule. A name the user's cells only read is not reserved: it may be
+the plugin itself, called by the user. Such a plugin is not bound; its one-line reason is said under
+the Round's cell.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ class ReservedNames:
             )
         if not bound and name in self._names_used(namespace.get("In")):
             return (
-                f"your own cells use the name {name}: as a plugin it would stand in for what they mean; "
-                "rename the plugin, or the name in your cells"
+                f"your own cells define {name}: as a plugin it would stand in for what they mean; rename the "
+                "plugin, or the name in your cells"
             )
         return None
 
@@ -48,16 +51,23 @@ class ReservedNames:
             self._cells_read, self._used = 0, set()
         for source in cells[self._cells_read :]:
             if isinstance(source, str) and source.strip():
-                self._used |= _loaded_names(source)
+                self._used |= _bound_names(source)
         self._cells_read = len(cells)
         return self._used
 
 
-def _loaded_names(source: str) -> set[str]:
+def _bound_names(source: str) -> set[str]:
+    """The names a cell binds: assigned, defined, imported (a name it only reads may be the plugin's)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return set()
-    return {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names

@@ -39,6 +39,7 @@ import contextlib
 import errno
 import os
 import site
+import stat
 import sys
 import sysconfig
 from collections.abc import Iterable
@@ -64,6 +65,9 @@ PROTECTED_NAMES = frozenset(
 # Events that are not file effects (guard_events.file_effect) but change the trust base.
 TRUST_ONLY_EVENTS = frozenset({"os.mkdir", "os.chmod", "os.chown"})
 _ENV_EVENTS = frozenset({"os.putenv", "os.unsetenv"})
+# Events after which a path may resolve elsewhere than before.
+_CHANGING_EVENTS = frozenset({"os.rename", "os.remove", "os.rmdir", "shutil.rmtree", "os.symlink", "os.link"})
+_FOLDERS_KEPT = 4096
 _SHELL_FILES = (
     ".bashrc",
     ".bash_profile",
@@ -102,6 +106,14 @@ class TrustBase:
     folders: tuple[tuple[str, str], ...]
     files: dict[str, str] = field(default_factory=dict)
     identities: frozenset[tuple[int, int]] = frozenset()
+    # the folders themselves, by real path (a write that names one: `mkdir plugins`)
+    _exact: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # caches: a folder's real path, and what the trust base holds there ("" when nothing)
+    _real_folders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _verdicts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._exact.update(self.folders)
 
     @classmethod
     def build(
@@ -147,25 +159,52 @@ class TrustBase:
 
     def holds(self, path: str) -> str:
         """What the trust base place holding `path` (absolute) is, "" when it is not in it. Symlinks
-        and `..` are resolved; a hard link to a protected file is one."""
-        real = os.path.realpath(path)
-        for name in {os.path.basename(path), os.path.basename(real)}:
-            if name in PROTECTED_NAMES or (name.startswith("jupyter_") and _config_name(name)):
+        and `..` are resolved; a hard link to a protected file is one.
+
+        Per write: one `lstat` of the file; its folder's real path and verdict are kept (the code
+        writing thousands of files into one folder pays for the folder once), and forgotten whenever
+        the code moves, removes or links anything (`judge`), which is how a folder on the way could
+        come to resolve elsewhere (a link into the trust base is refused where it is made)."""
+        folder, name = os.path.split(path)
+        if _protected_name(name):
+            return f"a settings file Python, IPython, Jupyter or twnb loads ({name})"
+        try:
+            info: os.stat_result | None = os.lstat(path)
+        except OSError:
+            info = None
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            real = os.path.realpath(path)
+            folder, name = os.path.split(real)
+            if _protected_name(name):
                 return f"a settings file Python, IPython, Jupyter or twnb loads ({name})"
-        what = self.files.get(real)
-        if what is not None:
-            return what
-        for root, what in self.folders:
-            if real == root or real.startswith(root + os.sep if root != os.sep else root):
-                return what
-        if self.identities:
+            real_folder = folder
             try:
                 info = os.stat(real)
             except OSError:
-                return ""
-            if info.st_nlink > 1 and (info.st_dev, info.st_ino) in self.identities:
-                return "a hard link to one of the settings or start-up files"
+                info = None
+        else:
+            real_folder = self._real_folders.get(folder) or ""
+            if not real_folder:
+                if len(self._real_folders) > _FOLDERS_KEPT:
+                    self._real_folders.clear()
+                real_folder = self._real_folders[folder] = os.path.realpath(folder)
+            real = os.path.join(real_folder, name)
+        what = self.files.get(real) or self._exact.get(real) or self._folder_verdict(real_folder)
+        if what:
+            return what
+        if info is not None and info.st_nlink > 1 and (info.st_dev, info.st_ino) in self.identities:
+            return "a hard link to one of the settings or start-up files"
         return ""
+
+    def _folder_verdict(self, real_folder: str) -> str:
+        verdict = self._verdicts.get(real_folder)
+        if verdict is None:
+            if len(self._verdicts) > _FOLDERS_KEPT:
+                self._verdicts.clear()
+            verdict = self._verdicts[real_folder] = next(
+                (what for root, what in self.folders if _under(real_folder, root)), ""
+            )
+        return verdict
 
     def holds_below(self, path: str) -> str:
         """What the trust base holds inside folder `path` (or `path` itself), "" when nothing."""
@@ -180,6 +219,8 @@ class TrustBase:
 
     def judge(self, event: str, args: tuple[Any, ...], effect: FileEffect | None) -> Verdict | None:
         """Whether generated code may do what `event` says; None when it may."""
+        if event in _CHANGING_EVENTS:
+            self._real_folders.clear()  # a folder on the way may resolve elsewhere from now on
         if event in _ENV_EVENTS:
             name = args[0] if args else ""
             text = os.fsdecode(name) if isinstance(name, str | bytes) else str(name)
@@ -263,8 +304,14 @@ def restore_settings_environment(before: dict[str, str]) -> list[str]:
     return changed
 
 
-def _config_name(name: str) -> bool:
-    return name.endswith(("_config.py", "_config.json"))
+def _protected_name(name: str) -> bool:
+    return name in PROTECTED_NAMES or (
+        name.startswith("jupyter_") and name.endswith(("_config.py", "_config.json"))
+    )
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root if root == os.sep else root + os.sep)
 
 
 def _absolute(path: Any, beside: str) -> str:

@@ -77,15 +77,13 @@ def test_the_working_folder_and_the_environment_changed_are_seen(live_kernel):
 def test_a_variable_a_library_sets_as_it_is_imported_is_not_the_codes(live_kernel):
     # as numpy's import sets OPENBLAS_MAIN_FREE: the library's doing, whichever line imported it
     (live_kernel.workdir / "sets_on_import.py").write_text(
-        "import os\nos.environ['TWNB_SET_ON_IMPORT'] = '1'\n"
-        "def set_later():\n    os.environ['TWNB_SET_BY_A_CALL'] = '1'\n"
+        "import os\nos.environ['LIB_ON_IMPORT'] = '1'\n"
+        "def set_later():\n    os.environ['LIB_BY_A_CALL'] = '1'\n"
     )
-    code = (
-        "import sets_on_import\nsets_on_import.set_later()\nimport os\nos.environ['TWNB_SET_BY_CODE'] = '1'"
-    )
+    code = "import sets_on_import\nsets_on_import.set_later()\nimport os\nos.environ['LIB_BY_CODE'] = '1'"
     seen = _sightings(live_kernel, code)
-    assert ("environment", "TWNB_SET_BY_CODE") in seen and ("environment", "TWNB_SET_BY_A_CALL") in seen
-    assert ("environment", "TWNB_SET_ON_IMPORT") not in seen
+    assert ("environment", "LIB_BY_CODE") in seen and ("environment", "LIB_BY_A_CALL") in seen
+    assert ("environment", "LIB_ON_IMPORT") not in seen
 
 
 def test_reaching_the_network_is_seen_even_when_the_connection_fails(live_kernel):

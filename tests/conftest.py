@@ -7,6 +7,12 @@
         client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url)
         ...
         assert fake_llm.requests()[0]["body"]["stream"] is True
+
+Markers: a test that starts a kernel or a notebook (here, in a subprocess, or in a Jupyter server) is
+marked `slow`; one that drives Chromium `browser` (tests/browser marks its own). A test marked neither
+that starts a kernel fails at teardown: `bash tests/run.sh --fast` runs `-m "not slow and not browser"`
+and stays a lane without kernels. Each kernel the tests start says so at start-up (its profile's
+ipython_kernel_config.py, below, appends the running test's id to KERNEL_STARTS).
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from fakellm.server import FakeLLMServer
 
 
 def _own_ipython_dir() -> str:
-    """An IPython folder for this test session alone, set as IPYTHONDIR before any shell or kernel
-    starts (kernels inherit it), and removed when the session ends.
+    """An IPython folder for this test process alone (each of pytest-xdist's workers imports this file
+    and makes its own), set as IPYTHONDIR before any shell or kernel starts (kernels inherit it), and
+    removed when the process ends.
 
     Without it every test process and every kernel the tests start, of every test session on the
     machine, share ~/.ipython/profile_default/history.sqlite. When IPython finds that database locked
@@ -40,13 +47,54 @@ def _own_ipython_dir() -> str:
     profile = folder / "profile_default"
     profile.mkdir()
     in_memory = 'c.HistoryManager.hist_file = ":memory:"\n'
-    for name in ("ipython_config.py", "ipython_kernel_config.py"):
-        (profile / name).write_text(in_memory, encoding="utf-8")
+    (profile / "ipython_config.py").write_text(in_memory, encoding="utf-8")
+    # Only kernels read ipython_kernel_config.py: each notes the test that started it (the variable
+    # pytest sets during a test's setup, call and teardown, which the kernel inherits).
+    kernel_start = (
+        "import os as _os\n"
+        f"with open({str(folder / KERNEL_STARTS)!r}, 'a', encoding='utf-8') as _starts:\n"
+        "    _starts.write(_os.environ.get('PYTEST_CURRENT_TEST', '?').rsplit(' ', 1)[0] + '\\n')\n"
+    )
+    (profile / "ipython_kernel_config.py").write_text(in_memory + kernel_start, encoding="utf-8")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return str(folder)
 
 
+KERNEL_STARTS = "kernel-starts.txt"  # in IPYTHONDIR: one line per kernel started, the test's id
 os.environ["IPYTHONDIR"] = _own_ipython_dir()
+_STARTS_BEFORE = pytest.StashKey[int]()
+
+
+def _kernel_starts() -> Path:
+    return Path(os.environ["IPYTHONDIR"]) / KERNEL_STARTS
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    starts = _kernel_starts()
+    item.stash[_STARTS_BEFORE] = starts.stat().st_size if starts.exists() else 0
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Fails a test marked neither `slow` nor `browser` that started a kernel, in its setup (a module's
+    kernel fixture), its call or its teardown. A kernel whose start-up names no test ('?': started with
+    an environment of its own) counts for the test running."""
+    yield
+    if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
+        return
+    starts = _kernel_starts()
+    if not starts.exists():
+        return
+    with starts.open(encoding="utf-8") as lines:
+        lines.seek(item.stash.get(_STARTS_BEFORE, 0))
+        own = [line for line in lines.read().splitlines() if line in (item.nodeid, "?")]
+    if own:
+        raise pytest.fail.Exception(
+            f"{item.nodeid} started {len(own)} kernel(s) but is marked neither slow nor browser: mark it"
+            " (`pytestmark = pytest.mark.slow` for its module) so that `bash tests/run.sh --fast` runs"
+            " no kernel",
+            pytrace=False,
+        )
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ marked `slow`; one that drives Chromium `browser` (tests/browser marks its own).
 that starts a kernel fails at teardown: `bash tests/run.sh --fast` runs `-m "not slow and not browser"`
 and stays a lane without kernels. Each kernel the tests start says so at start-up (its profile's
 ipython_kernel_config.py, below, appends the running test's id to KERNEL_STARTS).
+
+Parallel runs (`-n N --dist loadscope`, as tests/run.sh runs them): see `pytest_xdist_make_scheduler`.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import atexit
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +67,7 @@ def _own_ipython_dir() -> str:
 KERNEL_STARTS = "kernel-starts.txt"  # in IPYTHONDIR: one line per kernel started, the test's id
 os.environ["IPYTHONDIR"] = _own_ipython_dir()
 _STARTS_BEFORE = pytest.StashKey[int]()
+_STARTED = time.time()
 
 
 def _kernel_starts() -> Path:
@@ -116,3 +121,40 @@ def forget_refused_formats() -> Iterator[None]:
     from twnb.llm.response_format import PROCESS_FORMATS
 
     PROCESS_FORMATS.clear()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadscope` (tests/run.sh), a worker takes a whole module at a time, so a module's
+    kernel or notebook fixture starts once, and all of tests/browser at once: one Chromium and one
+    Jupyter server at a time, on one worker, started first as the longest unit; then the modules with
+    the most tests first (pytest-xdist's order), so the small ones fill in at the end."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModuleBrowserTogether(LoadScopeScheduling):  # type: ignore[misc]
+        browser_first = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "tests/browser" if path.startswith("tests/browser/") else path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.browser_first and "tests/browser" in self.workqueue:
+                self.workqueue.move_to_end("tests/browser", last=False)
+            self.browser_first = True
+            super()._assign_work_unit(node)
+
+    return ByModuleBrowserTogether(config, log)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """With pytest-xdist's workers, tests/browser/conftest.py's list of screenshots stays in the worker:
+    this process lists the ones saved since it started."""
+    if not config.pluginmanager.hasplugin("dsession"):
+        return
+    folder = Path(__file__).resolve().parent / "browser" / "screenshots"
+    saved = sorted(p.name for p in folder.glob("*.png") if p.stat().st_mtime >= _STARTED)
+    if saved:
+        terminalreporter.write_line(f"browser screenshots ({len(saved)}) in {folder}: " + ", ".join(saved))

@@ -1,13 +1,40 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them all. README's test command; .ci/run calls it.
 # Outside a virtual environment it makes (or reuses) ./.venv so nothing lands in the system Python.
+#
+#   bash tests/run.sh [--fast] [PYTEST ARGS...]
+#
+# The tests run in parallel (pytest-xdist: one worker per core, and one more; TWNB_TEST_WORKERS=N
+# chooses, 0 runs them in this process), scheduled by module so a module's kernel or notebook fixture
+# is started once (tests/conftest.py), and print the 25 slowest. `--fast`: the lane without kernels and
+# browsers (`-m "not slow and not browser"`): no apt, no Node.js, no extension build, no mypy; ruff and
+# those tests, in the environment as it is (installed only when it lacks twnb or the test tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+fast=false
+if [ "${1:-}" = "--fast" ]; then
+  fast=true
+  shift
+fi
+workers="${TWNB_TEST_WORKERS:-$(($(nproc) + 1))}"
+parallel=()
+[ "$workers" = 0 ] || parallel=(-n "$workers" --dist loadscope)
 
 if [ -z "${VIRTUAL_ENV:-}" ]; then
   python3 -m venv .venv
   # shellcheck disable=SC1091
   . .venv/bin/activate
+fi
+
+if "$fast"; then
+  # The environment a full run installed is reused as it is (an install can build the extension);
+  # an environment without twnb or the test tools gets them first.
+  python -c 'import importlib.metadata as m; [m.version(n) for n in ("twnb", "pytest-xdist", "ruff")]' \
+    2>/dev/null || python -m pip install --quiet -e ".[dev]"
+  ruff check twnb tests bench
+  ruff format --check twnb tests bench
+  exec python -m pytest -m "not slow and not browser" "${parallel[@]}" --durations=25 "$@"
 fi
 
 # System packages some tests need, installed through apt when missing (one `apt-get update`):
@@ -74,4 +101,4 @@ fi
 ruff check twnb tests bench
 ruff format --check twnb tests bench
 mypy  # [tool.mypy] in pyproject.toml: what it checks, and how strictly
-python -m pytest "$@"
+python -m pytest "${parallel[@]}" --durations=25 "$@"

@@ -133,6 +133,18 @@ class LiveKernel:
         self.km.shutdown_kernel(now=True)
 
 
+KERNEL_FIXTURES = {"live_kernel", "watched_kernel", "fresh_kernel"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for a kernel, directly or through a fixture of its module, is `slow` without
+    saying so: with a module's kernel shared, the test that starts it depends on which ones run (the
+    fast lane deselects the marked ones), and tests/conftest.py fails an unmarked one that does."""
+    for item in items:
+        if KERNEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="module")
 def live_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKernel]:
     kernel = LiveKernel(tmp_path_factory.mktemp("live-kernel"))

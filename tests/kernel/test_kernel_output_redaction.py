@@ -263,6 +263,7 @@ def kernel_executor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel
         yield executor
 
 
+@pytest.mark.slow
 def test_the_kernel_executor_records_no_secret_from_streams_displays_and_results(kernel_executor):
     result = kernel_executor.run(LEAKY)
     assert result.status == "success"
@@ -270,12 +271,14 @@ def test_the_kernel_executor_records_no_secret_from_streams_displays_and_results
     assert _leaked(_outputs(result.to_dict())) == []
 
 
+@pytest.mark.slow
 def test_the_kernel_executor_redacts_a_raised_exception(kernel_executor):
     result = kernel_executor.run(RAISING)
     assert result.error is not None and result.error.ename == "ValueError"
     assert _leaked(_outputs(result.to_dict())) == []
 
 
+@pytest.mark.slow
 def test_the_kernel_executor_redacts_display_metadata(kernel_executor):
     code = (
         "from IPython.display import HTML, display\n" + f"display(HTML('x'), metadata={{'note': {SECRET!r}}})"

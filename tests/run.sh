@@ -4,9 +4,11 @@
 #
 #   bash tests/run.sh [--fast] [PYTEST ARGS...]
 #
-# The tests run in parallel (pytest-xdist: one worker per core, and one more; TWNB_TEST_WORKERS=N
-# chooses, 0 runs them in this process), scheduled by module so a module's kernel or notebook fixture
-# is started once (tests/conftest.py), and print the 25 slowest. `--fast`: the lane without kernels and
+# The tests print the 25 slowest. TWNB_TEST_WORKERS=N runs them in N parallel workers (pytest-xdist,
+# scheduled by module so a module's kernel or notebook fixture is started once: tests/conftest.py).
+# The default is 0, this process alone: under xdist tests/kernel/test_kernel_watchdog.py has failed
+# (no KeyboardInterrupt) and tests/session/test_step_risky.py then hung on the same worker; until
+# that is understood, parallel runs are for trying, not for CI. `--fast`: the lane without kernels and
 # browsers (`-m "not slow and not browser"`): no apt, no Node.js, no extension build, no mypy; ruff and
 # those tests, in the environment as it is (installed only when it lacks twnb or the test tools).
 set -euo pipefail
@@ -17,7 +19,7 @@ if [ "${1:-}" = "--fast" ]; then
   fast=true
   shift
 fi
-workers="${TWNB_TEST_WORKERS:-$(($(nproc) + 1))}"
+workers="${TWNB_TEST_WORKERS:-0}"
 parallel=()
 [ "$workers" = 0 ] || parallel=(-n "$workers" --dist loadscope)
 

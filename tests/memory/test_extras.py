@@ -107,6 +107,7 @@ ROUND_EXTRA = RoundExtra(
         "mounts": True,
     },
     trust_notes=["Generated code changed the setting verify while it ran; twnb put it back."],
+    rules={"files": [{"path": "AGENTS.md", "tokens": 12}], "tokens": 30, "written_by_code": ["TWNB.md"]},
 )
 
 

@@ -34,7 +34,7 @@ from twnb.llm.observed_client import provider_name
 from twnb.llm.response_format import json_object_format, json_schema_format
 from twnb.llm.session_client import context_windows, session_chat_client
 from twnb.llm.stream import ChatReply, ChatStream, collect_reply
-from twnb.llm.usage import Usage, messages_text
+from twnb.llm.usage import Usage, estimate_tokens, messages_text
 
 __all__ = [
     "CassetteError",
@@ -66,6 +66,7 @@ __all__ = [
     "collect_reply",
     "context_hint",
     "context_windows",
+    "estimate_tokens",
     "json_object_format",
     "json_schema_format",
     "load_cassette",

@@ -208,10 +208,12 @@ class RoundExtra(TypedDict, total=False):
     (what of the Round cannot be undone, one line each, said before its code ran: "`big` (6.1 GB)
     changed in place cannot be undone"), `undone` (the user undid it: `UndoneRecord`),
     `confinement` (only when the kernel that ran the code was a confined kernel: its rules, read,
-    write, connect, proxy, landlock_abi, seccomp, mounts) and
+    write, connect, proxy, landlock_abi, seccomp, mounts),
     `trust_notes` (what twnb did about what it trusts, one line each: a setting the code changed and
     twnb put back, a settings or plugin file a Round wrote that it did not load, one the user added
-    or changed that it loaded)."""
+    or changed that it loaded) and `rules` (the user's rule files in the Round's prompts, with their
+    estimated tokens, and those left out because a Round's code wrote them: `{"files": [{"path",
+    "tokens"}], "tokens", "written_by_code"}`)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -232,6 +234,7 @@ class RoundExtra(TypedDict, total=False):
     undone: UndoneRecord
     confinement: dict[str, Any]
     trust_notes: list[str]
+    rules: dict[str, Any]
 
 
 class ExecutionRecord(TypedDict):

@@ -58,6 +58,8 @@ SUBCOMMANDS = {
     "plans": "plans [recover N]    the conversation's plans; recover N: the next Round continues plan N",
     "plugins": "plugins [add NAME]   every plugin, its source and state (and why not loaded);\n"
     "                         add NAME makes the notebook's function NAME a plugin from the next Round on",
+    "rules": "rules                the rules in force (AGENTS.md, TWNB.md in this folder and its parents up\n"
+    "                         to the project's root), from which files, with their token cost",
     "help": "help                 this help",
 }
 
@@ -881,6 +883,19 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         )
         text = f"twnb settings (folder {resolved.workdir}):\n{table}\nkernel: {kernel}"
         print(self.notebook.redactor(resolved).redact(text))
+
+    def _cmd_rules(self, rest: list[str], args: argparse.Namespace) -> None:
+        from twnb.session import rules_in_force
+
+        if rest:
+            self._say(f"%taskweaver rules takes no arguments, got {' '.join(rest)!r}.", error=True)
+            return
+        try:
+            resolved = self.notebook.resolve({}, self.traitlet_values())
+        except ValueError as error:
+            self._say(str(error), error=True)
+            return
+        print(rules_in_force(resolved, self.notebook.conversation).describe())
 
     def _cmd_trace(self, rest: list[str], args: argparse.Namespace) -> None:
         from twnb.telemetry import CAPTURE_VARIABLE, configure_tracing, content_capture, tracing

@@ -73,6 +73,9 @@ class ChatPrompt:
     # The plugins' section of the system message (the role sets it before composing; "" for none):
     # a section of its own, after the stable instructions, changing only when the plugins offered do.
     plugin_section: str = ""
+    # The user's rules (AGENTS.md, TWNB.md; the session sets it at each Round, "" for none): right after
+    # the role's own instructions, since it changes only when a rule file does.
+    rules_section: str = ""
     _system: str
     _examples: list[Msg]
     _digests: dict[tuple[str, bool], tuple[Round, str]]
@@ -83,11 +86,12 @@ class ChatPrompt:
         return self._system
 
     def prefix(self, fit: PromptFit = FULL) -> list[Msg]:
-        """The system message (with the plugins' section, if any) and the examples (unless `fit` leaves
-        them out), the same text on every call (the example Msgs are shared between calls: read them,
-        never change them)."""
+        """The system message (with the user's rules and the plugins' section, if any) and the examples
+        (unless `fit` leaves them out), the same text on every call (the example Msgs are shared between
+        calls: read them, never change them)."""
         examples = self._examples if fit.examples else []
-        system = f"{self._system}\n\n{self.plugin_section}" if self.plugin_section else self._system
+        sections = [self._system, self.rules_section, self.plugin_section]
+        system = "\n\n".join(s for s in sections if s)
         return [Msg("system", "system", system), *examples]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         build_session,
         plugin_catalog,
         plugin_folders,
+        rules_in_force,
         undo_log_for,
     )
     from twnb.session.kernel_parts import (
@@ -99,6 +100,7 @@ __all__ = [
     "redactor_for",
     "refuse_setting_change",
     "rounds_folder",
+    "rules_in_force",
     "run_recorded_cell",
     "save_conversation_file",
     "save_round",
@@ -111,6 +113,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "rules_in_force": "factory",
             "ApprovedRun": "code_request",
             "CodeDecision": "code_request",
             "CodeRequest": "code_request",

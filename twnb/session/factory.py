@@ -19,6 +19,7 @@ from twnb.base import create_id, set_log_scrubber
 from twnb.kernel import Executor, UserCellSource
 from twnb.llm import ChatClient
 from twnb.memory import EventRelay, Memory
+from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_rounds
 from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from twnb.config import FileTrust, Redactor, ResolvedSettings, Settings
     from twnb.kernel import UndoLog
-    from twnb.memory import Observer, Round
+    from twnb.memory import Conversation, Observer, Round
     from twnb.plugins import PluginCatalog
     from twnb.roles import ResponseFormatChoice, TaskWeaverRules, VerificationConfig
 
@@ -139,7 +140,20 @@ def build_session(
         plugins=plugins,
         undo_log=undo_log,
         risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
+        rules=rules_for(resolved, redactor),
     )
+
+
+def rules_for(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ProjectRules:
+    """The user's rule files around the notebook's folder, redacted with the session's redactor."""
+    redactor = redactor if redactor is not None else redactor_for(resolved)
+    return ProjectRules(resolved.workdir, redactor.redact)
+
+
+def rules_in_force(resolved: ResolvedSettings, conversation: Conversation) -> RulesInForce:
+    """The rules the next Round would read (`%taskweaver rules`), leaving out the files the
+    conversation's code wrote."""
+    return rules_for(resolved).read(written_by_rounds(conversation, resolved.workdir))
 
 
 def _role_format(plain: Settings) -> ResponseFormatChoice:

@@ -91,6 +91,7 @@ from twnb.session.conversation_store import load_conversation_and_session, save_
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
+from twnb.session.project_rules import ProjectRules, RulesInForce, recorded_files, written_by_rounds
 from twnb.session.risk_check import RiskCheck
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_piece, undo_round
 from twnb.session.settings_watch import SettingsWatch
@@ -152,6 +153,7 @@ class Session:
         plugins: PluginCatalog | None = None,
         undo_log: UndoLog | None = None,
         risk: RiskCheck | None = None,
+        rules: ProjectRules | None = None,
     ) -> None:
         self.planner = planner
         self.undo_log = undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
@@ -171,6 +173,8 @@ class Session:
         self.user_cells = user_cells
         self.replay = replay
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
+        self.rules = rules  # the user's AGENTS.md and TWNB.md (None: no rules are read)
+        self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
         self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
         # twnb's settings within the code's reach, put back after a run that changed them
         # (settings_watch.py); the notebook adds its traitlets. `pending_notes`: what the notebook has to
@@ -241,6 +245,7 @@ class Session:
         rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
+        self._use_rules(current)
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()
@@ -375,6 +380,19 @@ class Session:
                 lines.append(f"... and {len(drift) - _DRIFT_LINES} more")
             record["drift"] = lines
         round.extra["replay"] = record
+
+    def _use_rules(self, round: Round) -> None:
+        """The user's rules as they are now, in both roles' system prompts and in the Round's record;
+        files the conversation's code wrote are left out (and named in the record)."""
+        if self.rules is None:
+            return
+        written = written_by_rounds(self.memory.conversation, self.executor.workdir)
+        self.rules_in_force = self.rules.read(written)
+        section = self.rules_in_force.section
+        self.planner.prompt.rules_section = section
+        self.code_interpreter.prompt.rules_section = section
+        if self.rules_in_force.files or self.rules_in_force.written_by_code:
+            round.extra["rules"] = self.rules_in_force.record()
 
     def _record_user_cells(self, round: Round) -> None:
         """The user's own cells since the previous Round go into this one's record (redacted), so a
@@ -722,14 +740,7 @@ class Session:
         prompts do not drift (a live session never replaces a file it did not write)."""
         if self.replay is None:
             return None
-        return [
-            str(path)
-            for round in self.memory.conversation.rounds
-            for post in round.post_list
-            for attachment in post.attachment_list
-            if attachment.type.value == "artifact_paths"
-            for path in (attachment.content if isinstance(attachment.content, list) else [attachment.content])
-        ]
+        return [str(path) for path in recorded_files(self.memory.conversation)]
 
     # -- the conversation ------------------------------------------------------------------------------
 

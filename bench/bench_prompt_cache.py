@@ -15,7 +15,11 @@ CodeInterpreter's post with code and output; the CodeInterpreter: its previous r
 with the feedback on it, the new task and the request; each with the namespace changes it carries).
 That new material is what the role has to read; the share it leaves is the ceiling for this prompt size.
 
-    python bench/bench_prompt_cache.py [--rounds 30] [--from-round 15]
+With `--rules`, both roles carry the user's rules as a project's AGENTS.md and TWNB.md put them (read by
+the session's own ProjectRules from a temporary folder, about 300 tokens): they sit in the system
+message, so they should add to what is reused and leave the gap to the ceiling as it is.
+
+    python bench/bench_prompt_cache.py [--rounds 30] [--from-round 15] [--rules]
 """
 
 from __future__ import annotations
@@ -24,14 +28,48 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from pathlib import Path
+
 from scripted_analysis import chat_tokens, scripted_calls, token_counter
 
 from twnb.roles.round_digest import CondensePolicy
+from twnb.session.project_rules import ProjectRules
+
+# What a team writes in AGENTS.md (for every agent) and TWNB.md (for twnb alone).
+AGENTS_MD = """# Working on the sales analyses
+
+- Dates in every file here are day-first (31/01/2026); parse them with `dayfirst=True`.
+- Revenue excludes returns: drop rows whose `status` is `returned` before summing `revenue`.
+- Margins are `margin / revenue`, shown as percentages with one decimal.
+- Regions are EMEA, AMER and APAC; `region` values outside these are data errors: report them, never
+  drop them silently.
+- Currency is EUR throughout; never convert.
+- Product categories come from `categories.csv` (columns `sku`, `category`); join on `sku`.
+- Keep intermediate frames: name them after what they hold (`sales_by_region`, not `df2`).
+- Never write into `data/`; put results in `out/`.
+"""
+TWNB_MD = """# twnb
+
+- Plot with plotly (`plotly.express`), not matplotlib; one figure per question.
+- When a request names a month, it means the calendar month in Europe/Berlin.
+- Tables in answers: at most 12 rows, sorted by revenue descending.
+- Ask before running anything that takes longer than a minute on the full data.
+"""
+
+
+def rules_section() -> str:
+    """The rules section as the session makes it, from real files."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "AGENTS.md").write_text(AGENTS_MD)
+        (Path(folder) / "TWNB.md").write_text(TWNB_MD)
+        return ProjectRules(Path(folder), home=Path(folder)).read().section
+
 
 ROLES = {"planner_call_1": "Planner", "planner_call_2": "Planner", "code_call": "CodeInterpreter"}
 # With the previous Round in full (CondensePolicy(block_rounds=1)), every call of the scripted analysis
@@ -60,12 +98,15 @@ def append_only_share(messages: list[Any], full: list[Any], count: Callable[[str
     return 1 - new / chat_tokens(messages, count)
 
 
-def measure(rounds: int, first: int, count: Callable[[str], int]) -> dict[str, dict[str, float]]:
+def measure(
+    rounds: int, first: int, count: Callable[[str], int], rules: str = ""
+) -> dict[str, dict[str, float]]:
     previous: dict[str, str] = {}
     shares: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
     ceilings: dict[str, list[float]] = {"Planner": [], "CodeInterpreter": []}
     tokens: dict[str, list[int]] = {"Planner": [], "CodeInterpreter": []}
-    calls = zip(scripted_calls(rounds), scripted_calls(rounds, FULL_PREVIOUS_ROUND), strict=True)
+    full_previous = scripted_calls(rounds, FULL_PREVIOUS_ROUND, rules)
+    calls = zip(scripted_calls(rounds, rules=rules), full_previous, strict=True)
     for (number, call, messages), (*_, full) in calls:
         role = ROLES[call]
         text = wire_text(messages)
@@ -91,10 +132,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--from-round", type=int, default=15)
+    parser.add_argument("--rules", action="store_true", help="both roles carry an AGENTS.md and a TWNB.md")
     args = parser.parse_args()
     count, how = token_counter()
-    print(f"tokens: {how}; Rounds {args.from_round}-{args.rounds} of the scripted analysis")
-    for role, figures in measure(args.rounds, args.from_round, count).items():
+    rules = rules_section() if args.rules else ""
+    with_rules = f"; with rules in force ({count(rules):,} tokens)" if rules else ""
+    print(f"tokens: {how}; Rounds {args.from_round}-{args.rounds} of the scripted analysis{with_rules}")
+    for role, figures in measure(args.rounds, args.from_round, count, rules).items():
         print(
             f"{role:<16} cached-prefix share: mean {figures['mean']:.2f}, min {figures['min']:.2f} "
             f"(target mean >= 0.90, min >= 0.75) | input tokens per call: mean {figures['tokens']:,.0f}, "

@@ -192,14 +192,15 @@ def code_post(code_role: Any, memory: Any, round_number: int, namespace: dict[st
 CALLS = ("planner_call_1", "code_call", "planner_call_2")
 
 
-def scripted_calls(rounds: int, policy: Any = None) -> Iterator[tuple[int, str, list[Any]]]:
+def scripted_calls(rounds: int, policy: Any = None, rules: str = "") -> Iterator[tuple[int, str, list[Any]]]:
     """(Round number, call name, the composed messages) for every role call of Rounds 1..`rounds`, in
     the order the session makes them; the last Round stops after Planner call 2. `policy`: the roles'
-    CondensePolicy (None: their default)."""
+    CondensePolicy (None: their default); `rules`: the user's rules section both roles carry."""
     from twnb.memory import Memory, Post
 
     namespace: dict[str, Any] = {}
     planner, code = build_roles(namespace, policy)
+    planner.prompt.rules_section = code.prompt.rules_section = rules
     memory = Memory("bench")
     for number in range(1, rounds + 1):
         query = (

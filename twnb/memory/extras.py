@@ -211,9 +211,11 @@ class RoundExtra(TypedDict, total=False):
     write, connect, proxy, landlock_abi, seccomp, mounts),
     `trust_notes` (what twnb did about what it trusts, one line each: a setting the code changed and
     twnb put back, a settings or plugin file a Round wrote that it did not load, one the user added
-    or changed that it loaded) and `rules` (the user's rule files in the Round's prompts, with their
+    or changed that it loaded), `rules` (the user's rule files in the Round's prompts, with their
     estimated tokens, and those left out because a Round's code wrote them: `{"files": [{"path",
-    "tokens"}], "tokens", "written_by_code"}`)."""
+    "tokens"}], "tokens", "written_by_code"}`) and
+    `mentions` (what each @-mention of the request added to the CodeInterpreter's prompt: `mention`,
+    `kind`, `text`)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -235,6 +237,7 @@ class RoundExtra(TypedDict, total=False):
     confinement: dict[str, Any]
     trust_notes: list[str]
     rules: dict[str, Any]
+    mentions: list[dict[str, str]]
 
 
 class ExecutionRecord(TypedDict):

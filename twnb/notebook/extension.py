@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.notebook import step_transform
+from twnb.notebook import mention_completer, step_transform
 from twnb.notebook.magics import TaskWeaverMagics
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ def load(shell: InteractiveShell) -> TaskWeaverMagics:
     magics.notebook.user_cells.start()  # each Round records the user's own cells that ran before it
     if hasattr(shell, "input_transformers_cleanup"):
         step_transform.install(shell, magics.step_default)
+    mention_completer.install(shell, lambda: len(magics.notebook.conversation.rounds))
     if kept is not None:
         delattr(shell, _KEPT)
         rounds = len(kept.conversation.rounds)
@@ -40,6 +41,7 @@ def load(shell: InteractiveShell) -> TaskWeaverMagics:
 
 def unload(shell: InteractiveShell) -> None:
     step_transform.remove(shell)
+    mention_completer.remove(shell)
     manager = shell.magics_manager
     magics = manager.registry.pop(TaskWeaverMagics.__name__, None)
     for kind in ("line", "cell"):

@@ -310,7 +310,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         if resolved.settings.step != "off" and args.step != "off":
             return self._refuse_step(args)
         session = self.session_for(resolved, args)
-        if session is None:
+        if session is None or not self.take_mentions(session, query, args):
             return None
         return self._run(session, query.strip(), args, plugin_only=bool(resolved.settings.plugin_only))
 
@@ -326,7 +326,26 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
     def prepare_round(self, query: str, args: argparse.Namespace) -> Session | None:
         """The Session for this cell's Round, or None after saying why there is none."""
         resolved = self.resolve_round(query, args)
-        return None if resolved is None else self.session_for(resolved, args)
+        session = None if resolved is None else self.session_for(resolved, args)
+        if session is None or not self.take_mentions(session, query, args):
+            return None
+        return session
+
+    def take_mentions(self, session: Session, query: str, args: argparse.Namespace) -> bool:
+        """The request's @-mentions described for the Round (session/mentions.py); False after saying
+        which mention names nothing (the Round does not start: no LLM call)."""
+        from twnb.session import MentionError, MentionResolver
+
+        redact = session.redactor.redact if session.redactor is not None else str
+        resolver = MentionResolver(
+            self.shell.user_ns, self.notebook.workdir, self.notebook.conversation, redact
+        )
+        try:
+            session.next_mentions = [mention.to_dict() for mention in resolver.resolve(query)]
+        except MentionError as error:
+            self._fail(str(error), args.strict)
+            return False
+        return True
 
     def resolve_round(self, query: str, args: argparse.Namespace) -> ResolvedSettings | None:
         """The settings for this cell's Round (flags over %config over the files), or None after saying

@@ -64,6 +64,15 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
     return ""
 
 
+def mentions_text(mentions: Sequence[dict[str, str]]) -> str:
+    """What the request's @-mentions point at (`Round.extra["mentions"]`), after the request: only in
+    the Round that made them, at the end of the prompt, so no earlier prompt changes."""
+    if not mentions:
+        return ""
+    body = "\n\n".join(f"{m['mention']} ({m['kind']}): {m['text']}" for m in mentions)
+    return "What the request's @-mentions point at:\n" + body
+
+
 @dataclass
 class CodePrompt(ChatPrompt):
     templates: PromptTemplates
@@ -89,9 +98,10 @@ class CodePrompt(ChatPrompt):
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
+            tail.append(mentions_text(rounds[-1].extra.get("mentions") or []))
         if changes:
             tail.append(changes)
-        append_to_last_user(history, "\n\n".join(tail))
+        append_to_last_user(history, "\n\n".join(t for t in tail if t))
         return [*self.prefix(fit), *history]
 
     def digest_round(self, round: Round, *, one_line: bool) -> str:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         refuse_setting_change,
         written_by_generated_code,
     )
+    from twnb.session.mentions import Mention, MentionError, MentionResolver
     from twnb.session.plan_notebook import PlanNotebook, recorded_plan
     from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
     from twnb.session.redactor import redactor_for
@@ -65,6 +66,9 @@ __all__ = [
     "CodeDecision",
     "CodeRequest",
     "EditedRun",
+    "Mention",
+    "MentionError",
+    "MentionResolver",
     "NeedsApproval",
     "PlanDecision",
     "PlanNotebook",
@@ -113,6 +117,9 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "MentionResolver": "mentions",
+            "MentionError": "mentions",
+            "Mention": "mentions",
             "rules_in_force": "factory",
             "ApprovedRun": "code_request",
             "CodeDecision": "code_request",

@@ -175,6 +175,8 @@ class Session:
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
         self.rules = rules  # the user's AGENTS.md and TWNB.md (None: no rules are read)
         self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
+        # What the next Round's @-mentions point at (mentions.py; the magic sets it): taken by the Round.
+        self.next_mentions: list[dict[str, str]] = []
         self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
         # twnb's settings within the code's reach, put back after a run that changed them
         # (settings_watch.py); the notebook adds its traitlets. `pending_notes`: what the notebook has to
@@ -246,6 +248,9 @@ class Session:
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
         self._use_rules(current)
+        if self.next_mentions:
+            current.extra["mentions"] = self._redact(self.next_mentions)
+            self.next_mentions = []
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()

@@ -1,0 +1,58 @@
+"""`@` in a `%%taskweaver` cell completes the notebook's variables, files, cells and Rounds through
+IPython's own Completer (what every frontend's completion request reaches), in a real InteractiveShell."""
+
+from __future__ import annotations
+
+from IPython.core.completer import provisionalcompleter
+
+
+def completions(shell, text: str) -> list[str]:
+    with provisionalcompleter():
+        return [c.text for c in shell.Completer.completions(text, len(text))]
+
+
+def test_at_completes_a_variable_of_the_notebook(shell):
+    shell.user_ns["sales_2026"] = [1, 2]
+    try:
+        assert completions(shell, "%%taskweaver\nPlot @sales") == ["sales_2026"]
+    finally:
+        shell.user_ns.pop("sales_2026")
+
+
+def test_at_completes_files_and_folders_of_the_notebooks_folder(shell, clean_env):
+    (clean_env / "data").mkdir()
+    (clean_env / "data" / "regions.csv").write_text("region\n")
+    assert completions(shell, "%%taskweaver\nJoin @da") == ["data/"]
+    assert completions(shell, "%%taskweaver\nJoin @data/re") == ["data/regions.csv"]
+
+
+def test_at_cell_completes_execution_counts(shell):
+    shell.run_cell("x = 1", store_history=True)
+    shell.run_cell("y = 2", store_history=True)
+    newest = len(shell.user_ns["In"]) - 1
+    # IPython splits the token at the space: what completes is the number
+    found = completions(shell, "%%taskweaver\nExplain @cell ")
+    assert {str(newest), str(newest - 1)} <= set(found)
+    assert all(text.isdigit() for text in found)
+
+
+def ask_matcher(shell, text: str) -> list[str]:
+    """twnb's matcher alone, as IPython's Completer calls it."""
+    from IPython.core.completer import CompletionContext
+
+    from twnb.notebook.mention_completer import mention_matcher
+
+    token = text.rsplit("@", 1)[-1]
+    context = CompletionContext(token, text, len(text), text.count("\n"), None)
+    return [c.text for c in mention_matcher(shell, lambda: 0)(context)["completions"]]
+
+
+def test_outside_a_taskweaver_cell_or_after_an_email_twnb_offers_nothing(shell):
+    shell.user_ns["sales_2026"] = [1, 2]
+    try:
+        assert ask_matcher(shell, "%%taskweaver\nPlot @sal") == ["sales_2026"]
+        assert ask_matcher(shell, "# Plot @sal") == []
+        assert ask_matcher(shell, "x = 1\nPlot @sal") == []
+        assert ask_matcher(shell, "%%taskweaver\nMail bob@sal") == []
+    finally:
+        shell.user_ns.pop("sales_2026")

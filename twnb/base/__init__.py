@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from twnb.base.clock import now_compact, now_iso, now_iso_precise
     from twnb.base.gc_pause import gc_paused
     from twnb.base.ids import create_id, is_plain_id, loaded_id
+    from twnb.base.lexical_rank import bm25_scores, words
     from twnb.base.logs import (
         ScrubbingFilter,
         every_record_scrubbed,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BoundedText",
     "ScrubbingFilter",
+    "bm25_scores",
     "clip",
     "create_id",
     "every_record_scrubbed",
@@ -42,6 +44,7 @@ __all__ = [
     "omission_note",
     "scrub_record",
     "set_log_scrubber",
+    "words",
 ]
 
 if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
@@ -58,6 +61,8 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
             "create_id": "ids",
             "loaded_id": "ids",
             "is_plain_id": "ids",
+            "bm25_scores": "lexical_rank",
+            "words": "lexical_rank",
             "ScrubbingFilter": "logs",
             "every_record_scrubbed": "logs",
             "get_logger": "logs",

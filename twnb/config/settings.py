@@ -98,6 +98,8 @@ class Settings:
     record: bool = _row("record")
     replay: str | None = _row("replay")
     examples_dir: str | None = _row("examples_dir")
+    experience_dir: str = _row("experience_dir")
+    embedding_model: str | None = _row("embedding_model")
     allow_modules: tuple[str, ...] = _row("allow_modules")
     block_functions: tuple[str, ...] = _row("block_functions")
     taskweaver_verification: bool = _row("taskweaver_verification")

@@ -364,6 +364,24 @@ SETTINGS: tuple[Setting, ...] = (
         yaml_key="session.examples_dir",
     ),
     Setting(
+        "experience_dir",
+        "text",
+        ".twnb/experience",
+        "Folder of remembered experience (TaskWeaver's raw_exp_, exp_ and handcrafted_exp_ YAML files, "
+        "a TaskWeaver experience folder read as it is), relative to the notebook's folder.",
+        env=("TWNB_EXPERIENCE_DIR",),
+        yaml_key="session.experience_dir",
+    ),
+    Setting(
+        "embedding_model",
+        "text",
+        None,
+        "Embedding model on the same server for retrieving experience (unset: BM25, offline).",
+        env=("TWNB_EMBEDDING_MODEL",),
+        yaml_key="llm.embedding_model",
+        default_text="unset (BM25)",
+    ),
+    Setting(
         "allow_modules",
         "modules",
         (),

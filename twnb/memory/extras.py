@@ -215,7 +215,8 @@ class RoundExtra(TypedDict, total=False):
     estimated tokens, and those left out because a Round's code wrote them: `{"files": [{"path",
     "tokens"}], "tokens", "written_by_code"}`) and
     `mentions` (what each @-mention of the request added to the CodeInterpreter's prompt: `mention`,
-    `kind`, `text`)."""
+    `kind`, `text`) and `experiences` (the remembered experiences put into both roles' prompts for the
+    request: `exp_id`, `score`, `text`)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -238,6 +239,7 @@ class RoundExtra(TypedDict, total=False):
     trust_notes: list[str]
     rules: dict[str, Any]
     mentions: list[dict[str, str]]
+    experiences: list[dict[str, Any]]
 
 
 class ExecutionRecord(TypedDict):

@@ -60,6 +60,10 @@ SUBCOMMANDS = {
     "                         add NAME makes the notebook's function NAME a plugin from the next Round on",
     "rules": "rules                the rules in force (AGENTS.md, TWNB.md in this folder and its parents up\n"
     "                         to the project's root), from which files, with their token cost",
+    "remember": 'remember [ROUND | "text"]  keep a Round (default: the last) as experience, summarised by\n'
+    "                         the LLM (raw_exp_<id>.yaml, exp_<id>.yaml), or your own words\n"
+    "                         (handcrafted_exp_<id>.yaml); relevant experience goes into later prompts",
+    "experience": "experience [show ID | delete ID]  the experience kept in experience_dir",
     "help": "help                 this help",
 }
 
@@ -915,6 +919,72 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(str(error), error=True)
             return
         print(rules_in_force(resolved, self.notebook.conversation).describe())
+
+    def _cmd_remember(self, rest: list[str], args: argparse.Namespace) -> None:
+        from twnb.session import experience_store
+
+        words = " ".join(rest).strip()
+        if len(words) >= 2 and words[0] == words[-1] and words[0] in "\"'":
+            words = words[1:-1].strip()  # the magic's line keeps the quotes of "text"
+        session = self.notebook.session
+        rounds = self.notebook.conversation.rounds
+        names_a_round = not words or words == "last" or words.isdigit() or any(r.id == words for r in rounds)
+        try:
+            if names_a_round:
+                if session is None or not rounds:
+                    self._say("No Round to remember yet: run a %%taskweaver Round first.", error=True)
+                    return
+                experience = session.remember(words or None)
+                what = f"the Round as exp_{experience.exp_id}.yaml (summarised by the LLM)"
+            else:
+                resolved = self.notebook.resolve({}, self.traitlet_values())
+                experience = experience_store(resolved).remember_text(words)
+                what = f"handcrafted_exp_{experience.exp_id}.yaml"
+        except (ValueError, OSError) as error:
+            self._say(f"Nothing was remembered: {error}", error=True)
+            return
+        except Exception as error:  # the LLM's summary failed: the raw conversation is kept
+            self._say(f"Nothing was summarised ({type(error).__name__}: {error}); try again.", error=True)
+            return
+        folder = experience.path.parent if experience.path is not None else ""
+        self._say(f"Remembered {what} in {folder}: {experience.experience_text[:200]}")
+
+    def _cmd_experience(self, rest: list[str], args: argparse.Namespace) -> None:
+        from twnb.session import experience_store
+
+        try:
+            store = experience_store(self.notebook.resolve({}, self.traitlet_values()))
+        except ValueError as error:
+            self._say(str(error), error=True)
+            return
+        usage = "Usage: %taskweaver experience [show ID | delete ID]"
+        if rest and (len(rest) != 2 or rest[0] not in ("show", "delete")):
+            self._say(usage, error=True)
+            return
+        if not rest:
+            found = store.experiences()
+            lines = [f"{len(found)} experience{'s' if len(found) != 1 else ''} in {store.folder}"]
+            for each in found:
+                kind = "handcrafted" if each.handcrafted else "summarised"
+                lines.append(f"  {each.exp_id} ({kind}): {' '.join(each.experience_text.split())[:100]}")
+            lines += [f"  not read: {problem}" for problem in store.problems]
+            print("\n".join(lines))
+            return
+        action, exp_id = rest
+        if action == "delete":
+            removed = store.delete(exp_id)
+            if not removed:
+                self._say(
+                    f"No experience {exp_id!r} in {store.folder}; see %taskweaver experience.", error=True
+                )
+                return
+            self._say(f"Deleted {', '.join(p.name for p in removed)}.")
+            return
+        experience = store.find(exp_id)
+        if experience is None:
+            self._say(f"No experience {exp_id!r} in {store.folder}; see %taskweaver experience.", error=True)
+            return
+        print(f"{experience.path}\n{experience.experience_text}")
 
     def _cmd_trace(self, rest: list[str], args: argparse.Namespace) -> None:
         from twnb.telemetry import CAPTURE_VARIABLE, configure_tracing, content_capture, tracing

@@ -29,6 +29,7 @@ from twnb.roles.chat_prompt import ChatPrompt, append_to_last_user, assistant_ms
 from twnb.roles.namespace_delta import NamespaceSnapshot
 from twnb.roles.prompt_fit import FULL, PromptFit
 from twnb.roles.prompt_library import PromptTemplates, parse_schema
+from twnb.roles.round_context import round_context
 from twnb.roles.round_digest import CondensePolicy, code_digest, first_text
 
 CODE_KEYS = ("thought", "reply_type", "reply_content")
@@ -64,15 +65,6 @@ def code_feedback(post: Post, output_cap: int | None) -> str:
     return ""
 
 
-def mentions_text(mentions: Sequence[dict[str, str]]) -> str:
-    """What the request's @-mentions point at (`Round.extra["mentions"]`), after the request: only in
-    the Round that made them, at the end of the prompt, so no earlier prompt changes."""
-    if not mentions:
-        return ""
-    body = "\n\n".join(f"{m['mention']} ({m['kind']}): {m['text']}" for m in mentions)
-    return "What the request's @-mentions point at:\n" + body
-
-
 @dataclass
 class CodePrompt(ChatPrompt):
     templates: PromptTemplates
@@ -98,7 +90,7 @@ class CodePrompt(ChatPrompt):
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
-            tail.append(mentions_text(rounds[-1].extra.get("mentions") or []))
+            tail.append(round_context(rounds[-1], mentions=True))
         if changes:
             tail.append(changes)
         append_to_last_user(history, "\n\n".join(t for t in tail if t))

@@ -22,6 +22,7 @@ from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
 from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
 from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
 from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
+from twnb.roles.round_context import round_context
 from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
@@ -138,6 +139,8 @@ class Planner(Role):
         # A plan carried into this Round (recovered): its state at the end, where it changes nothing
         # before it (no hint at all in other Rounds, so their prompts are what they always were).
         append_to_last_user(messages, self.plan_hint() if self.plan_hint is not None else "")
+        # the experiences retrieved for this Round's request (none: nothing added)
+        append_to_last_user(messages, round_context(rounds[-1], mentions=False) if rounds else "")
         return messages
 
     def reply(self, memory: Memory, observer: Observer | None = None) -> Post:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         artifacts_folder,
         build_live_session,
         build_session,
+        experience_store,
         plugin_catalog,
         plugin_folders,
         rules_in_force,
@@ -90,6 +91,7 @@ __all__ = [
     "build_session",
     "checked_conversation",
     "checked_session_id",
+    "experience_store",
     "find_round",
     "is_autosave_file",
     "load_autosaved_conversation",
@@ -117,6 +119,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "experience_store": "factory",
             "MentionResolver": "mentions",
             "MentionError": "mentions",
             "Mention": "mentions",

@@ -19,6 +19,7 @@ from twnb.base import create_id, set_log_scrubber
 from twnb.kernel import Executor, UserCellSource
 from twnb.llm import ChatClient
 from twnb.memory import EventRelay, Memory
+from twnb.session.experience import ExperienceStore
 from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_rounds
 from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
@@ -141,7 +142,15 @@ def build_session(
         undo_log=undo_log,
         risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
         rules=rules_for(resolved, redactor),
+        experience=experience_store(resolved, redactor),
     )
+
+
+def experience_store(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ExperienceStore:
+    """The experience folder (`experience_dir`, relative to the notebook's folder unless absolute)."""
+    redactor = redactor if redactor is not None else redactor_for(resolved)
+    folder = Path(resolved.settings.experience_dir).expanduser()
+    return ExperienceStore(folder if folder.is_absolute() else resolved.workdir / folder, redactor.redact)
 
 
 def rules_for(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ProjectRules:

@@ -88,12 +88,13 @@ from twnb.session.code_request import (
     UserStopped,
 )
 from twnb.session.conversation_store import load_conversation_and_session, save_conversation_file
+from twnb.session.experience import SUMMARY_PROMPT, Experience, ExperienceStore, round_transcript
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
 from twnb.session.project_rules import ProjectRules, RulesInForce, recorded_files, written_by_rounds
 from twnb.session.risk_check import RiskCheck
-from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, undo_piece, undo_round
+from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round, undo_piece, undo_round
 from twnb.session.settings_watch import SettingsWatch
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ class Session:
         undo_log: UndoLog | None = None,
         risk: RiskCheck | None = None,
         rules: ProjectRules | None = None,
+        experience: ExperienceStore | None = None,
     ) -> None:
         self.planner = planner
         self.undo_log = undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
@@ -175,6 +177,7 @@ class Session:
         self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
         self.rules = rules  # the user's AGENTS.md and TWNB.md (None: no rules are read)
         self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
+        self.experience = experience  # the experience folder (None: no experience is used or kept)
         # What the next Round's @-mentions point at (mentions.py; the magic sets it): taken by the Round.
         self.next_mentions: list[dict[str, str]] = []
         self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
@@ -251,6 +254,7 @@ class Session:
         if self.next_mentions:
             current.extra["mentions"] = self._redact(self.next_mentions)
             self.next_mentions = []
+        self._use_experience(current)
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()
@@ -398,6 +402,39 @@ class Session:
         self.code_interpreter.prompt.rules_section = section
         if self.rules_in_force.files or self.rules_in_force.written_by_code:
             round.extra["rules"] = self.rules_in_force.record()
+
+    def _use_experience(self, round: Round) -> None:
+        """The experiences relevant to the request, for both roles' prompts and the Round's record."""
+        if self.experience is None:
+            return
+        found = self.experience.retrieve(round.user_query)
+        if found:
+            round.extra["experiences"] = [
+                {"exp_id": e.exp_id, "score": score, "text": e.experience_text} for e, score in found
+            ]
+
+    def remember(self, ref: str | None = None) -> Experience:
+        """`%taskweaver remember [ROUND]`: the Round (default: the last) saved as `raw_exp_<id>.yaml`
+        and summarised by the LLM into `exp_<id>.yaml`. Raises ValueError with what to do."""
+        from twnb.llm import collect_reply
+
+        if self.experience is None:
+            raise ValueError("No experience folder is set (experience_dir).")
+        round = find_round(self.memory.conversation, ref or "last")
+        if round is None:
+            raise ValueError(f"No Round {ref or 'yet'} to remember: see %taskweaver history.")
+        exp_id = create_id()
+        kept = Conversation.init()
+        kept.add_round(round)
+        raw = self.experience.save_raw(self._redact(kept.to_dict()), exp_id)
+        transcript = self._redact_text(round_transcript(round))
+        turn = self.planner.turn
+        messages = [
+            {"role": "system", "content": SUMMARY_PROMPT},
+            {"role": "user", "content": transcript},
+        ]
+        reply = collect_reply(turn.client.stream(messages, model=turn.model, role="Experience"))
+        return self.experience.save_summary(exp_id, reply.text, raw)
 
     def _record_user_cells(self, round: Round) -> None:
         """The user's own cells since the previous Round go into this one's record (redacted), so a

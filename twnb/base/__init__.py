@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from twnb.base.clock import now_compact, now_iso, now_iso_precise
     from twnb.base.gc_pause import gc_paused
     from twnb.base.ids import create_id, is_plain_id, loaded_id
-    from twnb.base.lexical_rank import bm25_scores, words
+    from twnb.base.lexical_rank import BM25Index, bm25_scores, words
     from twnb.base.logs import (
         ScrubbingFilter,
         every_record_scrubbed,
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BM25Index",
     "BoundedText",
     "ScrubbingFilter",
     "bm25_scores",
@@ -61,6 +62,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
             "create_id": "ids",
             "loaded_id": "ids",
             "is_plain_id": "ids",
+            "BM25Index": "lexical_rank",
             "bm25_scores": "lexical_rank",
             "words": "lexical_rank",
             "ScrubbingFilter": "logs",

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-__all__ = ["bm25_scores", "words"]
+__all__ = ["BM25Index", "bm25_scores", "words"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -76,21 +76,35 @@ def words(text: str) -> list[str]:
     return found
 
 
-def bm25_scores(documents: Sequence[Counter[str]], query: Sequence[str] | set[str]) -> list[float]:
+class BM25Index:
+    """Documents (word counts, `Counter(words(text))`) indexed once for many queries: each query touches
+    only the documents that share a word with it."""
+
+    def __init__(self, documents: Sequence[Counter[str]]) -> None:
+        self.size = len(documents)
+        self.lengths = [sum(d.values()) for d in documents]
+        self.average = (sum(self.lengths) / self.size if self.size else 0.0) or 1.0
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for index, document in enumerate(documents):
+            for word, count in document.items():
+                self.postings.setdefault(word, []).append((index, count))
+
+    def scores(self, query: Iterable[str]) -> list[float]:
+        """Each document's BM25 score for the query words (0.0 when it shares none)."""
+        scores = [0.0] * self.size
+        for word in set(query):
+            posting = self.postings.get(word)
+            if not posting:
+                continue
+            frequency = len(posting)
+            idf = math.log(1 + (self.size - frequency + 0.5) / (frequency + 0.5))
+            for index, count in posting:
+                norm = K1 * (1 - B + B * self.lengths[index] / self.average)
+                scores[index] += idf * count * (K1 + 1) / (count + norm)
+        return scores
+
+
+def bm25_scores(documents: Sequence[Counter[str]], query: Iterable[str]) -> list[float]:
     """Each document's BM25 score for the query words (0.0 when it shares none); documents are word
-    counts (`Counter(words(text))`)."""
-    if not documents:
-        return []
-    average = sum(sum(d.values()) for d in documents) / len(documents) or 1.0
-    frequency: Counter[str] = Counter(word for d in documents for word in d)
-    asked = set(query)
-    scores = []
-    for document in documents:
-        length = sum(document.values())
-        score = 0.0
-        for word in asked & document.keys():
-            idf = math.log(1 + (len(documents) - frequency[word] + 0.5) / (frequency[word] + 0.5))
-            count = document[word]
-            score += idf * count * (K1 + 1) / (count + K1 * (1 - B + B * length / average))
-        scores.append(score)
-    return scores
+    counts (`Counter(words(text))`). For many queries over the same documents, keep a BM25Index."""
+    return BM25Index(documents).scores(query)

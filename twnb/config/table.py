@@ -376,7 +376,8 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding_model",
         "text",
         None,
-        "Embedding model on the same server for retrieving experience (unset: BM25, offline).",
+        "Embedding model on the same server for retrieving experience (reserved: this version ranks "
+        "experience with BM25, offline, whatever it is set to).",
         env=("TWNB_EMBEDDING_MODEL",),
         yaml_key="llm.embedding_model",
         default_text="unset (BM25)",

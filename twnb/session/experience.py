@@ -16,6 +16,7 @@ read again only when its size or modification time changed.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twnb.base import bm25_scores, clip, create_id, words
+from twnb.base import BM25Index, clip, create_id, words
 from twnb.memory import Round, dump_yaml, load_yaml_file, write_text_atomic
 
 EXPERIENCE_FILE = re.compile(r"^(handcrafted_exp|exp)_(.+)\.ya?ml$")
@@ -79,22 +80,33 @@ class ExperienceStore:
 
     folder: Path
     redact: Callable[[str], str] = str
-    _index: dict[Path, _Indexed] = field(default_factory=dict, repr=False)
+    _index: dict[str, _Indexed] = field(default_factory=dict, repr=False)  # by file name
+    _listed: tuple[tuple[str, tuple[int, int]], ...] = field(default=(), repr=False)  # name, stamp
+    # the ranking over the files as last listed: made again only when a file came, went or changed
+    _ranking: tuple[tuple[tuple[str, tuple[int, int]], ...], list[_Indexed], BM25Index] | None = field(
+        default=None, repr=False
+    )
     problems: list[str] = field(default_factory=list)
 
     def experiences(self) -> list[Experience]:
-        """Every experience in the folder, by id; unreadable files are skipped and named in `problems`."""
+        """Every experience in the folder, by file name; unreadable files are skipped and named in
+        `problems`. A file is read again only when its size or modification time changed."""
         self.problems = []
         try:
-            paths = sorted(p for p in self.folder.iterdir() if EXPERIENCE_FILE.match(p.name))
+            with os.scandir(self.folder) as listing:
+                entries = sorted((e for e in listing if EXPERIENCE_FILE.match(e.name)), key=lambda e: e.name)
         except OSError:
             self._index.clear()
+            self._listed = ()
             return []
-        for gone in set(self._index) - set(paths):
+        names = {e.name for e in entries}
+        for gone in [name for name in self._index if name not in names]:
             del self._index[gone]
-        for path in paths:
-            self._read(path)
-        return [self._index[p].experience for p in paths if p in self._index]
+        for entry in entries:
+            self._read(entry)
+        index = self._index
+        self._listed = tuple((e.name, index[e.name].stamp) for e in entries if e.name in index)
+        return [index[name].experience for name, _ in self._listed]
 
     def retrieve(
         self, request: str, top: int = TOP, min_score: float = MIN_SCORE
@@ -103,10 +115,14 @@ class ExperienceStore:
         found = self.experiences()
         if not found:
             return []
-        indexed = [self._index[e.path] for e in found if e.path is not None]
-        scores = bm25_scores([i.words for i in indexed], set(words(request)))
-        ranked = sorted(zip(indexed, scores, strict=True), key=lambda pair: -pair[1])
-        return [(i.experience, round(s, 3)) for i, s in ranked[:top] if s >= min_score]
+        key = self._listed
+        if self._ranking is None or self._ranking[0] != key:
+            indexed = [self._index[name] for name, _ in key]
+            self._ranking = (key, indexed, BM25Index([i.words for i in indexed]))
+        _, indexed, ranking = self._ranking
+        scores = ranking.scores(words(request))
+        best = sorted(range(len(scores)), key=lambda n: -scores[n])[:top]
+        return [(indexed[n].experience, round(scores[n], 3)) for n in best if scores[n] >= min_score]
 
     def remember_text(self, text: str) -> Experience:
         """`%taskweaver remember "text"`: a handcrafted experience."""
@@ -146,25 +162,26 @@ class ExperienceStore:
         experience.path = path
         return experience
 
-    def _read(self, path: Path) -> None:
+    def _read(self, entry: os.DirEntry[str]) -> None:
         try:
-            info = path.stat()
+            info = entry.stat()
         except OSError:
             return
         stamp = (info.st_size, info.st_mtime_ns)
-        cached = self._index.get(path)
+        cached = self._index.get(entry.name)
         if cached is not None and cached.stamp == stamp:
             return
+        path = self.folder / entry.name
         try:
             data = load_yaml_file(path)
-        except Exception as error:  # a damaged file: said once in the listing, the others still load
-            self.problems.append(f"{path.name}: {error}")
-            self._index.pop(path, None)
+        except Exception as error:  # a damaged file: said in the listing, the others still load
+            self.problems.append(f"{entry.name}: {error}")
+            self._index.pop(entry.name, None)
             return
         if not isinstance(data, dict) or not isinstance(data.get("experience_text"), str):
-            self.problems.append(f"{path.name}: no experience_text")
+            self.problems.append(f"{entry.name}: no experience_text")
             return
-        match = EXPERIENCE_FILE.match(path.name)
+        match = EXPERIENCE_FILE.match(entry.name)
         exp_id = str(data.get("exp_id") or (match.group(2) if match else path.stem))
         embedding = data.get("embedding")
         experience = Experience(
@@ -175,7 +192,7 @@ class ExperienceStore:
             list(embedding) if isinstance(embedding, list) else [],
             path,
         )
-        self._index[path] = _Indexed(stamp, experience, Counter(words(experience.experience_text)))
+        self._index[entry.name] = _Indexed(stamp, experience, Counter(words(experience.experience_text)))
 
 
 def round_transcript(round: Round) -> str:

@@ -72,3 +72,22 @@ def test_deleting_removes_the_experience_and_its_raw_conversation(tmp_path):
     experiences.save_summary("e1", "Check the file exists first.", raw)
     assert [p.name for p in experiences.delete("e1")] == ["exp_e1.yaml", "raw_exp_e1.yaml"]
     assert experiences.experiences() == []
+
+
+def test_a_round_whose_code_the_user_edited_offers_to_be_remembered():
+    from twnb.memory import Post, Round
+    from twnb.session.experience import remember_offer
+
+    round = Round.create("Sum revenue", state="finished")
+    round.add_post(Post.create("Sum revenue", "User", "Planner"))
+    assert remember_offer(round, 2) is None
+    edited = Post.create("ran", "CodeInterpreter", "Planner")
+    edited.extra = {"edited_by": "User", "edited_from": "df.sum()"}
+    round.add_post(edited)
+    skipped = Post.create("skipped", "CodeInterpreter", "Planner")
+    skipped.extra = {"skipped_by": "User"}
+    round.add_post(skipped)
+    assert remember_offer(round, 2) == (
+        "You edited code, skipped a step in Round 2. `%taskweaver remember 2` keeps what you taught as "
+        "experience for later requests."
+    )

@@ -475,7 +475,19 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 self.notebook.round_displays[round.id] = display.display_id
         if held:
             self._say("Ctrl-C came while the Round's final output was written; it was written first.")
+        self._offer_to_remember(round)
         return round
+
+    def _offer_to_remember(self, round: Round) -> None:
+        """A Round the user steered (step mode's edits, skips, refused edits) ends by offering to remember
+        it, in one line; nothing is remembered without the user's act."""
+        from twnb.session import remember_offer
+
+        rounds = self.notebook.conversation.rounds
+        number = next((n for n, r in enumerate(rounds, 1) if r.id == round.id), None)
+        offer = remember_offer(round, number) if number is not None else None
+        if offer:
+            self._say(offer)
 
     def _final_round(self, round: Round | None, query: str, rounds_before: int, reason: str) -> Round:
         """The Round to show at the end: the session's, else the one it recorded, else a stand-in

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         save_conversation_file,
         saved_round_count,
     )
+    from twnb.session.experience import remember_offer
     from twnb.session.factory import (
         artifacts_folder,
         build_live_session,
@@ -105,6 +106,7 @@ __all__ = [
     "recorded_plan",
     "redactor_for",
     "refuse_setting_change",
+    "remember_offer",
     "rounds_folder",
     "rules_in_force",
     "run_recorded_cell",
@@ -119,6 +121,7 @@ if not TYPE_CHECKING:  # the type checker reads the imports above, and a name no
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
+            "remember_offer": "experience",
             "experience_store": "factory",
             "MentionResolver": "mentions",
             "MentionError": "mentions",

@@ -219,4 +219,38 @@ def round_transcript(round: Round) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SUMMARY_PROMPT", "Experience", "ExperienceStore", "round_transcript"]
+def steering(round: Round) -> list[str]:
+    """How the user steered the Round, one phrase each (none: it ran as the model wrote it)."""
+    found: list[str] = []
+    for post in round.post_list:
+        extra = post.extra if isinstance(post.extra, dict) else {}
+        if extra.get("edited_by") == "User":
+            found.append("edited the plan" if post.send_from == "Planner" else "edited code")
+        if extra.get("skipped_by") == "User":
+            found.append("skipped a step")
+        if extra.get("refused_edit"):
+            found.append("made an edit verification refused")
+    if round.undone:
+        found.append("undid it")
+    return list(dict.fromkeys(found))
+
+
+def remember_offer(round: Round, number: int) -> str | None:
+    """The line a steered Round ends with: nothing is remembered without the user's act."""
+    how = steering(round)
+    if not how:
+        return None
+    return (
+        f"You {', '.join(how)} in Round {number}. `%taskweaver remember {number}` keeps what you taught "
+        "as experience for later requests."
+    )
+
+
+__all__ = [
+    "SUMMARY_PROMPT",
+    "Experience",
+    "ExperienceStore",
+    "remember_offer",
+    "round_transcript",
+    "steering",
+]

@@ -23,6 +23,7 @@ from twnb.confine import CONFINED_KERNEL_NAME, abi_version, confined_kernel_spec
 
 REAL_KEY = "sk-proj-confinedTEST0123456789abcdefXYZ"
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+READY_TIMEOUT_S = 90
 
 _REASON = unavailable_reason(abi_version())
 
@@ -70,11 +71,22 @@ class ConfinedKernel:
 
         self.places = places
         self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+        # the launcher's and the kernel's stderr: what a failed start says goes into the error
+        self.stderr_path = places.outside.parent / "kernel-stderr.txt"
         started = time.monotonic()
-        self.km.start_kernel(cwd=str(places.notebook), env=env)
+        with self.stderr_path.open("a", encoding="utf-8") as stderr:
+            self.km.start_kernel(cwd=str(places.notebook), env=env, stderr=stderr)
         self.kc = self.km.client()
         self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=90)
+        try:
+            self.kc.wait_for_ready(timeout=READY_TIMEOUT_S)
+        except (RuntimeError, TimeoutError) as error:
+            waited = time.monotonic() - started
+            self.shutdown()
+            raise RuntimeError(
+                f"the confined kernel did not start ({error}; after {waited:.1f} s); "
+                f"its stderr:\n{self.stderr()}"
+            ) from error
         self.start_s = time.monotonic() - started
         self.shown: list[tuple[str, dict[str, Any]]] = []
 
@@ -115,9 +127,14 @@ class ConfinedKernel:
         assert reply["status"] == "error", f"expected a refusal, the code ran: {self.shown}"
         return reply
 
+    def stderr(self) -> str:
+        """What the launcher and the kernel wrote to stderr so far."""
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
     def shutdown(self) -> None:
         self.kc.stop_channels()
-        self.km.shutdown_kernel(now=True)
+        if self.km.has_kernel:
+            self.km.shutdown_kernel(now=True)
 
 
 def kernel_env(places: Places, **extra: str) -> dict[str, str]:

@@ -67,16 +67,26 @@ def _upstream(resolved: ResolvedSettings) -> Upstream | None:
     return None
 
 
-def _start_warden(upstream: Upstream | None, private_dir: Path) -> int | None:
+def _proxy_listener(kernel_ports: set[int]) -> socket.socket:
+    """A loopback listening socket on a free port that is none of the kernel's: those are only written
+    in the connection file (free when Jupyter chose them, bound by the kernel later), so the system may
+    hand one of them out again, and the kernel would then die at start on "Address already in use"."""
+    for _ in range(100):
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        if int(listener.getsockname()[1]) not in kernel_ports:
+            listener.listen(64)
+            return listener
+        listener.close()
+    raise ConfinementError("no free loopback port for the key proxy besides the kernel's own")
+
+
+def _start_warden(upstream: Upstream | None, private_dir: Path, kernel_ports: set[int]) -> int | None:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
     is configured: its port is returned) and removes the kernel's private folder when the kernel ends.
     It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
     be a signal from the confined kernel to a process outside its domain: Landlock refuses it)."""
-    listener = None
-    if upstream is not None:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(64)
+    listener = None if upstream is None else _proxy_listener(kernel_ports)
     alive_read, alive_write = os.pipe()
     if os.fork() == 0:
         try:
@@ -171,13 +181,14 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     try:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
         upstream = _upstream(resolved)
-        proxy_port = _start_warden(upstream, private_dir)
+        kernel_ports = {int(connection[key]) for key in _PORT_KEYS}
+        proxy_port = _start_warden(upstream, private_dir, kernel_ports)
         plan = plan_confinement(
             workdir=workdir,
             private_dir=private_dir,
             resolved=resolved,
             home=real_home,
-            bind_ports=[int(connection[key]) for key in _PORT_KEYS],
+            bind_ports=kernel_ports,
             proxy_port=proxy_port,
         )
         _apply_mounts(plan)

@@ -68,6 +68,7 @@ class EvalOptions:
     max_rounds: int = DEFAULT_MAX_ROUNDS
     record: bool = False
     replay: Path | None = None
+    confine: bool = True  # each case's kernel confined (twnb/confine) where the system can
 
 
 @dataclass
@@ -149,6 +150,7 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
     ran = [_broken_case(out, model, path, why) for model in models for path, why in broken]
     for result in ran:
         progress(f"{result.model} · {result.case}: invalid: {result.failures[0]}")
+    kernel_argv = _confined_argv(progress) if options.confine and to_run else None
     progress(_headline(len(cases), models, options, len(to_run), len(resumed), access, out))
     if len(models) > 1 and not (options.user_model and options.evaluator_model):
         progress(
@@ -156,11 +158,23 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
             "--evaluator-model for one judge of all"
         )
     try:
-        ran += _run_all(to_run, out, access, options, progress)
+        ran += _run_all(to_run, out, access, options, progress, kernel_argv)
     except KeyboardInterrupt:
         write_result_files(out)  # what finished is in the table; --resume runs the rest
         raise
     return _write_results(out, ran, resumed)
+
+
+def _confined_argv(progress: Callable[[str], None]) -> list[str] | None:
+    """The confined kernel's command for every case's kernel; None, said once, where this system
+    cannot confine one."""
+    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
+
+    reason = unavailable_reason(abi_version())
+    if reason is not None:
+        progress(f"twnb eval: running unconfined: {reason}; the agent's code can do whatever you can.")
+        return None
+    return confined_kernel_argv()
 
 
 def _default_models(access: ModelAccess) -> list[str]:
@@ -277,7 +291,12 @@ def _count(number: int, what: str) -> str:
 
 
 def _run_all(
-    plan: list[CaseRun], out: Path, access: ModelAccess, options: EvalOptions, progress: Callable[[str], None]
+    plan: list[CaseRun],
+    out: Path,
+    access: ModelAccess,
+    options: EvalOptions,
+    progress: Callable[[str], None],
+    kernel_argv: list[str] | None,
 ) -> list[CaseResult]:
     lock = threading.Lock()
     stop = threading.Event()
@@ -300,6 +319,7 @@ def _run_all(
                 max_rounds=options.max_rounds,
                 progress=say,
                 stop=stop,
+                kernel_argv=kernel_argv,
             )
         except RunFolderError as error:  # checked before the start; another process got there since
             return CaseResult(

@@ -32,8 +32,16 @@ class CaseNotebook:
     """Use as a context manager: the kernel lives inside the `with` block and the notebook is written
     when it ends, however it ends."""
 
-    def __init__(self, folder: Path, notebook_file: str, env: dict[str, str], timeout: int) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        notebook_file: str,
+        env: dict[str, str],
+        timeout: int,
+        kernel_argv: list[str] | None = None,
+    ) -> None:
         self.folder = folder
+        self.kernel_argv = kernel_argv  # None: this Python's ipykernel; else e.g. the confined launcher
         self.path = folder / notebook_file
         self.env = env
         self.timeout = timeout
@@ -48,7 +56,7 @@ class CaseNotebook:
 
         self._client = NotebookClient(
             self.nb,
-            km=this_python_kernel_manager(),
+            km=this_python_kernel_manager(self.kernel_argv),
             timeout=self.timeout,
             allow_errors=True,
             interrupt_on_timeout=True,

@@ -64,10 +64,12 @@ def run_case(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     progress: Progress = lambda spec, text: None,
     stop: threading.Event | None = None,
+    kernel_argv: list[str] | None = None,
 ) -> CaseResult:
     """Run `spec` into `out_dir / spec.relative` and return (and save) its result. Never raises for
     what goes wrong inside the run: that is the result's status `error` with its failures. `stop`, once
-    set (Ctrl-C while runs go on in threads), ends the run before its next cell or scoring point."""
+    set (Ctrl-C while runs go on in threads), ends the run before its next cell or scoring point.
+    `kernel_argv` starts the case's kernel another way (the confined kernel's launcher)."""
     started = time.monotonic()
     folder = out_dir / spec.relative
     case = spec.case
@@ -108,6 +110,7 @@ def run_case(
             max_rounds,
             progress,
             stop or threading.Event(),
+            kernel_argv,
         )
     except RunStopped:
         result.status = "error"
@@ -144,17 +147,18 @@ def _converse_and_judge(
     max_rounds: int,
     progress: Progress,
     stop: threading.Event,
+    kernel_argv: list[str] | None,
 ) -> None:
     case = spec.case
     settings = setup.settings
     # The prefix's hook goes in before twnb's own, so twnb's guard does not count its file as the code's.
     prefix = prefix_setup_lines(setup.code_prefix) if setup.code_prefix else []
-    env = access.agent_environment(spec.model, spec.relative)
+    env = access.agent_environment(spec.model, spec.relative, confined=kernel_argv is not None)
     client = access.judge_client(folder, spec.relative)
     user = ModelCaller(client, spec.user_model, USER_ROLE, access.prices)
     judge = ModelCaller(client, spec.evaluator_model, EVALUATOR_ROLE, access.prices)
     virtual_user = VirtualUser(user, case.task_description)
-    notebook = CaseNotebook(folder, f"{case.name}.ipynb", env, timeout)
+    notebook = CaseNotebook(folder, f"{case.name}.ipynb", env, timeout, kernel_argv)
     limit = case.max_rounds or max_rounds
     try:
         # Asked before the kernel starts: a server that is down fails the run at once.

@@ -102,6 +102,13 @@ def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     evaluate.add_argument(
         "--live", action="store_true", help="with --examples: ask your model instead of the recordings"
     )
+    evaluate.add_argument(
+        "--no-confine",
+        dest="confine",
+        action="store_false",
+        help="run each case's kernel unconfined (default: confined by Landlock and seccomp where the "
+        "system can, said once where it cannot)",
+    )
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
@@ -136,6 +143,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         max_rounds=args.max_rounds,
         record=args.record,
         replay=replay,
+        confine=args.confine,
     )
     try:
         outcome = run_evaluation(options, progress=say)

@@ -27,6 +27,7 @@ CONVERSATION_FILE = "conversation.yaml"
 AGENT_CASSETTE = "conversation.cassette.yaml"  # where `%taskweaver save` puts the session's cassette
 JUDGE_CASSETTE = "eval.cassette.yaml"
 SESSION_DIR = "session"  # visible, unlike .twnb, so each run's autosaves are easy to find
+CONFINE_READ_ENV = "TWNB_CONFINE_READ"
 
 # Settings that change what the agent does and are set for each case, never taken from the caller.
 _DROPPED = (
@@ -100,15 +101,22 @@ class ModelAccess:
             )
         return cassette
 
-    def agent_environment(self, model: str, relative: Path) -> dict[str, str]:
+    def agent_environment(self, model: str, relative: Path, *, confined: bool = False) -> dict[str, str]:
         """The case kernel's environment: the model under test for both roles, the server and prices
-        found here, and recording or replay. `relative` is the run's folder under the output folder."""
+        found here, and recording or replay. `relative` is the run's folder under the output folder.
+        A `confined` kernel reads only its own folder and the system's: the replayed cassette's folder
+        is added to the folders it may read (confine_read), for that kernel alone."""
         env = {name: value for name, value in os.environ.items() if name not in _DROPPED}
         env["TWNB_MODEL"] = model
         env["TWNB_SESSION_DIR"] = SESSION_DIR
         env["TWNB_STEP"] = "0"  # step mode needs a person at a widget: never in an evaluation
         if not self.live:
-            env["TWNB_REPLAY"] = str(self._recording(relative, AGENT_CASSETTE, "the agent").resolve())
+            cassette = self._recording(relative, AGENT_CASSETTE, "the agent").resolve()
+            env["TWNB_REPLAY"] = str(cassette)
+            if confined:
+                env[CONFINE_READ_ENV] = os.pathsep.join(
+                    p for p in (env.get(CONFINE_READ_ENV), str(cassette.parent)) if p
+                )
             return env
         settings = self.resolved.settings
         handed = {

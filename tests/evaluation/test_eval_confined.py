@@ -1,0 +1,95 @@
+"""`twnb eval` runs each case's kernel confined by default: the agent's code reads nothing outside
+the run's folder and the system's, though a replayed run still reads its cassette from the earlier
+run's folder; `--no-confine` opts out, and then the same code reads the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.confined_kernel import needs_landlock
+from support.session_script import answer, code_reply, planner_reply
+
+from twnb.cli import main
+from twnb.evaluation import EvalOptions, run_evaluation
+
+pytestmark = [pytest.mark.slow, needs_landlock]
+
+USER = "You play the user"
+JUDGE = "You are the judge"
+YES = json.dumps({"reason": "It did.", "is_hit": "yes"})
+SECRET = "the outside file's secret"
+
+
+def _script(code: str) -> dict[str, list[str]]:
+    request = "Copy the notes file for me"
+    return {
+        "Planner": [planner_reply("CodeInterpreter", request), answer("Done.")],
+        "CodeInterpreter": [code_reply(code)] * 4,
+        USER: [request, "TASK_FINISHED"],
+        JUDGE: [YES],
+    }
+
+
+@pytest.fixture
+def outside_file(tmp_path: Path) -> Path:
+    path = tmp_path / "outside" / "notes.txt"
+    path.parent.mkdir()
+    path.write_text(SECRET, encoding="utf-8")
+    return path
+
+
+def _copy_code(path: Path) -> str:
+    return f"text = open({str(path)!r}).read()\nopen('copied.txt', 'w').write(text)\nprint('copied')"
+
+
+def test_the_agents_code_cannot_read_outside_the_run_folder(tmp_path, live, make_case, outside_file):
+    make_case("copy")
+    live.load(_script(_copy_code(outside_file)))
+    outcome = run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"]),
+        progress=lambda _: None,
+    )
+    assert outcome.ran[0].status == "scored"
+    assert not (tmp_path / "out" / "m" / "copy" / "copied.txt").exists()
+
+
+def test_no_confine_lets_the_same_code_read_it_and_says_nothing_of_confinement(
+    tmp_path, live, make_case, outside_file
+):
+    make_case("copy")
+    live.load(_script(_copy_code(outside_file)))
+    said: list[str] = []
+    run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"], confine=False),
+        progress=said.append,
+    )
+    assert (tmp_path / "out" / "m" / "copy" / "copied.txt").read_text(encoding="utf-8") == SECRET
+    assert not any("unconfined" in line for line in said)
+
+
+def test_a_confined_replay_reads_its_cassettes_from_the_recorded_folder(tmp_path, live, make_case):
+    make_case("answer")
+    live.load(_script("print('The answer is 42.')"))
+    run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"], record=True),
+        progress=lambda _: None,
+    )
+    live.stop()
+    replayed = run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "again", replay=tmp_path / "out"),
+        progress=lambda _: None,
+    )
+    [result] = replayed.ran
+    assert result.status == "scored", result.failures
+    assert result.turns[0].reply == "Done."  # the recorded answer, read back inside the kernel
+
+
+def test_the_cli_takes_no_confine(tmp_path, live, make_case, outside_file, capsys):
+    make_case("copy")
+    live.load(_script(_copy_code(outside_file)))
+    out = tmp_path / "out"
+    code = main(["eval", str(tmp_path / "cases"), "-o", str(out), "--model", "m", "--no-confine"])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "m" / "copy" / "copied.txt").read_text(encoding="utf-8") == SECRET

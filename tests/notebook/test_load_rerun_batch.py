@@ -7,10 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from support.nb_run import run_notebook
 from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.memory import save_conversation
+
+pytestmark = pytest.mark.slow  # runs a notebook in a real kernel (nbclient)
 
 
 def _conversation_needing_a_users_cell(folder: Path) -> None:

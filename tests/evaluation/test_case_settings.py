@@ -83,11 +83,19 @@ def test_taskweavers_own_two_roles_run_and_a_planner_less_case_is_noted(make_cas
     assert alone.skip_reasons == [] and any("always plans with its Planner" in n for n in alone.notes)
 
 
-def test_container_mode_skips_the_case(make_case):
+def test_container_mode_skips_the_case_when_the_kernel_is_not_confined(make_case):
     setup = _setup(make_case, config_var={"execution_service.kernel_mode": "container"})
     assert setup.skip_reasons == [
-        "it runs code in TaskWeaver's container mode; twnb runs code on the notebook's own kernel"
+        "it runs code in TaskWeaver's container mode, which twnb gives only in its confined kernel"
+        " (this run is unconfined: --no-confine, or this system cannot confine a kernel)"
     ]
+
+
+def test_container_mode_runs_in_the_confined_kernel(make_case):
+    case = read_case(make_case("case", config_var={"execution_service.kernel_mode": "container"}))
+    setup = case_setup(case, confined=True)
+    assert setup.skip_reasons == []
+    assert "TaskWeaver's container mode: its code runs in twnb's confined kernel" in setup.notes
 
 
 def test_plugin_selection_is_noted_and_the_plugin_only_role_is_the_plugin_only_setting(make_case):

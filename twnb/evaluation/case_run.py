@@ -84,7 +84,7 @@ def run_case(
         started_at=now_iso(),
     )
     fresh_folder(folder)
-    setup = case_setup(case)
+    setup = case_setup(case, confined=kernel_argv is not None)
     result.notes = list(setup.notes)
     for warning in setup.warnings:
         progress(spec, f"note: {warning}")

@@ -4,7 +4,8 @@ TaskWeaver's `config_var` keys are mapped to twnb settings where twnb has one (t
 sets them with `%config TaskWeaverMagics.NAME = VALUE`, so a reader sees them). Keys twnb has no
 setting for are named in the case's notes and otherwise ignored. A case is skipped, with why, when it
 needs what twnb does not have: a role other than the Planner and the CodeInterpreter (web search,
-document retrieval, ...), TaskWeaver's container mode, or a Python package that is not installed
+document retrieval, ...), TaskWeaver's container mode in an unconfined run (a confined kernel stands in
+for the container), or a Python package that is not installed
 (`dependencies`). Shell commands to run first (`pre_command`) are run as TaskWeaver runs them
 (pre_command.py). The plugins of the case's `app_dir`
 (`app_dir/plugins`) are the case notebook's `plugin_dirs`; TaskWeaver's plugin-only role is twnb's
@@ -81,10 +82,12 @@ class CaseSetup:
         self.warnings.append(text)
 
 
-def case_setup(case: EvalCase) -> CaseSetup:
+def case_setup(case: EvalCase, *, confined: bool = False) -> CaseSetup:
+    """`confined`: the case's kernel is twnb's confined kernel, which stands in for TaskWeaver's
+    container (both keep the agent's code away from the machine it runs on)."""
     setup = CaseSetup()
     for key, value in case.config_var.items():
-        _map_setting(str(key), value, setup)
+        _map_setting(str(key), value, setup, confined)
     folder = _plugins_folder(case)
     if case.app_dir and _app_folder(case) is None:
         setup.warn(
@@ -105,11 +108,14 @@ def case_setup(case: EvalCase) -> CaseSetup:
     return setup
 
 
-def _map_setting(key: str, value: Any, setup: CaseSetup) -> None:
+def _map_setting(key: str, value: Any, setup: CaseSetup, confined: bool) -> None:
     if key == "execution_service.kernel_mode":
-        if str(value) != "local":
+        if str(value) == "container" and confined:
+            setup.notes.append("TaskWeaver's container mode: its code runs in twnb's confined kernel")
+        elif str(value) != "local":
             setup.skip_reasons.append(
-                f"it runs code in TaskWeaver's {value} mode; twnb runs code on the notebook's own kernel"
+                f"it runs code in TaskWeaver's {value} mode, which twnb gives only in its confined kernel"
+                " (this run is unconfined: --no-confine, or this system cannot confine a kernel)"
             )
         return
     if key == "session.roles":

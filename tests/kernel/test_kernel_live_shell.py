@@ -219,12 +219,13 @@ def test_written_csv_becomes_an_artifact(live_kernel):
 
 
 def test_session_folder_is_not_scanned(live_kernel):
-    # A visible name: hidden folders are skipped anyway, so `.twnb` would prove nothing.
+    # A visible name: hidden folders are skipped anyway, so `.twnb` would prove nothing. Verification
+    # off: with it on, writing into the session folder is refused (test_trust_base.py).
     code = (
         "import os\nos.makedirs('my-session', exist_ok=True)\n"
         "open('my-session/autosave.yaml', 'w').write('x')\nopen('beside.txt', 'w').write('x')"
     )
-    result = live_kernel.run_case(code, session_dir="my-session")
+    result = live_kernel.run_case(code, session_dir="my-session", guarded=False)
     assert result["files_created"] == [str(live_kernel.workdir / "beside.txt")]
 
 

@@ -17,6 +17,8 @@ from round_scripts import (
     TOTAL_STEP,
 )
 
+from twnb.render import IN_CELL_NOTE
+
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
@@ -34,7 +36,8 @@ def round_output(page: Page, index: int) -> Locator:
 
 
 def expect_rounds_rendered(page: Page) -> None:
-    """Both Rounds show their request, plan, code, result and answer, and Round 1 a preview image."""
+    """Both Rounds show their request, plan, code, result and answer, and Round 1's cell its figure,
+    once: as the cell's own output, which the Round names (a saved notebook holds the PNG once)."""
     expect(round_cells(page)).to_have_count(len(ROUNDS), timeout=UI_TIMEOUT_MS)
     for index, (_request, step, code_line, result, answer) in enumerate(ROUNDS):
         shown = round_output(page, index)
@@ -42,9 +45,10 @@ def expect_rounds_rendered(page: Page) -> None:
         for text in (step, code_line, result, answer):
             expect(shown).to_contain_text(text)
         expect(shown).to_contain_text(re.compile(r"\btwnb\s*finished"))
-    preview = round_output(page, 0).locator("img")
-    expect(preview).not_to_have_count(0)
-    assert preview.evaluate_all(JS_LOADED_IMAGES) >= 1, "Round 1's preview image did not load"
+    expect(round_output(page, 0)).to_contain_text(IN_CELL_NOTE)
+    figures = outputs(round_cells(page).nth(0)).locator("img")
+    expect(figures).to_have_count(1, timeout=UI_TIMEOUT_MS)
+    assert figures.evaluate_all(JS_LOADED_IMAGES) == 1, "Round 1's figure did not load"
 
 
 def expect_static_html(page: Page) -> None:

@@ -188,19 +188,33 @@ def test_elapsed_time_ticks_while_code_runs(fake_llm, folder):
     assert {1, 2} <= seconds  # no event arrives during the sleep: only the heartbeat moves the clock
 
 
-def test_a_displayed_figure_is_saved_once_in_the_cell_and_once_in_the_round(fake_llm, folder):
+def test_a_displayed_figure_is_saved_once_and_read_back_whole(fake_llm, folder):
+    """The cell's own display holds the PNG; the Round refers to it, and reading the notebook back
+    puts it back in the Round's captured outputs."""
+    from twnb.replay import read_notebook
+
     plot = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nanswer = 42\nanswer"
     fake_llm.load({"Planner": answer_round()["Planner"], "CodeInterpreter": [{"content": code(plot)}]})
     nb, _ = run_notebook(folder, ["%load_ext twnb", "%%taskweaver\nPlot it."], llm_env(fake_llm, folder))
     (figure,) = [o for o in nb.cells[1].outputs if "image/png" in o.get("data", {})]
     png = figure["data"]["image/png"]
     saved = (folder / "run.ipynb").read_text()
-    assert saved.count(png[:200]) == 2  # the cell's display, and the Round's captured outputs
+    assert saved.count(png[:200]) == 1
     (output,) = outputs_with(nb, MIME_TYPE)
     (preview,) = output["data"][MIME_TYPE]["twnb"]["previews"]
-    assert preview["output"]["index"] == 0
-    assert len(preview["data"]) < len(png)  # a thumbnail beside the full image, not a copy
-    assert re.search(r"!\[.*\]\(twnb-artifacts/round-1-plot\.png\)", output["data"]["text/markdown"])
+    assert preview["output"]["index"] == 0 and "data" not in preview
+    assert "(twnb-artifacts/round-1-plot.png)" in output["data"]["text/markdown"]
+    assert "base64," not in output["data"]["text/html"]
+    (round,) = read_notebook(folder / "run.ipynb").conversation.rounds
+    displayed = [
+        output["data"].get("image/png")
+        for post in round.post_list
+        for attachment in post.attachment_list
+        if attachment.type.value == "execution_result"
+        for output in (attachment.extra or {}).get("outputs") or []
+        if output.get("output_type") == "display_data"
+    ]
+    assert displayed == [png]
 
 
 def _widget_states(nb) -> list[dict]:

@@ -786,7 +786,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         display(bundle, raw=True)
         return True
 
-    def _round_bundle(self, round: Round) -> dict[str, Any]:
+    def _round_bundle(self, round: Round, *, in_cell: bool = False) -> dict[str, Any]:
+        """`in_cell`: for the cell the Round ran in, which holds the images its code displayed."""
         from twnb.render import artifact_previews, plan_from_round, round_bundle
 
         bundle: dict[str, Any] = round_bundle(
@@ -796,6 +797,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             plan=plan_from_round(round),
             previews=artifact_previews(round, self.notebook.workdir),
             base_dir=self.notebook.workdir,
+            in_cell=in_cell,
         )
         return bundle
 
@@ -816,7 +818,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             return
         from IPython.display import update_display
 
-        update_display(self._round_bundle(round), display_id=display_id, raw=True)
+        update_display(self._round_bundle(round, in_cell=True), display_id=display_id, raw=True)
 
     def _cmd_history(self, rest: list[str], args: argparse.Namespace) -> None:
         from IPython.display import display

@@ -156,7 +156,9 @@ class RoundDisplay:
             self.heartbeat.stop()  # no widget update from its thread after this
         try:
             previews = artifact_previews(round, self.base_dir)
-            bundle = self._bundle(round, plan=plan, previews=previews)
+            # A kernel's client keeps the cell's outputs, the images the code displayed among them: the
+            # bundle refers to those (saved once); a terminal printed none, so the bundle carries them.
+            bundle = self._bundle(round, plan=plan, previews=previews, in_cell=self.in_place)
             if self.round_view is not None:
                 self.round_view.finish(round, bundle[MIME_TYPE])
             if self._handle is not None:  # the widget's display, shown by start()
@@ -196,7 +198,9 @@ class RoundDisplay:
             raise RuntimeError("this Round's display has no widget")
         return self.round_view
 
-    def _bundle(self, round: Round, *, plan: Plan | None, previews: list[dict[str, Any]]) -> dict[str, Any]:
+    def _bundle(
+        self, round: Round, *, plan: Plan | None, previews: list[dict[str, Any]], in_cell: bool = False
+    ) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
         # Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
         from twnb.memory import Round
@@ -211,4 +215,5 @@ class RoundDisplay:
             previews=previews,
             base_dir=self.base_dir,
             conversation_id=self.conversation_id,
+            in_cell=in_cell,
         )

@@ -5,6 +5,7 @@ exported notebooks and the applications share one renderer (layers: docs/archite
 """
 
 from twnb.render.bundle import bundle_from_payload, round_bundle
+from twnb.render.cell_images import IN_CELL_NOTE, with_images_from_cell
 from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.highlighted_code import code_html, preformatted_html
 from twnb.render.html import failure_html, note_html, plan_html, round_html, state_badge
@@ -37,6 +38,7 @@ from twnb.render.view import HELD_BACK_CELLS
 __all__ = [
     "FENCE_OPEN",
     "HELD_BACK_CELLS",
+    "IN_CELL_NOTE",
     "LINK_STYLE",
     "MIME_TYPE",
     "PLANNER_NOTES",
@@ -83,5 +85,6 @@ __all__ = [
     "summary_line",
     "timeline_html",
     "tokens_label",
+    "with_images_from_cell",
     "without_decision_words",
 ]

@@ -23,11 +23,14 @@ def round_bundle(
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
     conversation_id: str | None = None,
+    in_cell: bool = False,
 ) -> dict[str, Any]:
     """`round` (a twnb.memory.Round) as `application/vnd.twnb.round+json`, `text/html`,
     `text/markdown` and `text/plain`; no widget view, so every viewer shows it after a reopen.
 
-    `base_dir` is the notebook's folder: artifact paths inside it are written relative to it."""
+    `base_dir` is the notebook's folder: artifact paths inside it are written relative to it.
+    `in_cell`: shown in the cell the Round's code ran in, whose own outputs hold the images the code
+    displayed: the bundle refers to them, each image is saved once (cell_images.py)."""
     payload = round_payload(
         round,
         session_id=session_id,
@@ -35,6 +38,7 @@ def round_bundle(
         previews=previews,
         base_dir=base_dir,
         conversation_id=conversation_id,
+        in_cell=in_cell,
     )
     return bundle_from_payload(payload)
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.render.cell_images import leave_images_in_cell, previews_in_cell
 from twnb.render.links import display_path
 from twnb.render.view import round_view
 
@@ -31,9 +32,13 @@ def round_payload(
     previews: Sequence[Mapping[str, Any]] | None = None,
     base_dir: str | Path | None = None,
     conversation_id: str | None = None,
+    in_cell: bool = False,
 ) -> dict[str, Any]:
     """`round.to_dict()` plus the `twnb` object (with `conversation_id` when given: a notebook read
     back from its Round outputs keeps its conversation's id).
+
+    `in_cell`: the payload is shown in the cell the Round's code ran in, whose own outputs hold the
+    images the code displayed; the payload refers to them instead of carrying them (cell_images.py).
 
     The session keeps artifact paths absolute in memory (and makes them relative when it saves); here
     they are made relative to `base_dir` when inside it, as saved YAML does, so a saved notebook
@@ -47,6 +52,9 @@ def round_payload(
                 content = attachment.get("content")
                 paths = [content] if isinstance(content, str) else list(content or [])
                 attachment["content"] = [display_path(str(p), base_dir) for p in paths]
+    if in_cell:
+        leave_images_in_cell(data.get("post_list") or [])
+        previews = previews_in_cell(previews or [])
     data.setdefault("extra", {})
     extra = data.get("extra") or {}
     data["twnb"] = {

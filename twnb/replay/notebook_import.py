@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from twnb.memory import Conversation
-from twnb.render import MIME_TYPE
+from twnb.render import MIME_TYPE, with_images_from_cell
 from twnb.replay.errors import ReplayError
 from twnb.replay.shown_code import refuse_code_not_shown
 from twnb.session import absolute_artifact_paths, checked_conversation, checked_session_id
@@ -106,4 +106,5 @@ def _round_payloads(nb: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
                 except json.JSONDecodeError:
                     continue
             if isinstance(payload, Mapping) and "post_list" in payload:
-                yield payload
+                # The images its code displayed are the cell's own outputs (render/cell_images.py).
+                yield with_images_from_cell(payload, cell.get("outputs") or [])

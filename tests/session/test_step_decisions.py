@@ -407,7 +407,7 @@ def test_code_undone_right_after_it_ran_is_taken_back_and_the_model_told(
     driver = session.round_driver("Set x")
     request = next(driver)
     result = session.execute(request)
-    line = session.undo_piece(request.post_id)
+    line = session.undo_piece(request.post_id)["line"]
     assert line == "Undone by the user: removed x; restored items."
     assert shell.user_ns["items"] == [1] and "x" not in shell.user_ns
     round = _finish(driver, UndoneRun(result, line))
@@ -418,3 +418,19 @@ def test_code_undone_right_after_it_ran_is_taken_back_and_the_model_told(
     assert "The user undid this code after it ran" in str(
         planner_calls[-1]["body"]["messages"][-1]["content"]
     )
+
+
+def test_a_file_made_by_code_undone_right_after_it_ran_is_linked_where_undo_moved_it(
+    make_session, shell, workdir
+):
+    session = _with_undo_log(
+        make_session(one_step("open('made.csv', 'w').write('a\\n1\\n')")), shell, workdir
+    )
+    driver = session.round_driver("Write the table")
+    request = next(driver)
+    result = session.execute(request)
+    undone = session.undo_piece(request.post_id)
+    round = _finish(driver, UndoneRun(result, undone["line"], files_moved=undone["files_moved"]))
+    moved = workdir / "twnb-undone" / round.id / "made.csv"
+    assert moved.is_file() and not (workdir / "made.csv").exists()
+    assert attachment(round.post_list[2], "artifact_paths").content == [str(moved)]

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.memory import Round
+    from twnb.memory import Round, UndoneRecord
     from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
     from twnb.session import (
@@ -387,13 +387,13 @@ class StepRound:
         self._status("running code")
         sys.stdout.flush()
         result = self.session.execute(request, code if edited else None)
-        line = await self._offer_undo(request, result)
-        if line is not None:
-            return UndoneRun(result, line, code if edited else None)
+        undone = await self._offer_undo(request, result)
+        if undone is not None:
+            return UndoneRun(result, undone["line"], code if edited else None, undone["files_moved"])
         return EditedRun(code, result) if edited else ApprovedRun(result)
 
-    async def _offer_undo(self, request: CodeRequest, result: RanCode) -> str | None:
-        """After code the user approved ran: Continue, or Undo it before the Round goes on (the line
+    async def _offer_undo(self, request: CodeRequest, result: RanCode) -> UndoneRecord | None:
+        """After code the user approved ran: Continue, or Undo it before the Round goes on (the record
         of what was undone). Stop ends the Round as at any other decision."""
         from twnb.session import UserStopped
 
@@ -415,9 +415,9 @@ class StepRound:
         if action == "continue":
             self.panel.lock("The Round goes on.")
             return None
-        line = self.session.undo_piece(request.post_id)
-        self.panel.lock(f"{line or 'Nothing to undo.'} The Round goes on.")
-        return line
+        undone = self.session.undo_piece(request.post_id)
+        self.panel.lock(f"{undone['line'] if undone else 'Nothing to undo.'} The Round goes on.")
+        return undone
 
     async def _decide_code(self, request: CodeRequest) -> str | Skipped | UserStopped:
         """The code to run (the model's, or the user's edit that verification let through), `Skipped`,

@@ -74,11 +74,13 @@ class EditedRun:
 class UndoneRun:
     """Sent instead of a result: the user ran the code (`code`: their edit of it, None: as it was), then
     undid it before the Round went on; `result` is what running it gave, `line` what undo took back.
-    The model is told the code ran and was undone, and the Round goes on from the state before it."""
+    The model is told the code ran and was undone, and the Round goes on from the state before it.
+    `files_moved` (old path -> new) are the files undo moved out of the way: the post links them there."""
 
     result: ExecutionResult
     line: str
     code: str | None = None
+    files_moved: dict[str, str] = field(default_factory=dict)
 
 
 class NeedsApproval(Exception):

@@ -59,6 +59,7 @@ from twnb.memory import (
     RoundFailed,
     RoundStarted,
     StatusChanged,
+    UndoneRecord,
     add_usage,
     derive_plan,
     moves_the_plan,
@@ -96,6 +97,7 @@ from twnb.session.project_rules import ProjectRules, RulesInForce, recorded_file
 from twnb.session.risk_check import RiskCheck
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round, undo_piece, undo_round
 from twnb.session.settings_watch import SettingsWatch
+from twnb.session.undone_links import relink_post
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
@@ -559,6 +561,7 @@ class Session:
                     self.code_interpreter.record_execution(post, ran, watcher)
                     if isinstance(received, UndoneRun):
                         _record_undone_piece(post, received.line)
+                        relink_post(post, received.files_moved, self.executor.workdir)
                     _record_undo_limits(round, ran)
                     self._record_risk(post, findings, ran)
                     for call in post.extra.get("plugin_calls", ()):
@@ -868,14 +871,15 @@ class Session:
             self._autosave(outcome.round, rounds.index(outcome.round))
         return outcome
 
-    def undo_piece(self, post_id: str) -> str | None:
+    def undo_piece(self, post_id: str) -> UndoneRecord | None:
         """Step mode's Undo of the piece of code that just ran (its post `post_id`, in the Round now
-        running), before the Round goes on: the line of what was undone, None when it cannot be."""
+        running), before the Round goes on: what was undone (its `line`, the `files_moved`, which the
+        `UndoneRun` sent back carries so the post links them where undo put them), None when it
+        cannot be."""
         rounds = self.memory.conversation.rounds
         if self.undo_log is None or not rounds:
             return None
-        record = undo_piece(self.undo_log, post_id, rounds[-1], self.executor.workdir)
-        return record["line"] if record is not None else None
+        return undo_piece(self.undo_log, post_id, rounds[-1], self.executor.workdir)
 
     def _bound_undo(self) -> None:
         """Only the last KEPT_ROUNDS Rounds keep their snapshots (round_undo.py)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from twnb.memory import Round
+    from twnb.memory import Post, Round
 
 # A Markdown link or image target: `[text](target)`, `![alt](target "title")`.
 _LINK_TARGET = re.compile(r"(\]\()(<?)([^)\s>]+)(>?)")
@@ -27,18 +27,24 @@ _LINK_TARGET = re.compile(r"(\]\()(<?)([^)\s>]+)(>?)")
 def relink_moved_files(round: Round, moved: Mapping[str, str], workdir: Path) -> None:
     """Point `round`'s artifact paths and message links at the files' places after undo (`moved`:
     old absolute path -> new)."""
+    for post in round.post_list:
+        relink_post(post, moved, workdir)
+
+
+def relink_post(post: Post, moved: Mapping[str, str], workdir: Path) -> None:
+    """The same for one post: step mode's Undo of the piece of code that just ran moves the files it
+    made before its post joins the Round."""
     if not moved:
         return
     by_place = {_real(old, workdir): new for old, new in moved.items()}
-    for post in round.post_list:
-        for attachment in post.attachment_list:
-            if attachment.type.value != "artifact_paths":
-                continue
-            content = attachment.content
-            paths = [content] if isinstance(content, str) else [str(p) for p in content or []]
-            attachment.content = [by_place.get(_real(p, workdir), p) for p in paths]
-        if isinstance(post.message, str) and "](" in post.message:
-            post.message = _LINK_TARGET.sub(lambda m: _relinked(m, by_place, workdir), post.message)
+    for attachment in post.attachment_list:
+        if attachment.type.value != "artifact_paths":
+            continue
+        content = attachment.content
+        paths = [content] if isinstance(content, str) else [str(p) for p in content or []]
+        attachment.content = [by_place.get(_real(p, workdir), p) for p in paths]
+    if isinstance(post.message, str) and "](" in post.message:
+        post.message = _LINK_TARGET.sub(lambda m: _relinked(m, by_place, workdir), post.message)
 
 
 def _relinked(match: re.Match[str], by_place: Mapping[str, str], workdir: Path) -> str:

@@ -8,7 +8,8 @@ import re
 import pytest
 from support.nb_rounds import analysis_round
 
-from twnb.render import plan_from_round, round_bundle
+from twnb.memory import EDITED_BY_USER, SKIPPED_BY_USER
+from twnb.render import MIME_TYPE, plan_from_round, round_bundle
 from twnb.render.decisions import CODE_DECISIONS, PLAN_DECISIONS
 
 PLAN, CODE = 1, 2  # analysis_round's Planner post with the plan, and its CodeInterpreter post
@@ -105,3 +106,16 @@ def test_every_view_says_why_the_cells_queued_below_a_step_round_did_not_run(vie
     shown = round_bundle(round, session_id="s")[view]
     assert "Cells below not run:" in shown
     assert "You stopped this Round, so the cells queued below it were not run." in shown
+
+
+@pytest.mark.parametrize(
+    ("index", "key", "words"),
+    [(CODE, "skipped_by", SKIPPED_BY_USER), (CODE, "edited_by", EDITED_BY_USER), (PLAN, "edited_by", None)],
+)
+def test_the_view_names_the_words_recording_a_code_decision_for_the_extension_to_leave_out(index, key, words):
+    """The extension copies no string from Python: the words step mode wrote for a skip or an edit of
+    code come to it in the view (`posts[].recorded_words`); a plan's decision and an undecided post have
+    none."""
+    posts = _bundle(index, key)[MIME_TYPE]["twnb"]["view"]["posts"]
+    assert posts[index].get("recorded_words") == words
+    assert [i for i, post in enumerate(posts) if "recorded_words" in post] == ([index] if words else [])

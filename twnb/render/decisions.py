@@ -95,12 +95,19 @@ def unpredicted_lines(post: Mapping[str, Any]) -> list[str]:
 _RECORDED_WORDS = {"skipped_by": SKIPPED_BY_USER, "edited_by": EDITED_BY_USER}
 
 
+def recorded_words(post: Mapping[str, Any]) -> str | None:
+    """The words that record a code post's decision at the start of its message and execution result
+    (the decision line says it instead), or None."""
+    extra = post.get("extra") or {}
+    words = next((w for key, w in _RECORDED_WORDS.items() if extra.get(key) == "User"), None)
+    return words if words is not None and has_code(post) else None
+
+
 def without_decision_words(post: Mapping[str, Any]) -> Mapping[str, Any]:
     """`post` as a view shows it under its decision line: its message and execution result without the
     words that record the same decision (a text left empty is then not shown). Others as they are."""
-    extra = post.get("extra") or {}
-    words = next((w for key, w in _RECORDED_WORDS.items() if extra.get(key) == "User"), None)
-    if words is None or not has_code(post):
+    words = recorded_words(post)
+    if words is None:
         return post
 
     def strip(text: Any) -> Any:

@@ -24,6 +24,7 @@ from twnb.memory import Ledger
 from twnb.render.decisions import (
     SKIPPED_AFTER_REFUSAL,
     decision_line,
+    recorded_words,
     refused_edit,
     unpredicted_lines,
     without_decision_words,
@@ -98,6 +99,9 @@ class PostView(TypedDict):
     title: str  # "Planner → User", "(reply cut off)" when it was
     decision: str | None  # the decision line, when a person decided on it
     cut_off: str | None  # why the reply was cut off
+    # Only when there are some: the words at the start of the post's message and execution result that
+    # record the decision the line above says; views leave them out (decisions.without_decision_words).
+    recorded_words: NotRequired[str]
 
 
 class RoundView(TypedDict):
@@ -328,4 +332,12 @@ def ledger_view(ledger: object) -> LedgerView | None:
 
 
 def post_view(post: Mapping[str, Any]) -> PostView:
-    return {"title": post_title(post), "decision": decision_line(post), "cut_off": incomplete_reason(post)}
+    view: PostView = {
+        "title": post_title(post),
+        "decision": decision_line(post),
+        "cut_off": incomplete_reason(post),
+    }
+    words = recorded_words(post)
+    if words:
+        view["recorded_words"] = words
+    return view

@@ -136,50 +136,13 @@ export function contentText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-type DecisionKey = 'approved_by' | 'edited_by' | 'skipped_by';
-// In this order: a skip or an edit is the decision even if a key beside it says more.
-const PLAN_DECISIONS: [DecisionKey, string][] = [
-  ['edited_by', 'You changed this plan'],
-  ['approved_by', 'You approved this plan']
-];
-const CODE_DECISIONS: [DecisionKey, string][] = [
-  ['skipped_by', 'You skipped this code'],
-  ['edited_by', 'You edited this code before it ran'],
-  ['approved_by', 'You ran this code']
-];
-
-/** A post whose reply is Python code (a CodeInterpreter reply without `reply_type: text`). */
-export function hasCode(post: IPost): boolean {
-  const replyType = attachment(post, 'reply_type');
-  return (
-    attachment(post, 'reply_content') !== undefined && (!replyType || contentText(replyType.content).trim() !== 'text')
-  );
-}
-
-/** The step-mode decision a person made on `post`, as twnb's static views say it, or null. */
-export function decisionLine(post: IPost): string | null {
-  const extra = post.extra ?? {};
-  const found = (hasCode(post) ? CODE_DECISIONS : PLAN_DECISIONS).find(([key]) => extra[key] === 'User');
-  return found ? found[1] : null;
-}
-
-// The words step mode records for a skip or an edit at the start of the post's message and, for a skip,
-// its result (what the LLM was told; twnb.memory.extras holds them). The decision line is the one
-// place a view says the decision, so the post is shown without them.
-const RECORDED_WORDS: [DecisionKey, string][] = [
-  ['skipped_by', 'Skipped by the user: the code did not run.'],
-  ['edited_by', 'The user edited the code before it ran; the code shown is what ran.']
-];
-
-/** `post` as shown under its decision line: its message and execution result without the recorded
- * words that say the same decision (a text left empty is not shown). Other posts as they are. */
-export function withoutDecisionWords(post: IPost): IPost {
-  const extra = post.extra ?? {};
-  const found = hasCode(post) ? RECORDED_WORDS.find(([key]) => extra[key] === 'User') : undefined;
-  if (!found) {
+/** `post` as shown under its decision line: its message and execution result without `words`, the
+ * words that record the same decision (twnb's view gives them: `recorded_words`); a text left empty is
+ * not shown. Without words, the post as it is. */
+export function withoutRecordedWords(post: IPost, words: string | undefined): IPost {
+  if (!words) {
     return post;
   }
-  const words = found[1];
   const strip = (text: unknown): unknown => {
     const trimmed = typeof text === 'string' ? text.trimStart() : '';
     return trimmed.startsWith(words) ? trimmed.slice(words.length).trimStart() : text;
@@ -191,31 +154,6 @@ export function withoutDecisionWords(post: IPost): IPost {
       item.type === 'execution_result' ? { ...item, content: strip(item.content) } : item
     )
   };
-}
-
-/** The artifact paths the Round's posts name, each once, in order. */
-export function artifactPaths(post: IPost): string[] {
-  const found: string[] = [];
-  for (const item of attachments(post)) {
-    if (item.type !== 'artifact_paths') {
-      continue;
-    }
-    const content = item.content;
-    const paths = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
-    for (const path of paths) {
-      if (typeof path === 'string' && path && !found.includes(path)) {
-        found.push(path);
-      }
-    }
-  }
-  return found;
-}
-
-/** The answer the user got: the last post sent to the User. */
-export function answerPost(payload: IRoundPayload): IPost | undefined {
-  return posts(payload)
-    .filter(p => p.send_to === 'User')
-    .pop();
 }
 
 /** Attachment types in the payload this extension does not know, each once. */

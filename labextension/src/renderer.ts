@@ -8,7 +8,7 @@
  * links kept; everything else is set as text.
  */
 
-import { renderMarkdown } from '@jupyterlab/rendermime';
+import { renderHTML, renderMarkdown } from '@jupyterlab/rendermime';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
@@ -26,7 +26,7 @@ import {
   seconds,
   tokens,
   unknownAttachmentTypes,
-  withoutDecisionWords
+  withoutRecordedWords
 } from './payload';
 import { IArtifactView, ICodeBlockView, IRoundView, safeRelativeUrl, viewOf } from './view';
 
@@ -107,6 +107,9 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
     const { view, note } = viewOf(payload);
     this.node.textContent = '';
     this.node.dataset.roundId = payload.id ?? '';
+    if (view === null) {
+      return this._savedPage(model, note);
+    }
     this.node.dataset.state = view.state;
     const pending: Promise<void>[] = [];
     const markdown = (host: HTMLElement, source: string, links = false) =>
@@ -159,6 +162,34 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       child.after(document.createTextNode('\n'));
     }
     return Promise.all(pending).then(() => undefined);
+  }
+
+  /** A payload without a view (an older twnb): the note, then the Round's own saved HTML (the static
+   * fallback, through JupyterLab's sanitizer as the HTML renderer would show it), or its text. */
+  private _savedPage(model: IRenderMime.IMimeModel, note: string | null): Promise<void> {
+    delete this.node.dataset.state;
+    this.node.appendChild(element('div', 'twnb-schema-note', note ?? ''));
+    const host = element('div', 'twnb-saved-page');
+    this.node.appendChild(host);
+    const page = model.data['text/html'];
+    const plain = model.data['text/plain'];
+    const text = typeof plain === 'string' ? plain : 'This Round was saved with nothing else to show.';
+    if (typeof page !== 'string' || !page) {
+      host.appendChild(element('pre', 'twnb-result', text));
+      return Promise.resolve();
+    }
+    return renderHTML({
+      host,
+      source: page,
+      trusted: model.trusted,
+      sanitizer: this._options.sanitizer,
+      resolver: this._options.resolver,
+      linkHandler: this._options.linkHandler,
+      latexTypesetter: this._options.latexTypesetter,
+      shouldTypeset: false
+    }).catch(() => {
+      host.textContent = text; // a renderer failure still shows the Round as text
+    });
   }
 
   private _markdown(host: HTMLElement, source: string): Promise<void> {
@@ -389,7 +420,9 @@ export class RoundRenderer extends Widget implements IRenderMime.IRenderer {
       false
     );
     // Each decided post under its decision line, without the record's words for the same decision.
-    all.forEach((post, index) => body.appendChild(this._post(withoutDecisionWords(post), index, view)));
+    all.forEach((post, index) =>
+      body.appendChild(this._post(withoutRecordedWords(post, view.posts[index]?.recorded_words), index, view))
+    );
     return details;
   }
 

@@ -1,24 +1,12 @@
 /**
  * The view of a Round: what to show, computed once by twnb in Python (`twnb.view` in the payload,
- * twnb/render/view.py) and drawn here as the static HTML draws it. A payload saved by an older twnb
- * has no view: `viewOf` then derives one from the posts as this extension did before (a fallback that
- * shows what it can and says so), and a view of a newer version is drawn from the keys known here.
+ * twnb/render/view.py) and drawn here as the static HTML draws it. The extension draws that view and
+ * nothing else: a payload saved by an older twnb has none, so `viewOf` gives no view and the renderer
+ * shows the Round's own saved HTML under a note (`%taskweaver show ROUND_ID` computes its view anew in
+ * Python); a view of a newer version is drawn from the keys known here.
  */
 
-import {
-  IPost,
-  IRoundPayload,
-  ITwnbSection,
-  SCHEMA_VERSION,
-  answerPost,
-  artifactPaths,
-  attachment,
-  contentText,
-  decisionLine,
-  hasCode,
-  posts,
-  withoutDecisionWords
-} from './payload';
+import { IRoundPayload, SCHEMA_VERSION } from './payload';
 
 /** The `twnb.view.version` this extension draws. */
 export const VIEW_VERSION = 1;
@@ -85,6 +73,8 @@ export interface IPostView {
   title: string;
   decision: string | null;
   cut_off: string | null;
+  /** The words recording the decision at the start of the post's message and result (left out). */
+  recorded_words?: string;
 }
 
 /** One of the user's own cells that ran before the Round (twnb/render/user_cells.py). */
@@ -120,7 +110,8 @@ export interface IRoundView {
 }
 
 export interface IViewReading {
-  view: IRoundView;
+  /** null: the payload carries no view (an older twnb); the renderer shows its saved HTML instead. */
+  view: IRoundView | null;
   /** What could not be read, for the reader: null when the payload's view is one this extension knows. */
   note: string | null;
 }
@@ -195,11 +186,17 @@ function readView(raw: Record<string, unknown>): IRoundView {
           totals: text(ledger.totals)
         }
       : null,
-    posts: list(raw.posts, post => ({
-      title: text(post.title),
-      decision: textOrNull(post.decision),
-      cut_off: textOrNull(post.cut_off)
-    }))
+    posts: list(raw.posts, post => {
+      const read: IPostView = {
+        title: text(post.title),
+        decision: textOrNull(post.decision),
+        cut_off: textOrNull(post.cut_off)
+      };
+      if (typeof post.recorded_words === 'string' && post.recorded_words) {
+        read.recorded_words = post.recorded_words;
+      }
+      return read;
+    })
   };
   if (isObject(raw.user_cells)) {
     view.user_cells = {
@@ -229,9 +226,15 @@ export function viewOf(payload: IRoundPayload): IViewReading {
   const raw = section && isObject(section.view) ? section.view : null;
   if (!raw) {
     const older = section
-      ? 'This Round was saved by an older twnb, without its view: what is shown was read from its posts.'
-      : 'This Round was saved without its twnb section (an older twnb): what is shown was read from its posts.';
-    return { view: viewFromRecord(payload), note: newerSchema ?? older };
+      ? 'This Round was saved by an older twnb, without its view'
+      : 'This Round was saved without its twnb section (an older twnb)';
+    const id = typeof payload.id === 'string' && payload.id ? payload.id : 'ROUND_ID';
+    return {
+      view: null,
+      note:
+        newerSchema ??
+        `${older}: its saved page is shown below. \`%taskweaver show ${id}\` in a kernel draws it as twnb draws Rounds now.`
+    };
   }
   const view = readView(raw);
   if (view.version > VIEW_VERSION) {
@@ -249,109 +252,6 @@ export function viewOf(payload: IRoundPayload): IViewReading {
   };
 }
 
-// --- the fallback: a view derived from the posts, for payloads saved before twnb carried one ------
-
-const STATES_OF_INTERRUPT = /interrupt/i;
-
-function roundState(payload: IRoundPayload): string {
-  const state = String(payload.state ?? 'unknown');
-  return state === 'failed' && STATES_OF_INTERRUPT.test(String(payload.extra?.failure_reason ?? ''))
-    ? 'interrupted'
-    : state;
-}
-
-const DECISION_KEYS: [string, string][] = [
-  ['skipped_by', 'skipped'],
-  ['edited_by', 'edited'],
-  ['approved_by', 'approved']
-];
-
-function codeBlock(post: IPost): ICodeBlockView {
-  const shown = withoutDecisionWords(post);
-  const extra = (post.extra ?? {}) as Record<string, unknown>;
-  const status = contentText(attachment(shown, 'execution_status')?.content).trim().toUpperCase();
-  const result = contentText(attachment(shown, 'execution_result')?.content);
-  const skipped = extra.skipped_by === 'User';
-  // NONE: the code never ran (verification refused it, or the Round stopped before it).
-  const failed = status !== '' && status !== 'NONE';
-  const outcome = skipped ? 'skipped' : status === 'SUCCESS' ? 'ran' : failed ? 'failed' : 'not_run';
-  const found = DECISION_KEYS.find(([key]) => extra[key] === 'User');
-  return {
-    post_id: String(post.id ?? ''),
-    code: contentText(attachment(shown, 'reply_content')?.content),
-    outcome,
-    decision: found ? found[1] : null,
-    decision_line: decisionLine(post),
-    result: outcome === 'ran' ? result : '',
-    error: outcome === 'failed' ? result : '',
-    refused_edit: null,
-    artifacts: artifactPaths(post)
-  };
-}
-
-/** What an older payload can show: its posts read as this extension read them before views. */
-export function viewFromRecord(payload: IRoundPayload): IRoundView {
-  const all = posts(payload);
-  const section: ITwnbSection = isObject(payload.twnb) ? payload.twnb : {};
-  const previews = Array.isArray(section.previews) ? section.previews : [];
-  const paths: string[] = [];
-  for (const post of all) {
-    for (const path of artifactPaths(post)) {
-      if (!paths.includes(path)) {
-        paths.push(path);
-      }
-    }
-  }
-  for (const preview of previews) {
-    if (preview && typeof preview.path === 'string' && !paths.includes(preview.path)) {
-      paths.push(preview.path);
-    }
-  }
-  const plan = section.plan && Array.isArray(section.plan.subtasks) ? section.plan.subtasks : [];
-  const answer = answerPost(payload);
-  const failure = String(payload.extra?.failure_reason ?? '');
-  const state = roundState(payload);
-  return {
-    version: 0,
-    state,
-    request: String(payload.user_query ?? ''),
-    summary: '',
-    plan: plan.map(step => ({
-      text: String(step?.name ?? step?.description ?? ''),
-      state: String(step?.state ?? 'todo')
-    })),
-    plan_decision:
-      all
-        .filter(post => post.send_from === 'Planner')
-        .map(decisionLine)
-        .find(Boolean) ?? null,
-    code: all.filter(hasCode).map(codeBlock),
-    artifacts: paths.map(path => {
-      const index = previews.findIndex(preview => preview?.path === path);
-      const preview = index >= 0 ? previews[index] : undefined;
-      return {
-        path,
-        label: path.split('/').pop() || path,
-        url: safeRelativeUrl(path),
-        kind: preview?.mime?.startsWith('image/') || /\.(png|jpe?g|gif|webp|svg)$/i.test(path) ? 'image' : 'file',
-        preview: preview && typeof preview.data === 'string' ? index : null,
-        omitted: preview?.omitted ? String(preview.omitted) : null
-      };
-    }),
-    answer: answer?.send_from === 'Planner' && answer.message ? String(answer.message) : null,
-    notes:
-      payload.state === 'failed'
-        ? [{ kind: 'failure', label: `Round ${state}`, text: failure || 'the Round failed' }]
-        : [],
-    ledger: null,
-    posts: all.map(post => ({
-      title: `${post.send_from ?? '?'} → ${post.send_to ?? '?'}`,
-      decision: decisionLine(post),
-      cut_off: null
-    }))
-  };
-}
-
 /** A link target for an artifact path: a visible relative path, percent-encoded; null otherwise. */
 export function safeRelativeUrl(path: string): string | null {
   if (!path || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(path) || /^[/\\~]/.test(path)) {
@@ -365,7 +265,6 @@ export function safeRelativeUrl(path: string): string | null {
 
 /** The code of the blocks that ran, in order: what "Insert code as cells" and "Copy code" take. */
 export function codeThatRan(payload: IRoundPayload): string[] {
-  return viewOf(payload)
-    .view.code.filter(block => block.outcome === 'ran' && block.code.trim())
-    .map(block => block.code);
+  const { view } = viewOf(payload);
+  return view ? view.code.filter(block => block.outcome === 'ran' && block.code.trim()).map(block => block.code) : [];
 }

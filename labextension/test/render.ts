@@ -10,7 +10,8 @@ import { RoundRenderer } from '../src/renderer';
 
 const markdownParser = createMarkdownParser(new EditorLanguageRegistry());
 
-export async function rendered(payload: IRoundPayload): Promise<HTMLElement> {
+/** `payload` rendered, with the bundle's other views (`text/html`, `text/plain`) when given. */
+export async function rendered(payload: IRoundPayload, others: Record<string, string> = {}): Promise<HTMLElement> {
   const renderer = new RoundRenderer({
     mimeType: MIME_TYPE,
     sanitizer: new Sanitizer(),
@@ -20,7 +21,7 @@ export async function rendered(payload: IRoundPayload): Promise<HTMLElement> {
     markdownParser
   });
   document.body.appendChild(renderer.node);
-  await renderer.renderModel(new MimeModel({ data: { [MIME_TYPE]: payload as never }, trusted: false }));
+  await renderer.renderModel(new MimeModel({ data: { ...others, [MIME_TYPE]: payload as never }, trusted: false }));
   await new Promise(resolve => setTimeout(resolve, 0)); // code blocks render without being awaited
   return renderer.node;
 }

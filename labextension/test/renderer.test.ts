@@ -53,6 +53,22 @@ describe('decisions in the main view', () => {
     expect(block.querySelector('.twnb-error')).toBeNull();
   });
 
+  it("a skipped post's folded body leaves out the words twnb's view says record the skip", async () => {
+    const words = 'Skipped by the user: the code did not run.';
+    const payload = fixture('code-skipped');
+    const skipped = payload.post_list!.find(p => p.extra?.skipped_by === 'User')!;
+    skipped.message = `${words} The mean was not computed.`; // as step mode records a skip
+    const node = await rendered(payload);
+    const post = [...node.querySelectorAll<HTMLDetailsElement>('details.twnb-post')].find(p =>
+      p.querySelector('.twnb-decision')
+    )!;
+    post.open = true;
+    post.dispatchEvent(new Event('toggle'));
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(post.querySelector('.twnb-post-body')?.textContent).toContain('The mean was not computed.');
+    expect(post.textContent).not.toContain(words);
+  });
+
   it('a refused-then-skipped block shows the edit that never ran and why', async () => {
     const block = (await rendered(fixture('refused-then-skipped'))).querySelector('.twnb-refused-edit')!;
     expect(block.textContent).toContain('your edit (not run)');
@@ -124,10 +140,26 @@ describe('how a Round ended', () => {
 });
 
 describe('a Round saved by another twnb', () => {
-  it('says it was read from the posts of an older payload', async () => {
-    const node = await rendered(fixture('older-without-view'));
+  it('shows an older payload without a view as its saved page, under a note', async () => {
+    const payload = fixture('older-without-view');
+    const node = await rendered(payload, { 'text/html': '<p class="saved">The saved page.</p>' });
     expect(node.querySelector('.twnb-schema-note')?.textContent).toMatch(/older twnb/);
-    expect(main(node)).toContain('You skipped this code.');
+    expect(node.querySelector('.twnb-saved-page .saved')?.textContent).toBe('The saved page.');
+    expect(node.querySelector('.twnb-code-block, .twnb-posts')).toBeNull(); // nothing derived from posts
+  });
+
+  it("sanitizes an older payload's saved page in an untrusted notebook", async () => {
+    const page = '<p>Kept.</p><script>window.ran = 1</script><img src="x" onerror="window.ran = 1">';
+    const node = await rendered(fixture('older-without-view'), { 'text/html': page });
+    const saved = node.querySelector('.twnb-saved-page')!;
+    expect(saved.textContent).toContain('Kept.');
+    expect(saved.querySelector('script')).toBeNull();
+    expect(saved.querySelector('[onerror]')).toBeNull();
+  });
+
+  it('shows the saved text of an older payload saved without a page', async () => {
+    const node = await rendered(fixture('oldest-without-twnb'), { 'text/plain': 'twnb Round [finished]' });
+    expect(node.querySelector('.twnb-saved-page')?.textContent).toBe('twnb Round [finished]');
   });
 
   it('says what it cannot show of a newer view', async () => {

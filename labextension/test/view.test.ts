@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { codeThatRan, viewFromRecord, viewOf } from '../src/view';
+import { codeThatRan, viewOf } from '../src/view';
 import { FIXTURE_NAMES, fixture } from './fixtures';
 
 const WITH_VIEW = FIXTURE_NAMES.filter(
@@ -15,20 +15,18 @@ describe('viewOf', () => {
     expect(note).toBeNull();
   });
 
-  it('reads an older payload without a view from its posts, and says so', () => {
-    const { view, note } = viewOf(fixture('older-without-view'));
-    expect(note).toMatch(/older twnb, without its view/);
-    expect(view.code.map(block => [block.outcome, block.decision, block.decision_line])).toEqual([
-      ['skipped', 'skipped', 'You skipped this code']
-    ]);
+  it('gives no view for an older payload without one, and says how to have it drawn', () => {
+    const payload = fixture('older-without-view');
+    const { view, note } = viewOf(payload);
+    expect(view).toBeNull();
+    expect(note).toMatch(/older twnb, without its view: its saved page is shown below/);
+    expect(note).toContain(`%taskweaver show ${payload.id}`);
   });
 
-  it('reads a payload without a twnb section from its posts', () => {
+  it('gives no view for a payload without a twnb section either', () => {
     const { view, note } = viewOf(fixture('oldest-without-twnb'));
+    expect(view).toBeNull();
     expect(note).toMatch(/without its twnb section/);
-    expect(view.state).toBe('finished');
-    expect(view.code.map(block => block.outcome)).toEqual(['ran']);
-    expect(view.answer).toBe('The mean is 2.');
   });
 
   it('draws a newer view from the keys it knows, and says what it cannot', () => {
@@ -48,22 +46,6 @@ describe('viewOf', () => {
   });
 });
 
-describe('the fallback for older payloads', () => {
-  it.each(['plain', 'code-approved', 'code-edited', 'code-skipped', 'failed', 'interrupted', 'stopped'])(
-    'agrees with the view twnb computed for %s on state, answer and each code block',
-    name => {
-      const payload = fixture(name);
-      const computed = viewOf(payload).view;
-      const derived = viewFromRecord(payload);
-      expect(derived.state).toBe(computed.state);
-      expect(derived.answer).toBe(computed.answer);
-      const facts = (blocks: typeof computed.code) =>
-        blocks.map(block => [block.code, block.outcome, block.decision, block.decision_line]);
-      expect(facts(derived.code)).toEqual(facts(computed.code));
-    }
-  );
-});
-
 describe('codeThatRan', () => {
   it('takes the code of the blocks that ran', () => {
     expect(codeThatRan(fixture('plain'))).toEqual(['import statistics\nm = statistics.mean([1, 2, 3])\nm']);
@@ -75,5 +57,9 @@ describe('codeThatRan', () => {
 
   it('leaves out code that raised', () => {
     expect(codeThatRan(fixture('failed'))).toEqual([]);
+  });
+
+  it('takes nothing from a payload without a view', () => {
+    expect(codeThatRan(fixture('older-without-view'))).toEqual([]);
   });
 });

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from typing import Any
 
 import nbformat
 from notebook_page import ROUND_MIME
+
+from twnb.render import round_html
+from twnb.render.view import round_view
 
 # What the HTML fallback says, so a test can tell it is not what the page shows.
 HTML_FALLBACK_TEXT = "static HTML fallback of this Round"
@@ -54,8 +58,8 @@ def payload(
     schema_version: int | None = 1,
     previews: list[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """A Round's payload: the `to_dict()` keys plus the `twnb` object (None: no `twnb` object, as an
-    older writer would leave it)."""
+    """A Round's payload: the `to_dict()` keys plus the `twnb` object with its view (`schema_version`
+    None: no `twnb` object, as an older writer would leave it)."""
     data: dict[str, Any] = {
         "id": f"round-{abs(hash(request)) % 10**8:08d}",
         "user_query": request,
@@ -76,6 +80,8 @@ def payload(
             "ledger": {},
             "previews": list(previews),
         }
+        # The view twnb computes (the extension draws only that), as a Round saved today carries it.
+        data["twnb"]["view"] = json.loads(json.dumps(round_view(data)))
     return data
 
 
@@ -91,13 +97,16 @@ def png_preview(path: str) -> tuple[bytes, dict[str, Any]]:
 
 def saved_notebook(*payloads: dict[str, Any]) -> nbformat.NotebookNode:
     """A notebook as a finished Round leaves it, one `%%taskweaver` cell per payload, each output the
-    four-view bundle; its kernel does not exist, so it opens with no kernel."""
+    four-view bundle (the HTML a marker the extension must not show, but for a payload without a view);
+    its kernel does not exist, so it opens with no kernel."""
     cells = []
     for count, data in enumerate(payloads, 1):
         cell = nbformat.v4.new_code_cell(f"%%taskweaver\n{data['user_query']}", execution_count=count)
+        # A payload without a view (an older twnb) is shown by the page it was saved with: a real one.
+        viewed = isinstance(data.get("twnb"), dict) and "view" in data["twnb"]
         bundle = {
             ROUND_MIME: data,
-            "text/html": f"<p>{HTML_FALLBACK_TEXT}</p>",
+            "text/html": f"<p>{HTML_FALLBACK_TEXT}</p>" if viewed else round_html(data),
             "text/markdown": HTML_FALLBACK_TEXT,
             "text/plain": HTML_FALLBACK_TEXT,
         }

@@ -143,10 +143,14 @@ def test_a_newer_schema_renders_what_it_can_and_names_what_it_could_not(saved):
     expect(shown.locator(".twnb-answer")).to_contain_text("Still readable.")
 
 
-def test_a_payload_without_the_twnb_section_still_renders_its_answer_and_says_what_is_missing(saved):
+def test_a_payload_without_a_view_shows_its_saved_page_and_how_to_have_it_drawn(saved):
+    """The extension draws only the view twnb computes: an older payload shows the page it was saved
+    with, under a note naming the command that draws it anew."""
     shown = rendered_round(round_cells(saved).nth(2))
     expect(shown.locator(".twnb-schema-note")).to_contain_text("without its twnb section")
-    expect(shown.locator(".twnb-answer")).to_contain_text("Old but readable.")
+    expect(shown.locator(".twnb-schema-note")).to_contain_text("%taskweaver show round-")
+    expect(shown.locator(".twnb-saved-page")).to_contain_text("Old but readable.")
+    expect(shown.locator(".twnb-code-section, .twnb-posts")).to_have_count(0)
 
 
 def test_hundreds_of_posts_start_collapsed_and_a_post_is_built_only_when_opened(saved):

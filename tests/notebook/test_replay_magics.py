@@ -163,3 +163,34 @@ def test_export_with_force_replaces_an_existing_file(shell, clean_env, capsys, e
     shell.run_line_magic("taskweaver", "export mine.ipynb --force")
     nbformat.validate(nbformat.read(clean_env / "mine.ipynb", as_version=4))
     assert "Exported 1 Round to mine.ipynb" in capsys.readouterr().out
+
+
+def test_show_of_a_round_an_older_notebook_holds_draws_the_view_twnb_computes_now(
+    shell, clean_env, monkeypatch, exported
+):
+    """The extension draws only the view Python computes: a payload saved before Rounds carried one
+    is upgraded by `%taskweaver show` (a fresh kernel finds it in the notebook and computes its view)."""
+    from IPython.core.displaypub import DisplayPublisher
+
+    from twnb.render import MIME_TYPE
+
+    nb = json.loads((clean_env / "analysis.ipynb").read_text())
+    del nb["metadata"]["twnb"]
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            if MIME_TYPE in output.get("data", {}):
+                del output["data"][MIME_TYPE]["twnb"]["view"]  # as an older twnb saved it
+    (clean_env / "older.ipynb").write_text(json.dumps(nb))
+    (clean_env / "analysis.ipynb").unlink()
+    shown: list[dict] = []
+
+    class Recording(DisplayPublisher):
+        def publish(self, data, *args, **kwargs):
+            shown.append(data)
+
+    shell.run_line_magic("taskweaver", "reset")
+    monkeypatch.setenv("JPY_SESSION_NAME", "older.ipynb")
+    monkeypatch.setattr(shell, "display_pub", Recording(shell=shell))
+    shell.run_line_magic("taskweaver", f"show {exported.rounds[0].id}")
+    (payload,) = [data[MIME_TYPE] for data in shown if MIME_TYPE in data]
+    assert payload["twnb"]["view"]["answer"] == "The mean is 2."

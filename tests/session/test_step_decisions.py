@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from support.session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
 
+from twnb.render import MIME_TYPE, round_bundle
 from twnb.session.code_request import (
     ApprovedRun,
     CodeRequest,
@@ -434,3 +435,7 @@ def test_a_file_made_by_code_undone_right_after_it_ran_is_linked_where_undo_move
     moved = workdir / "twnb-undone" / round.id / "made.csv"
     assert moved.is_file() and not (workdir / "made.csv").exists()
     assert attachment(round.post_list[2], "artifact_paths").content == [str(moved)]
+    shown = round_bundle(round, session_id="s", base_dir=workdir)
+    relative = f"twnb-undone/{round.id}/made.csv"
+    assert f'href="{relative}"' in shown["text/html"] and 'href="made.csv"' not in shown["text/html"]
+    assert [a["path"] for a in shown[MIME_TYPE]["twnb"]["view"]["artifacts"]] == [relative]

@@ -2,12 +2,15 @@
 
 - the pandas analysis of bench_runtime_guard.py, run in a confined and a plain kernel taking turns,
   timed inside each kernel (CPU and wall time; target: ratio <= 1.03);
-- kernel start-up, from start to the first answered request (target: confined <= plain + 150 ms);
+- kernel start-up, from start to the first answered request (target: confined <= plain + 150 ms), for
+  both ways a confined kernel starts: from the `twnb-confined` kernelspec (Jupyter starts it: the
+  launcher resolves the settings itself) and as twnb's own kernels start it (KernelExecutor, the batch
+  commands: the starter resolves the settings, timed here too, and passes them in);
 - a streamed model call through the key proxy against the same call made directly, to the loopback
   fake server (tests/fakellm), the proxy in a process of its own as the launcher runs it
   (target: <= +5 ms per call).
 
-    python bench/bench_confined.py [--repeat 9] [--starts 5] [--calls 40]
+    python bench/bench_confined.py [--repeat 9] [--starts 5] [--calls 40] [--starts-only]
 """
 
 from __future__ import annotations
@@ -28,16 +31,21 @@ from bench_runtime_guard import CASES, SETUP
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 
-from twnb.confine import confined_kernel_spec
-from twnb.confine.key_proxy import KeyProxyServer, Upstream
+from twnb.confine import confined_kernel_spec, confined_launch
+from twnb.confine.key_proxy import KeyProxyServer
+from twnb.confine.upstream import Upstream
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 
+PLAIN, KERNELSPEC, STARTER = "plain", "confined (kernelspec)", "confined (twnb's own)"
+
+
 class _Specs(KernelSpecManager):
-    def __init__(self, confined: bool) -> None:
+    def __init__(self, mode: str, argv: list[str] | None = None) -> None:
         super().__init__()
-        self.confined = confined
+        self.mode = mode
+        self.argv = argv
 
     def find_kernel_specs(self) -> dict[str, str]:
         return {"bench": ""}
@@ -45,15 +53,23 @@ class _Specs(KernelSpecManager):
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         from ipykernel.kernelspec import get_kernel_dict
 
-        spec = confined_kernel_spec() if self.confined else get_kernel_dict()
+        spec = confined_kernel_spec() if self.mode != PLAIN else get_kernel_dict()
+        if self.argv is not None:
+            spec["argv"] = self.argv
         return KernelSpec(resource_dir="", **spec)
 
 
 class _Kernel:
-    def __init__(self, confined: bool, folder: str) -> None:
+    def __init__(self, confined: str | bool, folder: str) -> None:
+        mode = confined if isinstance(confined, str) else (KERNELSPEC if confined else PLAIN)
         started = time.perf_counter()
-        self.km = KernelManager(kernel_name="bench", kernel_spec_manager=_Specs(confined))
-        self.km.start_kernel(cwd=folder, env={**os.environ, "MPLBACKEND": "Agg"})
+        env = {**os.environ, "MPLBACKEND": "Agg"}
+        argv = None
+        if mode == STARTER:  # as KernelExecutor starts it: the settings resolved here, then passed in
+            launch = confined_launch(Path(folder), env)
+            env, argv = launch.environment(env), launch.argv
+        self.km = KernelManager(kernel_name="bench", kernel_spec_manager=_Specs(mode, argv))
+        self.km.start_kernel(cwd=folder, env=env)
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=120)
@@ -79,12 +95,12 @@ class _Kernel:
         self.km.shutdown_kernel(now=True)
 
 
-def _starts(count: int, folder: str) -> dict[bool, list[float]]:
-    times: dict[bool, list[float]] = {False: [], True: []}
+def _starts(count: int, folder: str) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {PLAIN: [], KERNELSPEC: [], STARTER: []}
     for _ in range(count):
-        for confined in (False, True):
-            kernel = _Kernel(confined, folder)
-            times[confined].append(kernel.start_s)
+        for mode in times:  # taking turns: a load that comes and goes weighs on each alike
+            kernel = _Kernel(mode, folder)
+            times[mode].append(kernel.start_s)
             kernel.shutdown()
     return times
 
@@ -149,29 +165,36 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--calls", type=int, default=40)
+    parser.add_argument("--starts-only", action="store_true", help="measure kernel start-up alone")
     args = parser.parse_args()
     med = statistics.median
     with tempfile.TemporaryDirectory(prefix="bench-confined-") as folder:
-        runs = _analysis(args.repeat, folder)
-        cpu = [med(t[0] for t in runs[c]) for c in (False, True)]
-        wall = [med(t[1] for t in runs[c]) for c in (False, True)]
-        print(f"pandas analysis ({args.repeat} turns), median   plain    confined   ratio (target <= 1.03)")
-        print(
-            f"  CPU  s                                   {cpu[0]:7.3f}  {cpu[1]:9.3f}   {cpu[1] / cpu[0]:.3f}"
-        )
-        print(f"  wall s{' ' * 35}{wall[0]:7.3f}  {wall[1]:9.3f}   {wall[1] / wall[0]:.3f}")
+        if not args.starts_only:
+            _print_analysis(_analysis(args.repeat, folder), args.repeat)
         starts = _starts(args.starts, folder)
-        plain, confined = med(starts[False]), med(starts[True])
-        print(
-            f"kernel start-up ({args.starts} each), median s  {plain:7.3f}  {confined:9.3f}   "
-            f"+{(confined - plain) * 1000:.0f} ms (target <= +150 ms)"
-        )
+        plain = med(starts[PLAIN])
+        print(f"kernel start-up ({args.starts} each, taking turns), median s")
+        print(f"  {PLAIN:24} {plain:7.3f}")
+        for mode in (KERNELSPEC, STARTER):
+            confined = med(starts[mode])
+            print(f"  {mode:24} {confined:7.3f}   +{(confined - plain) * 1000:.0f} ms (target <= +150 ms)")
+    if args.starts_only:
+        return
     calls = _llm_calls(args.calls)
     direct, proxied = med(calls["direct"]), med(calls["proxy"])
     print(
         f"streamed model call ({args.calls} each), median ms  direct {direct * 1000:.2f}  proxy "
         f"{proxied * 1000:.2f}   +{(proxied - direct) * 1000:.2f} ms (target <= +5 ms)"
     )
+
+
+def _print_analysis(runs: dict[bool, list[tuple[float, float]]], repeat: int) -> None:
+    med = statistics.median
+    cpu = [med(t[0] for t in runs[c]) for c in (False, True)]
+    wall = [med(t[1] for t in runs[c]) for c in (False, True)]
+    print(f"pandas analysis ({repeat} turns), median   plain    confined   ratio (target <= 1.03)")
+    print(f"  CPU  s                                   {cpu[0]:7.3f}  {cpu[1]:9.3f}   {cpu[1] / cpu[0]:.3f}")
+    print(f"  wall s{' ' * 35}{wall[0]:7.3f}  {wall[1]:9.3f}   {wall[1] / wall[0]:.3f}")
 
 
 if __name__ == "__main__":

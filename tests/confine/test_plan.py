@@ -10,6 +10,7 @@ import pytest
 from twnb.config import resolve_settings
 from twnb.confine import unavailable_reason
 from twnb.confine.plan import ConfinementError, plan_confinement
+from twnb.confine.resolve_launch import launch_settings
 
 
 def test_a_system_without_landlock_is_refused_in_one_line() -> None:
@@ -25,14 +26,7 @@ def test_confine_settings_in_the_notebooks_twnb_yaml_are_refused(tmp_path: Path)
     (tmp_path / "twnb.yaml").write_text("confine:\n  write: ['/']\n")
     resolved = resolve_settings(environ={}, workdir=tmp_path, home=tmp_path / "home")
     with pytest.raises(ConfinementError, match=r"confine_write is set in .*twnb\.yaml"):
-        plan_confinement(
-            workdir=tmp_path,
-            private_dir=tmp_path,
-            resolved=resolved,
-            home=tmp_path / "home",
-            bind_ports=[1],
-            proxy_port=None,
-        )
+        launch_settings(resolved)
 
 
 def test_confine_settings_from_the_environment_widen_the_rules(tmp_path: Path) -> None:
@@ -45,7 +39,7 @@ def test_confine_settings_from_the_environment_widen_the_rules(tmp_path: Path) -
     plan = plan_confinement(
         workdir=tmp_path / "nb",
         private_dir=tmp_path / "p",
-        resolved=resolved,
+        settings=launch_settings(resolved)[0],
         home=tmp_path / "home",
         bind_ports=[1],
         proxy_port=9000,

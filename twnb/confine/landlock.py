@@ -11,8 +11,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # x86_64 and aarch64 (asm-generic) number the Landlock calls the same way.
 _CREATE_RULESET = 444
@@ -121,20 +121,19 @@ def fs_access_of(abi: int) -> int:
     return access
 
 
-@dataclass(frozen=True)
-class PathRule:
+# NamedTuples, not dataclasses: the launcher imports this module, and dataclasses (with inspect) is
+# a noticeable part of a Python's start-up (bench/bench_confined.py)
+class PathRule(NamedTuple):
     path: Path
     access: int
 
 
-@dataclass(frozen=True)
-class PortRule:
+class PortRule(NamedTuple):
     port: int
     access: int
 
 
-@dataclass(frozen=True)
-class Ruleset:
+class Ruleset(NamedTuple):
     """What one Landlock layer handles and allows. Paths that do not exist are left out (a rule needs
     an open file)."""
 

@@ -15,37 +15,33 @@ kernelspec's command): run in the notebook's folder, single-threaded, before the
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
-from twnb.config import (
-    CONFINED_ENV,
-    PLACEHOLDER_API_KEY,
-    SETTINGS_BY_NAME,
-    Confinement,
-    ResolvedSettings,
-    SettingsError,
-    is_secret_name,
-    resolve_settings,
-)
 from twnb.confine import landlock, seccomp
+from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only
 from twnb.confine.plan import ConfinementError, ConfinementPlan, kernel_environment, plan_confinement
 from twnb.confine.upstream import Upstream
+
+# Only what the launcher itself needs is imported here: it is a Python of its own at every confined
+# kernel's start, and each import is paid there (bench/bench_confined.py). The settings (PyYAML, the
+# table) are resolved by whoever starts the kernel and passed in (launch_settings.py); the key proxy's
+# HTTP server is imported by the proxy's own process.
+# The name of the variable twnb's kernels read their marker from (twnb.config.CONFINED_ENV), and the
+# key's placeholder (twnb.config.PLACEHOLDER_API_KEY): written out so the launcher need not import
+# the settings table; tests/confine/test_launch_settings.py checks they agree.
+CONFINED_ENV = "TWNB_CONFINED"
+PLACEHOLDER_API_KEY = "twnb-no-key-needed"
 
 STILL_PROTECTS = (
     "what still protects you: code verification before each Round's code runs and the runtime guard "
     "inside the kernel (mistakes, not attacks); use the plain `python3` kernel knowingly"
 )
-_OPENAI = "https://api.openai.com/v1"
 _PORT_KEYS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
@@ -58,13 +54,10 @@ def unavailable_reason(abi: int) -> str | None:
     return None
 
 
-def _upstream(resolved: ResolvedSettings) -> Upstream | None:
-    settings = resolved.settings
-    if settings.azure_endpoint:
-        return Upstream(settings.azure_endpoint, settings.api_key or "", azure=True)
-    if settings.base_url or settings.api_key:
-        return Upstream(settings.base_url or _OPENAI, settings.api_key or "")
-    return None
+def _upstream(settings: LaunchSettings, key: str) -> Upstream | None:
+    if settings.upstream_url is None:
+        return None
+    return Upstream(settings.upstream_url, key, azure=settings.azure)
 
 
 def _proxy_listener(kernel_ports: set[int]) -> socket.socket:
@@ -97,11 +90,13 @@ def _start_warden(upstream: Upstream | None, private_dir: Path, kernel_ports: se
                 from twnb.confine.key_proxy import KeyProxyServer
 
                 server = KeyProxyServer(upstream, listener=listener)
+                import threading
+
                 threading.Thread(target=server.serve_forever, daemon=True).start()
             while os.read(alive_read, 1):
                 pass
         finally:
-            shutil.rmtree(private_dir, ignore_errors=True)
+            _remove(private_dir)
             os._exit(0)
     os.close(alive_read)
     os.set_inheritable(alive_write, True)  # kept open across the kernel's exec, never written
@@ -112,14 +107,41 @@ def _start_warden(upstream: Upstream | None, private_dir: Path, kernel_ports: se
     return port
 
 
+def _make_private_dir() -> Path:
+    """A new folder only this user can enter, under TMPDIR (tempfile would cost the launcher an
+    import of shutil, random and hashlib)."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        folder = os.path.join(base, f"twnb-confined-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue
+        return Path(folder)
+
+
+def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _copy(source: Path, target: Path) -> None:
+    with open(source, "rb") as reader, open(target, "wb") as writer:
+        writer.write(reader.read())
+
+
 def _prepare_private(private_dir: Path, connection_file: Path, real_home: Path) -> Path:
     for name in ("home", "tmp", "ipython", "matplotlib", "cache", "config", "jupyter", "runtime"):
         (private_dir / name).mkdir(mode=0o700)
     copy = private_dir / "runtime" / connection_file.name
-    shutil.copyfile(connection_file, copy)
+    _copy(connection_file, copy)
     # matplotlib's font list takes seconds to build: start from the user's, a plain data file
-    for cached in (real_home / ".cache" / "matplotlib").glob("fontlist-*.json"):
-        shutil.copyfile(cached, private_dir / "matplotlib" / cached.name)
+    fonts = real_home / ".cache" / "matplotlib"
+    if fonts.is_dir():
+        for name in os.listdir(fonts):
+            if name.startswith("fontlist-") and name.endswith(".json"):
+                _copy(fonts / name, private_dir / "matplotlib" / name)
     return copy
 
 
@@ -163,6 +185,21 @@ def _devices() -> list[str]:
     return [p for p in DEVICES_WRITE if os.path.exists(p)]
 
 
+def _read_settings(workdir: Path) -> tuple[LaunchSettings, str, tuple[str, ...]]:
+    """The launcher's settings, the model's key and the variables to keep out of the kernel's
+    environment: as the starter resolved them (LAUNCH_ENV), else resolved here (a kernel Jupyter
+    starts from the kernelspec), which imports the settings table and PyYAML."""
+    text = os.environ.get(LAUNCH_ENV)
+    if text is not None:
+        # the starter already left the secret-named variables out of the environment it gave
+        return LaunchSettings.from_json(text), os.environ.get(KEY_ENV, ""), (LAUNCH_ENV, KEY_ENV)
+    from twnb.confine.resolve_launch import confined_launch
+
+    launch = confined_launch(workdir, os.environ)
+    settings = LaunchSettings.from_json(launch.env[LAUNCH_ENV])
+    return settings, launch.env.get(KEY_ENV, ""), (*launch.drop, LAUNCH_ENV, KEY_ENV)
+
+
 def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     abi = landlock.abi_version()
     reason = unavailable_reason(abi)
@@ -172,42 +209,54 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     workdir = Path.cwd()
     real_home = Path(os.path.expanduser("~"))
     try:
-        resolved = resolve_settings(workdir=workdir)
-        connection = json.loads(connection_file.read_text(encoding="utf-8"))
-    except (SettingsError, OSError, ValueError) as error:
+        settings, key, unwanted = _read_settings(workdir)
+        with open(connection_file, encoding="utf-8") as file:
+            connection = json.load(file)
+    except (ConfinementError, OSError, ValueError) as error:  # SettingsError is a ValueError
         print(f"twnb-confined: not started: {error}", file=sys.stderr)
         return 1
-    private_dir = Path(tempfile.mkdtemp(prefix="twnb-confined-"))
+    private_dir = _make_private_dir()
     try:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
-        upstream = _upstream(resolved)
-        kernel_ports = {int(connection[key]) for key in _PORT_KEYS}
+        upstream = _upstream(settings, key)
+        kernel_ports = {int(connection[name]) for name in _PORT_KEYS}
         proxy_port = _start_warden(upstream, private_dir, kernel_ports)
         plan = plan_confinement(
             workdir=workdir,
             private_dir=private_dir,
-            resolved=resolved,
+            settings=settings,
             home=real_home,
             bind_ports=kernel_ports,
             proxy_port=proxy_port,
         )
         _apply_mounts(plan)
     except ConfinementError as error:
-        shutil.rmtree(private_dir, ignore_errors=True)
+        _remove(private_dir)
         print(f"twnb-confined: not started: {error}", file=sys.stderr)
         return 1
     proxy_url = None if upstream is None or proxy_port is None else upstream.proxy_url(proxy_port)
-    env = _environment(resolved, plan, proxy_url, real_home)
-    marker = Confinement(
-        read=tuple(str(p) for p in plan.read),
-        write=tuple(str(p) for p in plan.write),
-        connect=tuple(p for p in plan.connect if p != proxy_port),
-        proxy=None if proxy_port is None else f"127.0.0.1:{proxy_port}",
-        landlock_abi=abi,
-        seccomp=seccomp.supported(),
-        mounts=True,
+    environ = {name: value for name, value in os.environ.items() if name not in unwanted}
+    env = kernel_environment(
+        environ,
+        plan=plan,
+        home=real_home,
+        key_names=settings.key_names if proxy_url is not None else (),
+        base_url_names=settings.base_url_names,
+        proxy_url=proxy_url,
+        placeholder=PLACEHOLDER_API_KEY,
     )
-    env[CONFINED_ENV] = marker.to_json()
+    env[CONFINED_ENV] = json.dumps(
+        {
+            "read": [str(p) for p in plan.read],
+            "write": [str(p) for p in plan.write],
+            "connect": [p for p in plan.connect if p != proxy_port],
+            "proxy": None if proxy_port is None else f"127.0.0.1:{proxy_port}",
+            "landlock_abi": abi,
+            "seccomp": seccomp.supported(),
+            "mounts": True,
+        },
+        sort_keys=True,
+    )
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]
@@ -215,33 +264,11 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
     return 1  # not reached
 
 
-def _environment(
-    resolved: ResolvedSettings, plan: ConfinementPlan, proxy_url: str | None, home: Path
-) -> dict[str, str]:
-    settings = resolved.settings
-    key_names: list[str] = []
-    if settings.api_key and proxy_url is not None:
-        key_names = [*SETTINGS_BY_NAME["api_key"].env, settings.api_key_env]
-    if settings.azure_endpoint:
-        base_url_names: tuple[str, ...] = SETTINGS_BY_NAME["azure_endpoint"].env
-    else:
-        base_url_names = SETTINGS_BY_NAME["base_url"].env
-    return kernel_environment(
-        os.environ,
-        plan=plan,
-        home=home,
-        key_names=key_names,
-        base_url_names=base_url_names,
-        proxy_url=proxy_url,
-        placeholder=PLACEHOLDER_API_KEY,
-        is_secret_name=is_secret_name,
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m twnb.confine", description="Start an ipykernel confined by Landlock and seccomp."
-    )
-    parser.add_argument("-f", dest="connection_file", required=True, help="the kernel's connection file")
-    args, rest = parser.parse_known_args(argv)
-    return confine_and_exec(Path(args.connection_file), rest)
+    """`-f CONNECTION_FILE`, the rest passed to ipykernel (argparse would cost the launcher an import)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "-f" not in args or args.index("-f") + 1 >= len(args):
+        print("usage: python -m twnb.confine -f CONNECTION_FILE [ipykernel options]", file=sys.stderr)
+        return 2
+    at = args.index("-f")
+    return confine_and_exec(Path(args[at + 1]), args[:at] + args[at + 2 :])

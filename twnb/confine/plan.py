@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import site
 import sys
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
-from twnb.config import ResolvedSettings
+from twnb.confine.launch_settings import LaunchSettings
 
 # Read, never written: the system and the devices every program opens.
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev")
@@ -70,8 +70,7 @@ class ConfinementError(RuntimeError):
     """The kernel cannot be confined as asked; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class ConfinementPlan:
+class ConfinementPlan(NamedTuple):  # not a dataclass: the launcher would import dataclasses for it
     notebook_dir: Path
     private_dir: Path
     read: tuple[Path, ...]
@@ -84,7 +83,7 @@ class ConfinementPlan:
     udp: bool
 
 
-def _real(path: str | os.PathLike[str]) -> Path:
+def real_path(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
 
 
@@ -95,7 +94,7 @@ def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(seen)
 
 
-def _inside(path: Path, folders: Iterable[Path]) -> bool:
+def is_inside(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == folder or path.is_relative_to(folder) for folder in folders)
 
 
@@ -103,10 +102,10 @@ def python_paths() -> list[Path]:
     """This Python's installation and every folder it imports from."""
     places = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))]
     # `python -m` put the working folder (the notebook's) first: not a library folder
-    places += [p for p in sys.path if p and _real(p) != _real(os.getcwd())]
+    places += [p for p in sys.path if p and real_path(p) != real_path(os.getcwd())]
     places += site.getsitepackages()
     places.append(site.getusersitepackages())
-    return [_real(p) for p in places if os.path.exists(p)]
+    return [real_path(p) for p in places if os.path.exists(p)]
 
 
 def loader_path() -> Path | None:
@@ -115,13 +114,12 @@ def loader_path() -> Path | None:
         for line in maps:
             name = line.rsplit(" ", 1)[-1].strip()
             if "/ld-linux" in name or "/ld-musl" in name or name.endswith("/ld.so.1"):
-                return _real(name)
+                return real_path(name)
     return None
 
 
-def _folders(resolved: ResolvedSettings, name: str, workdir: Path) -> list[Path]:
-    values: tuple[str, ...] = getattr(resolved.settings, name)
-    return [_real(p if os.path.isabs(os.path.expanduser(p)) else workdir / p) for p in values]
+def _folders(values: Iterable[str], workdir: Path) -> list[Path]:
+    return [real_path(p if os.path.isabs(os.path.expanduser(p)) else workdir / p) for p in values]
 
 
 def connect_ports(entries: Iterable[str]) -> tuple[int, ...]:
@@ -132,47 +130,47 @@ def plan_confinement(
     *,
     workdir: Path,
     private_dir: Path,
-    resolved: ResolvedSettings,
+    settings: LaunchSettings,
     home: Path,
     bind_ports: Iterable[int],
     proxy_port: int | None,
     plugin_dirs: Iterable[Path] = (),
 ) -> ConfinementPlan:
-    notebook_dir = _real(workdir)
-    _refuse_unsafe_sources(resolved, notebook_dir)
-    artifacts = Path(os.path.expanduser(resolved.settings.artifacts_dir))
-    artifacts = _real(artifacts if artifacts.is_absolute() else notebook_dir / artifacts)
+    notebook_dir = real_path(workdir)
+    artifacts = Path(os.path.expanduser(settings.artifacts_dir))
+    artifacts = real_path(artifacts if artifacts.is_absolute() else notebook_dir / artifacts)
     write = _unique(
-        [notebook_dir, artifacts, _real(private_dir), *_folders(resolved, "confine_write", notebook_dir)]
+        [notebook_dir, artifacts, real_path(private_dir), *_folders(settings.confine_write, notebook_dir)]
     )
     read = _unique(
         [
-            *(_real(p) for p in SYSTEM_READ if os.path.exists(p)),
-            *(_real(p) for p in SYSTEM_READ_OPTIONAL if os.path.exists(p)),
+            *(real_path(p) for p in SYSTEM_READ if os.path.exists(p)),
+            *(real_path(p) for p in SYSTEM_READ_OPTIONAL if os.path.exists(p)),
             *python_paths(),
-            *_folders(resolved, "confine_read", notebook_dir),
+            *_folders(settings.confine_read, notebook_dir),
         ]
     )
     loader = loader_path()
-    execute = _unique([_real(sys.executable), *([loader] if loader else [])])
+    execute = _unique([real_path(sys.executable), *([loader] if loader else [])])
     reachable = (*read, *write)
-    real_home = _real(home)
+    real_home = real_path(home)
     secrets = [real_home / name for name in HOME_SECRETS]
     secrets += [folder / name for folder in (*write, *read) for name in FOLDER_SECRETS if folder != Path("/")]
-    hidden = _unique(p for p in secrets if os.path.lexists(p) and _inside(p, reachable))
+    hidden = _unique(p for p in secrets if os.path.lexists(p) and is_inside(p, reachable))
     trusted = [real_home / name for name in HOME_TRUST_BASE]
     trusted += [notebook_dir / name for name in FOLDER_TRUST_BASE]
-    trusted += [_real(p) for p in plugin_dirs]
+    trusted += [real_path(p) for p in plugin_dirs]
+    trusted += _folders(settings.read_only, notebook_dir)
     trusted += python_paths()
     read_only = _unique(
-        p for p in trusted if os.path.lexists(p) and _inside(p, write) and not _inside(p, hidden)
+        p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )
-    connect = set(connect_ports(resolved.settings.confine_connect))
+    connect = set(connect_ports(settings.confine_connect))
     if proxy_port is not None:
         connect.add(proxy_port)
     return ConfinementPlan(
         notebook_dir=notebook_dir,
-        private_dir=_real(private_dir),
+        private_dir=real_path(private_dir),
         read=read,
         write=write,
         execute=execute,
@@ -180,22 +178,8 @@ def plan_confinement(
         bind=tuple(sorted(set(bind_ports))),
         read_only=read_only,
         hidden=hidden,
-        udp=bool(resolved.settings.confine_connect),
+        udp=bool(settings.confine_connect),
     )
-
-
-def _refuse_unsafe_sources(resolved: ResolvedSettings, notebook_dir: Path) -> None:
-    """The confinement's own rules never come from a file the confined kernel can write (the notebook
-    folder's twnb.yaml or .env): a Round could widen the next kernel's rules."""
-    for name in ("confine_read", "confine_write", "confine_connect"):
-        source = resolved.sources.get(name)
-        if source is None or source.path is None:
-            continue
-        if _inside(_real(source.path), [notebook_dir]):
-            raise ConfinementError(
-                f"{name} is set in {source.path}, which the confined kernel can write; set it in the "
-                f"environment (TWNB_{name.upper()}) or in ~/.config/twnb/config.yaml instead."
-            )
 
 
 def kernel_environment(
@@ -207,12 +191,11 @@ def kernel_environment(
     base_url_names: Iterable[str],
     proxy_url: str | None,
     placeholder: str,
-    is_secret_name: Callable[[str], bool],
 ) -> dict[str, str]:
-    """The kernel's environment: no secret-named variable, the key's names set to a placeholder, the
-    model's base URL the proxy's, and HOME, TMPDIR and the configuration folders of IPython, Jupyter,
-    matplotlib and the caches private."""
-    env = {name: value for name, value in environ.items() if not is_secret_name(name)}
+    """The kernel's environment: `environ` (the secret-named variables already left out), the key's
+    names set to a placeholder, the model's base URL the proxy's, and HOME, TMPDIR and the
+    configuration folders of IPython, Jupyter, matplotlib and the caches private."""
+    env = dict(environ)
     for name in key_names:
         env[name] = placeholder
     if proxy_url is not None:
@@ -228,7 +211,7 @@ def kernel_environment(
         XDG_CONFIG_HOME=str(private / "config"),
         JUPYTER_CONFIG_DIR=str(private / "jupyter"),
         JUPYTER_RUNTIME_DIR=str(private / "runtime"),
-        PYTHONUSERBASE=str(_real(home) / ".local"),
+        PYTHONUSERBASE=str(real_path(home) / ".local"),
     )
     env.pop("PYTHONSTARTUP", None)
     return env

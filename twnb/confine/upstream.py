@@ -3,33 +3,41 @@ it forks (importing the proxy's HTTP server is left to the proxy's own process).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import http.client
 
 
-@dataclass(frozen=True)
-class Upstream:
-    """Where the proxy forwards to, and how the key is presented (Azure: an `api-key` header)."""
+class Upstream(NamedTuple):
+    """Where the proxy forwards to, and how the key is presented (Azure: an `api-key` header). A
+    NamedTuple, not a dataclass: the launcher builds it, and dataclasses costs it start-up time."""
 
     base_url: str
-    api_key: str = field(repr=False)
+    api_key: str
     azure: bool = False
+
+    def __repr__(self) -> str:  # never the key
+        return f"Upstream(base_url={self.base_url!r}, azure={self.azure!r})"
 
     @property
     def scheme(self) -> str:
+        from urllib.parse import urlsplit  # here, not at the top: the launcher needs only `path`
+
         return urlsplit(self.base_url).scheme
 
     @property
     def netloc(self) -> str:
+        from urllib.parse import urlsplit
+
         return urlsplit(self.base_url).netloc
 
     @property
     def path(self) -> str:
-        return urlsplit(self.base_url).path.rstrip("/")
+        """The server's path (`/v1`), read without urllib (the launcher asks for it at every start)."""
+        rest = self.base_url.partition("://")[2]
+        path = rest[len(rest.split("/", 1)[0]) :]
+        return path.split("?", 1)[0].split("#", 1)[0].rstrip("/")
 
     def proxy_url(self, port: int) -> str:
         """The base URL the kernel's client uses: the proxy on loopback `port`, the server's path kept."""
@@ -44,6 +52,7 @@ class Upstream:
 
     def connection(self, timeout: float) -> http.client.HTTPConnection:
         import http.client
+        from urllib.parse import urlsplit
 
         parts = urlsplit(self.base_url)
         host = parts.hostname or "localhost"

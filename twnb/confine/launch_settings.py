@@ -1,0 +1,86 @@
+"""What the launcher needs from twnb's settings, resolved before it runs: plain data that travels to it
+as JSON in one environment variable (`LAUNCH_ENV`), the model's key beside it in another (`KEY_ENV`).
+
+Resolving the settings takes PyYAML, the `.env` reader and the settings table: in the launcher, a
+Python of its own, that was most of a confined kernel's extra start-up. twnb's own kernels (the
+separate kernel, the batch commands) resolve them in the process that starts the kernel, which has
+them loaded already; only a kernel Jupyter starts from the `twnb-confined` kernelspec resolves them in
+the launcher (resolve_launch.py). This module imports nothing but the standard library, so the
+launcher can read it cheaply.
+"""
+
+from __future__ import annotations
+
+import json
+
+LAUNCH_ENV = "TWNB_CONFINE_LAUNCH"
+KEY_ENV = "TWNB_CONFINE_UPSTREAM_KEY"  # a secret name: no kernel environment keeps it
+
+
+class LaunchSettings:
+    """The settings the confinement is made from (paths as given, relative to the notebook's folder),
+    where the key proxy forwards to, and which variables name the key and the model's base URL."""
+
+    __slots__ = (
+        "artifacts_dir",
+        "azure",
+        "base_url_names",
+        "confine_connect",
+        "confine_read",
+        "confine_write",
+        "key_names",
+        "read_only",
+        "upstream_url",
+    )
+
+    def __init__(
+        self,
+        *,
+        artifacts_dir: str,
+        confine_read: tuple[str, ...] = (),
+        confine_write: tuple[str, ...] = (),
+        confine_connect: tuple[str, ...] = (),
+        read_only: tuple[str, ...] = (),
+        upstream_url: str | None = None,
+        azure: bool = False,
+        key_names: tuple[str, ...] = (),
+        base_url_names: tuple[str, ...] = (),
+    ) -> None:
+        # a plain class, not a dataclass: the launcher would import dataclasses (and inspect) for it
+        self.artifacts_dir = artifacts_dir
+        self.confine_read = tuple(confine_read)
+        self.confine_write = tuple(confine_write)
+        self.confine_connect = tuple(confine_connect)
+        self.read_only = tuple(read_only)  # places inside writable folders the kernel must not write
+        self.upstream_url = upstream_url
+        self.azure = azure
+        self.key_names = tuple(key_names)
+        self.base_url_names = tuple(base_url_names)
+
+    def to_json(self) -> str:
+        return json.dumps({name: getattr(self, name) for name in self.__slots__}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> LaunchSettings:
+        """Raises ValueError when `text` is not what `to_json` writes."""
+        try:
+            data = json.loads(text)
+            return cls(
+                artifacts_dir=str(data["artifacts_dir"]),
+                confine_read=tuple(str(p) for p in data["confine_read"]),
+                confine_write=tuple(str(p) for p in data["confine_write"]),
+                confine_connect=tuple(str(p) for p in data["confine_connect"]),
+                read_only=tuple(str(p) for p in data["read_only"]),
+                upstream_url=None if data["upstream_url"] is None else str(data["upstream_url"]),
+                azure=bool(data["azure"]),
+                key_names=tuple(str(n) for n in data["key_names"]),
+                base_url_names=tuple(str(n) for n in data["base_url_names"]),
+            )
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{LAUNCH_ENV} is not the launcher's settings ({error})") from error
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LaunchSettings) and self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())

@@ -115,6 +115,7 @@ class Settings:
     confine_read: tuple[str, ...] = _row("confine_read")
     confine_write: tuple[str, ...] = _row("confine_write")
     confine_connect: tuple[str, ...] = _row("confine_connect")
+    confine_kernels: bool = _row("confine_kernels")
 
     @property
     def is_azure(self) -> bool:

@@ -514,6 +514,17 @@ SETTINGS: tuple[Setting, ...] = (
         env=("TWNB_CONFINE_CONNECT",),
         yaml_key="confine.connect",
     ),
+    Setting(
+        "confine_kernels",
+        "bool",
+        True,
+        'Start the separate kernel twnb runs code in (KernelExecutor, "Kernels elsewhere") confined '
+        "where the system can; false lets its code run programs, write wherever you can, read your "
+        "home folder's secrets and the model's API key (same sources as confine_read; the batch "
+        "commands take --no-confine instead).",
+        env=("TWNB_CONFINE_KERNELS",),
+        yaml_key="confine.kernels",
+    ),
 )
 
 SETTINGS_BY_NAME = {row.name: row for row in SETTINGS}

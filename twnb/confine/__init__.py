@@ -20,14 +20,21 @@ if TYPE_CHECKING:
     )
     from twnb.confine.landlock import abi_version
     from twnb.confine.launcher import unavailable_reason
+    from twnb.confine.plan import ConfinementError
+    from twnb.confine.resolve_launch import ConfinedLaunch, confined_launch
+    from twnb.confine.separate_kernel import separate_kernel_launch
 
 __all__ = [
     "CONFINED_DISPLAY_NAME",
     "CONFINED_KERNEL_NAME",
+    "ConfinedLaunch",
+    "ConfinementError",
     "abi_version",
     "confined_kernel_argv",
     "confined_kernel_spec",
+    "confined_launch",
     "install_confined_kernelspec",
+    "separate_kernel_launch",
     "unavailable_reason",
 ]
 
@@ -42,5 +49,9 @@ if not TYPE_CHECKING:
             "install_confined_kernelspec": "kernelspec",
             "abi_version": "landlock",
             "unavailable_reason": "launcher",
+            "ConfinementError": "plan",
+            "ConfinedLaunch": "resolve_launch",
+            "confined_launch": "resolve_launch",
+            "separate_kernel_launch": "separate_kernel",
         },
     )

@@ -39,6 +39,7 @@ from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact
 from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
+from twnb.memory import DEFAULT_SESSION_FOLDER
 
 if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient
@@ -220,11 +221,27 @@ class KernelExecutor:
 
         from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
-        if self.kernel_name is None:
-            km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
+        env = {**os.environ, **self.env}
+        if self.kernel_name is None:  # this Python's kernel: confined unless the settings say not
+            from twnb.config import SettingsError
+            from twnb.confine import ConfinementError, separate_kernel_launch
+
+            try:
+                # twnb drives this kernel from outside: its session folder is not the code's to write
+                sessions = [
+                    self.workdir / DEFAULT_SESSION_FOLDER,
+                    *([self.session_dir] if self.session_dir else []),
+                ]
+                launch = separate_kernel_launch(
+                    self.workdir, env, write=[self.artifacts_dir], read_only=sessions
+                )
+            except (ConfinementError, SettingsError) as exc:
+                raise KernelStartError(f"The separate kernel was not started: {exc}") from exc
+            env = env if launch is None else launch.environment(env)
+            specs = ThisPythonKernelSpecs(None if launch is None else launch.argv)
+            km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
         else:
             km = KernelManager(kernel_name=self.kernel_name)
-        env = {**os.environ, **self.env}
         try:
             km.start_kernel(cwd=str(self.workdir), env=env)
         except NoSuchKernel as exc:

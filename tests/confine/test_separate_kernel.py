@@ -1,0 +1,109 @@
+"""The separate kernel of "Kernels elsewhere" (`KernelExecutor`) starts confined by default: its code,
+with twnb's own guard off (so only the operating system stands in the way), starts no program and
+reads no secret of the home folder, and a whole Round still runs in it. `confine_kernels: false`
+opts out, saying what that allows; set in the notebook's own files it is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakellm import FakeLLMServer
+from support.confined_kernel import REAL_KEY, Places, make_places, needs_landlock
+from support.nb_scripts import answer_round
+
+from twnb.kernel import KernelExecutor, KernelStartError
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
+
+
+def _env(places: Places, server: FakeLLMServer, **extra: str) -> dict[str, str]:
+    return {
+        "HOME": str(places.home),
+        "OPENAI_API_KEY": REAL_KEY,
+        "OPENAI_BASE_URL": server.base_url,
+        "TWNB_MODEL": "fake-model",
+        "MPLBACKEND": "Agg",
+        **extra,
+    }
+
+
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory: pytest.TempPathFactory) -> Places:
+    return make_places(tmp_path_factory.mktemp("separate"))
+
+
+@pytest.fixture(scope="module")
+def executor(places: Places, fake_server: FakeLLMServer) -> Iterator[KernelExecutor]:
+    # guarded=False: twnb's in-kernel guard stays out of the way; what is refused is refused by the OS
+    with KernelExecutor(places.notebook, env=_env(places, fake_server), guarded=False) as kernel:
+        yield kernel
+
+
+def test_the_separate_kernel_is_confined_by_default(executor: KernelExecutor) -> None:
+    result = executor.run("import os\nmarker = os.environ.get('TWNB_CONFINED', '')")
+    assert result.status == "success", result.error
+    assert "landlock_abi" in executor._expression("marker")
+
+
+def test_the_separate_kernel_starts_no_program(executor: KernelExecutor, places: Places) -> None:
+    marker = places.notebook / "ran.txt"
+    result = executor.run(f"import subprocess\nsubprocess.run(['/bin/sh', '-c', 'touch {marker}'])")
+    assert result.status == "error" and result.error is not None
+    assert result.error.ename == "PermissionError"
+    assert not marker.exists()
+
+
+def test_the_separate_kernel_reads_no_ssh_key(executor: KernelExecutor, places: Places) -> None:
+    key_file = places.home / ".ssh" / "id_rsa"
+    result = executor.run(f"print(open({str(key_file)!r}).read())")
+    assert result.status == "error"
+    assert "PRIVATE KEY" not in result.stdout
+
+
+def test_the_separate_kernels_environment_holds_no_api_key(executor: KernelExecutor) -> None:
+    result = executor.run("import os\nprint(sorted(os.environ.items()))")
+    assert result.status == "success"
+    assert REAL_KEY not in result.stdout
+
+
+def test_a_round_runs_in_the_confined_separate_kernel(
+    executor: KernelExecutor, places: Places, fake_server: FakeLLMServer
+) -> None:
+    from twnb.config import ResolvedSettings, Settings
+    from twnb.llm.client import OpenAIChatClient
+    from twnb.session import build_session
+
+    fake_server.reset()
+    fake_server.load(answer_round("The answer is 42."))
+    client = OpenAIChatClient(api_key=REAL_KEY, base_url=fake_server.base_url, max_retries=0)
+    resolved = ResolvedSettings(Settings(model="fake-model"), {}, places.notebook)
+    session = build_session(resolved, executor, client=client, session_dir=places.outside / "sessions")
+    finished = session.run_round("What is 6 times 7?")
+    assert finished.state == "finished", finished.post_list[-1].message
+    assert executor._expression("answer") == 42
+
+
+def test_confine_kernels_off_starts_it_unconfined_and_says_what_that_allows(
+    places: Places, fake_server: FakeLLMServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    env = _env(places, fake_server, TWNB_CONFINE_KERNELS="false")
+    with KernelExecutor(places.notebook, env=env) as kernel:
+        assert kernel._expression("__import__('os').environ.get('TWNB_CONFINED', '')") == ""
+    said = capfd.readouterr().err
+    assert "runs unconfined (confine_kernels is off" in said and "can run programs" in said
+
+
+def test_confine_kernels_off_in_the_notebooks_twnb_yaml_is_refused(
+    tmp_path: Path, places: Places, fake_server: FakeLLMServer
+) -> None:
+    (tmp_path / "twnb.yaml").write_text("confine:\n  kernels: false\n")
+    with pytest.raises(KernelStartError, match=r"confine_kernels is set in .*twnb\.yaml"):
+        KernelExecutor(tmp_path, env=_env(places, fake_server)).start()

@@ -68,6 +68,18 @@ def test_the_separate_kernel_reads_no_ssh_key(executor: KernelExecutor, places: 
     assert "PRIVATE KEY" not in result.stdout
 
 
+def test_the_separate_kernel_writes_nothing_into_the_session_folder(
+    executor: KernelExecutor, places: Places
+) -> None:
+    forged = places.notebook / ".twnb" / "forged" / "rounds.yaml"
+    result = executor.run(
+        "import os\nos.makedirs('.twnb/forged')\nopen('.twnb/forged/rounds.yaml', 'w').write('x')"
+    )
+    assert result.status == "error" and result.error is not None
+    assert result.error.ename == "OSError" and "Read-only file system" in result.error.evalue
+    assert not forged.parent.exists()
+
+
 def test_the_separate_kernels_environment_holds_no_api_key(executor: KernelExecutor) -> None:
     result = executor.run("import os\nprint(sorted(os.environ.items()))")
     assert result.status == "success"

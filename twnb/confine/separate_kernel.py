@@ -50,4 +50,10 @@ def separate_kernel_launch(
     if reason is not None:
         _say_once(f"twnb: the separate kernel runs unconfined: {reason}; {UNCONFINED_ALLOWS}.")
         return None
+    read_only = list(read_only)
+    for folder in read_only:
+        # a mount makes a place read-only only where it exists: twnb's own session folder is made
+        # now (the starter autosaves there anyway), or the kernel's code could make it and write
+        # the records and cassettes twnb reads back
+        Path(folder).mkdir(parents=True, exist_ok=True)
     return confined_launch(workdir, environ, write=write, read_only=read_only, resolved=resolved)

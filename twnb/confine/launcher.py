@@ -25,6 +25,7 @@ from pathlib import Path
 from twnb.confine import landlock, seccomp
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only
+from twnb.confine.placeholders import hold_placeholders, release_placeholders
 from twnb.confine.plan import ConfinementError, ConfinementPlan, kernel_environment, plan_confinement
 from twnb.confine.upstream import Upstream
 
@@ -74,9 +75,12 @@ def _proxy_listener(kernel_ports: set[int]) -> socket.socket:
     raise ConfinementError("no free loopback port for the key proxy besides the kernel's own")
 
 
-def _start_warden(upstream: Upstream | None, private_dir: Path, kernel_ports: set[int]) -> int | None:
+def _start_warden(
+    upstream: Upstream | None, private_dir: Path, kernel_ports: set[int], held: list[tuple[Path, int]]
+) -> int | None:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
-    is configured: its port is returned) and removes the kernel's private folder when the kernel ends.
+    is configured: its port is returned) and removes the kernel's private folder and the stand-in
+    settings files (`held`, placeholders.py) when the kernel ends.
     It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
     be a signal from the confined kernel to a process outside its domain: Landlock refuses it)."""
     listener = None if upstream is None else _proxy_listener(kernel_ports)
@@ -96,6 +100,7 @@ def _start_warden(upstream: Upstream | None, private_dir: Path, kernel_ports: se
             while os.read(alive_read, 1):
                 pass
         finally:
+            release_placeholders(held)
             _remove(private_dir)
             os._exit(0)
     os.close(alive_read)
@@ -220,7 +225,13 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
         upstream = _upstream(settings, key)
         kernel_ports = {int(connection[name]) for name in _PORT_KEYS}
-        proxy_port = _start_warden(upstream, private_dir, kernel_ports)
+        # before the mounts: a settings file that does not exist could not be made read-only
+        held = hold_placeholders(Path(os.path.realpath(workdir)))
+        try:
+            proxy_port = _start_warden(upstream, private_dir, kernel_ports, held)
+        except BaseException:
+            release_placeholders(held)  # no warden to do it
+            raise
         plan = plan_confinement(
             workdir=workdir,
             private_dir=private_dir,

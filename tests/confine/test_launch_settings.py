@@ -40,3 +40,11 @@ def test_the_launchers_environment_has_the_key_apart_and_no_secret_named_variabl
     assert env[KEY_ENV] == KEY and LAUNCH_ENV in env and env["PATH"] == "/usr/bin"
     assert "OPENAI_API_KEY" not in env and "DB_PASSWORD" not in env
     assert launch.argv[1:] == ["-m", "twnb.confine", "-f", "{connection_file}"]
+
+
+def test_the_examples_folder_is_read_only_for_the_kernel_as_plugin_folders_are(tmp_path: Path) -> None:
+    resolved = resolve_settings(
+        environ={"TWNB_EXAMPLES_DIR": "examples"}, workdir=tmp_path, home=tmp_path / "home"
+    )
+    settings, _ = launch_settings(resolved)
+    assert settings.read_only == ("plugins", "examples")

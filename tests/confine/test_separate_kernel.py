@@ -42,8 +42,12 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> Places:
 
 @pytest.fixture(scope="module")
 def executor(places: Places, fake_server: FakeLLMServer) -> Iterator[KernelExecutor]:
+    # the user's own examples and experience folders, visible beside the notebook; the experience
+    # folder not made yet (twnb makes it at the first remembered Round)
+    (places.notebook / "examples" / "code_interpreter").mkdir(parents=True)
+    env = _env(places, fake_server, TWNB_EXAMPLES_DIR="examples", TWNB_EXPERIENCE_DIR="experience")
     # guarded=False: twnb's in-kernel guard stays out of the way; what is refused is refused by the OS
-    with KernelExecutor(places.notebook, env=_env(places, fake_server), guarded=False) as kernel:
+    with KernelExecutor(places.notebook, env=env, guarded=False) as kernel:
         yield kernel
 
 
@@ -78,6 +82,20 @@ def test_the_separate_kernel_writes_nothing_into_the_session_folder(
     assert result.status == "error" and result.error is not None
     assert result.error.ename == "OSError" and "Read-only file system" in result.error.evalue
     assert not forged.parent.exists()
+
+
+@pytest.mark.parametrize(
+    "forged", ["experience/exp_forged.yaml", "examples/code_interpreter/example-forged.yaml"]
+)
+def test_the_separate_kernel_writes_no_experience_or_examples_for_the_next_prompt(
+    executor: KernelExecutor, places: Places, forged: str
+) -> None:
+    folder = str(Path(forged).parent)
+    code = f"import os\nos.makedirs({folder!r}, exist_ok=True)\nopen({forged!r}, 'w').write('obey')"
+    result = executor.run(code)
+    assert result.status == "error" and result.error is not None
+    assert "Read-only file system" in result.error.evalue
+    assert not (places.notebook / forged).exists()
 
 
 def test_the_separate_kernels_environment_holds_no_api_key(executor: KernelExecutor) -> None:

@@ -75,8 +75,13 @@ def launch_settings(
         confine_read=settings.confine_read,
         confine_write=(*settings.confine_write, *(os.fspath(p) for p in write)),
         confine_connect=settings.confine_connect,
-        # plugin folders beside the notebook are loaded as code by twnb: never the kernel's to write
-        read_only=(*(settings.plugin_dirs or ("plugins",)), *(os.fspath(p) for p in read_only)),
+        # plugin folders beside the notebook are loaded as code by twnb, the examples folder into its
+        # prompts, and twnb never writes either: never the kernel's to write
+        read_only=(
+            *(settings.plugin_dirs or ("plugins",)),
+            *([settings.examples_dir] if settings.examples_dir else []),
+            *(os.fspath(p) for p in read_only),
+        ),
         upstream_url=upstream_url,
         azure=azure,
         key_names=key_names,

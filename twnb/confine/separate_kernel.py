@@ -4,10 +4,12 @@ setting opts out, and where the system cannot confine, the kernel runs unconfine
 per process, with what it allows.
 
 twnb runs outside this kernel (it only sends code), so the kernel may not write the session folder
-either: the starter's autosaves are out of the code's reach (`read_only`)."""
+or the experience folder either: the starter's autosaves and what it remembers are out of the code's
+reach (`read_only`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -38,7 +40,8 @@ def separate_kernel_launch(
     """The confined launcher's command and environment for a kernel of this Python in `workdir`
     (`environ`: the kernel's environment), or None when it starts unconfined (said once). `write`:
     folders besides the settings' the code may write (the starter's artifacts folder); `read_only`:
-    places in them it may not (the session folder). Raises ConfinementError or SettingsError."""
+    places in them it may not (the session folder), relative to `workdir`, besides the experience
+    folder. Raises ConfinementError or SettingsError."""
     resolved = resolve_settings(environ=environ, workdir=workdir, home=home_of(environ))
     refuse_unsafe_sources(resolved)  # switched off from a file a confined kernel could write: refused
     if not resolved.settings.confine_kernels:
@@ -50,10 +53,14 @@ def separate_kernel_launch(
     if reason is not None:
         _say_once(f"twnb: the separate kernel runs unconfined: {reason}; {UNCONFINED_ALLOWS}.")
         return None
-    read_only = list(read_only)
-    for folder in read_only:
-        # a mount makes a place read-only only where it exists: twnb's own session folder is made
-        # now (the starter autosaves there anyway), or the kernel's code could make it and write
-        # the records and cassettes twnb reads back
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    return confined_launch(workdir, environ, write=write, read_only=read_only, resolved=resolved)
+    # the experience folder too: twnb remembers into it from outside and puts it in the prompts
+    experience = resolved.settings.experience_dir
+    protected = [workdir / os.path.expanduser(p) for p in (*read_only, *([experience] if experience else []))]
+    for folder in protected:
+        # a mount makes a place read-only only where it exists: these folders are made now (the
+        # starter writes there anyway), or the kernel's code could make them and write the records,
+        # cassettes and experience twnb reads back
+        # (one this user cannot make, outside the notebook's folder, the kernel cannot make either)
+        with contextlib.suppress(OSError):
+            folder.mkdir(parents=True, exist_ok=True)
+    return confined_launch(workdir, environ, write=write, read_only=protected, resolved=resolved)

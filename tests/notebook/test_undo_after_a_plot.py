@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from support.nb_run import cell_text, llm_env, run_notebook
+from support.nb_scripts import remember_offer
 from test_undo_refused_in_place import load_round
 
 pytestmark = pytest.mark.slow
@@ -17,7 +18,10 @@ def test_undo_of_a_round_that_plotted_goes_ahead(fake_llm, tmp_path):
     load_round(fake_llm, PLOT)
     cells = ["%load_ext twnb", "%%taskweaver\nChange it.", "%taskweaver undo", "print('fig' in globals())"]
     nb, _ = run_notebook(tmp_path, cells, llm_env(fake_llm, tmp_path))
-    assert cell_text(nb.cells[2]).strip() == "Round 1: Undone by the user: removed plt, fig, ax."
+    assert cell_text(nb.cells[2]).strip().splitlines() == [
+        "Round 1: Undone by the user: removed plt, fig, ax.",
+        remember_offer(1),
+    ]
     assert cell_text(nb.cells[3]).strip() == "False"
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
-from support.nb_scripts import code, planner
+from support.nb_scripts import code, planner, remember_offer
 
 from twnb.render import MIME_TYPE
 
@@ -50,7 +50,7 @@ def test_undo_puts_the_kernel_and_files_back_and_greys_the_rounds_output(fake_ll
     undone = output["data"][MIME_TYPE]["twnb"]["view"]["undone"]
     assert undone.startswith("Undone by the user: removed summary; restored df, seen; restored sales.csv;")
     assert "twnb-undone" in output["data"]["text/html"]
-    assert cell_text(nb.cells[3]).strip() == f"Round 1: {undone}"
+    assert cell_text(nb.cells[3]).strip().splitlines() == [f"Round 1: {undone}", remember_offer(1)]
     saved = json.loads((tmp_path / "run.ipynb").read_text())
     assert "twnb-undone" in json.dumps(saved["cells"][2]["outputs"])
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from nb_shell import magics
-from support.nb_scripts import code, planner
+from support.nb_scripts import code, planner, remember_offer
 
 CANARY = "sk-canary-abcdefghijklmnopqrstuvwxyz0123"
 
@@ -54,7 +54,7 @@ def test_a_variable_the_round_created_is_removed(ip, fake_llm, capsys):
     assert ip.user_ns["total"] == 42
     out, _ = undo(ip, capsys)
     assert "total" not in ip.user_ns
-    assert out == "Round 1: Undone by the user: removed total."
+    assert out.splitlines() == ["Round 1: Undone by the user: removed total.", remember_offer(1)]
 
 
 def test_a_rebound_variable_gets_its_very_object_back(ip, fake_llm, capsys):
@@ -163,7 +163,7 @@ def test_force_undoes_past_later_changes(ip, fake_llm, capsys):
     run_round(ip, fake_llm, 'df["c"] = 2')
     out, _ = undo(ip, capsys, "1 --force")
     assert list(ip.user_ns["df"].columns) == ["a"]
-    assert out.endswith("Forced past later changes to df.")
+    assert out.splitlines()[0].endswith("Forced past later changes to df.")
     assert magics(ip).notebook.conversation.rounds[0].extra["undone"]["forced"] is True
 
 
@@ -178,7 +178,7 @@ def test_an_object_over_the_budget_is_named_before_the_run_and_at_undo(ip, fake_
     assert f"twnb: {line}" in said
     assert round.extra["undo_limits"] == [line]
     out, _ = undo(ip, capsys)
-    assert out.endswith(f"Not undone: {line}.")
+    assert out.splitlines()[0].endswith(f"Not undone: {line}.")
     assert ip.user_ns["small"] == [1] and ip.user_ns["big"][0] == 7
 
 
@@ -230,7 +230,8 @@ def test_only_the_last_five_rounds_keep_what_undo_needs(ip, fake_llm, capsys):
     assert err.startswith("Round 1 cannot be undone: its snapshots are gone (only the last 5 Rounds")
     assert ip.user_ns["v0"] == 0
     out, _ = undo(ip, capsys, "2")
-    assert out == "Round 2: Undone by the user: removed v1." and "v1" not in ip.user_ns
+    assert out.splitlines() == ["Round 2: Undone by the user: removed v1.", remember_offer(2)]
+    assert "v1" not in ip.user_ns
 
 
 def test_reset_lets_go_of_what_undo_kept(ip, fake_llm, capsys):

@@ -91,3 +91,19 @@ def test_a_round_whose_code_the_user_edited_offers_to_be_remembered():
         "You edited code, skipped a step in Round 2. `%taskweaver remember 2` keeps what you taught as "
         "experience for later requests."
     )
+
+
+def test_an_undone_round_offers_to_be_remembered_naming_the_undo_last():
+    from twnb.memory import Post, Round
+    from twnb.session.experience import remember_offer
+
+    round = Round.create("Sum revenue", state="finished")
+    round.add_post(Post.create("Sum revenue", "User", "Planner"))
+    round.extra["undone"] = {"line": "Undone by the user: removed total."}
+    assert remember_offer(round, 3) == (
+        "You undid Round 3. `%taskweaver remember 3` keeps what you taught as experience for later requests."
+    )
+    edited = Post.create("ran", "CodeInterpreter", "Planner")
+    edited.extra = {"edited_by": "User", "edited_from": "df.sum()"}
+    round.add_post(edited)
+    assert str(remember_offer(round, 3)).startswith("You edited code in Round 3 and undid it. ")

@@ -53,3 +53,11 @@ def answer_round(final_message: str = f"The answer is 42. {HOSTILE}", **reply: A
 def failing_round() -> dict[str, list[Any]]:
     """The Planner's server refuses the key: the Round fails with a clear reason."""
     return {"Planner": [{"content": "", "fault": "http_401", "times": 10}]}
+
+
+def remember_offer(number: int) -> str:
+    """The line an undo ends with: the undone Round is offered to be remembered (nothing is, unasked)."""
+    return (
+        f"You undid Round {number}. `%taskweaver remember {number}` keeps what you taught as experience "
+        "for later requests."
+    )

@@ -479,15 +479,23 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         return round
 
     def _offer_to_remember(self, round: Round) -> None:
-        """A Round the user steered (step mode's edits, skips, refused edits) ends by offering to remember
-        it, in one line; nothing is remembered without the user's act."""
+        """A Round the user steered (step mode's edits, skips, refused edits, an undo) ends by offering
+        to remember it: a button with widgets, else one line; nothing is remembered without the user's
+        act (remember_button.py)."""
+        from twnb.notebook.round_display import has_widget_frontend
         from twnb.session import remember_offer
 
         rounds = self.notebook.conversation.rounds
         number = next((n for n, r in enumerate(rounds, 1) if r.id == round.id), None)
         offer = remember_offer(round, number) if number is not None else None
-        if offer:
+        if not offer:
+            return
+        if self.shell is None or not has_widget_frontend(self.shell):
             self._say(offer)
+            return
+        from twnb.notebook.remember_button import RememberButton
+
+        RememberButton(offer, lambda: self._remember(str(number)), self.shell).show()
 
     def _final_round(self, round: Round | None, query: str, rounds_before: int, reason: str) -> Round:
         """The Round to show at the end: the session's, else the one it recorded, else a stand-in
@@ -809,6 +817,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         self._say(outcome.line, error=not outcome.done)
         if outcome.done and outcome.round is not None:
             self._redraw_undone(outcome.round)
+            self._offer_to_remember(outcome.round)
 
     def _redraw_undone(self, round: Round) -> None:
         """The undone Round's own output, where it ran, becomes its final view again: greyed, with the
@@ -935,9 +944,14 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         print(rules_in_force(resolved, self.notebook.conversation).describe())
 
     def _cmd_remember(self, rest: list[str], args: argparse.Namespace) -> None:
+        line, failed = self._remember(" ".join(rest).strip())
+        self._say(line, error=failed)
+
+    def _remember(self, words: str) -> tuple[str, bool]:
+        """`remember [ROUND | "text"]` (or the offer's button): the line saying what was remembered, and
+        whether nothing was."""
         from twnb.session import experience_store
 
-        words = " ".join(rest).strip()
         if len(words) >= 2 and words[0] == words[-1] and words[0] in "\"'":
             words = words[1:-1].strip()  # the magic's line keeps the quotes of "text"
         session = self.notebook.session
@@ -946,8 +960,7 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         try:
             if names_a_round:
                 if session is None or not rounds:
-                    self._say("No Round to remember yet: run a %%taskweaver Round first.", error=True)
-                    return
+                    return "No Round to remember yet: run a %%taskweaver Round first.", True
                 experience = session.remember(words or None)
                 what = f"the Round as exp_{experience.exp_id}.yaml (summarised by the LLM)"
             else:
@@ -955,13 +968,11 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
                 experience = experience_store(resolved).remember_text(words)
                 what = f"handcrafted_exp_{experience.exp_id}.yaml"
         except (ValueError, OSError) as error:
-            self._say(f"Nothing was remembered: {error}", error=True)
-            return
+            return f"Nothing was remembered: {error}", True
         except Exception as error:  # the LLM's summary failed: the raw conversation is kept
-            self._say(f"Nothing was summarised ({type(error).__name__}: {error}); try again.", error=True)
-            return
+            return f"Nothing was summarised ({type(error).__name__}: {error}); try again.", True
         folder = experience.path.parent if experience.path is not None else ""
-        self._say(f"Remembered {what} in {folder}: {experience.experience_text[:200]}")
+        return f"Remembered {what} in {folder}: {experience.experience_text[:200]}", False
 
     def _cmd_experience(self, rest: list[str], args: argparse.Namespace) -> None:
         from twnb.session import experience_store

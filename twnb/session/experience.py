@@ -32,6 +32,7 @@ TOP = 3  # experiences put into a prompt at most
 MIN_SCORE = 0.2  # BM25 score under which an experience is not relevant enough to send (one shared word
 # in a folder of one experience scores about 0.29)
 MAX_EXPERIENCE_CHARS = 2_000
+UNDID = "undid it"  # how an undone Round was steered (the offer puts it last)
 TRANSCRIPT_ATTACHMENTS = ("plan", "reply_content", "execution_status", "code_error", "execution_result")
 SUMMARY_PROMPT = (
     "You are the Experience summariser of a data analysis assistant. Read the conversation below, in "
@@ -214,6 +215,8 @@ def round_transcript(round: Round) -> str:
             lines.append("[the user skipped this step]")
         if extra.get("refused_edit"):
             lines.append(f"[the user's edit was refused by verification] {extra['refused_edit']}")
+        if extra.get("undone_by") == "User":
+            lines.append("[the user undid this step's code after it ran]")
     if round.undone:
         lines.append("[the user undid this Round]")
     return "\n".join(lines)
@@ -230,8 +233,10 @@ def steering(round: Round) -> list[str]:
             found.append("skipped a step")
         if extra.get("refused_edit"):
             found.append("made an edit verification refused")
+        if extra.get("undone_by") == "User":
+            found.append("undid a step's code")
     if round.undone:
-        found.append("undid it")
+        found.append(UNDID)
     return list(dict.fromkeys(found))
 
 
@@ -240,10 +245,12 @@ def remember_offer(round: Round, number: int) -> str | None:
     how = steering(round)
     if not how:
         return None
-    return (
-        f"You {', '.join(how)} in Round {number}. `%taskweaver remember {number}` keeps what you taught "
-        "as experience for later requests."
-    )
+    steered = [phrase for phrase in how if phrase != UNDID]
+    if not steered:
+        said = f"You undid Round {number}"
+    else:
+        said = f"You {', '.join(steered)} in Round {number}" + (f" and {UNDID}" if UNDID in how else "")
+    return f"{said}. `%taskweaver remember {number}` keeps what you taught as experience for later requests."
 
 
 __all__ = [

@@ -10,9 +10,10 @@ As its own process (for notebooks run by nbclient or JupyterLab):
     python -m tests.fakellm --script script.json --port 0     # prints the base URL, .../v1
 
 Endpoints: POST /v1/chat/completions (stream and not), POST /openai/deployments/{deployment}/chat/completions
-(Azure; the key in the `api-key` header), GET /v1/models; test-only control endpoints: POST /_fake/script
-(body: a script), GET /_fake/requests, GET /_fake/remaining, POST /_fake/reset. The script format and the
-role rule are in script.py and README.md.
+(Azure; the key in the `api-key` header), GET /v1/models, POST /v1/embeddings (deterministic vectors,
+`fake_embedding`; `embeddings=False` answers 404 as a server without them); test-only control
+endpoints: POST /_fake/script (body: a script), GET /_fake/requests, GET /_fake/remaining,
+POST /_fake/reset. The script format and the role rule are in script.py and README.md.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import hashlib
 import json
 import math
 import os
+import re
 import socket
 import sys
 import threading
@@ -223,6 +226,10 @@ class _Handler(BaseHTTPRequestHandler):
             owner.reset()
             self._send_json(200, {"reset": True})
             return
+        if path in ("/v1/embeddings", "/embeddings") and owner.embeddings:
+            owner._record(self, body, role=None)
+            self._embeddings(body)
+            return
         deployment = None
         segments = path.split("/")
         if (
@@ -251,6 +258,28 @@ class _Handler(BaseHTTPRequestHandler):
         served = owner.script.next_for(_system_text(body), response_format_type=_format_type(body))
         owner._record(self, body, role=served.role, deployment=deployment, query=parse_qs(parts.query))
         self._chat(body, served, model=deployment or str(body.get("model", "")))
+
+    # -- embeddings --------------------------------------------------------------------------------
+    def _embeddings(self, body: Any) -> None:
+        """Deterministic vectors (fake_embedding): texts that share words point the same way."""
+        texts = body.get("input") if isinstance(body, dict) else None
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            self._send_json(
+                400, _error_body("input must be a string or a list of strings", "invalid_request_error", None)
+            )
+            return
+        data = [
+            {"object": "embedding", "index": i, "embedding": fake_embedding(t)} for i, t in enumerate(texts)
+        ]
+        usage = {
+            "prompt_tokens": sum(len(t.split()) for t in texts),
+            "total_tokens": sum(len(t.split()) for t in texts),
+        }
+        self._send_json(
+            200, {"object": "list", "data": data, "model": str(body.get("model", "")), "usage": usage}
+        )
 
     # -- chat completions ------------------------------------------------------------------------
     def _chat(self, body: dict[str, Any], served: Served, model: str) -> None:
@@ -489,6 +518,20 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
 
 
+EMBEDDING_SIZE = 64
+
+
+def fake_embedding(text: str) -> list[float]:
+    """A unit vector from the text's words (lower-cased), each hashed to a dimension and a sign: the
+    same text always gets the same vector, and texts that share words have a positive cosine."""
+    vector = [0.0] * EMBEDDING_SIZE
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        vector[digest[0] % EMBEDDING_SIZE] += 1.0 if digest[1] % 2 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [v / norm for v in vector]
+
+
 class FakeLLMServer:
     """The loopback server with its script and the requests it received. Start, use, stop."""
 
@@ -503,6 +546,7 @@ class FakeLLMServer:
         behaves_like: str = "openai",
         context_size: int | None = None,
         one_at_a_time: bool = False,
+        embeddings: bool = True,
     ) -> None:
         if behaves_like not in SERVERS:
             raise ValueError(f"behaves_like must be one of {list(SERVERS)}, got {behaves_like!r}")
@@ -517,6 +561,8 @@ class FakeLLMServer:
         # Like llama-cpp-python (`interrupt_requests`, on by default): a chat request that arrives
         # while a reply streams ends that reply (`[DONE]`, no finish reason).
         self.one_at_a_time = one_at_a_time
+        # POST /v1/embeddings answers with fake_embedding's vectors; False: 404, as a server without them.
+        self.embeddings = embeddings
         self._chats = 0  # chat requests so far: a stream started at an older count is superseded
         self._prompts: list[str] = []
         self._requests: list[dict[str, Any]] = []

@@ -64,3 +64,32 @@ def test_the_experience_command_lists_shows_and_deletes(llm_shell, clean_env, ca
     assert "Use plotly for charts." in capsys.readouterr().out
     llm_shell.run_line_magic("taskweaver", f"experience delete {exp_id}")
     assert not saved.exists()
+
+
+def test_with_an_embedding_model_the_round_ranks_experience_by_embeddings(
+    llm_shell, fake_llm, monkeypatch, capsys
+):
+    monkeypatch.setenv("TWNB_EMBEDDING_MODEL", "fake-embedding")
+    llm_shell.run_line_magic("taskweaver", 'remember "Multiply numbers with integer arithmetic."')
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nMultiply 6 by 7 with integer arithmetic")
+    (round,) = magics(llm_shell).notebook.conversation.rounds
+    (used,) = round.extra["experiences"]
+    assert used["ranked_by"] == "embeddings (fake-embedding)"
+    assert [r["body"]["model"] for r in fake_llm.requests() if r["path"].endswith("/embeddings")] == [
+        "fake-embedding"
+    ]
+    assert "twnb: Experience is ranked by BM25" not in capsys.readouterr().err
+
+
+def test_a_server_without_embeddings_is_said_once_and_bm25_ranks(llm_shell, fake_llm, monkeypatch, capsys):
+    monkeypatch.setenv("TWNB_EMBEDDING_MODEL", "fake-embedding")
+    fake_llm.embeddings = False
+    llm_shell.run_line_magic("taskweaver", 'remember "Multiply numbers with integer arithmetic."')
+    for request in ("Multiply 6 by 7", "Multiply 8 by 9"):
+        fake_llm.load(answer_round())
+        llm_shell.run_cell(f"%%taskweaver\n{request}")
+    notes = [line for line in capsys.readouterr().err.splitlines() if "Experience is ranked by BM25" in line]
+    assert len(notes) == 1 and notes[0].startswith("twnb: Experience is ranked by BM25: the server gave no")
+    rounds = magics(llm_shell).notebook.conversation.rounds
+    assert [r.extra["experiences"][0]["ranked_by"] for r in rounds] == ["BM25", "BM25"]

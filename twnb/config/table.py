@@ -376,8 +376,8 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding_model",
         "text",
         None,
-        "Embedding model on the same server for retrieving experience (reserved: this version ranks "
-        "experience with BM25, offline, whatever it is set to).",
+        "Embedding model on the same server for retrieving experience, e.g. 'text-embedding-3-small' "
+        "(unset, or a server without embeddings: experience is ranked with BM25, offline).",
         env=("TWNB_EMBEDDING_MODEL",),
         yaml_key="llm.embedding_model",
         default_text="unset (BM25)",

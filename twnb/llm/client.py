@@ -154,6 +154,16 @@ class OpenAIChatClient:
         with every_record_scrubbed(self._log_scrub(self._context(model, ""))):
             return probe_context_size(get_json, self.base_url, model)
 
+    def embed(self, model: str, texts: list[str]) -> list[list[float]]:
+        """The embeddings of `texts` from the same server's embeddings API (`model`), in order; each
+        text is redacted first. Raises what the SDK raises (a server without embeddings answers 404)."""
+        if self._redact is not None:
+            texts = [self._redact(text) for text in texts]
+        sdk = self._sdk.with_options(max_retries=0)
+        with every_record_scrubbed(self._log_scrub(self._context(model, ""))):
+            reply = sdk.embeddings.create(model=model, input=texts)
+        return [list(item.embedding) for item in sorted(reply.data, key=lambda item: item.index)]
+
     def _context(self, model: str, role: str) -> ErrorContext:
         if self.azure_endpoint:
             url = f"{self.base_url}/deployments/{model}/chat/completions"

@@ -215,8 +215,10 @@ class RoundExtra(TypedDict, total=False):
     estimated tokens, and those left out because a Round's code wrote them: `{"files": [{"path",
     "tokens"}], "tokens", "written_by_code"}`) and
     `mentions` (what each @-mention of the request added to the CodeInterpreter's prompt: `mention`,
-    `kind`, `text`) and `experiences` (the remembered experiences put into both roles' prompts for the
-    request: `exp_id`, `score`, `text`)."""
+    `kind`, `text`), `experiences` (the remembered experiences put into both roles' prompts for the
+    request: `exp_id`, `score`, `text`, `ranked_by`: "BM25" or "embeddings (MODEL)") and
+    `context_notes` (what the user should know of how context was found, one line each: the server gave
+    no embeddings, so experience was ranked by BM25)."""
 
     usage: UsageRecord
     timing: TimingRecord
@@ -240,6 +242,7 @@ class RoundExtra(TypedDict, total=False):
     rules: dict[str, Any]
     mentions: list[dict[str, str]]
     experiences: list[dict[str, Any]]
+    context_notes: list[str]
 
 
 class ExecutionRecord(TypedDict):

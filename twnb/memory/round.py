@@ -30,7 +30,7 @@ class Round:
     `plan`, `plan_recovered_from`, `held_back_cells`, `user_cells`, `user_cells_omitted`, `replay`,
     `plugins`, `plugin_only`, `plugin_problems`, `changed_in_place`, `undo_limits`, `undone`,
     `confinement`,
-    `trust_notes`, `rules`, `mentions`, `experiences`."""
+    `trust_notes`, `rules`, `mentions`, `experiences`, `context_notes`."""
 
     id: str
     user_query: str

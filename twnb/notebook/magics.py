@@ -446,6 +446,8 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
             self._say(f"twnb: {line} (%taskweaver plugins lists every plugin)", error=True)
         for line in (round.extra or {}).get("trust_notes", ()):
             self._say(f"twnb: {line}", error=True)
+        for line in (round.extra or {}).get("context_notes", ()):
+            self._say(f"twnb: {line}", error=True)
 
     def show_final(
         self,

@@ -8,9 +8,10 @@ folder is read as it is) holds TaskWeaver's files:
 - `handcrafted_exp_<id>.yaml`: written by hand or by `%taskweaver remember "text"`, the same fields.
 
 For each request the most relevant experiences over a threshold go into both roles' prompts (after the
-request, in the Round that uses them, so the cached prefix never changes). They are ranked by BM25
-(twnb/base/lexical_rank.py: offline, on any server); TaskWeaver's embeddings are kept as they are in
-the files. Every text is redacted before it is written. The folder is listed at each Round and a file
+request, in the Round that uses them, so the cached prefix never changes). They are ranked by
+embeddings when `embedding_model` is set (experience_embeddings.py), else, or when the server has none,
+by BM25 (twnb/base/lexical_rank.py: offline, on any server); TaskWeaver's embeddings are kept as they
+are in the files. Every text is redacted before it is written. The folder is listed at each Round and a file
 read again only when its size or modification time changed.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 
 from twnb.base import BM25Index, clip, create_id, words
 from twnb.memory import Round, dump_yaml, load_yaml_file, write_text_atomic
+from twnb.session.experience_embeddings import ExperienceEmbeddings
 
 EXPERIENCE_FILE = re.compile(r"^(handcrafted_exp|exp)_(.+)\.ya?ml$")
 TOP = 3  # experiences put into a prompt at most
@@ -88,6 +90,10 @@ class ExperienceStore:
         default=None, repr=False
     )
     problems: list[str] = field(default_factory=list)
+    # With `embedding_model` set: ranking by embeddings first (experience_embeddings.py), BM25 without
+    embeddings: ExperienceEmbeddings | None = None
+    ranked_by: str = "BM25"  # how the last retrieval ranked
+    _noted: bool = field(default=False, repr=False)  # the fall back to BM25 was said
 
     def experiences(self) -> list[Experience]:
         """Every experience in the folder, by file name; unreadable files are skipped and named in
@@ -116,6 +122,12 @@ class ExperienceStore:
         found = self.experiences()
         if not found:
             return []
+        if self.embeddings is not None:
+            ranked = self.embeddings.rank(request, found, top)
+            if ranked is not None:
+                self.ranked_by = f"embeddings ({self.embeddings.model})"
+                return ranked
+        self.ranked_by = "BM25"
         key = self._listed
         if self._ranking is None or self._ranking[0] != key:
             indexed = [self._index[name] for name, _ in key]
@@ -124,6 +136,13 @@ class ExperienceStore:
         scores = ranking.scores(words(request))
         best = sorted(range(len(scores)), key=lambda n: -scores[n])[:top]
         return [(indexed[n].experience, round(scores[n], 3)) for n in best if scores[n] >= min_score]
+
+    def take_note(self) -> str | None:
+        """The one line saying that embeddings failed and BM25 ranks instead, once per store."""
+        if self.embeddings is None or self.embeddings.failed is None or self._noted:
+            return None
+        self._noted = True
+        return self.embeddings.note()
 
     def remember_text(self, text: str) -> Experience:
         """`%taskweaver remember "text"`: a handcrafted experience."""

@@ -20,6 +20,7 @@ from twnb.kernel import Executor, UserCellSource
 from twnb.llm import ChatClient
 from twnb.memory import EventRelay, Memory
 from twnb.session.experience import ExperienceStore
+from twnb.session.experience_embeddings import ExperienceEmbeddings
 from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_rounds
 from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
@@ -142,15 +143,40 @@ def build_session(
         undo_log=undo_log,
         risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
         rules=rules_for(resolved, redactor),
-        experience=experience_store(resolved, redactor),
+        experience=experience_store(resolved, redactor, embed=replay is None),
     )
 
 
-def experience_store(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ExperienceStore:
-    """The experience folder (`experience_dir`, relative to the notebook's folder unless absolute)."""
+def experience_store(
+    resolved: ResolvedSettings, redactor: Redactor | None = None, *, embed: bool = False
+) -> ExperienceStore:
+    """The experience folder (`experience_dir`, relative to the notebook's folder unless absolute);
+    `embed`: rank by `embedding_model` when it is set (a replayed session asks no server)."""
     redactor = redactor if redactor is not None else redactor_for(resolved)
     folder = Path(resolved.settings.experience_dir).expanduser()
-    return ExperienceStore(folder if folder.is_absolute() else resolved.workdir / folder, redactor.redact)
+    folder = folder if folder.is_absolute() else resolved.workdir / folder
+    model = resolved.settings.embedding_model
+    embeddings = None
+    if embed and model:
+        embeddings = ExperienceEmbeddings(model, _embedder(resolved, redactor, model), folder)
+    return ExperienceStore(folder, redactor.redact, embeddings=embeddings)
+
+
+def _embedder(
+    resolved: ResolvedSettings, redactor: Redactor, model: str
+) -> Callable[[list[str]], list[list[float]]]:
+    """Texts to vectors by the settings' server, its client made at the first use (no key: it raises,
+    and experience is ranked by BM25, said once)."""
+    from twnb.llm import OpenAIChatClient, make_client
+
+    made: list[OpenAIChatClient] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        if not made:
+            made.append(make_client(resolved, redactor=redactor))
+        return made[0].embed(model, texts)
+
+    return embed
 
 
 def rules_for(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ProjectRules:

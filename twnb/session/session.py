@@ -410,9 +410,14 @@ class Session:
         if self.experience is None:
             return
         found = self.experience.retrieve(round.user_query)
+        note = self.experience.take_note()
+        if note:
+            round.extra.setdefault("context_notes", []).append(note)
         if found:
+            ranked_by = self.experience.ranked_by
             round.extra["experiences"] = [
-                {"exp_id": e.exp_id, "score": score, "text": e.experience_text} for e, score in found
+                {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
+                for e, score in found
             ]
 
     def remember(self, ref: str | None = None) -> Experience:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from twnb.roles.namespace_delta import CHANGES_HEADER, NamespaceSnapshot, summary_changes
+from twnb.roles.namespace_delta import (
+    CHANGES_HEADER,
+    EXTENDED_HEADER,
+    SNAPSHOT_HEADER,
+    NamespaceSnapshot,
+    summary_changes,
+)
 
 BEFORE = "Variables in the kernel:\n- df: DataFrame, shape (10, 2)\n- n: int = 3"
 
@@ -32,13 +38,42 @@ def test_a_summary_cut_at_its_limit_does_not_call_the_names_it_left_out_deleted(
     assert "No longer defined" not in changes and "- m: int = 4" in changes
 
 
-def test_the_snapshot_is_kept_while_the_layout_key_stays_and_retaken_when_it_changes():
+def test_the_snapshot_is_kept_while_the_layout_key_stays_and_extended_when_it_changes():
     snapshot = NamespaceSnapshot()
     first, _ = snapshot.split("layout-1", BEFORE)
     kept, changes = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
-    retaken, none = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
+    extended, none = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
     assert kept == first and changes.endswith("- m: int = 4")
-    assert retaken.endswith("- m: int = 4") and none == ""
+    assert extended == f"{first}\n{EXTENDED_HEADER}\n- m: int = 4" and none == ""
+
+
+def test_an_extension_keeps_the_snapshot_as_the_cached_prefix_and_the_changes_are_against_it():
+    snapshot = NamespaceSnapshot()
+    first, _ = snapshot.split("layout-1", BEFORE)
+    extended, _ = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
+    _, changes = snapshot.split("layout-2", BEFORE + "\n- m: int = 4\n- k: int = 1")
+    assert extended.startswith(first) and changes == f"{CHANGES_HEADER}\n- k: int = 1"
+
+
+def test_an_extension_says_the_names_no_longer_defined_but_not_a_summarys_cut():
+    snapshot = NamespaceSnapshot()
+    snapshot.split("layout-1", BEFORE)
+    extended, _ = snapshot.split("layout-2", "Variables in the kernel:\n- df: DataFrame, shape (10, 2)")
+    assert extended.endswith(f"{EXTENDED_HEADER}\nNo longer defined: n")
+    cut = (
+        "Variables in the kernel:\n[... 1 older names not shown: summary limit of 4000 characters]\n"
+        "- m: int = 4"
+    )
+    extended, _ = snapshot.split("layout-3", cut)
+    assert "[... " not in extended and extended.endswith(f"{EXTENDED_HEADER}\n- m: int = 4")
+
+
+def test_the_snapshot_is_taken_again_when_its_extensions_would_outgrow_it():
+    snapshot = NamespaceSnapshot()
+    snapshot.split("layout-1", BEFORE)
+    grown = BEFORE + "".join(f"\n- name_{n}: int = {n}" for n in range(5))
+    retaken, changes = snapshot.split("layout-2", grown)
+    assert retaken == f"{SNAPSHOT_HEADER}\n{grown}" and EXTENDED_HEADER not in retaken and changes == ""
 
 
 def test_the_changes_follow_each_new_summary_under_the_same_snapshot():

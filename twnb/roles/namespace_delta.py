@@ -5,6 +5,11 @@ characters). Sent whole at the end of every prompt, it would be the largest part
 cache can never reuse. So a role's prompt carries the summary as it was when its history last changed
 shape (a snapshot, at the head of the history), and the last message only says what changed since: lines
 that are new or different, and the names no longer defined. The role sees the same facts.
+
+When the history changes shape again, the snapshot is extended rather than made again: the changes so
+far are appended to it (`EXTENDED_HEADER`), so the cached prefix keeps the snapshot and breaks only after
+it. Made again it is once its extensions would outgrow the snapshot itself (a summary at its size limit
+slides, so a new one differs from its first line: everything after it is sent anew).
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ SNAPSHOT_HEADER = (
     "The notebook's variables when this list was made (the last message says what changed since):"
 )
 CHANGES_HEADER = "Changes to the notebook's variables since the list at the start of the conversation:"
+EXTENDED_HEADER = "Then changed:"
 REMOVED = "No longer defined: {names}"
+# The extensions may grow to this many times the snapshot's own length before it is taken again.
+EXTENSIONS_MAX = 1.0
 
 
 def _name(line: str) -> str:
@@ -60,30 +68,52 @@ def _changes(old: list[str], old_set: set[str], after: str) -> str:
 
 @dataclass
 class NamespaceSnapshot:
-    """One role's snapshot of the summary, kept while its history keeps the same layout (`key`)."""
+    """One role's snapshot of the summary, kept while its history keeps the same layout (`key`), and
+    extended with the changes so far when the layout changes (the module's docstring)."""
 
     key: object = None
     text: str = ""
+    # The changes appended since `text` was taken, one block per layout change, oldest first.
+    extensions: list[str] = field(default_factory=list)
     # The last summary split against this snapshot and its changes: a role's next call often sees the
     # same summary (no code ran since), and the changes are a function of the two texts alone.
     _last: tuple[str, str] | None = field(default=None, init=False, repr=False)
-    # The snapshot's lines, as a list and a set, split once for every call it serves.
+    # The summary the changes are against (`text`, or the one the last extension brought the snapshot
+    # up to), and its lines as a list and a set, split once for every call they serve.
+    _against: str = field(init=False, repr=False)
     _lines: tuple[list[str], set[str]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        lines = self.text.splitlines()
-        self._lines = (lines, set(lines))
+        self._set_against(self.text)
+
+    def _set_against(self, summary: str) -> None:
+        lines = summary.splitlines()
+        self._against, self._lines, self._last = summary, (lines, set(lines)), None
 
     def split(self, key: object, summary: str) -> tuple[str, str]:
         """(the snapshot text for the history, the changes for the last message) for this call."""
         summary = summary.strip()
         if key != self.key:
-            if summary != self.text:
-                lines = summary.splitlines()
-                self.text, self._last, self._lines = summary, None, (lines, set(lines))
+            self._move_to(summary)
             self.key = key
-        snapshot = f"{SNAPSHOT_HEADER}\n{self.text}" if self.text else ""
+        snapshot = "\n".join([f"{SNAPSHOT_HEADER}\n{self.text}", *self.extensions]) if self.text else ""
         if self._last is None or self._last[0] != summary:
-            changes = "" if summary == self.text else _changes(*self._lines, summary)
+            changes = _changes(*self._lines, summary) if summary != self._against else ""
             self._last = (summary, changes)
         return snapshot, self._last[1]
+
+    def _move_to(self, summary: str) -> None:
+        """The layout changed: extend the snapshot to `summary`, or take it again when the extensions
+        would outgrow it."""
+        if summary == self._against:
+            return
+        changes = _changes(*self._lines, summary) if self.text else ""
+        # (a summary cut at its limit says so in its first line: not a change worth keeping)
+        kept = [line for line in changes.splitlines()[1:] if not line.startswith("[... ")]
+        extension = "\n".join([EXTENDED_HEADER, *kept]) if kept else ""
+        grown = sum(len(e) + 1 for e in self.extensions) + len(extension) + 1
+        if extension and grown <= EXTENSIONS_MAX * len(self.text):
+            self.extensions.append(extension)
+        else:
+            self.text, self.extensions = summary, []
+        self._set_against(summary)

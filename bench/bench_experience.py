@@ -2,7 +2,9 @@
 to list the folder, stat each file, and rank every experience for its request. The first Round also
 reads and indexes every file; later Rounds read only what changed.
 
-Target: <= 20 ms per Round (lexical), printed beside the measured time.
+Target: <= 20 ms per Round (lexical), printed beside the measured time: wall-clock, and the process's
+CPU time (user + system, which the stat calls are), the figure that holds on a machine busy with other
+work.
 
     python bench/bench_experience.py [--count 1000] [--rounds 50]
 """
@@ -51,18 +53,23 @@ def main() -> None:
         started = time.perf_counter()
         store.retrieve("Load the sales csv and parse the dates")
         first_ms = (time.perf_counter() - started) * 1000
-        times = []
+        times, cpu_times = [], []
         for n in range(args.rounds):
             request = f"Round {n}: plot revenue by region with plotly, excluding returned orders"
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             found = store.retrieve(request)
             times.append((time.perf_counter() - started) * 1000)
-        per_round = statistics.median(times)
+            cpu_times.append((time.process_time() - cpu_started) * 1000)
+        per_round, cpu = statistics.median(times), statistics.fmean(cpu_times)
         print(f"{args.count} experiences, {args.rounds} Rounds; {len(found)} retrieved for the last request")
         print(f"first Round (reads and indexes every file): {first_ms:.1f} ms")
         print(
             f"per Round after it: median {per_round:.2f} ms, max {max(times):.2f} ms | "
             f"target <= {TARGET_MS:g} ms (ratio {per_round / TARGET_MS:.2f})"
+        )
+        print(
+            f"per Round after it, CPU time: mean {cpu:.2f} ms | target <= {TARGET_MS:g} ms "
+            f"(ratio {cpu / TARGET_MS:.2f})"
         )
 
 

@@ -3,6 +3,7 @@ written, retrieved for a request with BM25, and deleted; real files."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from twnb.config import Redactor
@@ -107,3 +108,29 @@ def test_an_undone_round_offers_to_be_remembered_naming_the_undo_last():
     edited.extra = {"edited_by": "User", "edited_from": "df.sum()"}
     round.add_post(edited)
     assert str(remember_offer(round, 3)).startswith("You edited code in Round 3 and undid it. ")
+
+
+@pytest.mark.parametrize(
+    ("sender", "extra", "said"),
+    [
+        ("Planner", {"edited_by": "User"}, "You edited the plan in Round 4."),
+        ("CodeInterpreter", {"edited_by": "User"}, "You edited code in Round 4."),
+        ("CodeInterpreter", {"skipped_by": "User"}, "You skipped a step in Round 4."),
+        (
+            "CodeInterpreter",
+            {"refused_edit": "os.system('x')"},
+            "You made an edit verification refused in Round 4.",
+        ),
+        ("CodeInterpreter", {"undone_by": "User"}, "You undid a step's code in Round 4."),
+    ],
+)
+def test_each_way_of_steering_a_round_is_named_in_the_offer(sender, extra, said):
+    from twnb.memory import Post, Round
+    from twnb.session.experience import remember_offer
+
+    round = Round.create("Sum revenue", state="finished")
+    round.add_post(Post.create("Sum revenue", "User", "Planner"))
+    steered = Post.create("the post", sender, "CodeInterpreter" if sender == "Planner" else "Planner")
+    steered.extra = dict(extra)
+    round.add_post(steered)
+    assert str(remember_offer(round, 4)).startswith(said)

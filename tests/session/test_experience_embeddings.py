@@ -92,3 +92,13 @@ def test_a_server_without_embeddings_falls_back_to_bm25_and_says_so_once(fake_ll
     experiences.retrieve("Plot the chart with plotly")
     assert experiences.take_note() is None
     assert len([r for r in fake_llm.requests() if r["path"].endswith("/embeddings")]) == 1  # not asked again
+
+
+def test_a_large_folder_is_embedded_in_batches(fake_llm, tmp_path, monkeypatch):
+    monkeypatch.setattr("twnb.session.experience_embeddings.BATCH", 2)
+    experiences = store(tmp_path, fake_llm.base_url)
+    for n in range(4):
+        experiences.remember_text(f"{PLOTLY} ({n})")
+    (best, _), *_ = experiences.retrieve("Chart revenue with plotly")
+    assert PLOTLY in best.experience_text
+    assert [len(texts) for texts in embedded(fake_llm)] == [2, 2, 1]  # the request and 4 experiences

@@ -26,6 +26,7 @@ from twnb.memory import write_text_atomic
 
 CACHE_FILE = "embeddings_cache.json"
 MIN_SIMILARITY = 0.2  # TaskWeaver's experience retrieve_threshold
+BATCH = 256  # texts per embeddings request (OpenAI takes 2,048; servers such as vLLM or TEI take fewer)
 
 Embed = Callable[[list[str]], list[list[float]]]  # texts -> their vectors, in order
 
@@ -78,7 +79,8 @@ class ExperienceEmbeddings:
             if key not in cache:
                 missing[key] = experience.experience_text
         try:
-            made = self.embed([request, *missing.values()])
+            texts = [request, *missing.values()]
+            made = [v for n in range(0, len(texts), BATCH) for v in self.embed(texts[n : n + BATCH])]
         except Exception as error:  # the server's answer, whatever it is: BM25 ranks instead
             self.failed = f"{type(error).__name__}: {clip(' '.join(str(error).split()), 160)}"
             return None

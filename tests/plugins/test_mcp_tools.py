@@ -234,3 +234,35 @@ def test_a_streamable_http_server_is_reached_by_its_url(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_a_confined_kernel_says_why_it_starts_no_stdio_server_and_reaches_no_port_not_allowed(
+    tmp_path, marker
+):
+    """In a confined kernel (its marker in the environment) a stdio server is never started, and a URL
+    whose port `confine_connect` does not name is not tried: each is one line saying why and what to
+    do, instead of the operating system's bare PermissionError."""
+    from twnb.config import CONFINED_ENV, Confinement
+
+    rules = Confinement(
+        read=(), write=(), connect=(8765,), proxy=None, landlock_abi=7, seccomp=True, mounts=True
+    )
+    source = McpTools(
+        {
+            "calc": mcp_server_config(marker, "--confined-test"),
+            "web": {"url": "http://127.0.0.1:9/mcp"},
+        },
+        timeout=20,
+        log_dir=tmp_path,
+        cwd=tmp_path,
+        environ={CONFINED_ENV: rules.to_json()},
+    )
+    try:
+        states = {s.name: s for s in source.load()}
+    finally:
+        source.close()
+    assert states["calc"].problem.startswith("MCP server not started: this kernel is confined and runs no")
+    assert "`url`" in states["calc"].problem and "confine_connect" in states["calc"].problem
+    assert states["web"].problem.startswith("MCP server not reached: this kernel is confined")
+    assert "add 127.0.0.1:9 to it" in states["web"].problem
+    assert server_processes(f"{marker} --confined-test") == []

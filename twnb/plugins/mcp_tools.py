@@ -38,8 +38,10 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from twnb.base import clip
+from twnb.config import Confinement
 from twnb.memory import PluginEntry
 from twnb.plugins.calls import PluginFunction, active_log
 from twnb.plugins.catalog import MCP, PluginState
@@ -47,6 +49,10 @@ from twnb.plugins.catalog import MCP, PluginState
 __all__ = ["INSTALL_HINT", "McpToolError", "McpTools"]
 
 INSTALL_HINT = "MCP servers need the mcp extra: pip install 'twnb[mcp]' (then restart the kernel)"
+CONFINED_STDIO = (
+    "not started: this kernel is confined and runs no programs; start the server yourself outside it "
+    "and name it by `url` (its port in `confine_connect`), or use an unconfined kernel"
+)
 STDERR_LINES = 12
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _JSON_TYPES = {
@@ -98,9 +104,17 @@ class McpTools:
             import mcp  # noqa: F401  (the extra: its absence is said once per server)
         except ImportError:
             return [self._failed(name, INSTALL_HINT) for name in self.servers]
-        self._start_loop()
-        started = {name: self._submit(self._start(name, config)) for name, config in self.servers.items()}
         states: list[PluginState] = []
+        startable: dict[str, dict[str, Any]] = {}
+        for name, config in self.servers.items():
+            refused = self._confined_refusal(config)
+            if refused is None:
+                startable[name] = config
+            else:
+                states.append(self._failed(name, refused))
+        if startable:
+            self._start_loop()
+        started = {name: self._submit(self._start(name, config)) for name, config in startable.items()}
         tools: dict[str, list[Any]] = {}
         for name, future in started.items():
             try:
@@ -119,6 +133,28 @@ class McpTools:
                 name = plain if counts[plain] == 1 else _python_name(f"{server}_{tool.name}")
                 states.append(self._tool_state(server, name, tool))
         return states
+
+    def _confined_refusal(self, config: Mapping[str, Any]) -> str | None:
+        """Why a confined kernel cannot reach this server, said before trying (the operating system
+        would refuse it anyway, with a bare PermissionError); None when it can, or the kernel is not
+        confined."""
+        confinement = Confinement.from_environ(self.environ)
+        if confinement is None:
+            return None
+        if "url" not in config:
+            return CONFINED_STDIO
+        parts = urlsplit(str(config["url"]))
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return None  # the SDK says what is wrong with the URL
+        if port in confinement.connect:
+            return None
+        return (
+            f"not reached: this kernel is confined and connects only to the ports of `confine_connect`; "
+            f"add {parts.hostname}:{port} to it (TWNB_CONFINE_CONNECT or confine.connect in "
+            f"~/.config/twnb/config.yaml) and restart the kernel"
+        )
 
     def _failed(self, server: str, why: str) -> PluginState:
         return PluginState(server, MCP, f"MCP server {server}", problem=self.redact(f"MCP server {why}"))

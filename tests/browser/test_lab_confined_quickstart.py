@@ -39,6 +39,7 @@ from support.confined_kernel import needs_landlock
 
 from twnb.confine import CONFINED_DISPLAY_NAME, CONFINED_KERNEL_NAME
 from twnb.demo.quickstart import CONVERSATION_FILE, DATASET, DEMO_MODEL, QUICKSTART, build_quickstart_notebook
+from twnb.session import load_conversation_file
 
 pytestmark = [needs_landlock, pytest.mark.timeout(900)]
 
@@ -175,9 +176,21 @@ def test_round_two_shows_the_plot(ran: QuickstartRun) -> None:
 
 def test_the_artifacts_are_in_the_notebook_folder(ran: QuickstartRun, confined_lab: ConfinedLab) -> None:
     assert (confined_lab.root / "unusual_weeks.csv").read_text(encoding="utf-8").startswith("store")
-    assert "confinement:" in (confined_lab.root / CONVERSATION_FILE).read_text(encoding="utf-8")
     figures = list((confined_lab.root / "twnb-artifacts").rglob("*.png"))
     assert figures, sorted(str(p) for p in confined_lab.root.rglob("*"))
+
+
+def test_each_rounds_record_says_it_ran_confined_with_its_rules(
+    ran: QuickstartRun, confined_lab: ConfinedLab
+) -> None:
+    """The saved conversation's Rounds each carry the rules the operating system applied: Landlock,
+    the notebook's folder writable, the model reached through the key proxy."""
+    rounds = load_conversation_file(confined_lab.root / CONVERSATION_FILE).rounds
+    assert len(rounds) == 3
+    for round_ in rounds:
+        rules = round_.extra["confinement"]
+        assert rules["landlock_abi"] >= 6 and rules["proxy"], rules
+        assert str(confined_lab.root.resolve()) in rules["write"], rules
 
 
 def test_the_kernel_never_held_the_key_and_the_model_got_it_through_the_proxy(

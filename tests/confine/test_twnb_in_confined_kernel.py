@@ -35,6 +35,7 @@ pytestmark = [pytest.mark.slow, needs_landlock, pytest.mark.timeout(300)]
 
 PLUGINS = Path(__file__).resolve().parents[1] / "plugins" / "data"
 MCP_SERVER = PLUGINS / "mcp_server.py"
+SEARCH_TOKEN = "search-token-0123456789abcdef"  # in the launcher's environment, never the kernel's
 EDITED = "edited_product = 6 * 7\nprint('edited code ran', edited_product)"
 
 
@@ -216,9 +217,10 @@ def outside_server() -> Iterator[int]:
 @pytest.fixture(scope="module")
 def plugin_round(tmp_path_factory: pytest.TempPathFactory, outside_server: int) -> Iterator[dict[str, Any]]:
     """A confined kernel whose notebook has a `plugins/` folder (TaskWeaver's format) and, in its
-    twnb.yaml, three MCP servers: `web` (the user's, by URL, its port in `confine_connect`), `calc`
-    (stdio: the kernel would start it) and `closed` (by URL, a port not allowed). One Round calls a
-    TaskWeaver plugin and a tool of `web`."""
+    twnb.yaml, four MCP servers: `web` (the user's, by URL, its port in `confine_connect`), `calc`
+    (stdio: the kernel would start it), `closed` (by URL, a port not allowed) and `tokened` (`web`
+    again, with a header that needs a secret-named variable). One Round calls a TaskWeaver plugin and
+    a tool of `web`."""
     places = make_places(tmp_path_factory.mktemp("plugins"))
     shutil.copytree(PLUGINS / "taskweaver", places.notebook / "plugins")
     marker = f"--marker={uuid.uuid4().hex}"
@@ -226,6 +228,10 @@ def plugin_round(tmp_path_factory: pytest.TempPathFactory, outside_server: int) 
         "web": {"url": f"http://127.0.0.1:{outside_server}/mcp"},
         "calc": {"command": sys.executable, "args": [str(MCP_SERVER), marker]},
         "closed": {"url": f"http://127.0.0.1:{_free_port()}/mcp"},
+        "tokened": {
+            "url": f"http://127.0.0.1:{outside_server}/mcp",
+            "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"},
+        },
     }
     (places.notebook / "twnb.yaml").write_text(yaml.safe_dump({"mcp": {"servers": servers, "timeout": 20}}))
     with FakeLLMServer() as llm:
@@ -235,6 +241,7 @@ def plugin_round(tmp_path_factory: pytest.TempPathFactory, outside_server: int) 
             OPENAI_BASE_URL=llm.base_url,
             TWNB_MODEL="fake-model",
             TWNB_CONFINE_CONNECT=f"127.0.0.1:{outside_server}",
+            SEARCH_TOKEN=SEARCH_TOKEN,
         )
         confined = ConfinedKernel(places, env)
         try:
@@ -280,3 +287,11 @@ def test_an_mcp_server_on_a_port_not_allowed_is_refused_naming_the_setting(
 ) -> None:
     (line,) = [line for line in plugin_round["shown"].splitlines() if "Plugin closed" in line]
     assert "confine_connect" in line and "add 127.0.0.1:" in line
+
+
+def test_an_mcp_server_needing_a_secret_is_refused_saying_the_kernel_never_holds_it(
+    plugin_round: dict[str, Any],
+) -> None:
+    (line,) = [line for line in plugin_round["shown"].splitlines() if "Plugin tokened" in line]
+    assert "needs the variable SEARCH_TOKEN, a secret, which a confined kernel never holds" in line
+    assert plugin_round["kernel"].value("'SEARCH_TOKEN' in __import__('os').environ") is False

@@ -266,3 +266,26 @@ def test_a_confined_kernel_says_why_it_starts_no_stdio_server_and_reaches_no_por
     assert states["web"].problem.startswith("MCP server not reached: this kernel is confined")
     assert "add 127.0.0.1:9 to it" in states["web"].problem
     assert server_processes(f"{marker} --confined-test") == []
+
+
+def test_a_confined_kernel_says_a_secret_a_server_needs_is_kept_outside_it(tmp_path):
+    """The launcher keeps secret-named variables out of a confined kernel's environment: a header that
+    refers to one says so, rather than that the variable is not set."""
+    from twnb.config import CONFINED_ENV, Confinement
+
+    rules = Confinement(
+        read=(), write=(), connect=(8765,), proxy=None, landlock_abi=7, seccomp=True, mounts=True
+    )
+    config = {"url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}}
+    source = McpTools(
+        {"search": config},
+        timeout=20,
+        log_dir=tmp_path,
+        cwd=tmp_path,
+        environ={CONFINED_ENV: rules.to_json()},
+    )
+    try:
+        (state,) = source.load()
+    finally:
+        source.close()
+    assert "needs the variable SEARCH_TOKEN, a secret, which a confined kernel never holds" in state.problem

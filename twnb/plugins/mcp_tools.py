@@ -41,7 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from twnb.base import clip
-from twnb.config import Confinement
+from twnb.config import Confinement, is_secret_name
 from twnb.memory import PluginEntry
 from twnb.plugins.calls import PluginFunction, active_log
 from twnb.plugins.catalog import MCP, PluginState
@@ -256,6 +256,13 @@ class McpTools:
         def lookup(match: re.Match[str]) -> str:
             variable = match.group(1)
             if variable not in self.environ:
+                if is_secret_name(variable) and Confinement.from_environ(self.environ) is not None:
+                    # named bare: the reference itself is redacted as the header's secret value
+                    raise ValueError(
+                        f"its {where} needs the variable {variable}, a secret, which a confined kernel "
+                        "never holds (its launcher keeps secret-named variables outside); serve it "
+                        "without one on loopback, or use an unconfined kernel"
+                    )
                 raise ValueError(
                     f"its {where} refers to ${{{variable}}}, which is not set in the environment"
                 )

@@ -39,6 +39,7 @@ from support.confined_kernel import needs_landlock
 
 from twnb.confine import CONFINED_DISPLAY_NAME, CONFINED_KERNEL_NAME
 from twnb.demo.quickstart import CONVERSATION_FILE, DATASET, DEMO_MODEL, QUICKSTART, build_quickstart_notebook
+from twnb.render import IN_CELL_NOTE
 from twnb.session import load_conversation_file
 
 pytestmark = [needs_landlock, pytest.mark.timeout(900)]
@@ -145,7 +146,7 @@ def ran(confined_lab: ConfinedLab, browser_context: Any) -> Iterator[QuickstartR
     kernel_pid = int(outputs(pid_cell).first.inner_text().strip())
     outputs(rounds[0]).first.locator("table").first.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_path("lab-confined-quickstart-overview")))
-    outputs(rounds[1]).first.locator("img").first.scroll_into_view_if_needed()
+    outputs(rounds[1]).locator("img").first.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_path("lab-confined-quickstart-plot")))
     yield QuickstartRun(page, rounds, kernel_pid)
     page.close()
@@ -168,10 +169,13 @@ def test_each_round_shows_its_result(ran: QuickstartRun) -> None:
     expect(outputs(unusual).first).to_contain_text("unusual_weeks.csv")
 
 
-def test_round_two_shows_the_plot(ran: QuickstartRun) -> None:
-    plot = outputs(ran.rounds[1]).first.locator("img")  # in the Round's own output, not a display below
-    expect(plot.first).to_be_visible()
-    assert plot.first.evaluate("img => img.naturalWidth") > 100
+def test_round_two_shows_the_plot_once_in_its_cell(ran: QuickstartRun) -> None:
+    """The figure is the cell's own output, shown once (the Round's view names it, not a copy)."""
+    plot = outputs(ran.rounds[1]).locator("img")
+    expect(plot).to_have_count(1)
+    expect(plot).to_be_visible()
+    assert plot.evaluate("img => img.naturalWidth") > 100
+    expect(outputs(ran.rounds[1]).first).to_contain_text(IN_CELL_NOTE)
 
 
 def test_the_artifacts_are_in_the_notebook_folder(ran: QuickstartRun, confined_lab: ConfinedLab) -> None:

@@ -53,6 +53,14 @@ def test_a_thread_pool_runs(confined: ConfinedKernel) -> None:
     assert said.strip() == "[1, 2, 3]", said
 
 
+def test_a_multiprocessing_lock_is_refused_naming_dev_shm_not_a_connection(
+    confined: ConfinedKernel,
+) -> None:
+    reply = confined.error("import multiprocessing; multiprocessing.Lock()")
+    said = "".join(reply["traceback"])
+    assert "/dev/shm" in said and "confine_connect" not in said, said
+
+
 def test_dask_computes_with_its_threaded_scheduler(confined: ConfinedKernel) -> None:
     said = confined.run(
         "import dask, dask.bag, dask.dataframe, pandas\n"

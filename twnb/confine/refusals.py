@@ -50,6 +50,17 @@ def _is_program(path: str) -> bool:
     return stat.S_ISREG(mode) and bool(mode & 0o111)
 
 
+def _raised_in(error: BaseException, package: str) -> bool:
+    """Whether the innermost Python frame that raised `error` is in the standard library's `package`:
+    an EACCES with no file name is a refused connection unless it came from there."""
+    tb = error.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{os.sep}{package}{os.sep}" in tb.tb_frame.f_code.co_filename
+
+
 def _within(path: Path, folders: tuple[str, ...]) -> bool:
     return any(path == Path(folder) or path.is_relative_to(folder) for folder in folders)
 
@@ -81,6 +92,12 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
         return (
             f"Confined kernel: {path} is outside the folders it may use; add a folder to `confine_read` "
             "to read it, `confine_write` to write it."
+        )
+    if refused.errno == errno.EACCES and _raised_in(refused, "multiprocessing"):
+        return (
+            "Confined kernel: multiprocessing's locks, queues and pools were refused: their semaphores "
+            "are new files in /dev/shm, which a confined kernel may not create. Use threads "
+            "(concurrent.futures.ThreadPoolExecutor) or an unconfined kernel."
         )
     if refused.errno == errno.EACCES:
         ports = ", ".join(str(port) for port in confinement.connect) or "none"

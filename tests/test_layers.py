@@ -227,7 +227,7 @@ class FrontDoor:
     package: str  # "twnb.memory"
     public: tuple[str, ...] | None  # `__all__`, None when there is none
     typed: dict[str, str]  # name -> the module it is imported from (at run time or for the type checker)
-    lazy: dict[str, str] | None  # name -> the module `lazy_exports` loads it from, for a lazy front door
+    lazy: dict[str, str] | None  # name -> the module it loads from lazily, for a lazy front door
 
 
 def read_front_door(path: Path, package: str) -> FrontDoor:
@@ -259,9 +259,33 @@ def read_front_door(path: Path, package: str) -> FrontDoor:
     for node in tree.body:  # names the front door defines itself (the package's `load_ipython_extension`)
         if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
             typed[node.name] = package
-    if public is not None and "lazy_exports" not in public:
-        typed.pop("lazy_exports", None)  # the tool a lazy front door is built with, not its API
+    for tool in ("lazy_exports", "lazy_front_door"):  # what a lazy front door is built with, not its API
+        if typed.get(tool, "").startswith("twnb.base") and package != "twnb.base":
+            typed.pop(tool)
+    if public is None and _calls(tree, "lazy_front_door"):
+        # Each public name once: the `if TYPE_CHECKING:` imports are the names it loads lazily, and
+        # `__all__` is those and what it imports from its own modules or defines (twnb/base/front_door.py).
+        lazy = {}
+        for node in tree.body:
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"
+            ):
+                lazy.update(
+                    {
+                        alias.asname or alias.name: imp.module
+                        for imp in node.body
+                        if isinstance(imp, ast.ImportFrom) and (imp.module or "").startswith(f"{package}.")
+                        for alias in imp.names
+                    }
+                )
+        public = tuple(sorted(name for name, module in typed.items() if module.startswith(package)))
     return FrontDoor(package, public, typed, lazy)
+
+
+def _calls(tree: ast.AST, function: str) -> bool:
+    return any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == function for n in ast.walk(tree))
 
 
 def front_door_problems(door: FrontDoor, submodules: set[str]) -> list[str]:

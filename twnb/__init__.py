@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb._version import __version__
-from twnb.base import lazy_exports
+from twnb._version import __version__ as __version__
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.plugins import plugin
-
-__all__ = ["__version__", "load_ipython_extension", "plugin", "unload_ipython_extension"]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(__name__, {"plugin": "plugins"})
+    from twnb.plugins import plugin as plugin
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:

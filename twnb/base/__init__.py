@@ -10,65 +10,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base.front_door import lazy_exports
+from twnb.base.front_door import lazy_front_door as lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.base.clipping import BoundedText, clip, omission_note
-    from twnb.base.clock import now_compact, now_iso, now_iso_precise
-    from twnb.base.gc_pause import gc_paused
-    from twnb.base.ids import create_id, is_plain_id, loaded_id
-    from twnb.base.lexical_rank import BM25Index, bm25_scores, words
-    from twnb.base.logs import (
-        ScrubbingFilter,
-        every_record_scrubbed,
-        get_logger,
-        scrub_record,
-        set_log_scrubber,
-    )
-
-__all__ = [
-    "BM25Index",
-    "BoundedText",
-    "ScrubbingFilter",
-    "bm25_scores",
-    "clip",
-    "create_id",
-    "every_record_scrubbed",
-    "gc_paused",
-    "get_logger",
-    "is_plain_id",
-    "lazy_exports",
-    "loaded_id",
-    "now_compact",
-    "now_iso",
-    "now_iso_precise",
-    "omission_note",
-    "scrub_record",
-    "set_log_scrubber",
-    "words",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "BoundedText": "clipping",
-            "clip": "clipping",
-            "omission_note": "clipping",
-            "now_compact": "clock",
-            "now_iso": "clock",
-            "now_iso_precise": "clock",
-            "gc_paused": "gc_pause",
-            "create_id": "ids",
-            "loaded_id": "ids",
-            "is_plain_id": "ids",
-            "BM25Index": "lexical_rank",
-            "bm25_scores": "lexical_rank",
-            "words": "lexical_rank",
-            "ScrubbingFilter": "logs",
-            "every_record_scrubbed": "logs",
-            "get_logger": "logs",
-            "scrub_record": "logs",
-            "set_log_scrubber": "logs",
-        },
-    )
+    from twnb.base.clipping import BoundedText as BoundedText
+    from twnb.base.clipping import clip as clip
+    from twnb.base.clipping import omission_note as omission_note
+    from twnb.base.clock import now_compact as now_compact
+    from twnb.base.clock import now_iso as now_iso
+    from twnb.base.clock import now_iso_precise as now_iso_precise
+    from twnb.base.gc_pause import gc_paused as gc_paused
+    from twnb.base.ids import create_id as create_id
+    from twnb.base.ids import is_plain_id as is_plain_id
+    from twnb.base.ids import loaded_id as loaded_id
+    from twnb.base.lexical_rank import BM25Index as BM25Index
+    from twnb.base.lexical_rank import bm25_scores as bm25_scores
+    from twnb.base.lexical_rank import words as words
+    from twnb.base.logs import ScrubbingFilter as ScrubbingFilter
+    from twnb.base.logs import every_record_scrubbed as every_record_scrubbed
+    from twnb.base.logs import get_logger as get_logger
+    from twnb.base.logs import scrub_record as scrub_record
+    from twnb.base.logs import set_log_scrubber as set_log_scrubber
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

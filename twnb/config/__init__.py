@@ -9,93 +9,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.config.confinement import CONFINED_ENV, Confinement
-    from twnb.config.file_trust import FileTrust
-    from twnb.config.redaction import RedactingFilter, Redactor
-    from twnb.config.resolution import resolve_settings
-    from twnb.config.secret_rules import (
-        MIN_KEY_LENGTH,
-        MIN_SECRET_LENGTH,
-        REDACTED,
-        has_secret_shape,
-        is_credential_field,
-        is_credential_variable,
-        is_secret_name,
-        mentions_secret_name,
-        redact_shapes,
-        secret_environment_values,
-    )
-    from twnb.config.settings import ResolvedSettings, Settings, SettingsError, Source
-    from twnb.config.table import (
-        DEFAULT_API_KEY_ENV,
-        DEFAULT_AZURE_API_VERSION,
-        PLACEHOLDER_API_KEY,
-        SETTINGS,
-        SETTINGS_BY_NAME,
-        Setting,
-    )
-
-__all__ = [
-    "CONFINED_ENV",
-    "DEFAULT_API_KEY_ENV",
-    "DEFAULT_AZURE_API_VERSION",
-    "MIN_KEY_LENGTH",
-    "MIN_SECRET_LENGTH",
-    "PLACEHOLDER_API_KEY",
-    "REDACTED",
-    "SETTINGS",
-    "SETTINGS_BY_NAME",
-    "Confinement",
-    "FileTrust",
-    "RedactingFilter",
-    "Redactor",
-    "ResolvedSettings",
-    "Setting",
-    "Settings",
-    "SettingsError",
-    "Source",
-    "has_secret_shape",
-    "is_credential_field",
-    "is_credential_variable",
-    "is_secret_name",
-    "mentions_secret_name",
-    "redact_shapes",
-    "resolve_settings",
-    "secret_environment_values",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "CONFINED_ENV": "confinement",
-            "Confinement": "confinement",
-            "FileTrust": "file_trust",
-            "RedactingFilter": "redaction",
-            "Redactor": "redaction",
-            "resolve_settings": "resolution",
-            "MIN_KEY_LENGTH": "secret_rules",
-            "MIN_SECRET_LENGTH": "secret_rules",
-            "REDACTED": "secret_rules",
-            "has_secret_shape": "secret_rules",
-            "is_credential_field": "secret_rules",
-            "is_credential_variable": "secret_rules",
-            "is_secret_name": "secret_rules",
-            "mentions_secret_name": "secret_rules",
-            "redact_shapes": "secret_rules",
-            "secret_environment_values": "secret_rules",
-            "ResolvedSettings": "settings",
-            "Settings": "settings",
-            "SettingsError": "settings",
-            "Source": "settings",
-            "DEFAULT_API_KEY_ENV": "table",
-            "DEFAULT_AZURE_API_VERSION": "table",
-            "PLACEHOLDER_API_KEY": "table",
-            "SETTINGS": "table",
-            "SETTINGS_BY_NAME": "table",
-            "Setting": "table",
-        },
-    )
+    from twnb.config.confinement import CONFINED_ENV as CONFINED_ENV
+    from twnb.config.confinement import Confinement as Confinement
+    from twnb.config.file_trust import FileTrust as FileTrust
+    from twnb.config.redaction import RedactingFilter as RedactingFilter
+    from twnb.config.redaction import Redactor as Redactor
+    from twnb.config.resolution import resolve_settings as resolve_settings
+    from twnb.config.secret_rules import MIN_KEY_LENGTH as MIN_KEY_LENGTH
+    from twnb.config.secret_rules import MIN_SECRET_LENGTH as MIN_SECRET_LENGTH
+    from twnb.config.secret_rules import REDACTED as REDACTED
+    from twnb.config.secret_rules import has_secret_shape as has_secret_shape
+    from twnb.config.secret_rules import is_credential_field as is_credential_field
+    from twnb.config.secret_rules import is_credential_variable as is_credential_variable
+    from twnb.config.secret_rules import is_secret_name as is_secret_name
+    from twnb.config.secret_rules import mentions_secret_name as mentions_secret_name
+    from twnb.config.secret_rules import redact_shapes as redact_shapes
+    from twnb.config.secret_rules import secret_environment_values as secret_environment_values
+    from twnb.config.settings import ResolvedSettings as ResolvedSettings
+    from twnb.config.settings import Settings as Settings
+    from twnb.config.settings import SettingsError as SettingsError
+    from twnb.config.settings import Source as Source
+    from twnb.config.table import DEFAULT_API_KEY_ENV as DEFAULT_API_KEY_ENV
+    from twnb.config.table import DEFAULT_AZURE_API_VERSION as DEFAULT_AZURE_API_VERSION
+    from twnb.config.table import PLACEHOLDER_API_KEY as PLACEHOLDER_API_KEY
+    from twnb.config.table import SETTINGS as SETTINGS
+    from twnb.config.table import SETTINGS_BY_NAME as SETTINGS_BY_NAME
+    from twnb.config.table import Setting as Setting
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

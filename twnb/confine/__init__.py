@@ -8,50 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.confine.kernelspec import (
-        CONFINED_DISPLAY_NAME,
-        CONFINED_KERNEL_NAME,
-        confined_kernel_argv,
-        confined_kernel_spec,
-        install_confined_kernelspec,
-    )
-    from twnb.confine.landlock import abi_version
-    from twnb.confine.launcher import unavailable_reason
-    from twnb.confine.plan import ConfinementError
-    from twnb.confine.resolve_launch import ConfinedLaunch, confined_launch
-    from twnb.confine.separate_kernel import separate_kernel_launch
-
-__all__ = [
-    "CONFINED_DISPLAY_NAME",
-    "CONFINED_KERNEL_NAME",
-    "ConfinedLaunch",
-    "ConfinementError",
-    "abi_version",
-    "confined_kernel_argv",
-    "confined_kernel_spec",
-    "confined_launch",
-    "install_confined_kernelspec",
-    "separate_kernel_launch",
-    "unavailable_reason",
-]
-
-if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "CONFINED_DISPLAY_NAME": "kernelspec",
-            "CONFINED_KERNEL_NAME": "kernelspec",
-            "confined_kernel_argv": "kernelspec",
-            "confined_kernel_spec": "kernelspec",
-            "install_confined_kernelspec": "kernelspec",
-            "abi_version": "landlock",
-            "unavailable_reason": "launcher",
-            "ConfinementError": "plan",
-            "ConfinedLaunch": "resolve_launch",
-            "confined_launch": "resolve_launch",
-            "separate_kernel_launch": "separate_kernel",
-        },
-    )
+    from twnb.confine.kernelspec import CONFINED_DISPLAY_NAME as CONFINED_DISPLAY_NAME
+    from twnb.confine.kernelspec import CONFINED_KERNEL_NAME as CONFINED_KERNEL_NAME
+    from twnb.confine.kernelspec import confined_kernel_argv as confined_kernel_argv
+    from twnb.confine.kernelspec import confined_kernel_spec as confined_kernel_spec
+    from twnb.confine.kernelspec import install_confined_kernelspec as install_confined_kernelspec
+    from twnb.confine.landlock import abi_version as abi_version
+    from twnb.confine.launcher import unavailable_reason as unavailable_reason
+    from twnb.confine.plan import ConfinementError as ConfinementError
+    from twnb.confine.resolve_launch import ConfinedLaunch as ConfinedLaunch
+    from twnb.confine.resolve_launch import confined_launch as confined_launch
+    from twnb.confine.separate_kernel import separate_kernel_launch as separate_kernel_launch
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

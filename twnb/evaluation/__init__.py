@@ -14,44 +14,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.evaluation.batch import EvalError, EvalOptions, EvalOutcome, run_evaluation
-    from twnb.evaluation.case_file import CaseError, EvalCase, ScoringPoint, find_cases, read_case
-    from twnb.evaluation.case_result import CaseResult
-    from twnb.evaluation.command import add_eval_parser, run_eval_command
-
-__all__ = [
-    "CaseError",
-    "CaseResult",
-    "EvalCase",
-    "EvalError",
-    "EvalOptions",
-    "EvalOutcome",
-    "ScoringPoint",
-    "add_eval_parser",
-    "find_cases",
-    "read_case",
-    "run_eval_command",
-    "run_evaluation",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "EvalError": "batch",
-            "EvalOptions": "batch",
-            "EvalOutcome": "batch",
-            "run_evaluation": "batch",
-            "CaseError": "case_file",
-            "EvalCase": "case_file",
-            "ScoringPoint": "case_file",
-            "find_cases": "case_file",
-            "read_case": "case_file",
-            "CaseResult": "case_result",
-            "add_eval_parser": "command",
-            "run_eval_command": "command",
-        },
-    )
+    from twnb.evaluation.batch import EvalError as EvalError
+    from twnb.evaluation.batch import EvalOptions as EvalOptions
+    from twnb.evaluation.batch import EvalOutcome as EvalOutcome
+    from twnb.evaluation.batch import run_evaluation as run_evaluation
+    from twnb.evaluation.case_file import CaseError as CaseError
+    from twnb.evaluation.case_file import EvalCase as EvalCase
+    from twnb.evaluation.case_file import ScoringPoint as ScoringPoint
+    from twnb.evaluation.case_file import find_cases as find_cases
+    from twnb.evaluation.case_file import read_case as read_case
+    from twnb.evaluation.case_result import CaseResult as CaseResult
+    from twnb.evaluation.command import add_eval_parser as add_eval_parser
+    from twnb.evaluation.command import run_eval_command as run_eval_command
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.notebook.extension import load, unload
-    from twnb.notebook.magics import TaskWeaverMagics
-
-__all__ = ["TaskWeaverMagics", "load", "unload"]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__, {"load": "extension", "unload": "extension", "TaskWeaverMagics": "magics"}
-    )
+    from twnb.notebook.extension import load as load
+    from twnb.notebook.extension import unload as unload
+    from twnb.notebook.magics import TaskWeaverMagics as TaskWeaverMagics
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

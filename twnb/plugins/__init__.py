@@ -17,37 +17,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.plugins.catalog import PluginCatalog, PluginState
-    from twnb.plugins.decorator import plugin
-    from twnb.plugins.executor import PluginExecutor
-    from twnb.plugins.mcp_tools import McpTools
-    from twnb.plugins.offer import NO_PLUGINS, PluginOffer, PluginOffers
-
-__all__ = [
-    "NO_PLUGINS",
-    "McpTools",
-    "PluginCatalog",
-    "PluginExecutor",
-    "PluginOffer",
-    "PluginOffers",
-    "PluginState",
-    "plugin",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "PluginCatalog": "catalog",
-            "PluginState": "catalog",
-            "plugin": "decorator",
-            "PluginExecutor": "executor",
-            "McpTools": "mcp_tools",
-            "NO_PLUGINS": "offer",
-            "PluginOffer": "offer",
-            "PluginOffers": "offer",
-        },
-    )
+    from twnb.plugins.catalog import PluginCatalog as PluginCatalog
+    from twnb.plugins.catalog import PluginState as PluginState
+    from twnb.plugins.decorator import plugin as plugin
+    from twnb.plugins.executor import PluginExecutor as PluginExecutor
+    from twnb.plugins.mcp_tools import McpTools as McpTools
+    from twnb.plugins.offer import NO_PLUGINS as NO_PLUGINS
+    from twnb.plugins.offer import PluginOffer as PluginOffer
+    from twnb.plugins.offer import PluginOffers as PluginOffers
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -15,57 +15,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.replay.artifacts import visible_folder
-    from twnb.replay.command import ExportRequest, run_export
-    from twnb.replay.errors import ReplayError
-    from twnb.replay.export import ExportResult, export_notebook
-    from twnb.replay.name_sources import (
-        NeedsSkipped,
-        RecordedCode,
-        needs_skipped,
-        outside_names,
-        plugins_called,
-        recorded_code,
-    )
-    from twnb.replay.notebook_import import ImportedNotebook, read_notebook
-
-__all__ = [
-    "ExportRequest",
-    "ExportResult",
-    "ImportedNotebook",
-    "NeedsSkipped",
-    "RecordedCode",
-    "ReplayError",
-    "export_notebook",
-    "needs_skipped",
-    "outside_names",
-    "plugins_called",
-    "read_notebook",
-    "recorded_code",
-    "run_export",
-    "visible_folder",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "ExportRequest": "command",
-            "ExportResult": "export",
-            "ImportedNotebook": "notebook_import",
-            "NeedsSkipped": "name_sources",
-            "RecordedCode": "name_sources",
-            "ReplayError": "errors",
-            "export_notebook": "export",
-            "needs_skipped": "name_sources",
-            "outside_names": "name_sources",
-            "plugins_called": "name_sources",
-            "read_notebook": "notebook_import",
-            "recorded_code": "name_sources",
-            "run_export": "command",
-            "visible_folder": "artifacts",
-        },
-    )
+    from twnb.replay.artifacts import visible_folder as visible_folder
+    from twnb.replay.command import ExportRequest as ExportRequest
+    from twnb.replay.command import run_export as run_export
+    from twnb.replay.errors import ReplayError as ReplayError
+    from twnb.replay.export import ExportResult as ExportResult
+    from twnb.replay.export import export_notebook as export_notebook
+    from twnb.replay.name_sources import NeedsSkipped as NeedsSkipped
+    from twnb.replay.name_sources import RecordedCode as RecordedCode
+    from twnb.replay.name_sources import needs_skipped as needs_skipped
+    from twnb.replay.name_sources import outside_names as outside_names
+    from twnb.replay.name_sources import plugins_called as plugins_called
+    from twnb.replay.name_sources import recorded_code as recorded_code
+    from twnb.replay.notebook_import import ImportedNotebook as ImportedNotebook
+    from twnb.replay.notebook_import import read_notebook as read_notebook
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

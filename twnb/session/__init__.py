@@ -10,168 +10,60 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.session.autosave import is_autosave_file, load_autosaved_conversation, rounds_folder, save_round
-    from twnb.session.code_request import (
-        ApprovedRun,
-        CodeDecision,
-        CodeRequest,
-        EditedRun,
-        NeedsApproval,
-        PlanDecision,
-        PlanRequest,
-        RefusedEdit,
-        Skipped,
-        UndoneRun,
-        UserStopped,
-    )
-    from twnb.session.conversation_store import (
-        absolute_artifact_paths,
-        checked_conversation,
-        checked_session_id,
-        load_conversation_and_session,
-        load_conversation_file,
-        save_conversation_file,
-        saved_round_count,
-    )
-    from twnb.session.experience import remember_offer
-    from twnb.session.factory import (
-        artifacts_folder,
-        build_live_session,
-        build_session,
-        experience_store,
-        plugin_catalog,
-        plugin_folders,
-        rules_in_force,
-        undo_log_for,
-    )
-    from twnb.session.kernel_parts import (
-        UndoLog,
-        UserCellLog,
-        UserCells,
-        refuse_setting_change,
-        written_by_generated_code,
-    )
-    from twnb.session.mentions import Mention, MentionError, MentionResolver
-    from twnb.session.plan_notebook import PlanNotebook, recorded_plan
-    from twnb.session.recorded_code import recorded_code_check, run_recorded_cell
-    from twnb.session.redactor import redactor_for
-    from twnb.session.rerun_plugins import bind_rerun_plugins, missing_plugin_line, missing_plugin_lines
-    from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round
-    from twnb.session.session import RoundLimitReached, Session
-
-__all__ = [
-    "KEPT_ROUNDS",
-    "ApprovedRun",
-    "CodeDecision",
-    "CodeRequest",
-    "EditedRun",
-    "Mention",
-    "MentionError",
-    "MentionResolver",
-    "NeedsApproval",
-    "PlanDecision",
-    "PlanNotebook",
-    "PlanRequest",
-    "RefusedEdit",
-    "RoundLimitReached",
-    "Session",
-    "Skipped",
-    "UndoLog",
-    "UndoOutcome",
-    "UndoneRun",
-    "UserCellLog",
-    "UserCells",
-    "UserStopped",
-    "absolute_artifact_paths",
-    "artifacts_folder",
-    "bind_rerun_plugins",
-    "build_live_session",
-    "build_session",
-    "checked_conversation",
-    "checked_session_id",
-    "experience_store",
-    "find_round",
-    "is_autosave_file",
-    "load_autosaved_conversation",
-    "load_conversation_and_session",
-    "load_conversation_file",
-    "missing_plugin_line",
-    "missing_plugin_lines",
-    "plugin_catalog",
-    "plugin_folders",
-    "recorded_code_check",
-    "recorded_plan",
-    "redactor_for",
-    "refuse_setting_change",
-    "remember_offer",
-    "rounds_folder",
-    "rules_in_force",
-    "run_recorded_cell",
-    "save_conversation_file",
-    "save_round",
-    "saved_round_count",
-    "undo_log_for",
-    "written_by_generated_code",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "remember_offer": "experience",
-            "experience_store": "factory",
-            "MentionResolver": "mentions",
-            "MentionError": "mentions",
-            "Mention": "mentions",
-            "rules_in_force": "factory",
-            "ApprovedRun": "code_request",
-            "CodeDecision": "code_request",
-            "CodeRequest": "code_request",
-            "EditedRun": "code_request",
-            "KEPT_ROUNDS": "round_undo",
-            "NeedsApproval": "code_request",
-            "PlanDecision": "code_request",
-            "PlanNotebook": "plan_notebook",
-            "PlanRequest": "code_request",
-            "RefusedEdit": "code_request",
-            "RoundLimitReached": "session",
-            "Session": "session",
-            "Skipped": "code_request",
-            "UndoLog": "kernel_parts",
-            "UndoOutcome": "round_undo",
-            "UndoneRun": "code_request",
-            "UserCellLog": "kernel_parts",
-            "UserCells": "kernel_parts",
-            "refuse_setting_change": "kernel_parts",
-            "written_by_generated_code": "kernel_parts",
-            "UserStopped": "code_request",
-            "absolute_artifact_paths": "conversation_store",
-            "artifacts_folder": "factory",
-            "bind_rerun_plugins": "rerun_plugins",
-            "build_live_session": "factory",
-            "build_session": "factory",
-            "checked_conversation": "conversation_store",
-            "checked_session_id": "conversation_store",
-            "find_round": "round_undo",
-            "is_autosave_file": "autosave",
-            "load_autosaved_conversation": "autosave",
-            "load_conversation_and_session": "conversation_store",
-            "load_conversation_file": "conversation_store",
-            "missing_plugin_line": "rerun_plugins",
-            "missing_plugin_lines": "rerun_plugins",
-            "plugin_catalog": "factory",
-            "plugin_folders": "factory",
-            "recorded_code_check": "recorded_code",
-            "recorded_plan": "plan_notebook",
-            "redactor_for": "redactor",
-            "rounds_folder": "autosave",
-            "run_recorded_cell": "recorded_code",
-            "save_conversation_file": "conversation_store",
-            "save_round": "autosave",
-            "saved_round_count": "conversation_store",
-            "undo_log_for": "factory",
-        },
-    )
+    from twnb.session.autosave import is_autosave_file as is_autosave_file
+    from twnb.session.autosave import load_autosaved_conversation as load_autosaved_conversation
+    from twnb.session.autosave import rounds_folder as rounds_folder
+    from twnb.session.autosave import save_round as save_round
+    from twnb.session.code_request import ApprovedRun as ApprovedRun
+    from twnb.session.code_request import CodeDecision as CodeDecision
+    from twnb.session.code_request import CodeRequest as CodeRequest
+    from twnb.session.code_request import EditedRun as EditedRun
+    from twnb.session.code_request import NeedsApproval as NeedsApproval
+    from twnb.session.code_request import PlanDecision as PlanDecision
+    from twnb.session.code_request import PlanRequest as PlanRequest
+    from twnb.session.code_request import RefusedEdit as RefusedEdit
+    from twnb.session.code_request import Skipped as Skipped
+    from twnb.session.code_request import UndoneRun as UndoneRun
+    from twnb.session.code_request import UserStopped as UserStopped
+    from twnb.session.conversation_store import absolute_artifact_paths as absolute_artifact_paths
+    from twnb.session.conversation_store import checked_conversation as checked_conversation
+    from twnb.session.conversation_store import checked_session_id as checked_session_id
+    from twnb.session.conversation_store import load_conversation_and_session as load_conversation_and_session
+    from twnb.session.conversation_store import load_conversation_file as load_conversation_file
+    from twnb.session.conversation_store import save_conversation_file as save_conversation_file
+    from twnb.session.conversation_store import saved_round_count as saved_round_count
+    from twnb.session.experience import remember_offer as remember_offer
+    from twnb.session.factory import artifacts_folder as artifacts_folder
+    from twnb.session.factory import build_live_session as build_live_session
+    from twnb.session.factory import build_session as build_session
+    from twnb.session.factory import experience_store as experience_store
+    from twnb.session.factory import plugin_catalog as plugin_catalog
+    from twnb.session.factory import plugin_folders as plugin_folders
+    from twnb.session.factory import rules_in_force as rules_in_force
+    from twnb.session.factory import undo_log_for as undo_log_for
+    from twnb.session.kernel_parts import UndoLog as UndoLog
+    from twnb.session.kernel_parts import UserCellLog as UserCellLog
+    from twnb.session.kernel_parts import UserCells as UserCells
+    from twnb.session.kernel_parts import refuse_setting_change as refuse_setting_change
+    from twnb.session.kernel_parts import written_by_generated_code as written_by_generated_code
+    from twnb.session.mentions import Mention as Mention
+    from twnb.session.mentions import MentionError as MentionError
+    from twnb.session.mentions import MentionResolver as MentionResolver
+    from twnb.session.plan_notebook import PlanNotebook as PlanNotebook
+    from twnb.session.plan_notebook import recorded_plan as recorded_plan
+    from twnb.session.recorded_code import recorded_code_check as recorded_code_check
+    from twnb.session.recorded_code import run_recorded_cell as run_recorded_cell
+    from twnb.session.redactor import redactor_for as redactor_for
+    from twnb.session.rerun_plugins import bind_rerun_plugins as bind_rerun_plugins
+    from twnb.session.rerun_plugins import missing_plugin_line as missing_plugin_line
+    from twnb.session.rerun_plugins import missing_plugin_lines as missing_plugin_lines
+    from twnb.session.round_undo import KEPT_ROUNDS as KEPT_ROUNDS
+    from twnb.session.round_undo import UndoOutcome as UndoOutcome
+    from twnb.session.round_undo import find_round as find_round
+    from twnb.session.session import RoundLimitReached as RoundLimitReached
+    from twnb.session.session import Session as Session
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

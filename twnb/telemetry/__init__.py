@@ -18,42 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from twnb.base import lazy_exports
+from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
-    from twnb.telemetry.switch import (
-        CAPTURE_VARIABLE,
-        TRACE_MODES,
-        TracingState,
-        apply_trace_setting,
-        configure_tracing,
-        content_capture,
-        round_tracer,
-        tracing,
-    )
-
-__all__ = [
-    "CAPTURE_VARIABLE",
-    "TRACE_MODES",
-    "TracingState",
-    "apply_trace_setting",
-    "configure_tracing",
-    "content_capture",
-    "round_tracer",
-    "tracing",
-]
-
-if not TYPE_CHECKING:  # the type checker reads the imports above, and a name not there is an error
-    __getattr__, __dir__ = lazy_exports(
-        __name__,
-        {
-            "CAPTURE_VARIABLE": "switch",
-            "TRACE_MODES": "switch",
-            "TracingState": "switch",
-            "apply_trace_setting": "switch",
-            "configure_tracing": "switch",
-            "content_capture": "switch",
-            "round_tracer": "switch",
-            "tracing": "switch",
-        },
-    )
+    from twnb.telemetry.switch import CAPTURE_VARIABLE as CAPTURE_VARIABLE
+    from twnb.telemetry.switch import TRACE_MODES as TRACE_MODES
+    from twnb.telemetry.switch import TracingState as TracingState
+    from twnb.telemetry.switch import apply_trace_setting as apply_trace_setting
+    from twnb.telemetry.switch import configure_tracing as configure_tracing
+    from twnb.telemetry.switch import content_capture as content_capture
+    from twnb.telemetry.switch import round_tracer as round_tracer
+    from twnb.telemetry.switch import tracing as tracing
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from twnb.kernel.namespace_summary import summarize_namespace
+from twnb.kernel.namespace.namespace_summary import summarize_namespace
 
 REPEATS = 9
 PARTITIONS = 10_000

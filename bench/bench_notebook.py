@@ -265,7 +265,7 @@ def _update_cost(
 
     from jupyter_client.manager import KernelManager
 
-    from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+    from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs(), transport="ipc")

@@ -85,9 +85,9 @@ os.chdir(sys.argv[2])
 namespace = {"__name__": "__main__"}
 exec(compile(SETUP, "<setup>", "exec"), namespace)
 if guarded:
-    from twnb.kernel.guard_files import written_files
-    from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
-    from twnb.kernel.shell_guard import ShellGuard
+    from twnb.kernel.guard.guard_files import written_files
+    from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
+    from twnb.kernel.guard.shell_guard import ShellGuard
 
     class Shell:
         user_ns = namespace

@@ -25,7 +25,7 @@ def _clean_env(**extra: str) -> dict[str, str]:
 def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp_path):
     from jupyter_client.manager import KernelManager
 
-    from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+    from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
     kernel_side = tmp_path / "kernel-side"
     kernel_side.mkdir()

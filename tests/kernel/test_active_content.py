@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from twnb.kernel.active_content import SOURCE_CHARS, active_content_in, active_markup, inert_bundle
+from twnb.kernel.capture.active_content import SOURCE_CHARS, active_content_in, active_markup, inert_bundle
 
 
 @pytest.mark.parametrize(

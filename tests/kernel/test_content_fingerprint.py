@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pandas as pd
 
-from twnb.kernel.content_fingerprint import fingerprint
+from twnb.kernel.undo.content_fingerprint import fingerprint
 
 
 def test_one_element_changed_in_place_changes_the_fingerprint_of_each_kind() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from twnb.kernel.descriptor_output import DescriptorOutput, descriptor_output_to
+from twnb.kernel.capture.descriptor_output import DescriptorOutput, descriptor_output_to
 
 
 class FilenoStream(io.StringIO):

@@ -23,7 +23,7 @@ class RunningKernel:
     def __init__(self, cwd: Path) -> None:
         from jupyter_client.manager import KernelManager
 
-        from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+        from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
         self.cwd = cwd
         self.km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())

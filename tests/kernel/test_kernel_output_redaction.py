@@ -16,7 +16,7 @@ import pytest
 
 from twnb.config.redaction import Redactor
 from twnb.kernel import KernelExecutor
-from twnb.kernel.output_redaction import HOLD_LIMIT, HOLD_TAIL, HeldText
+from twnb.kernel.capture.output_redaction import HOLD_LIMIT, HOLD_TAIL, HeldText
 
 SECRET = "canary-output-secret-4711"
 SHAPED = "ghp_CanaryGitHub0123456789abcdefghijKLMNOP"

@@ -14,10 +14,10 @@ from twnb.kernel import (
     execution_text_for_llm,
     summarize_namespace,
 )
-from twnb.kernel.file_scan import ScanLimits, compare_snapshots, scan_directory
-from twnb.kernel.image_artifacts import save_display_image
-from twnb.kernel.secret_screen import looks_secret_name, redact_secrets
-from twnb.kernel.variables import namespace_signatures, variable_delta
+from twnb.kernel.capture.file_scan import ScanLimits, compare_snapshots, scan_directory
+from twnb.kernel.capture.image_artifacts import save_display_image
+from twnb.kernel.namespace.secret_screen import looks_secret_name, redact_secrets
+from twnb.kernel.namespace.variables import namespace_signatures, variable_delta
 
 
 def test_scan_skips_hidden_session_and_artifact_folders(tmp_path: Path):

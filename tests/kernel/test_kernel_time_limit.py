@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from twnb.kernel.ansi import strip_ansi
+from twnb.kernel.capture.ansi import strip_ansi
 
 IGNORE_SIGINT = "import os\nos.sys.modules['signal'].signal(2, 1)\n"  # SIG_IGN, past verification
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from twnb.kernel.watchdog import Watchdog
+from twnb.kernel.guard.watchdog import Watchdog
 
 
 def _spin(seconds: float) -> None:

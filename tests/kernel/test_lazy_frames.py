@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from twnb.kernel import summarize_namespace as summarize_within_default_limits
-from twnb.kernel.lazy_frames import MAX_LABEL_CHARS
+from twnb.kernel.namespace.lazy_frames import MAX_LABEL_CHARS
 
 # What these tests specify is what a lazy frame's line says, not the time limits: a library's first
 # schema in a fresh process can take longer than the 0.2 s default on a loaded machine (a polars

@@ -122,11 +122,11 @@ ATTEMPTS = {
         "with RuntimeGuard.installed().trusted(None):\n    os.system('touch pwned')"
     ),
     "lenient_run_armed_by_the_code": (
-        "from twnb.kernel.runtime_guard import RuntimeGuard, GuardedRun\n"
+        "from twnb.kernel.guard.runtime_guard import RuntimeGuard, GuardedRun\n"
         "with RuntimeGuard.installed().watching(GuardedRun(refuse=False)):\n    os.system('touch pwned')"
     ),
     "thread_follower_called_in_the_codes_own_thread": (
-        "from twnb.kernel.runtime_guard import RuntimeGuard, _Follower\n"
+        "from twnb.kernel.guard.runtime_guard import RuntimeGuard, _Follower\n"
         "guard = RuntimeGuard.installed()\n"
         "_Follower(print, guard, guard.armed_run(), True)()\nos.system('touch pwned')"
     ),

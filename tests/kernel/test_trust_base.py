@@ -1,5 +1,5 @@
 """The trust base in a real kernel: generated code never writes what decides what twnb, Python, IPython
-and Jupyter trust (twnb/kernel/trust_base.py), whatever the route, and never changes twnb's settings
+and Jupyter trust (twnb/kernel/guard/trust_base.py), whatever the route, and never changes twnb's settings
 through the environment.
 
 Each case is written as a model would write it in a Round, run through `LiveShellExecutor` inside a

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from twnb.kernel.guard_events import FileEffect
-from twnb.kernel.trust_base import TrustBase
+from twnb.kernel.guard.guard_events import FileEffect
+from twnb.kernel.guard.trust_base import TrustBase
 
 
 def _base(tmp_path: Path) -> tuple[TrustBase, Path, Path]:

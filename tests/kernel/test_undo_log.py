@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from twnb.kernel import UndoLog
-from twnb.kernel.runtime_guard import GuardedRun
+from twnb.kernel.guard.runtime_guard import GuardedRun
 
 MB = 1024 * 1024
 
@@ -50,7 +50,7 @@ def test_a_file_bigger_than_what_the_budget_has_left_is_not_copied(tmp_path: Pat
     log = UndoLog(1, tmp_path / "copies", {})
     snapshot = log.begin("one", "pass", {})
     guarded = GuardedRun(keep_before=snapshot.keep_file)
-    from twnb.kernel.guard_events import FileEffect
+    from twnb.kernel.guard.guard_events import FileEffect
 
     guarded.record(FileEffect("write", str(big)))
     guarded.record(FileEffect("write", str(small)))

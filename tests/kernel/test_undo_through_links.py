@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from twnb.kernel import UndoLog
-from twnb.kernel.guard_events import FileEffect
-from twnb.kernel.runtime_guard import GuardedRun
+from twnb.kernel.guard.guard_events import FileEffect
+from twnb.kernel.guard.runtime_guard import GuardedRun
 
 
 def _overwrote(folder: Path, path: Path, new: str) -> UndoLog:

@@ -15,7 +15,7 @@ import pytest
 from support.nb_run import CANARY_KEY, llm_env, outputs_with, run_notebook
 from support.nb_scripts import answer_round, code, failing_round
 
-from twnb.kernel.ansi import strip_ansi
+from twnb.kernel.capture.ansi import strip_ansi
 from twnb.notebook.held_back import INTERRUPTED_CELLS
 from twnb.render import MIME_TYPE
 

@@ -10,7 +10,7 @@ import pytest
 from support.nb_run import cell_text, llm_env, outputs_with, run_notebook
 from support.nb_scripts import code, planner
 
-from twnb.kernel.active_content import SCRIPT_TYPES, active_content_in
+from twnb.kernel.capture.active_content import SCRIPT_TYPES, active_content_in
 from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow

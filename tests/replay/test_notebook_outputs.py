@@ -65,7 +65,7 @@ def test_run_by_hand_in_a_fresh_kernel_a_show_cell_shows_its_round_and_says_how_
     from nbclient import NotebookClient
     from support.nb_rounds import analysis_round
 
-    from twnb.kernel.this_python import this_python_kernel_manager
+    from twnb.kernel.separate.this_python import this_python_kernel_manager
     from twnb.replay import export_notebook
 
     conversation = Conversation.init()

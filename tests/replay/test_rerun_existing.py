@@ -19,7 +19,7 @@ REVISE = DATA / "codeinterpreter-revise.yaml"
 def running_kernel(tmp_path):
     from jupyter_client.manager import KernelManager
 
-    from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+    from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
     km.start_kernel(cwd=str(tmp_path), env=dict(os.environ))

@@ -132,7 +132,7 @@ def test_a_reply_that_claims_verification_passed_is_still_verified(interpreter, 
 
 
 def test_a_refusal_of_the_runtime_guard_revises_like_a_verification_refusal(interpreter, memory, fake_llm):
-    from twnb.kernel.guard_refusal import GuardRefusal
+    from twnb.kernel.guard.guard_refusal import GuardRefusal
 
     # The refusal comes from the kernel, whatever route the code took there; here, its second line.
     fake_llm.load({"CodeInterpreter": [code("x = 1\nrun_report()")]})

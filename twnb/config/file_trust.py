@@ -1,7 +1,7 @@
 """Which files twnb loads as its settings, plugins and MCP servers: never one a Round wrote; and, when
 the user adds or changes one by hand, the next Round says once what it loaded and from where.
 
-Generated code may not write these files (the runtime guard refuses it: kernel/trust_base.py), but a
+Generated code may not write these files (the runtime guard refuses it: kernel/guard/trust_base.py), but a
 Round run without verification, or a file written before, could still hold what a model put there.
 The loaders ask `FileTrust.allows(path, what)` before reading: a file generated code wrote (the
 guard's record, `written_by_code`) is refused, with one line, for as long as it is as the Round left

@@ -22,28 +22,20 @@ Public API:
 Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
 """
 
-from twnb.kernel.ansi import strip_ansi
-from twnb.kernel.attached_kernel import AttachedKernelManager
-from twnb.kernel.data_libraries import BIG_DATA_LIBRARIES
-from twnb.kernel.database_reads import (
-    DATABASE_MODULES,
-    QUERY_METHODS,
-    call_reads_database,
-    sql_only_reads,
-    statement_of,
-)
+from twnb.kernel.capture.ansi import strip_ansi
+from twnb.kernel.capture.file_scan import ScanLimits
 from twnb.kernel.execution_text import execution_text_for_llm
 from twnb.kernel.executor import Executor
-from twnb.kernel.exit_guard import ExitRefused
-from twnb.kernel.file_scan import ScanLimits
-from twnb.kernel.guard_channel import KernelGuardChannel
-from twnb.kernel.guard_refusal import GuardRefusal
+from twnb.kernel.guard.exit_guard import ExitRefused
+from twnb.kernel.guard.guard_refusal import GuardRefusal
+from twnb.kernel.guard.runtime_guard import RuntimeGuard
+from twnb.kernel.guard.settings_refusal import refuse_setting_change, written_by_generated_code
+from twnb.kernel.guard.shell_guard import run_cell_guarded
 from twnb.kernel.in_place_estimate import MB, InPlaceEstimate, InPlaceTarget, estimate_in_place
-from twnb.kernel.kernel_client import KernelExecutor, KernelStartError
-from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, read_file
-from twnb.kernel.live_shell import LiveShellExecutor
-from twnb.kernel.namespace_summary import summarize_namespace
-from twnb.kernel.quiet_requests import evaluate, execute_quietly
+from twnb.kernel.live.live_shell import LiveShellExecutor
+from twnb.kernel.namespace.data_libraries import BIG_DATA_LIBRARIES
+from twnb.kernel.namespace.namespace_summary import summarize_namespace
+from twnb.kernel.namespace.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
 from twnb.kernel.result import (
     ExecutionError,
     ExecutionResult,
@@ -51,12 +43,20 @@ from twnb.kernel.result import (
     VariableChange,
     new_execution_id,
 )
-from twnb.kernel.runtime_guard import RuntimeGuard
-from twnb.kernel.settings_refusal import refuse_setting_change, written_by_generated_code
-from twnb.kernel.shell_guard import run_cell_guarded
-from twnb.kernel.this_python import this_python_kernel_manager
-from twnb.kernel.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
-from twnb.kernel.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
+from twnb.kernel.separate.attached_kernel import AttachedKernelManager
+from twnb.kernel.separate.guard_channel import KernelGuardChannel
+from twnb.kernel.separate.kernel_client import KernelExecutor, KernelStartError
+from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, read_file
+from twnb.kernel.separate.quiet_requests import evaluate, execute_quietly
+from twnb.kernel.separate.this_python import this_python_kernel_manager
+from twnb.kernel.undo.database_reads import (
+    DATABASE_MODULES,
+    QUERY_METHODS,
+    call_reads_database,
+    sql_only_reads,
+    statement_of,
+)
+from twnb.kernel.undo.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
 
 __all__ = [
     "BIG_DATA_LIBRARIES",

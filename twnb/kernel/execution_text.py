@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 from twnb.base import clip
+from twnb.kernel.namespace.secret_screen import redact_secrets
 from twnb.kernel.result import ExecutionResult
-from twnb.kernel.secret_screen import redact_secrets
 
 _HEADLINES = {
     "success": "The execution succeeded.",

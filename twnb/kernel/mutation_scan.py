@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from twnb.kernel.database_reads import QUERY_METHODS, statement_of
+from twnb.kernel.undo.database_reads import QUERY_METHODS, statement_of
 
 # Functions that change their first argument in place, by the last part of their dotted name.
 ARGUMENT_MUTATORS = frozenset(

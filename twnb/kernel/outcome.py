@@ -7,12 +7,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel.ansi import strip_ansi
-from twnb.kernel.capture import OutputRecorder
-from twnb.kernel.file_scan import FileChanges
-from twnb.kernel.guard_refusal import GuardRefusal
-from twnb.kernel.image_artifacts import save_display_image
-from twnb.kernel.output_redaction import Redact, redact_error
+from twnb.kernel.capture.ansi import strip_ansi
+from twnb.kernel.capture.capture import OutputRecorder
+from twnb.kernel.capture.file_scan import FileChanges
+from twnb.kernel.capture.image_artifacts import save_display_image
+from twnb.kernel.capture.output_redaction import Redact, redact_error
+from twnb.kernel.guard.guard_refusal import GuardRefusal
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
 
 DISPLAY_TEXT_CHARS = 2000  # enough for a displayed DataFrame's text form

@@ -12,7 +12,7 @@ The log is process-wide, not per thread: a call from a thread the generated code
 run's call too.
 
 A plugin is code the user offered the model, so it acts as trusted code for the runtime guard that
-watches the generated code calling it (twnb/kernel/runtime_guard.py, guard_trust.py): a plugin may
+watches the generated code calling it (twnb/kernel/guard/runtime_guard.py, guard_trust.py): a plugin may
 start a process or load a C library that generated code itself may not. Trust goes only to what twnb
 bound before the run: a `PluginFunction` made while generated code runs (around a callable of the
 code's own) calls its target as the code would, and a bound one calls the target it was bound with,

@@ -27,7 +27,7 @@ method of a returned object), strings that libraries evaluate (`pandas.eval`, pi
 libraries the code calls do in turn. Removing single files (`os.remove`, `Path.unlink`) is allowed on
 purpose: analysis code replaces its own outputs. Whole trees, processes, the shell and the kernel itself
 are what the default rules protect. The time limit holds even for code verification did not see (see
-twnb/kernel/watchdog.py).
+twnb/kernel/guard/watchdog.py).
 
 How: IPython's `transform_cell` first turns `%magic`, `!shell` and `%%cell` syntax into plain Python
 (`get_ipython().run_line_magic(...)`, `.system(...)`), which `ast.parse` can read; then one walk over the

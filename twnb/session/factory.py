@@ -386,7 +386,7 @@ def _taskweaver_rules(plain: Settings) -> TaskWeaverRules | None:
 
 
 def trusted_places(resolved: ResolvedSettings, workdir: Path) -> list[Path]:
-    """twnb's own places in the trust base, which generated code may never write (kernel/trust_base.py
+    """twnb's own places in the trust base, which generated code may never write (kernel/guard/trust_base.py
     adds Python's, IPython's, Jupyter's and the shell's, and the session folder): the plugin folders
     (`plugins/` beside the notebook even before it exists), the examples folder and the cassette
     replayed."""

@@ -46,7 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from twnb.kernel.guard_events import FileEffect
+from twnb.kernel.guard.guard_events import FileEffect
 
 # Environment variables twnb reads its settings and keys from.
 SETTINGS_ENV_PREFIXES = ("TWNB_", "OPENAI_", "LLM_", "AZURE_")

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from twnb.kernel.guard_events import (
+from twnb.kernel.guard.guard_events import (
     CTYPES_EVENTS,
     LIBRARY_HELPERS,
     PROCESS_EVENTS,
@@ -44,11 +44,11 @@ from twnb.kernel.guard_events import (
     refusal_for,
     started_program,
 )
-from twnb.kernel.guard_events import (
+from twnb.kernel.guard.guard_events import (
     HINTS as EVENT_HINTS,
 )
-from twnb.kernel.guard_refusal import GuardRefusal, RuntimeGuardRefused
-from twnb.kernel.guard_trust import CodeOrigins
+from twnb.kernel.guard.guard_refusal import GuardRefusal, RuntimeGuardRefused
+from twnb.kernel.guard.guard_trust import CodeOrigins
 
 RESOURCE = "resource"  # a resource limit of the kernel's own process (setrlimit, prlimit)
 DESCRIPTOR = "descriptor"  # closing or replacing a descriptor the kernel had open before the run

@@ -28,17 +28,28 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.active_content import inert_bundle
-from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.file_scan import DEFAULT_SCAN_LIMITS, FileChanges, ScanLimits, changes_since, scan_directory
-from twnb.kernel.guard_channel import KernelGuardChannel
-from twnb.kernel.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
-from twnb.kernel.kernel_guard import GuardReport
+from twnb.kernel.capture.active_content import inert_bundle
+from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
+from twnb.kernel.capture.file_scan import (
+    DEFAULT_SCAN_LIMITS,
+    FileChanges,
+    ScanLimits,
+    changes_since,
+    scan_directory,
+)
+from twnb.kernel.capture.output_redaction import HeldText, Redact, redact_bundle, redact_value
+from twnb.kernel.guard.kernel_guard import GuardReport
+from twnb.kernel.namespace.variables import (
+    IPYTHON_NAMES,
+    Signature,
+    namespace_signatures_source,
+    variable_delta,
+)
 from twnb.kernel.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.output_redaction import HeldText, Redact, redact_bundle, redact_value
-from twnb.kernel.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
-from twnb.kernel.variables import IPYTHON_NAMES, Signature, namespace_signatures_source, variable_delta
+from twnb.kernel.separate.guard_channel import KernelGuardChannel
+from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
+from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.memory import DEFAULT_SESSION_FOLDER
 
 if TYPE_CHECKING:
@@ -78,7 +89,8 @@ class KernelExecutor:
     """A separate kernel started in `workdir`. Use as a context manager, or call `shutdown()`.
 
     `kernel_name` None (the default) starts this interpreter's ipykernel, whatever kernel is
-    registered as `python3` (see `twnb.kernel.this_python`); a name goes through Jupyter's kernelspecs.
+    registered as `python3` (see `twnb.kernel.separate.this_python`); a name goes through Jupyter's
+    kernelspecs.
     `connection_file` attaches to a running kernel instead (`shutdown()` then only disconnects).
     `shares_filesystem` None asks the kernel (a marker file); True or False says so (a test treats a
     local kernel as remote with False). After `start()`, `place` says where the kernel runs.
@@ -219,7 +231,7 @@ class KernelExecutor:
         from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
 
-        from twnb.kernel.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+        from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
         env = {**os.environ, **self.env}
         if self.kernel_name is None:  # this Python's kernel: confined unless the settings say not
@@ -313,7 +325,7 @@ class KernelExecutor:
         if self._kc is None:
             self.start()
         expression = (
-            "__import__('twnb.kernel.namespace_summary', fromlist=['_']).summarize_namespace("
+            "__import__('twnb.kernel.namespace.namespace_summary', fromlist=['_']).summarize_namespace("
             f"get_ipython().user_ns, hidden_names=set(get_ipython().user_ns_hidden), **{options!r})"
         )
         try:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from twnb.kernel.guard_events import FileEffect
+from twnb.kernel.guard.guard_events import FileEffect
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from twnb.kernel.guard_refusal import KERNEL_EXIT, NAMESPACE, GuardRefusal
-from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
+from twnb.kernel.guard.guard_refusal import KERNEL_EXIT, NAMESPACE, GuardRefusal
+from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import ExecutionResult as CellResult

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
-from twnb.kernel.output_redaction import HeldText, Redact
+from twnb.kernel.capture.output_redaction import HeldText, Redact
 
 # How long the end of an execution waits for the pipe's last text (a child process still running may
 # hold the pipe open for longer: its later output is still redacted, only no longer waited for).

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel.content_fingerprint import Fingerprint, fingerprint
 from twnb.kernel.in_place_estimate import (
     IMMUTABLE,
     MB,
@@ -44,8 +43,9 @@ from twnb.kernel.in_place_estimate import (
     over_budget_line,
     size_text,
 )
-from twnb.kernel.undo_paths import unsafe_reason, write_back
-from twnb.kernel.variables import namespace_signatures
+from twnb.kernel.namespace.variables import namespace_signatures
+from twnb.kernel.undo.content_fingerprint import Fingerprint, fingerprint
+from twnb.kernel.undo.undo_paths import unsafe_reason, write_back
 
 UNDONE_FOLDER = "twnb-undone"
 """The visible folder beside the notebook where undo moves the files an undone Round created."""

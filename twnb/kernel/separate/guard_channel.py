@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from twnb.kernel.kernel_guard import GuardReport, code_digest, kernel_guard_source
-from twnb.kernel.quiet_requests import evaluate, execute_quietly
+from twnb.kernel.guard.kernel_guard import GuardReport, code_digest, kernel_guard_source
+from twnb.kernel.separate.quiet_requests import evaluate, execute_quietly
 
 if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.kernel.guard_refusal import CODE, CTYPES, PROCESS, SIGNAL, THREAD
+from twnb.kernel.guard.guard_refusal import CODE, CTYPES, PROCESS, SIGNAL, THREAD
 
 # event -> index of the argument that names what is run (None: nothing to show)
 _PROCESS_EVENTS: dict[str, int | None] = {

@@ -11,30 +11,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.base import every_record_scrubbed
-from twnb.kernel.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.comm_redaction import comm_messages_redacted
-from twnb.kernel.exit_guard import ExitRefused, exit_refused
-from twnb.kernel.file_scan import FileChanges
-from twnb.kernel.guard_files import risky_sightings, written_files
-from twnb.kernel.interrupt_traceback import interrupts_end_in_user_code
+from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
+from twnb.kernel.capture.comm_redaction import comm_messages_redacted
+from twnb.kernel.capture.file_scan import FileChanges
+from twnb.kernel.capture.output_redaction import Redact
+from twnb.kernel.capture.shell_hooks import recorded_shell_output
+from twnb.kernel.guard.exit_guard import ExitRefused, exit_refused
+from twnb.kernel.guard.guard_files import risky_sightings, written_files
+from twnb.kernel.guard.interrupt_traceback import interrupts_end_in_user_code
+from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
+from twnb.kernel.guard.shell_guard import ShellGuard
+from twnb.kernel.guard.trust_base import TrustBase, restore_settings_environment, settings_environment
+from twnb.kernel.guard.watchdog import Watchdog
+from twnb.kernel.namespace.secret_screen import secret_variable_values
+from twnb.kernel.namespace.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.output_redaction import Redact
 from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
-from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
-from twnb.kernel.secret_screen import secret_variable_values
-from twnb.kernel.shell_guard import ShellGuard
-from twnb.kernel.shell_hooks import recorded_shell_output
-from twnb.kernel.trust_base import TrustBase, restore_settings_environment, settings_environment
-from twnb.kernel.undo_log import RunSnapshot, UndoLog
-from twnb.kernel.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
-from twnb.kernel.watchdog import Watchdog
+from twnb.kernel.undo.undo_log import RunSnapshot, UndoLog
 
 if TYPE_CHECKING:
     from typing import TextIO
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.kernel.guard_refusal import GuardRefusal
+    from twnb.kernel.guard.guard_refusal import GuardRefusal
 
 
 class LiveShellExecutor:
@@ -117,7 +117,7 @@ class LiveShellExecutor:
 
     def namespace_summary(self, **options: Any) -> str:
         """The prompt text describing the user's variables (see summarize_namespace)."""
-        from twnb.kernel.namespace_summary import summarize_namespace
+        from twnb.kernel.namespace.namespace_summary import summarize_namespace
 
         return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from twnb.base import BoundedText, omission_note
-from twnb.kernel.output_redaction import HeldText, Redact
+from twnb.kernel.capture.output_redaction import HeldText, Redact
 
 STREAM_HEAD_CHARS = 200_000
 STREAM_TAIL_CHARS = 50_000

@@ -11,11 +11,11 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from twnb.kernel.guard_refusal import SETTINGS
-from twnb.kernel.trust_base import SETTINGS_HINT
+from twnb.kernel.guard.guard_refusal import SETTINGS
+from twnb.kernel.guard.trust_base import SETTINGS_HINT
 
 if TYPE_CHECKING:
-    from twnb.kernel.runtime_guard import RuntimeGuard
+    from twnb.kernel.guard.runtime_guard import RuntimeGuard
 
 _PROCESS_ATTRIBUTE = "_twnb_runtime_guard"  # runtime_guard.py's
 

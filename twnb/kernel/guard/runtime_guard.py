@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType, TracebackType
 from typing import Any, ClassVar
 
-from twnb.kernel.code_stopper import exempt
-from twnb.kernel.guard_events import (
+from twnb.kernel.guard.code_stopper import exempt
+from twnb.kernel.guard.guard_events import (
     HINTS,
     LIBRARY_HELPERS,
     THREAD_EVENTS,
@@ -62,7 +62,7 @@ from twnb.kernel.guard_events import (
     sighting_for,
     started_program,
 )
-from twnb.kernel.guard_provenance import (
+from twnb.kernel.guard.guard_provenance import (
     DESCRIPTOR,
     RESOURCE_EVENTS,
     UNARMED_EVENTS,
@@ -71,8 +71,8 @@ from twnb.kernel.guard_provenance import (
     follow_pools,
     pidfd_target,
 )
-from twnb.kernel.guard_provenance import HINTS as PROVENANCE_HINTS
-from twnb.kernel.guard_refusal import (
+from twnb.kernel.guard.guard_provenance import HINTS as PROVENANCE_HINTS
+from twnb.kernel.guard.guard_refusal import (
     CODE,
     KERNEL_EXIT,
     PROCESS,
@@ -83,8 +83,8 @@ from twnb.kernel.guard_refusal import (
     GuardRefusal,
     RuntimeGuardRefused,
 )
-from twnb.kernel.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
-from twnb.kernel.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
+from twnb.kernel.guard.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
+from twnb.kernel.guard.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
 
 _MAX_SIGHTINGS = 100  # a loop of requests is said once per address, and not without end
 _KERNEL_EXIT_HINT = "Let the code end normally, or raise an exception to stop early."
@@ -429,7 +429,7 @@ class RuntimeGuard:
     # -- installing -------------------------------------------------------------------------------------
 
     def _install(self) -> None:
-        from twnb.kernel.library_writers import LibraryWriters
+        from twnb.kernel.guard.library_writers import LibraryWriters
 
         self._follow_threads()
         self._wrap_unaudited()

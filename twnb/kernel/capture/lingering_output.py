@@ -25,9 +25,9 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from twnb.kernel.capture import StandInStream, StreamTee
-from twnb.kernel.descriptor_output import DescriptorOutput
-from twnb.kernel.output_redaction import Redact
+from twnb.kernel.capture.capture import StandInStream, StreamTee
+from twnb.kernel.capture.descriptor_output import DescriptorOutput
+from twnb.kernel.capture.output_redaction import Redact
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -25,7 +25,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable
 
-from twnb.kernel.runtime_guard import GuardedRun, file_signature
+from twnb.kernel.guard.runtime_guard import GuardedRun, file_signature
 
 
 def written_files(

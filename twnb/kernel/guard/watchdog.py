@@ -44,7 +44,7 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
-from twnb.kernel.code_stopper import CodeStopper, exempt, request_install
+from twnb.kernel.guard.code_stopper import CodeStopper, exempt, request_install
 
 # How long leaving waits for a sent signal to be handled; it normally takes microseconds. Only a
 # signal mask set by the code (SIGINT blocked) could make it wait this long.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel import file_scan
+from twnb.kernel.capture import file_scan
 
 Evaluate = Callable[[str], Any]
 

@@ -26,7 +26,7 @@ import pickle
 from collections.abc import Iterable
 from typing import Any
 
-from twnb.kernel.figure_content import feed_figure_content, is_matplotlib
+from twnb.kernel.undo.figure_content import feed_figure_content, is_matplotlib
 
 Fingerprint = str
 

@@ -25,11 +25,11 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.active_content import inert_bundle
-from twnb.kernel.capture import OutputRecorder, StreamTee
-from twnb.kernel.descriptor_output import DescriptorOutput
-from twnb.kernel.lingering_output import Lingering, take_over, threads_started_since
-from twnb.kernel.output_redaction import Redact, redact_bundle, redact_value
+from twnb.kernel.capture.active_content import inert_bundle
+from twnb.kernel.capture.capture import OutputRecorder, StreamTee
+from twnb.kernel.capture.descriptor_output import DescriptorOutput
+from twnb.kernel.capture.lingering_output import Lingering, take_over, threads_started_since
+from twnb.kernel.capture.output_redaction import Redact, redact_bundle, redact_value
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from twnb.kernel.output_redaction import Redact
+from twnb.kernel.capture.output_redaction import Redact
 
 __all__ = ["comm_messages_redacted"]
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.watchdog import TimeLimitExceeded
+from twnb.kernel.guard.watchdog import TimeLimitExceeded
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
-from twnb.kernel.guard_refusal import CODE
+from twnb.kernel.guard.guard_refusal import CODE
 
 # Events that start code objects running, or swap one into a function: what the code runs is remembered.
 CODE_EVENTS = frozenset({"exec", "function.__new__", "object.__setattr__"})

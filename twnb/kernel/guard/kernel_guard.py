@@ -23,12 +23,12 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.guard_files import risky_sightings, written_files
-from twnb.kernel.guard_refusal import CODE, GuardRefusal
-from twnb.kernel.runtime_guard import GuardedRun, RuntimeGuard
-from twnb.kernel.shell_guard import ShellGuard
-from twnb.kernel.trust_base import TrustBase
-from twnb.kernel.watchdog import Watchdog
+from twnb.kernel.guard.guard_files import risky_sightings, written_files
+from twnb.kernel.guard.guard_refusal import CODE, GuardRefusal
+from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
+from twnb.kernel.guard.shell_guard import ShellGuard
+from twnb.kernel.guard.trust_base import TrustBase
+from twnb.kernel.guard.watchdog import Watchdog
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
@@ -224,8 +224,8 @@ def kernel_guard_source() -> str:
 
     sources = []
     for name in _MODULES:
-        module = importlib.import_module(f"twnb.kernel.{name}")
-        source = inspect.getsource(module).replace("twnb.kernel.", f"{INJECTED_PACKAGE}.")
+        module = importlib.import_module(f"twnb.kernel.guard.{name}")
+        source = inspect.getsource(module).replace("twnb.kernel.guard.", f"{INJECTED_PACKAGE}.")
         sources.append((f"{INJECTED_PACKAGE}.{name}", source))
     return (
         "def __twnb_setup_guard(sources):\n"

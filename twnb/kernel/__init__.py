@@ -31,7 +31,6 @@ from twnb.kernel.guard.guard_refusal import GuardRefusal
 from twnb.kernel.guard.runtime_guard import RuntimeGuard
 from twnb.kernel.guard.settings_refusal import refuse_setting_change, written_by_generated_code
 from twnb.kernel.guard.shell_guard import run_cell_guarded
-from twnb.kernel.in_place_estimate import MB, InPlaceEstimate, InPlaceTarget, estimate_in_place
 from twnb.kernel.live.live_shell import LiveShellExecutor
 from twnb.kernel.namespace.data_libraries import BIG_DATA_LIBRARIES
 from twnb.kernel.namespace.namespace_summary import summarize_namespace
@@ -56,6 +55,7 @@ from twnb.kernel.undo.database_reads import (
     sql_only_reads,
     statement_of,
 )
+from twnb.kernel.undo.in_place_estimate import MB, InPlaceEstimate, InPlaceTarget, estimate_in_place
 from twnb.kernel.undo.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
 
 __all__ = [

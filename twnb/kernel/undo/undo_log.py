@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel.in_place_estimate import (
+from twnb.kernel.namespace.variables import namespace_signatures
+from twnb.kernel.undo.content_fingerprint import Fingerprint, fingerprint
+from twnb.kernel.undo.in_place_estimate import (
     IMMUTABLE,
     MB,
     InPlaceTarget,
@@ -43,8 +45,6 @@ from twnb.kernel.in_place_estimate import (
     over_budget_line,
     size_text,
 )
-from twnb.kernel.namespace.variables import namespace_signatures
-from twnb.kernel.undo.content_fingerprint import Fingerprint, fingerprint
 from twnb.kernel.undo.undo_paths import unsafe_reason, write_back
 
 UNDONE_FOLDER = "twnb-undone"

@@ -24,8 +24,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from twnb.kernel.mutation_scan import MutationUse, scan_mutations
 from twnb.kernel.undo.database_reads import QUERY_METHODS, call_reads_database, is_database_object
+from twnb.kernel.undo.mutation_scan import MutationUse, scan_mutations
 
 MB = 1024 * 1024
 

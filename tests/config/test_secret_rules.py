@@ -16,7 +16,7 @@ from twnb.config.secret_rules import (
     mentions_secret_name,
     redact_shapes,
 )
-from twnb.kernel.namespace.secret_screen import SecretScreen
+from twnb.kernel.capture.secret_screen import SecretScreen
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAv3Jq0vPm\nq8L2hX9Zk1Y\n-----END RSA PRIVATE KEY-----"
 JWT = (

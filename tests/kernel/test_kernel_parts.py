@@ -16,7 +16,7 @@ from twnb.kernel import (
 )
 from twnb.kernel.capture.file_scan import ScanLimits, compare_snapshots, scan_directory
 from twnb.kernel.capture.image_artifacts import save_display_image
-from twnb.kernel.namespace.secret_screen import looks_secret_name, redact_secrets
+from twnb.kernel.capture.secret_screen import looks_secret_name, redact_secrets
 from twnb.kernel.namespace.variables import namespace_signatures, variable_delta
 
 

@@ -25,7 +25,7 @@ MIN_ANCHOR = 4
 # What a wrapper may put in place of one space: spaces; or the end of a literal, a line break, the
 # indentation and the start of the next literal (pprint: `'a '\n    'b'`; textwrap: `a\n    b`).
 _BREAK = r"""(?:[ \t]+|[ \t]*(?:['"][ \t]*)?\r?\n[ \t]*(?:b?['"])?)"""
-HIDDEN = "[hidden]"  # twnb/kernel/namespace/secret_screen.py's mark, a layer above this one
+HIDDEN = "[hidden]"  # twnb/kernel/capture/secret_screen.py's mark, a layer above this one
 # How far a wrapped secret reaches beyond its own characters, per break (the indentation of a nested
 # structure's pprint).
 _PER_BREAK = 160

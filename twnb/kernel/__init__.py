@@ -23,9 +23,8 @@ Importing this package is cheap: jupyter_client, IPython, pandas are imported wh
 """
 
 from twnb.kernel.capture.ansi import strip_ansi
+from twnb.kernel.capture.execution_text import execution_text_for_llm
 from twnb.kernel.capture.file_scan import ScanLimits
-from twnb.kernel.execution_text import execution_text_for_llm
-from twnb.kernel.executor import Executor
 from twnb.kernel.guard.exit_guard import ExitRefused
 from twnb.kernel.guard.guard_refusal import GuardRefusal
 from twnb.kernel.guard.runtime_guard import RuntimeGuard
@@ -35,7 +34,8 @@ from twnb.kernel.live.live_shell import LiveShellExecutor
 from twnb.kernel.namespace.data_libraries import BIG_DATA_LIBRARIES
 from twnb.kernel.namespace.namespace_summary import summarize_namespace
 from twnb.kernel.namespace.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
-from twnb.kernel.result import (
+from twnb.kernel.record.executor import Executor
+from twnb.kernel.record.result import (
     ExecutionError,
     ExecutionResult,
     ExecutionStatus,

@@ -55,7 +55,7 @@ def compare_outputs(
     return Comparison(False, "the outputs differ")  # unreachable: the lists differ somewhere
 
 
-# The sections of a Round's result text (kernel/execution_text.py) that show what the code printed,
+# The sections of a Round's result text (kernel/capture/execution_text.py) that show what the code printed,
 # returned and displayed; the others (headline, variables, notes, artifacts) describe the run.
 _SHOWN_SECTIONS = ("Result:", "Output:", "Displayed:")
 _SECTION = re.compile(

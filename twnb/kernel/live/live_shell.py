@@ -14,7 +14,9 @@ from twnb.base import every_record_scrubbed
 from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.capture.comm_redaction import comm_messages_redacted
 from twnb.kernel.capture.file_scan import FileChanges
+from twnb.kernel.capture.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.capture.output_redaction import Redact
+from twnb.kernel.capture.secret_screen import secret_variable_values
 from twnb.kernel.capture.shell_hooks import recorded_shell_output
 from twnb.kernel.guard.exit_guard import ExitRefused, exit_refused
 from twnb.kernel.guard.guard_files import risky_sightings, written_files
@@ -23,10 +25,8 @@ from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.guard.shell_guard import ShellGuard
 from twnb.kernel.guard.trust_base import TrustBase, restore_settings_environment, settings_environment
 from twnb.kernel.guard.watchdog import Watchdog
-from twnb.kernel.namespace.secret_screen import secret_variable_values
 from twnb.kernel.namespace.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
-from twnb.kernel.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.undo.undo_log import RunSnapshot, UndoLog
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from twnb.base import clip
+from twnb.kernel.capture.secret_screen import HIDDEN, SecretScreen
 from twnb.kernel.namespace.data_libraries import client_resources, count
-from twnb.kernel.namespace.secret_screen import HIDDEN, SecretScreen
 
 MAX_COLUMNS = 30
 MAX_LABEL_CHARS = 60  # a column name or a dtype (a Spark struct type's text can run to pages)

@@ -37,6 +37,7 @@ from twnb.kernel.capture.file_scan import (
     changes_since,
     scan_directory,
 )
+from twnb.kernel.capture.outcome import build_result, traceback_text, with_refusals
 from twnb.kernel.capture.output_redaction import HeldText, Redact, redact_bundle, redact_value
 from twnb.kernel.guard.kernel_guard import GuardReport
 from twnb.kernel.namespace.variables import (
@@ -45,8 +46,7 @@ from twnb.kernel.namespace.variables import (
     namespace_signatures_source,
     variable_delta,
 )
-from twnb.kernel.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.separate.guard_channel import KernelGuardChannel
 from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly

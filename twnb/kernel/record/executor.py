@@ -11,7 +11,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from twnb.kernel.result import ExecutionResult
+from twnb.kernel.record.result import ExecutionResult
 
 
 @runtime_checkable

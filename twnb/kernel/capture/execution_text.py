@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 from twnb.base import clip
-from twnb.kernel.namespace.secret_screen import redact_secrets
-from twnb.kernel.result import ExecutionResult
+from twnb.kernel.capture.secret_screen import redact_secrets
+from twnb.kernel.record.result import ExecutionResult
 
 _HEADLINES = {
     "success": "The execution succeeded.",

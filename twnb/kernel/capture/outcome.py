@@ -13,7 +13,7 @@ from twnb.kernel.capture.file_scan import FileChanges
 from twnb.kernel.capture.image_artifacts import save_display_image
 from twnb.kernel.capture.output_redaction import Redact, redact_error
 from twnb.kernel.guard.guard_refusal import GuardRefusal
-from twnb.kernel.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
+from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
 
 DISPLAY_TEXT_CHARS = 2000  # enough for a displayed DataFrame's text form
 

@@ -35,7 +35,10 @@ class Layer:
 
     def front_doors(self) -> set[str]:
         """The modules other layers may import: each folder's package, each file."""
-        return {spec.rstrip("/").removesuffix(".py").replace("/", ".") for spec in self.paths}
+        return {
+            spec.rstrip("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            for spec in self.paths
+        }
 
 
 @dataclass(frozen=True)

@@ -19,91 +19,68 @@ Public API:
   estimate and risky step mode
 - `UserCellLog(shell)`: the user's own cells (source, count, error, variables) between two takes
 
-Importing this package is cheap: jupyter_client, IPython, pandas are imported where used.
+The code lives in rooms, each a package with its own front door, each importing only the rooms below
+it (docs/architecture.md's layer table): `guard` (the runtime guard, the time limit), `record` (the
+result), `capture` (outputs, files, the result built from them), `namespace` (variables, the summary,
+the user's cells), `undo`, `separate` (a kernel over jupyter_client) and `live` (the notebook's shell).
+
+Importing this package is cheap: it imports no room; a name loads its room's module when first used
+(tests/kernel/test_kernel_import_cost.py), and jupyter_client, IPython, pandas load where used.
 """
 
-from twnb.kernel.capture.ansi import strip_ansi
-from twnb.kernel.capture.execution_text import execution_text_for_llm
-from twnb.kernel.capture.file_scan import ScanLimits
-from twnb.kernel.guard.exit_guard import ExitRefused
-from twnb.kernel.guard.guard_refusal import GuardRefusal
-from twnb.kernel.guard.runtime_guard import RuntimeGuard
-from twnb.kernel.guard.settings_refusal import refuse_setting_change, written_by_generated_code
-from twnb.kernel.guard.shell_guard import run_cell_guarded
-from twnb.kernel.live.live_shell import LiveShellExecutor
-from twnb.kernel.namespace.data_libraries import BIG_DATA_LIBRARIES
-from twnb.kernel.namespace.namespace_summary import summarize_namespace
-from twnb.kernel.namespace.user_cells import UserCell, UserCellLog, UserCells, UserCellSource, is_twnb_command
-from twnb.kernel.record.executor import Executor
-from twnb.kernel.record.result import (
-    ExecutionError,
-    ExecutionResult,
-    ExecutionStatus,
-    VariableChange,
-    new_execution_id,
-)
-from twnb.kernel.separate.attached_kernel import AttachedKernelManager
-from twnb.kernel.separate.guard_channel import KernelGuardChannel
-from twnb.kernel.separate.kernel_client import KernelExecutor, KernelStartError
-from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, read_file
-from twnb.kernel.separate.quiet_requests import evaluate, execute_quietly
-from twnb.kernel.separate.this_python import this_python_kernel_manager
-from twnb.kernel.undo.database_reads import (
-    DATABASE_MODULES,
-    QUERY_METHODS,
-    call_reads_database,
-    sql_only_reads,
-    statement_of,
-)
-from twnb.kernel.undo.in_place_estimate import MB, InPlaceEstimate, InPlaceTarget, estimate_in_place
-from twnb.kernel.undo.undo_log import UNDONE_FOLDER, RunSnapshot, UndoLog, UndoReport
+from __future__ import annotations
 
-__all__ = [
-    "BIG_DATA_LIBRARIES",
-    "DATABASE_MODULES",
-    "MB",
-    "QUERY_METHODS",
-    "UNDONE_FOLDER",
-    "AttachedKernelManager",
-    "ExecutionError",
-    "ExecutionResult",
-    "ExecutionStatus",
-    "Executor",
-    "ExitRefused",
-    "GuardRefusal",
-    "InPlaceEstimate",
-    "InPlaceTarget",
-    "KernelExecutor",
-    "KernelGuardChannel",
-    "KernelPlace",
-    "KernelStartError",
-    "LiveShellExecutor",
-    "RunSnapshot",
-    "RuntimeGuard",
-    "ScanLimits",
-    "UndoLog",
-    "UndoReport",
-    "UserCell",
-    "UserCellLog",
-    "UserCellSource",
-    "UserCells",
-    "VariableChange",
-    "bring_back",
-    "call_reads_database",
-    "estimate_in_place",
-    "evaluate",
-    "execute_quietly",
-    "execution_text_for_llm",
-    "is_twnb_command",
-    "new_execution_id",
-    "probe_place",
-    "read_file",
-    "refuse_setting_change",
-    "run_cell_guarded",
-    "sql_only_reads",
-    "statement_of",
-    "strip_ansi",
-    "summarize_namespace",
-    "this_python_kernel_manager",
-    "written_by_generated_code",
-]
+from typing import TYPE_CHECKING
+
+from twnb.base import lazy_front_door
+
+if TYPE_CHECKING:
+    from twnb.kernel.capture import ScanLimits as ScanLimits
+    from twnb.kernel.capture import execution_text_for_llm as execution_text_for_llm
+    from twnb.kernel.capture import strip_ansi as strip_ansi
+    from twnb.kernel.guard import ExitRefused as ExitRefused
+    from twnb.kernel.guard import GuardRefusal as GuardRefusal
+    from twnb.kernel.guard import RuntimeGuard as RuntimeGuard
+    from twnb.kernel.guard import refuse_setting_change as refuse_setting_change
+    from twnb.kernel.guard import run_cell_guarded as run_cell_guarded
+    from twnb.kernel.guard import written_by_generated_code as written_by_generated_code
+    from twnb.kernel.live import LiveShellExecutor as LiveShellExecutor
+    from twnb.kernel.namespace import BIG_DATA_LIBRARIES as BIG_DATA_LIBRARIES
+    from twnb.kernel.namespace import UserCell as UserCell
+    from twnb.kernel.namespace import UserCellLog as UserCellLog
+    from twnb.kernel.namespace import UserCells as UserCells
+    from twnb.kernel.namespace import UserCellSource as UserCellSource
+    from twnb.kernel.namespace import is_twnb_command as is_twnb_command
+    from twnb.kernel.namespace import summarize_namespace as summarize_namespace
+    from twnb.kernel.record import ExecutionError as ExecutionError
+    from twnb.kernel.record import ExecutionResult as ExecutionResult
+    from twnb.kernel.record import ExecutionStatus as ExecutionStatus
+    from twnb.kernel.record import Executor as Executor
+    from twnb.kernel.record import VariableChange as VariableChange
+    from twnb.kernel.record import new_execution_id as new_execution_id
+    from twnb.kernel.separate import AttachedKernelManager as AttachedKernelManager
+    from twnb.kernel.separate import KernelExecutor as KernelExecutor
+    from twnb.kernel.separate import KernelGuardChannel as KernelGuardChannel
+    from twnb.kernel.separate import KernelPlace as KernelPlace
+    from twnb.kernel.separate import KernelStartError as KernelStartError
+    from twnb.kernel.separate import bring_back as bring_back
+    from twnb.kernel.separate import evaluate as evaluate
+    from twnb.kernel.separate import execute_quietly as execute_quietly
+    from twnb.kernel.separate import probe_place as probe_place
+    from twnb.kernel.separate import read_file as read_file
+    from twnb.kernel.separate import this_python_kernel_manager as this_python_kernel_manager
+    from twnb.kernel.undo import DATABASE_MODULES as DATABASE_MODULES
+    from twnb.kernel.undo import MB as MB
+    from twnb.kernel.undo import QUERY_METHODS as QUERY_METHODS
+    from twnb.kernel.undo import UNDONE_FOLDER as UNDONE_FOLDER
+    from twnb.kernel.undo import InPlaceEstimate as InPlaceEstimate
+    from twnb.kernel.undo import InPlaceTarget as InPlaceTarget
+    from twnb.kernel.undo import RunSnapshot as RunSnapshot
+    from twnb.kernel.undo import UndoLog as UndoLog
+    from twnb.kernel.undo import UndoReport as UndoReport
+    from twnb.kernel.undo import call_reads_database as call_reads_database
+    from twnb.kernel.undo import estimate_in_place as estimate_in_place
+    from twnb.kernel.undo import sql_only_reads as sql_only_reads
+    from twnb.kernel.undo import statement_of as statement_of
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from twnb.base import clip
 from twnb.kernel.capture.secret_screen import redact_secrets
-from twnb.kernel.record.result import ExecutionResult
+from twnb.kernel.record import ExecutionResult
 
 _HEADLINES = {
     "success": "The execution succeeded.",

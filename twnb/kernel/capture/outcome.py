@@ -12,8 +12,8 @@ from twnb.kernel.capture.capture import OutputRecorder
 from twnb.kernel.capture.file_scan import FileChanges
 from twnb.kernel.capture.image_artifacts import save_display_image
 from twnb.kernel.capture.output_redaction import Redact, redact_error
-from twnb.kernel.guard.guard_refusal import GuardRefusal
-from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
+from twnb.kernel.guard import GuardRefusal
+from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus, VariableChange
 
 DISPLAY_TEXT_CHARS = 2000  # enough for a displayed DataFrame's text form
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from twnb.kernel.record.result import ExecutionError
+from twnb.kernel.record import ExecutionError
 
 Redact = Callable[[str], str]
 

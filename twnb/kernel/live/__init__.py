@@ -1,1 +1,12 @@
 """The live notebook shell: `LiveShellExecutor` runs code on the IPython shell that runs twnb."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from twnb.base import lazy_front_door
+
+if TYPE_CHECKING:
+    from twnb.kernel.live.live_shell import LiveShellExecutor as LiveShellExecutor
+else:
+    __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -11,30 +11,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.base import every_record_scrubbed
-from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.capture.comm_redaction import comm_messages_redacted
-from twnb.kernel.capture.file_scan import FileChanges
-from twnb.kernel.capture.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.capture.output_redaction import Redact
-from twnb.kernel.capture.secret_screen import secret_variable_values
-from twnb.kernel.capture.shell_hooks import recorded_shell_output
-from twnb.kernel.guard.exit_guard import ExitRefused, exit_refused
-from twnb.kernel.guard.guard_files import risky_sightings, written_files
-from twnb.kernel.guard.interrupt_traceback import interrupts_end_in_user_code
-from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
-from twnb.kernel.guard.shell_guard import ShellGuard
-from twnb.kernel.guard.trust_base import TrustBase, restore_settings_environment, settings_environment
-from twnb.kernel.guard.watchdog import Watchdog
-from twnb.kernel.namespace.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
-from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
-from twnb.kernel.undo.undo_log import RunSnapshot, UndoLog
+from twnb.kernel.capture import (
+    STREAM_HEAD_CHARS,
+    STREAM_TAIL_CHARS,
+    FileChanges,
+    OutputRecorder,
+    Redact,
+    build_result,
+    comm_messages_redacted,
+    recorded_shell_output,
+    secret_variable_values,
+    traceback_text,
+    with_refusals,
+)
+from twnb.kernel.guard import (
+    ExitRefused,
+    GuardedRun,
+    RuntimeGuard,
+    ShellGuard,
+    TrustBase,
+    Watchdog,
+    exit_refused,
+    interrupts_end_in_user_code,
+    restore_settings_environment,
+    risky_sightings,
+    settings_environment,
+    written_files,
+)
+from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, variable_delta
+from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.undo import RunSnapshot, UndoLog
 
 if TYPE_CHECKING:
     from typing import TextIO
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.kernel.guard.guard_refusal import GuardRefusal
+    from twnb.kernel.guard import GuardRefusal
 
 
 class LiveShellExecutor:
@@ -117,7 +130,7 @@ class LiveShellExecutor:
 
     def namespace_summary(self, **options: Any) -> str:
         """The prompt text describing the user's variables (see summarize_namespace)."""
-        from twnb.kernel.namespace.namespace_summary import summarize_namespace
+        from twnb.kernel.namespace import summarize_namespace
 
         return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
 

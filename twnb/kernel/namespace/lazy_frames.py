@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from twnb.base import clip
-from twnb.kernel.capture.secret_screen import HIDDEN, SecretScreen
+from twnb.kernel.capture import HIDDEN, SecretScreen
 from twnb.kernel.namespace.data_libraries import client_resources, count
 
 MAX_COLUMNS = 30

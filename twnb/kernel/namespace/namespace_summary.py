@@ -16,8 +16,8 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from twnb.kernel.capture.secret_screen import HIDDEN, SecretScreen, looks_secret_name, mentions_secret_name
-from twnb.kernel.guard.watchdog import Watchdog
+from twnb.kernel.capture import HIDDEN, SecretScreen, looks_secret_name, mentions_secret_name
+from twnb.kernel.guard import Watchdog
 from twnb.kernel.namespace.data_libraries import data_libraries_text
 from twnb.kernel.namespace.lazy_frames import LAZY_NOTE, columns_text, describe_by_schema, top_module
 from twnb.kernel.namespace.variables import IPYTHON_NAMES

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from twnb.kernel.namespace.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
-from twnb.kernel.record.result import VariableChange
+from twnb.kernel.record import VariableChange
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Iterable
 from typing import Any
 
-from twnb.kernel.record.result import VariableChange, VariableChangeKind
+from twnb.kernel.record import VariableChange, VariableChangeKind
 
 # Names IPython puts in every user namespace; never the user's variables.
 IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh", "_", "__", "___"})

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from twnb.base import now_compact
-from twnb.kernel.guard.guard_refusal import GuardRefusal
+from twnb.kernel.guard import GuardRefusal
 from twnb.memory import PluginCallRecord
 
 # "kernel_died" is only produced by KernelExecutor: the separate kernel process ended mid-run.

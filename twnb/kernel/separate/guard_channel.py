@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from twnb.kernel.guard.kernel_guard import GuardReport, code_digest, kernel_guard_source
+from twnb.kernel.guard import GuardReport, code_digest, kernel_guard_source
 from twnb.kernel.separate.quiet_requests import evaluate, execute_quietly
 
 if TYPE_CHECKING:

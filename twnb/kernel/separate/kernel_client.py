@@ -28,25 +28,32 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from twnb.kernel.capture.active_content import inert_bundle
-from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
-from twnb.kernel.capture.file_scan import (
+from twnb.kernel.capture import (
     DEFAULT_SCAN_LIMITS,
+    STREAM_HEAD_CHARS,
+    STREAM_TAIL_CHARS,
     FileChanges,
+    HeldText,
+    OutputRecorder,
+    Redact,
     ScanLimits,
+    build_result,
     changes_since,
+    inert_bundle,
+    redact_bundle,
+    redact_value,
     scan_directory,
+    traceback_text,
+    with_refusals,
 )
-from twnb.kernel.capture.outcome import build_result, traceback_text, with_refusals
-from twnb.kernel.capture.output_redaction import HeldText, Redact, redact_bundle, redact_value
-from twnb.kernel.guard.kernel_guard import GuardReport
-from twnb.kernel.namespace.variables import (
+from twnb.kernel.guard import GuardReport
+from twnb.kernel.namespace import (
     IPYTHON_NAMES,
     Signature,
     namespace_signatures_source,
     variable_delta,
 )
-from twnb.kernel.record.result import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
 from twnb.kernel.separate.guard_channel import KernelGuardChannel
 from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly

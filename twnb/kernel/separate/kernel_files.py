@@ -19,12 +19,13 @@ import base64
 import inspect
 import os
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel.capture import file_scan
+from twnb.kernel.capture import scan_directory
 
 Evaluate = Callable[[str], Any]
 
@@ -87,7 +88,7 @@ def remote_scan_source() -> str:
         "    for name, function in (('__twnb_scan_before', before), ('__twnb_scan_changes', changes)):\n"
         "        ip.user_ns[name] = function\n"
         "        ip.user_ns_hidden[name] = function\n"
-        f"__twnb_define_scan({inspect.getsource(file_scan)!r})\n"
+        f"__twnb_define_scan({inspect.getsource(sys.modules[scan_directory.__module__])!r})\n"
         "del __twnb_define_scan\n"
     )
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twnb.kernel.namespace.variables import namespace_signatures
+from twnb.kernel.namespace import namespace_signatures
 from twnb.kernel.undo.content_fingerprint import Fingerprint, fingerprint
 from twnb.kernel.undo.in_place_estimate import (
     IMMUTABLE,

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from twnb.kernel.capture.file_scan import ScanLimits as ScanLimits
     from twnb.kernel.capture.file_scan import changes_since as changes_since
     from twnb.kernel.capture.file_scan import scan_directory as scan_directory
+    from twnb.kernel.capture.outcome import ImageFiles as ImageFiles
+    from twnb.kernel.capture.outcome import RunOutcome as RunOutcome
+    from twnb.kernel.capture.outcome import RunTrace as RunTrace
     from twnb.kernel.capture.outcome import build_result as build_result
     from twnb.kernel.capture.outcome import traceback_text as traceback_text
     from twnb.kernel.capture.outcome import with_refusals as with_refusals

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,38 +92,62 @@ def save_images(
     return summaries, paths, notes
 
 
+@dataclass(frozen=True)
+class ImageFiles:
+    """Where a run's display images are saved and how they are named (see `save_images`)."""
+
+    artifacts_dir: Path
+    artifact_name: str | None = None
+    own_artifacts: Collection[str] | None = None
+
+
+@dataclass
+class RunTrace:
+    """What was seen of one run: its outputs, the files it wrote, its variable delta, its duration."""
+
+    execution_id: str
+    code: str
+    recorder: OutputRecorder
+    file_changes: FileChanges
+    variables: list[VariableChange]
+    duration_s: float
+
+
+@dataclass
+class RunOutcome:
+    """What one run came to: its status and error, the notes about it, the guard's refusals and
+    sightings."""
+
+    status: ExecutionStatus
+    error: ExecutionError | None
+    notes: list[str]
+    refusals: list[GuardRefusal] = field(default_factory=list)
+    sightings: list[dict[str, str]] = field(default_factory=list)
+
+
 def build_result(
+    trace: RunTrace,
+    outcome: RunOutcome,
+    images: ImageFiles,
     *,
-    execution_id: str,
-    code: str,
-    status: ExecutionStatus,
-    error: ExecutionError | None,
-    recorder: OutputRecorder,
-    artifacts_dir: Path,
-    file_changes: FileChanges,
-    variables: list[VariableChange],
-    duration_s: float,
-    notes: list[str],
     max_listed_files: int,
     redact: Redact | None = None,
-    artifact_name: str | None = None,
-    own_artifacts: Collection[str] | None = None,
-    refusals: list[GuardRefusal] | None = None,
-    sightings: list[dict[str, str]] | None = None,
 ) -> ExecutionResult:
     """The record of one run. `redact` (the session's) is applied to the error, which may quote the
     exception's message; the recorder's outputs were redacted as they came. Saved images are named
-    after `artifact_name` when given (see `save_images`)."""
-    refusals = list(refusals or [])
+    after `images.artifact_name` when given (see `save_images`)."""
+    recorder, file_changes, execution_id = trace.recorder, trace.file_changes, trace.execution_id
+    error = outcome.error
+    refusals = list(outcome.refusals)
     if redact is not None:
         error = redact_error(error, redact)
         refusals = [_redacted_refusal(refusal, redact) for refusal in refusals]
     displays, image_paths, image_notes = save_images(
-        recorder, artifacts_dir, execution_id, artifact_name, own_artifacts
+        recorder, images.artifacts_dir, execution_id, images.artifact_name, images.own_artifacts
     )
     created = [str(p) for p in file_changes.created]
     modified = [str(p) for p in file_changes.modified]
-    all_notes = [*notes, *image_notes, *file_changes.notes]
+    all_notes = [*outcome.notes, *image_notes, *file_changes.notes]
     listed = len(created) + len(modified)
     if listed > max_listed_files:
         all_notes.append(
@@ -140,8 +165,8 @@ def build_result(
         result_text = "".join(result_text)
     return ExecutionResult(
         execution_id=execution_id,
-        code=code,
-        status=status,
+        code=trace.code,
+        status=outcome.status,
         stdout=recorder.stream_text("stdout"),
         stderr=recorder.stream_text("stderr"),
         stdout_chars=recorder.stream_total("stdout"),
@@ -153,13 +178,13 @@ def build_result(
         artifacts=[*image_paths, *created, *modified],
         files_created=created,
         files_modified=modified,
-        variables=variables,
+        variables=trace.variables,
         outputs=recorder.outputs(),
-        duration_s=duration_s,
+        duration_s=trace.duration_s,
         notes=all_notes,
         refusals=refusals,
         sightings=[
             {"kind": s["kind"], "subject": redact(s["subject"]) if redact else s["subject"]}
-            for s in sightings or []
+            for s in outcome.sightings
         ],
     )

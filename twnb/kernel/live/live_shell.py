@@ -15,8 +15,11 @@ from twnb.kernel.capture import (
     STREAM_HEAD_CHARS,
     STREAM_TAIL_CHARS,
     FileChanges,
+    ImageFiles,
     OutputRecorder,
     Redact,
+    RunOutcome,
+    RunTrace,
     build_result,
     comm_messages_redacted,
     recorded_shell_output,
@@ -211,22 +214,11 @@ class LiveShellExecutor:
         )
         variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
         result = build_result(
-            execution_id=execution_id,
-            code=code,
-            status=status,
-            error=error,
-            recorder=recorder,
-            artifacts_dir=self.artifacts_dir,
-            file_changes=changes,
-            variables=variables,
-            duration_s=duration,
-            notes=notes,
+            RunTrace(execution_id, code, recorder, changes, variables, duration),
+            RunOutcome(status, error, notes, run.refusals, sightings),
+            ImageFiles(self.artifacts_dir, artifact_name, own_artifacts),
             max_listed_files=self.max_listed_files,
             redact=self.redact,
-            artifact_name=artifact_name,
-            own_artifacts=own_artifacts,
-            refusals=run.refusals,
-            sightings=sightings,
         )
         if snapshot is not None:
             result.in_place = list(snapshot.in_place)

@@ -34,8 +34,11 @@ from twnb.kernel.capture import (
     STREAM_TAIL_CHARS,
     FileChanges,
     HeldText,
+    ImageFiles,
     OutputRecorder,
     Redact,
+    RunOutcome,
+    RunTrace,
     ScanLimits,
     build_result,
     changes_since,
@@ -456,22 +459,17 @@ class KernelExecutor:
             if self.track_variables:
                 notes.append("The variable delta could not be read from the kernel.")
         result = build_result(
-            execution_id=execution_id,
-            code=code,
-            status=status,
-            error=error,
-            recorder=recorder,
-            artifacts_dir=self.artifacts_dir,
-            file_changes=changes,
-            variables=variables,
-            duration_s=duration,
-            notes=notes,
+            RunTrace(execution_id, code, recorder, changes, variables, duration),
+            RunOutcome(
+                status,
+                error,
+                notes,
+                report.refusals if report is not None else [],
+                report.sightings if report is not None else [],
+            ),
+            ImageFiles(self.artifacts_dir, artifact_name, own_artifacts),
             max_listed_files=self.max_listed_files,
             redact=self.redact,
-            artifact_name=artifact_name,
-            own_artifacts=own_artifacts,
-            refusals=report.refusals if report is not None else None,
-            sightings=report.sightings if report is not None else None,
         )
         result.kernel_restarted = restarted
         return result

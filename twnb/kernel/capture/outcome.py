@@ -37,6 +37,35 @@ def with_refusals(
     return "refused", ExecutionError("RuntimeGuardRefused", message, error.traceback if error else "")
 
 
+SYS_EXIT_NOTE = "The code called sys.exit(); it stopped there and the kernel keeps running."
+
+
+def late_refusal_note(refusal: GuardRefusal | str) -> str:
+    """A refusal of a thread that generated code started, after that code had ended."""
+    return f"A thread that earlier generated code started was refused after that code had ended: {refusal}"
+
+
+def time_limit_notes(*, handler_restored: bool, unresponsive: bool) -> list[str]:
+    """What the time limit's watchdog had to do, in either executor."""
+    notes = []
+    if handler_restored:
+        notes.append(
+            "The code replaced the SIGINT handler the time limit and the Interrupt button rely on; "
+            "twnb put it back."
+        )
+    if unresponsive:
+        notes.append(
+            "The code did not respond to the interrupt at its time limit (a call blocked in C, or "
+            "code that ignores interrupts): it ran on until that call returned."
+        )
+    return notes
+
+
+def timed_out(limit: float | None, shown: str) -> ExecutionError:
+    """The error of a run stopped at its time limit; `shown` is the traceback the code showed."""
+    return ExecutionError("TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown)
+
+
 def _redacted_refusal(refusal: GuardRefusal, redact: Redact) -> GuardRefusal:
     """A refusal quotes the code's line and what it tried to run, which may carry a secret."""
     return dataclasses.replace(

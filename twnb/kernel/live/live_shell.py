@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import traceback
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,16 +14,20 @@ from twnb.base import every_record_scrubbed
 from twnb.kernel.capture import (
     STREAM_HEAD_CHARS,
     STREAM_TAIL_CHARS,
+    SYS_EXIT_NOTE,
     FileChanges,
-    ImageFiles,
     OutputRecorder,
+    RecordingExecutor,
     Redact,
+    RunCall,
+    RunEnd,
     RunOutcome,
-    RunTrace,
-    build_result,
     comm_messages_redacted,
+    late_refusal_note,
     recorded_shell_output,
     secret_variable_values,
+    time_limit_notes,
+    timed_out,
     traceback_text,
     with_refusals,
 )
@@ -42,7 +46,7 @@ from twnb.kernel.guard import (
     written_files,
 )
 from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, variable_delta
-from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.undo import RunSnapshot, UndoLog
 
 if TYPE_CHECKING:
@@ -50,10 +54,27 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.kernel.guard import GuardRefusal
+
+@dataclass
+class _LiveRun:
+    """What one run's steps on the live shell share."""
+
+    guard: RuntimeGuard
+    shell_guard: ShellGuard
+    hidden: set[str]
+    before_vars: Any
+    snapshot: RunSnapshot | None
+    watchdog: Watchdog
+    run: GuardedRun
+    folder_before: str
+    path_before: list[str]
+    environment_before: dict[str, str]
+    inert_lines: list[str] = field(default_factory=list)
+    cell: Any = None
+    interrupted_outside_code: bool = False
 
 
-class LiveShellExecutor:
+class LiveShellExecutor(RecordingExecutor[_LiveRun]):
     """Runs code with `shell.run_cell(code, store_history=False)`: the output shows in the calling cell,
     variables land in the user's namespace, and the returned ExecutionResult records all of it.
 
@@ -137,39 +158,37 @@ class LiveShellExecutor:
 
         return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
 
-    def run(
-        self,
-        code: str,
-        *,
-        timeout: float | None = None,
-        execution_id: str | None = None,
-        artifact_name: str | None = None,
-        own_artifacts: Collection[str] | None = None,
-    ) -> ExecutionResult:
-        execution_id = execution_id or new_execution_id()
+    def _before(self, call: RunCall, notes: list[str]) -> _LiveRun:
         self._remember_secret_variables()
-        limit = timeout if timeout is not None else self.default_timeout
         guard = RuntimeGuard.installed()
         shell_guard = ShellGuard.for_shell(self.shell, guard)
-        notes = [_late_note(refusal) for refusal in guard.take_late_refusals()]
+        notes.extend(late_refusal_note(refusal) for refusal in guard.take_late_refusals())
         hidden = self._hidden_names()
         before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
-        recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
         namespace = self.shell.user_global_ns
-        snapshot = self._undo_begin(execution_id, code, hidden, notes)
-        watchdog = Watchdog(limit, on_unresponsive=_telling(sys.stderr), code_namespace=namespace)
+        snapshot = self._undo_begin(call.execution_id, call.code, hidden, notes)
+        watchdog = Watchdog(call.limit, on_unresponsive=_telling(sys.stderr), code_namespace=namespace)
         run = GuardedRun(
             refuse=self.guarded,
             code_namespace=namespace,
             keep_before=snapshot.keep_file if snapshot is not None else None,
             trust_base=self._trust_base_now(),
         )
-        cell: Any = None
-        interrupted_outside_code = False
-        folder_before, path_before = os.getcwd(), list(sys.path)
-        environment_before = settings_environment()
-        started = time.perf_counter()
-        inert_lines: list[str] = []
+        return _LiveRun(
+            guard,
+            shell_guard,
+            hidden,
+            before_vars,
+            snapshot,
+            watchdog,
+            run,
+            os.getcwd(),
+            list(sys.path),
+            settings_environment(),
+        )
+
+    def _execute(self, call: RunCall, state: _LiveRun, recorder: OutputRecorder, notes: list[str]) -> None:
+        namespace = self.shell.user_global_ns
         with (
             exit_refused(self.shell),
             recorded_shell_output(
@@ -177,7 +196,7 @@ class LiveShellExecutor:
                 recorder,
                 self.redact,
                 allow_active=self.allow_active_output,
-                on_inert=inert_lines.append,
+                on_inert=state.inert_lines.append,
             ),
             every_record_scrubbed(self.redact),
             comm_messages_redacted(self.redact),
@@ -185,20 +204,23 @@ class LiveShellExecutor:
         ):
             try:
                 # The watchdog's thread starts before arming: it is twnb's, not the code's.
-                with watchdog, shell_guard.keeping(run), guard.watching(run):
-                    cell = self.shell.run_cell(code, store_history=False)
+                with state.watchdog, state.shell_guard.keeping(state.run), state.guard.watching(state.run):
+                    state.cell = self.shell.run_cell(call.code, store_history=False)
             except KeyboardInterrupt:
                 # Landed in IPython's machinery rather than in the code: still this run's interrupt.
-                interrupted_outside_code = True
+                state.interrupted_outside_code = True
             finally:
-                watchdog.close()  # a no-op, unless a late interrupt of its own cut leaving short
-        duration = time.perf_counter() - started
-        self._remember_secret_variables()
-        _put_settings_environment_back(environment_before, notes)
+                state.watchdog.close()  # a no-op, unless a late interrupt of its own cut leaving short
 
-        status, error = self._outcome(cell, recorder, watchdog, limit, interrupted_outside_code, notes)
+    def _after(self, call: RunCall, state: _LiveRun, recorder: OutputRecorder, notes: list[str]) -> RunEnd:
+        self._remember_secret_variables()
+        _put_settings_environment_back(state.environment_before, notes)
+        run, hidden, snapshot = state.run, state.hidden, state.snapshot
+        status, error = self._outcome(
+            state.cell, recorder, state.watchdog, call.limit, state.interrupted_outside_code, notes
+        )
         status, error = with_refusals(status, error, run.refusals)
-        notes.extend(dict.fromkeys(inert_lines))
+        notes.extend(dict.fromkeys(state.inert_lines))
         created, modified = written_files(
             run, skip=self._skipped_dirs(), workdirs=(self.workdir, os.getcwd())
         )
@@ -206,24 +228,19 @@ class LiveShellExecutor:
         if snapshot is not None and self.undo_log is not None:
             self.undo_log.end(snapshot, self.shell.user_ns, hidden, created)
         sightings = risky_sightings(run, self.workdir, skip=self._skipped_dirs())
-        sightings += _state_changes(folder_before, path_before, sightings)
+        sightings += _state_changes(state.folder_before, state.path_before, sightings)
         after_vars = (
             None
-            if before_vars is None
+            if state.before_vars is None
             else _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         )
-        variables = variable_delta(before_vars, after_vars) if after_vars is not None else []
-        result = build_result(
-            RunTrace(execution_id, code, recorder, changes, variables, duration),
-            RunOutcome(status, error, notes, run.refusals, sightings),
-            ImageFiles(self.artifacts_dir, artifact_name, own_artifacts),
-            max_listed_files=self.max_listed_files,
-            redact=self.redact,
-        )
-        if snapshot is not None:
-            result.in_place = list(snapshot.in_place)
-            result.undo_limits = snapshot.limit_lines()
-        return result
+        variables = variable_delta(state.before_vars, after_vars) if after_vars is not None else []
+        return RunEnd(RunOutcome(status, error, notes, run.refusals, sightings), changes, variables)
+
+    def _finish(self, result: ExecutionResult, state: _LiveRun) -> None:
+        if state.snapshot is not None:
+            result.in_place = list(state.snapshot.in_place)
+            result.undo_limits = state.snapshot.limit_lines()
 
     def _undo_begin(
         self, execution_id: str, code: str, hidden: set[str], notes: list[str]
@@ -261,25 +278,18 @@ class LiveShellExecutor:
         if cell is not None:
             exc = cell.error_before_exec or cell.error_in_exec
         shown = _matching_traceback(recorder, exc)
-        if watchdog.handler_restored:
-            notes.append(
-                "The code replaced the SIGINT handler the time limit and the Interrupt button rely on; "
-                "twnb put it back."
+        notes.extend(
+            time_limit_notes(
+                handler_restored=bool(watchdog.handler_restored), unresponsive=bool(watchdog.unresponsive)
             )
-        if watchdog.unresponsive:
-            notes.append(
-                "The code did not respond to the interrupt at its time limit (a call blocked in C, or "
-                "code that ignores interrupts): it ran on until that call returned."
-            )
+        )
         if watchdog.fired:
-            return "timeout", ExecutionError(
-                "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
-            )
+            return "timeout", timed_out(limit, shown)
         if interrupted_outside_code or isinstance(exc, KeyboardInterrupt):
             return "interrupted", ExecutionError("KeyboardInterrupt", "Interrupted.", shown)
         if exc is not None:
             if isinstance(exc, SystemExit):
-                notes.append("The code called sys.exit(); it stopped there and the kernel keeps running.")
+                notes.append(SYS_EXIT_NOTE)
             if isinstance(exc, ExitRefused):
                 notes.append("The code called exit()/quit(); it was refused and the kernel keeps running.")
             return "error", ExecutionError(type(exc).__name__, str(exc), shown or _format_exception(exc))
@@ -316,10 +326,6 @@ def _put_settings_environment_back(before: dict[str, str], notes: list[str]) -> 
         sys.stderr.write(f"twnb: {note}\n")
         sys.stderr.flush()
         notes.append(note)
-
-
-def _late_note(refusal: GuardRefusal) -> str:
-    return f"A thread that earlier generated code started was refused after that code had ended: {refusal}"
 
 
 def _telling(stream: TextIO) -> Callable[[str], None]:

@@ -23,7 +23,8 @@ import json
 import os
 import queue
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -32,20 +33,25 @@ from twnb.kernel.capture import (
     DEFAULT_SCAN_LIMITS,
     STREAM_HEAD_CHARS,
     STREAM_TAIL_CHARS,
+    SYS_EXIT_NOTE,
+    DirectorySnapshot,
     FileChanges,
     HeldText,
-    ImageFiles,
     OutputRecorder,
+    RecordingExecutor,
     Redact,
+    RunCall,
+    RunEnd,
     RunOutcome,
-    RunTrace,
     ScanLimits,
-    build_result,
     changes_since,
     inert_bundle,
+    late_refusal_note,
     redact_bundle,
     redact_value,
     scan_directory,
+    time_limit_notes,
+    timed_out,
     traceback_text,
     with_refusals,
 )
@@ -56,7 +62,7 @@ from twnb.kernel.namespace import (
     namespace_signatures_source,
     variable_delta,
 )
-from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus, new_execution_id
+from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.separate.guard_channel import KernelGuardChannel
 from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly
@@ -91,11 +97,23 @@ del __twnb_setup
 """
 
 
+@dataclass
+class _KernelRun:
+    """What one run's steps in a separate kernel share."""
+
+    restarted: bool
+    guarded: bool
+    skip: tuple[Path, ...]
+    before_files: DirectorySnapshot | None
+    before_vars: dict[str, Signature] | None
+    ending: str = "idle"
+
+
 class KernelStartError(RuntimeError):
     """The kernel could not be started or did not become ready in time."""
 
 
-class KernelExecutor:
+class KernelExecutor(RecordingExecutor[_KernelRun]):
     """A separate kernel started in `workdir`. Use as a context manager, or call `shutdown()`.
 
     `kernel_name` None (the default) starts this interpreter's ipykernel, whatever kernel is
@@ -345,16 +363,7 @@ class KernelExecutor:
         return text if isinstance(text, str) else ""
 
     # -- running code
-    def run(
-        self,
-        code: str,
-        *,
-        timeout: float | None = None,
-        execution_id: str | None = None,
-        artifact_name: str | None = None,
-        own_artifacts: Collection[str] | None = None,
-    ) -> ExecutionResult:
-        notes: list[str] = []
+    def _before(self, call: RunCall, notes: list[str]) -> _KernelRun:
         restarted = False
         if self._kc is None:
             self.start()
@@ -373,13 +382,11 @@ class KernelExecutor:
                 f"The kernel had stopped since the last run (exit code {exit_code}); a new kernel was "
                 "started before this code ran: every earlier variable is lost."
             )
-        execution_id = execution_id or new_execution_id()
-        limit = timeout if timeout is not None else self.default_timeout
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
         guarded = self._guard is not None and self._guard.announce(
-            code,
+            call.code,
             refuse=self.guarded,
-            timeout=limit,
+            timeout=call.limit,
             skip=[str(p) for p in skip],
             protect=[*self.protected, *(str(p) for p in (self.session_dir,) if p is not None)],
         )
@@ -398,19 +405,20 @@ class KernelExecutor:
                 + (f" ({self.guard_missing})" if self.guard_missing else "")
                 + ": the code ran unguarded, and its files were found by comparing the working folder."
             )
-        before_vars = self._signatures()
-        recorder = OutputRecorder(self.stream_head_chars, self.stream_tail_chars)
+        return _KernelRun(restarted, guarded, skip, before_files, self._signatures())
 
-        started = time.perf_counter()
+    def _execute(self, call: RunCall, state: _KernelRun, recorder: OutputRecorder, notes: list[str]) -> None:
         msg_id = self._client.execute(
-            code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False
+            call.code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False
         )
         # With the guard, the kernel's own watchdog stops the code at its limit; the kernel is
         # interrupted from here only if that did not work.
-        deadline = None if limit is None else limit + (self.guard_grace_s if guarded else 0.0)
-        ending = self._collect(msg_id, recorder, deadline, notes)
-        duration = time.perf_counter() - started
+        limit = call.limit
+        deadline = None if limit is None else limit + (self.guard_grace_s if state.guarded else 0.0)
+        state.ending = self._collect(msg_id, recorder, deadline, notes)
 
+    def _after(self, call: RunCall, state: _KernelRun, recorder: OutputRecorder, notes: list[str]) -> RunEnd:
+        ending, limit, skip, before_vars = state.ending, call.limit, state.skip, state.before_vars
         died_now = ending in ("died", "stuck")
         if died_now and not self.owns_kernel:
             died = (
@@ -435,14 +443,15 @@ class KernelExecutor:
                     "it was restarted: every variable is lost."
                 )
             self.restart()
-            restarted = True
+            state.restarted = True
         status, error = self._outcome(ending, recorder, limit, notes)
+        guarded = state.guarded
         report = self._guard.report() if self._guard is not None and guarded and not died_now else None
         if report is not None:
             status, error = self._guarded_outcome(report, status, error, limit, notes)
 
-        if before_files is not None:
-            changes = changes_since(before_files, skip=skip, limits=self.scan_limits)
+        if state.before_files is not None:
+            changes = changes_since(state.before_files, skip=skip, limits=self.scan_limits)
         elif died_now:
             changes = FileChanges(notes=["The files the code wrote in the kernel could not be listed."])
         elif report is not None:
@@ -458,21 +467,17 @@ class KernelExecutor:
             variables = []
             if self.track_variables:
                 notes.append("The variable delta could not be read from the kernel.")
-        result = build_result(
-            RunTrace(execution_id, code, recorder, changes, variables, duration),
-            RunOutcome(
-                status,
-                error,
-                notes,
-                report.refusals if report is not None else [],
-                report.sightings if report is not None else [],
-            ),
-            ImageFiles(self.artifacts_dir, artifact_name, own_artifacts),
-            max_listed_files=self.max_listed_files,
-            redact=self.redact,
+        outcome = RunOutcome(
+            status,
+            error,
+            notes,
+            report.refusals if report is not None else [],
+            report.sightings if report is not None else [],
         )
-        result.kernel_restarted = restarted
-        return result
+        return RunEnd(outcome, changes, variables)
+
+    def _finish(self, result: ExecutionResult, state: _KernelRun) -> None:
+        result.kernel_restarted = state.restarted
 
     # -- the runtime guard in the kernel (kernel_guard.py, guard_channel.py)
     @staticmethod
@@ -484,28 +489,12 @@ class KernelExecutor:
         notes: list[str],
     ) -> tuple[ExecutionStatus, ExecutionError | None]:
         """The outcome, told what the kernel's guard and watchdog did."""
+        notes.extend(late_refusal_note(late) for late in report.late)
         notes.extend(
-            f"A thread that earlier generated code started was refused after that code had ended: {late}"
-            for late in report.late
+            time_limit_notes(handler_restored=report.handler_restored, unresponsive=report.unresponsive)
         )
-        if report.handler_restored:
-            notes.append(
-                "The code replaced the SIGINT handler the time limit and the Interrupt button rely on; "
-                "twnb put it back."
-            )
-        if report.unresponsive:
-            notes.append(
-                "The code did not respond to the interrupt at its time limit (a call blocked in C, or "
-                "code that ignores interrupts): it ran on until that call returned."
-            )
         if report.timed_out and status in ("interrupted", "error", "success"):
-            shown = error.traceback if error is not None else ""
-            status, error = (
-                "timeout",
-                ExecutionError(
-                    "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
-                ),
-            )
+            status, error = "timeout", timed_out(limit, error.traceback if error is not None else "")
         return with_refusals(status, error, report.refusals)
 
     def _guarded_changes(self, report: GuardReport) -> FileChanges:
@@ -602,16 +591,14 @@ class KernelExecutor:
                 "KernelDied", f"The kernel process ended while running the code; {then}.", shown
             )
         if ending in ("timeout", "stuck"):
-            return "timeout", ExecutionError(
-                "TimeoutError", f"The code was stopped after its time limit of {limit:g} s.", shown
-            )
+            return "timeout", timed_out(limit, shown)
         if last is None:
             return "success", None
         ename, evalue, _stb = last
         if ename == "KeyboardInterrupt":
             return "interrupted", ExecutionError(ename, "Interrupted.", shown)
         if ename == "SystemExit":
-            notes.append("The code called sys.exit(); it stopped there and the kernel keeps running.")
+            notes.append(SYS_EXIT_NOTE)
         return "error", ExecutionError(ename, evalue, shown)
 
 

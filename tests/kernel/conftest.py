@@ -95,21 +95,23 @@ class LiveKernel:
     ) -> dict[str, Any]:
         """`redact_secrets`: give the executor a Redactor's `redact` that knows these values; `redactor`:
         the name of a Redactor in the kernel whose `redact` and `remember` the executor gets."""
-        redact = ""
+        args: dict[str, list[str]] = {group: [] for group in COLLABORATORS}
+        for name, value in executor_options.items():
+            args[CASE_OPTIONS[name]].append(f"{name}={value!r}")
         if redact_secrets is not None:
-            redact = f"redact=__Redactor({list(redact_secrets)!r}, environ={{}}).redact, "
+            args["output"].append(f"redact=__Redactor({list(redact_secrets)!r}, environ={{}}).redact")
         if redactor is not None:
-            redact = f"redact={redactor}.redact, remember_secrets={redactor}.remember, "
+            args["output"] += [f"redact={redactor}.redact", f"remember_secrets={redactor}.remember"]
+        collaborators = "".join(
+            f", {group}=__kernel.{kind}({', '.join(args[group])})" for group, kind in COLLABORATORS.items()
+        )
         setup = (
             "import json as __json, os as __os\n"
-            "from twnb.kernel import LiveShellExecutor as __LSE\n"
+            "import twnb.kernel as __kernel\n"
             "from twnb.config.redaction import Redactor as __Redactor\n"
-            "__case_executor = __LSE(get_ipython(), __os.getcwd(),"
+            "__case_executor = __kernel.LiveShellExecutor(get_ipython(), __os.getcwd(),"
             " __os.path.join(__os.getcwd(), 'artifacts'),"
-            f" session_dir=__os.path.join(__os.getcwd(), {session_dir!r}), "
-            + redact
-            + ", ".join(f"{k}={v!r}" for k, v in executor_options.items())
-            + ")\n"
+            f" session_dir=__os.path.join(__os.getcwd(), {session_dir!r})" + collaborators + ")\n"
             f"__case_json = __json.dumps(__case_executor.run({code!r}, timeout={timeout!r}).to_dict())\n"
         )
         reply = self.execute(setup, user_expressions={"result": "__case_json"})
@@ -131,6 +133,19 @@ class LiveKernel:
     def shutdown(self) -> None:
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=True)
+
+
+# run_case's executor options, each by the collaborator of LiveShellExecutor that takes it
+COLLABORATORS = {"output": "NotebookOutput", "rules": "RunRules", "limits": "RecordLimits"}
+CASE_OPTIONS = {
+    "allow_active_output": "output",
+    "default_timeout": "rules",
+    "guarded": "rules",
+    "protected": "rules",
+    "stream_head_chars": "limits",
+    "stream_tail_chars": "limits",
+    "max_listed_files": "limits",
+}
 
 
 KERNEL_FIXTURES = {"live_kernel", "watched_kernel", "fresh_kernel"}

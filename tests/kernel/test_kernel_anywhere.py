@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from twnb.kernel import KernelExecutor, KernelStartError
+from twnb.kernel import KernelExecutor, KernelSetup, KernelStartError
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +52,9 @@ def running_kernel(tmp_path: Path) -> Iterator[RunningKernel]:
 
 def test_an_attached_kernel_keeps_its_variables_and_outlives_the_executor(running_kernel, tmp_path):
     running_kernel.run("already_there = 41")
-    with KernelExecutor(tmp_path, connection_file=running_kernel.km.connection_file) as executor:
+    with KernelExecutor(
+        tmp_path, kernel=KernelSetup(connection_file=running_kernel.km.connection_file)
+    ) as executor:
         result = executor.run("answer = already_there + 1\nanswer")
     assert (result.status, result.result) == ("success", "42")
     assert result.variables_of_kind("created") == ["answer"]
@@ -61,7 +63,9 @@ def test_an_attached_kernel_keeps_its_variables_and_outlives_the_executor(runnin
 
 
 def test_a_local_kernel_is_found_to_share_our_filesystem(running_kernel, tmp_path):
-    with KernelExecutor(tmp_path, connection_file=running_kernel.km.connection_file) as executor:
+    with KernelExecutor(
+        tmp_path, kernel=KernelSetup(connection_file=running_kernel.km.connection_file)
+    ) as executor:
         place = executor.place
         result = executor.run("open('made-here.txt', 'w').write('x')")
     assert place is not None
@@ -74,7 +78,9 @@ def test_a_local_kernel_is_found_to_share_our_filesystem(running_kernel, tmp_pat
 
 
 def test_a_time_limit_interrupts_an_attached_kernel_without_ending_it(running_kernel, tmp_path):
-    with KernelExecutor(tmp_path, connection_file=running_kernel.km.connection_file) as executor:
+    with KernelExecutor(
+        tmp_path, kernel=KernelSetup(connection_file=running_kernel.km.connection_file)
+    ) as executor:
         stopped = executor.run("import time\nkept = 1\ntime.sleep(60)", timeout=1.5)
         after = executor.run("kept + 1")
     assert stopped.status == "timeout" and not stopped.kernel_restarted
@@ -91,7 +97,7 @@ def test_files_written_in_a_kernel_elsewhere_come_back_through_it(running_kernel
         "open('big.bin', 'wb').write(b'0' * 3_000_000)\n"
     )
     with KernelExecutor(
-        ours, connection_file=running_kernel.km.connection_file, shares_filesystem=False
+        ours, kernel=KernelSetup(connection_file=running_kernel.km.connection_file, shares_filesystem=False)
     ) as executor:
         result = executor.run(code)
     assert result.status == "success"
@@ -105,7 +111,7 @@ def test_files_written_in_a_kernel_elsewhere_come_back_through_it(running_kernel
 
 def test_a_missing_connection_file_is_a_clear_error(tmp_path):
     with pytest.raises(KernelStartError, match=r"No connection file at .*jupyter --runtime-dir"):
-        KernelExecutor(tmp_path, connection_file=tmp_path / "kernel-gone.json").start()
+        KernelExecutor(tmp_path, kernel=KernelSetup(connection_file=tmp_path / "kernel-gone.json")).start()
 
 
 def test_any_kernelspec_runs_by_name(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from kernel_contract_cases import CONTRACT_CASES, CONTRACT_IDS
 
-from twnb.kernel import Executor, KernelExecutor, KernelStartError
+from twnb.kernel import Executor, KernelExecutor, KernelSetup, KernelStartError
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +22,9 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelExecutor]:
     workdir = tmp_path_factory.mktemp("kernel-executor")
-    with KernelExecutor(workdir, env={"MPLBACKEND": "module://matplotlib_inline.backend_inline"}) as executor:
+    with KernelExecutor(
+        workdir, kernel=KernelSetup(env={"MPLBACKEND": "module://matplotlib_inline.backend_inline"})
+    ) as executor:
         yield executor
 
 

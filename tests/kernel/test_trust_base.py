@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.kernel import KernelExecutor
+from twnb.kernel import KernelExecutor, RunRules
 
 pytestmark = pytest.mark.slow
 
@@ -234,7 +234,7 @@ def test_other_environment_variables_are_the_codes_business(kernel):
 def test_the_separate_kernels_guard_refuses_the_trust_base(tmp_path):
     workdir = tmp_path / "nb"
     (workdir / "plugins").mkdir(parents=True)
-    with KernelExecutor(workdir, protected=[workdir / "plugins"]) as executor:
+    with KernelExecutor(workdir, rules=RunRules(protected=[workdir / "plugins"])) as executor:
         for code in (
             f"open('twnb.yaml', 'w').write({SETTINGS_ATTACK!r})",
             "open('plugins/tool.py', 'w').write('import os')",

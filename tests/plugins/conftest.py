@@ -77,7 +77,7 @@ def make_catalog(workdir: Path, shell: Any) -> Iterator[Callable[..., Any]]:
 @pytest.fixture
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
     from twnb.config import ResolvedSettings, Settings
-    from twnb.kernel import LiveShellExecutor
+    from twnb.kernel import LiveShellExecutor, NotebookOutput
     from twnb.llm.client import OpenAIChatClient
     from twnb.plugins import PluginExecutor
     from twnb.session import build_session
@@ -90,7 +90,11 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
         redactor = redactor_for(resolved)
         catalog.remember_secrets = redactor.remember
         live = LiveShellExecutor(
-            shell, workdir, catalog.artifacts_dir, session_dir=session_dir, redact=redactor.redact
+            shell,
+            workdir,
+            catalog.artifacts_dir,
+            session_dir=session_dir,
+            output=NotebookOutput(redact=redactor.redact),
         )
         executor = PluginExecutor(live, catalog, catalog.artifacts_dir)
         client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)

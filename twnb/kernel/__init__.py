@@ -2,8 +2,11 @@
 
 Public API:
 - `ExecutionResult` (with `ExecutionError`, `VariableChange`) and the `Executor` protocol
-- `LiveShellExecutor(shell, workdir, artifacts_dir, session_dir=None, ...)`: the notebook's own kernel
-- `KernelExecutor(workdir, kernel_name="python3", ...)`: a separate kernel over jupyter_client
+- `LiveShellExecutor(shell, workdir, artifacts_dir, session_dir=None, output=NotebookOutput(...), ...)`:
+  the notebook's own kernel
+- `KernelExecutor(workdir, kernel_name=None, kernel=KernelSetup(...), ...)`: a separate kernel over
+  jupyter_client
+- both take `rules=RunRules(...)` (time limit, guard, protected places) and `limits=RecordLimits(...)`
 - `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
 - `KernelGuardChannel(kc, alive)`: the runtime guard in another kernel, for whatever runs cells there
@@ -35,6 +38,8 @@ from typing import TYPE_CHECKING
 from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
+    from twnb.kernel.capture import RecordLimits as RecordLimits
+    from twnb.kernel.capture import RunRules as RunRules
     from twnb.kernel.capture import ScanLimits as ScanLimits
     from twnb.kernel.capture import execution_text_for_llm as execution_text_for_llm
     from twnb.kernel.capture import strip_ansi as strip_ansi
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
     from twnb.kernel.guard import run_cell_guarded as run_cell_guarded
     from twnb.kernel.guard import written_by_generated_code as written_by_generated_code
     from twnb.kernel.live import LiveShellExecutor as LiveShellExecutor
+    from twnb.kernel.live import NotebookOutput as NotebookOutput
     from twnb.kernel.namespace import BIG_DATA_LIBRARIES as BIG_DATA_LIBRARIES
     from twnb.kernel.namespace import UserCell as UserCell
     from twnb.kernel.namespace import UserCellLog as UserCellLog
@@ -62,6 +68,7 @@ if TYPE_CHECKING:
     from twnb.kernel.separate import KernelExecutor as KernelExecutor
     from twnb.kernel.separate import KernelGuardChannel as KernelGuardChannel
     from twnb.kernel.separate import KernelPlace as KernelPlace
+    from twnb.kernel.separate import KernelSetup as KernelSetup
     from twnb.kernel.separate import KernelStartError as KernelStartError
     from twnb.kernel.separate import bring_back as bring_back
     from twnb.kernel.separate import evaluate as evaluate

@@ -236,7 +236,7 @@ def build_live_session(
     Round records the user's own cells that `user_cells` saw since the previous one. `plugins` (the
     notebook's, see `plugin_catalog`) are bound in the kernel while code runs and their calls recorded.
     Each run is recorded in `undo_log` (default: a new one, see `undo_log_for`) for `Session.undo`."""
-    from twnb.kernel import LiveShellExecutor
+    from twnb.kernel import LiveShellExecutor, NotebookOutput, RunRules
 
     redactor = redactor_for(resolved)
     undo_log = undo_log if undo_log is not None else undo_log_for(resolved, shell, session_dir)
@@ -247,13 +247,17 @@ def build_live_session(
         workdir,
         artifacts,
         session_dir=session_dir,
-        default_timeout=resolved.settings.timeout,
-        guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
-        allow_active_output=bool(resolved.settings.allow_active_output),
-        redact=redactor.redact,  # the code's outputs, before the notebook shows them
-        remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
+        output=NotebookOutput(
+            redact=redactor.redact,  # the code's outputs, before the notebook shows them
+            remember_secrets=redactor.remember,  # secret-named variables stay secrets once gone
+            allow_active_output=bool(resolved.settings.allow_active_output),
+        ),
+        rules=RunRules(
+            default_timeout=resolved.settings.timeout,
+            guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
+            protected=trusted_places(resolved, workdir),
+        ),
         undo_log=undo_log,
-        protected=trusted_places(resolved, workdir),
     )
     if plugins is not None:
         from twnb.plugins import PluginExecutor

@@ -37,8 +37,10 @@ if TYPE_CHECKING:
     from twnb.kernel.capture.output_redaction import redact_bundle as redact_bundle
     from twnb.kernel.capture.output_redaction import redact_value as redact_value
     from twnb.kernel.capture.recorded_run import RecordingExecutor as RecordingExecutor
+    from twnb.kernel.capture.recorded_run import RecordLimits as RecordLimits
     from twnb.kernel.capture.recorded_run import RunCall as RunCall
     from twnb.kernel.capture.recorded_run import RunEnd as RunEnd
+    from twnb.kernel.capture.recorded_run import RunRules as RunRules
     from twnb.kernel.capture.secret_screen import HIDDEN as HIDDEN
     from twnb.kernel.capture.secret_screen import SecretScreen as SecretScreen
     from twnb.kernel.capture.secret_screen import looks_secret_name as looks_secret_name

@@ -9,6 +9,7 @@ say what it came to (status, files, variable delta) and turn all of it into one 
 
 from __future__ import annotations
 
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Collection
@@ -16,13 +17,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from twnb.kernel.capture.capture import OutputRecorder
+from twnb.kernel.capture.capture import STREAM_HEAD_CHARS, STREAM_TAIL_CHARS, OutputRecorder
 from twnb.kernel.capture.file_scan import FileChanges
 from twnb.kernel.capture.outcome import ImageFiles, RunOutcome, RunTrace, build_result
 from twnb.kernel.capture.output_redaction import Redact
 from twnb.kernel.record import ExecutionResult, VariableChange, new_execution_id
 
 RunState = TypeVar("RunState")
+
+
+@dataclass(frozen=True)
+class RunRules:
+    """What generated code may do in a run, in either executor: its time limit (`default_timeout`
+    seconds, None for none; `run(timeout=...)` overrides it), whether the runtime guard refuses what it
+    guards (`guarded`; False when verification is off: the files the code writes are recorded
+    either way), and twnb's places the code may not write (`protected`, besides Python's, IPython's
+    and Jupyter's: trust_base.py)."""
+
+    default_timeout: float | None = None
+    guarded: bool = True
+    protected: Collection[str | os.PathLike[str]] = ()
+
+
+@dataclass(frozen=True)
+class RecordLimits:
+    """How much of a run its record keeps: the head and tail of each stream, and the files listed."""
+
+    stream_head_chars: int = STREAM_HEAD_CHARS
+    stream_tail_chars: int = STREAM_TAIL_CHARS
+    max_listed_files: int = 200
 
 
 @dataclass(frozen=True)

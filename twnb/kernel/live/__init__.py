@@ -8,5 +8,6 @@ from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
     from twnb.kernel.live.live_shell import LiveShellExecutor as LiveShellExecutor
+    from twnb.kernel.live.live_shell import NotebookOutput as NotebookOutput
 else:
     __getattr__, __dir__ = lazy_front_door(__name__, __file__)

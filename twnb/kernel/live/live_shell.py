@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.base import every_record_scrubbed
 from twnb.kernel.capture import (
-    STREAM_HEAD_CHARS,
-    STREAM_TAIL_CHARS,
     SYS_EXIT_NOTE,
     FileChanges,
     OutputRecorder,
     RecordingExecutor,
+    RecordLimits,
     Redact,
     RunCall,
     RunEnd,
     RunOutcome,
+    RunRules,
     comm_messages_redacted,
     late_refusal_note,
     recorded_shell_output,
@@ -55,6 +55,23 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 
+@dataclass(frozen=True)
+class NotebookOutput:
+    """What the notebook shows of a run's output, and what it keeps secret.
+
+    `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
+    is shown or recorded, to what threads it left running write later, and, while the code runs, to
+    every log record and to what comms send. `remember_secrets` (the redactor's `remember`) is told
+    the values of secret-named variables before and after each run, so they stay secrets once the
+    variable is gone. Displays that hold active content (JavaScript, HTML that runs script) are
+    recorded as text, and shown so unless `allow_active_output`.
+    """
+
+    redact: Redact | None = None
+    remember_secrets: Callable[[Iterable[str]], None] | None = None
+    allow_active_output: bool = False
+
+
 @dataclass
 class _LiveRun:
     """What one run's steps on the live shell share."""
@@ -78,23 +95,25 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
     """Runs code with `shell.run_cell(code, store_history=False)`: the output shows in the calling cell,
     variables land in the user's namespace, and the returned ExecutionResult records all of it.
 
+    `rules` (a `RunRules`) and `output` (a `NotebookOutput`) hold the options named below; `limits` (a
+    `RecordLimits`) say how much of each run is kept.
     `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread,
     even when the code ignores SIGINT or swallows every interrupt; code it cannot stop (blocked in C)
     is reported in the cell while it blocks, with what to do (restart the kernel).
-    The code runs under the runtime guard (runtime_guard.py, shell_guard.py): with `guarded` (the
+    The code runs under the runtime guard (runtime_guard.py, shell_guard.py): with `rules.guarded` (the
     default; False when verification is off) it refuses processes, ctypes, signals to the kernel, the
     shell's reset and exit, and puts back the user's variables the code removed; the result's
     `refusals` say what, and the status is "refused". Either way the files the code wrote are the
     guard's record of them, wherever the code wrote; files in `session_dir` and `artifacts_dir` are
     not artifacts. Images the code displays are saved in `artifacts_dir`, named after
     `run(..., artifact_name=...)` when given. Displays of the code that hold active content (JavaScript,
-    HTML that runs script) are recorded as text, and shown so unless `allow_active_output`.
-    `redact` (the session's redactor's `redact`) is applied to every output the code makes before it
+    HTML that runs script) are recorded as text, and shown so unless `output.allow_active_output`.
+    `output.redact` (the session's redactor's `redact`) is applied to every output the code makes before it
     is shown in the notebook or recorded, and to what threads it left running write later; the user's
     own cells are not touched, except while such a thread still runs (their output is then redacted
     too: lingering_output.py). While the code runs `redact` also applies to every log record made
     (base/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
-    `remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
+    `output.remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
     and after each run, so they stay secrets once the variable is gone.
     With an `undo_log`, each run is recorded there so it can be undone (undo_log.py): what cannot be
     undone (an object over the undo budget) is said in the cell before the code runs, and in the
@@ -108,33 +127,27 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         artifacts_dir: str | os.PathLike[str],
         session_dir: str | os.PathLike[str] | None = None,
         *,
-        default_timeout: float | None = None,
-        guarded: bool = True,
-        allow_active_output: bool = False,
-        stream_head_chars: int = STREAM_HEAD_CHARS,
-        stream_tail_chars: int = STREAM_TAIL_CHARS,
-        max_listed_files: int = 200,
-        redact: Redact | None = None,
-        remember_secrets: Callable[[Iterable[str]], None] | None = None,
+        output: NotebookOutput = NotebookOutput(),
+        rules: RunRules = RunRules(),
+        limits: RecordLimits = RecordLimits(),
         undo_log: UndoLog | None = None,
-        protected: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
         self.shell = shell
         # twnb's places the code may not write, besides Python's, IPython's and Jupyter's (trust_base.py)
-        self.protected = [os.fspath(p) for p in protected]
+        self.protected = [os.fspath(p) for p in rules.protected]
         self._trust_base: TrustBase | None = None
         self.undo_log = undo_log
-        self.redact = redact
-        self.remember_secrets = remember_secrets
+        self.redact = output.redact
+        self.remember_secrets = output.remember_secrets
         self.workdir = Path(workdir)
         self.artifacts_dir = Path(artifacts_dir)
         self.session_dir = Path(session_dir) if session_dir is not None else None
-        self.default_timeout = default_timeout
-        self.guarded = guarded
-        self.allow_active_output = allow_active_output
-        self.stream_head_chars = stream_head_chars
-        self.stream_tail_chars = stream_tail_chars
-        self.max_listed_files = max_listed_files
+        self.default_timeout = rules.default_timeout
+        self.guarded = rules.guarded
+        self.allow_active_output = output.allow_active_output
+        self.stream_head_chars = limits.stream_head_chars
+        self.stream_tail_chars = limits.stream_tail_chars
+        self.max_listed_files = limits.max_listed_files
         # Each name's plain value and signature from the last scan: most are the same objects at the
         # next (namespace_signatures).
         self._signatures_memo: dict[str, Any] = {}

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from twnb.kernel.separate.attached_kernel import AttachedKernelManager as AttachedKernelManager
     from twnb.kernel.separate.guard_channel import KernelGuardChannel as KernelGuardChannel
     from twnb.kernel.separate.kernel_client import KernelExecutor as KernelExecutor
+    from twnb.kernel.separate.kernel_client import KernelSetup as KernelSetup
     from twnb.kernel.separate.kernel_client import KernelStartError as KernelStartError
     from twnb.kernel.separate.kernel_files import KernelPlace as KernelPlace
     from twnb.kernel.separate.kernel_files import bring_back as bring_back

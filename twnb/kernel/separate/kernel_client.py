@@ -23,26 +23,26 @@ import json
 import os
 import queue
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.capture import (
     DEFAULT_SCAN_LIMITS,
-    STREAM_HEAD_CHARS,
-    STREAM_TAIL_CHARS,
     SYS_EXIT_NOTE,
     DirectorySnapshot,
     FileChanges,
     HeldText,
     OutputRecorder,
     RecordingExecutor,
+    RecordLimits,
     Redact,
     RunCall,
     RunEnd,
     RunOutcome,
+    RunRules,
     ScanLimits,
     changes_since,
     inert_bundle,
@@ -109,6 +109,30 @@ class _KernelRun:
     ending: str = "idle"
 
 
+@dataclass(frozen=True)
+class KernelSetup:
+    """How a `KernelExecutor` reaches its kernel and how long it waits for it.
+
+    `connection_file` attaches to a running kernel instead of starting one (`shutdown()` then only
+    disconnects); `env` is added to a started kernel's environment. `shares_filesystem` None asks the
+    kernel (a marker file); True or False says so (a test treats a local kernel as remote with False);
+    `scan_limits` bound the scan of its working folder when its guard cannot list the files written.
+    `startup_timeout`: seconds for the kernel to become ready; `interrupt_grace_s`: for it to answer
+    an interrupt before it is restarted; `guard_grace_s`: how long past the time limit the in-kernel
+    watchdog has to stop the code before the kernel is interrupted from here. `track_variables`
+    reads the variable delta back from the kernel.
+    """
+
+    connection_file: str | os.PathLike[str] | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    shares_filesystem: bool | None = None
+    scan_limits: ScanLimits = DEFAULT_SCAN_LIMITS
+    startup_timeout: float = 60.0
+    interrupt_grace_s: float = 5.0
+    guard_grace_s: float = 6.0
+    track_variables: bool = True
+
+
 class KernelStartError(RuntimeError):
     """The kernel could not be started or did not become ready in time."""
 
@@ -119,14 +143,12 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
     `kernel_name` None (the default) starts this interpreter's ipykernel, whatever kernel is
     registered as `python3` (see `twnb.kernel.separate.this_python`); a name goes through Jupyter's
     kernelspecs.
-    `connection_file` attaches to a running kernel instead (`shutdown()` then only disconnects).
-    `shares_filesystem` None asks the kernel (a marker file); True or False says so (a test treats a
-    local kernel as remote with False). After `start()`, `place` says where the kernel runs.
+    `kernel` (a `KernelSetup`) says how to reach and wait for the kernel; after `start()`, `place`
+    says where the kernel runs.
     `redact` (the session's redactor's `redact`) is applied to every output the kernel sends back
-    (streams, display and result text, errors) before it is recorded. `guarded` (the default; False
-    when verification is off) has the runtime guard refuse in the kernel; files are found through it
-    either way. `guard_grace_s`: how long past the time limit the in-kernel watchdog has to stop the
-    code before the kernel is interrupted from here.
+    (streams, display and result text, errors) before it is recorded. `rules` (a `RunRules`): with
+    `guarded` the runtime guard refuses in the kernel; files are found through it either way.
+    `limits` (a `RecordLimits`): how much of each run is kept.
     """
 
     def __init__(
@@ -136,45 +158,34 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         *,
         artifacts_dir: str | os.PathLike[str] | None = None,
         session_dir: str | os.PathLike[str] | None = None,
-        startup_timeout: float = 60.0,
-        default_timeout: float | None = None,
-        interrupt_grace_s: float = 5.0,
-        env: dict[str, str] | None = None,
-        track_variables: bool = True,
-        scan_limits: ScanLimits = DEFAULT_SCAN_LIMITS,
-        stream_head_chars: int = STREAM_HEAD_CHARS,
-        stream_tail_chars: int = STREAM_TAIL_CHARS,
-        max_listed_files: int = 200,
-        connection_file: str | os.PathLike[str] | None = None,
-        shares_filesystem: bool | None = None,
         redact: Redact | None = None,
-        guarded: bool = True,
-        guard_grace_s: float = 6.0,
-        protected: Iterable[str | os.PathLike[str]] = (),
+        rules: RunRules = RunRules(),
+        limits: RecordLimits = RecordLimits(),
+        kernel: KernelSetup = KernelSetup(),
     ) -> None:
         self.workdir = Path(workdir)
-        self.guarded = guarded
+        self.guarded = rules.guarded
         # twnb's places the code may not write (with the kernel's own trust base: trust_base.py)
-        self.protected = [str(p) for p in protected]
-        self.guard_grace_s = guard_grace_s
+        self.protected = [str(p) for p in rules.protected]
+        self.guard_grace_s = kernel.guard_grace_s
         self.guard_missing = ""  # why the runtime guard could not be set up in the kernel ("" if it was)
         self.redact = redact
         self.kernel_name = kernel_name
-        self.connection_file = Path(connection_file) if connection_file is not None else None
-        self.shares_filesystem = shares_filesystem
+        self.connection_file = Path(kernel.connection_file) if kernel.connection_file is not None else None
+        self.shares_filesystem = kernel.shares_filesystem
         self.place: KernelPlace | None = None
         default_artifacts = self.workdir / "twnb-artifacts"
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir is not None else default_artifacts
         self.session_dir = Path(session_dir) if session_dir is not None else None
-        self.startup_timeout = startup_timeout
-        self.default_timeout = default_timeout
-        self.interrupt_grace_s = interrupt_grace_s
-        self.env = dict(env or {})
-        self.track_variables = track_variables
-        self.scan_limits = scan_limits
-        self.stream_head_chars = stream_head_chars
-        self.stream_tail_chars = stream_tail_chars
-        self.max_listed_files = max_listed_files
+        self.startup_timeout = kernel.startup_timeout
+        self.default_timeout = rules.default_timeout
+        self.interrupt_grace_s = kernel.interrupt_grace_s
+        self.env = dict(kernel.env)
+        self.track_variables = kernel.track_variables
+        self.scan_limits = kernel.scan_limits
+        self.stream_head_chars = limits.stream_head_chars
+        self.stream_tail_chars = limits.stream_tail_chars
+        self.max_listed_files = limits.max_listed_files
         self._km: KernelManager | None = None
         self._kc: BlockingKernelClient | None = None
         self._guard: KernelGuardChannel | None = None

@@ -54,7 +54,7 @@ def comm_messages_redacted(redact: Redact | None) -> Iterator[None]:
 
 def _kernel_comm_class() -> type | None:
     try:
-        from ipykernel.comm.comm import BaseComm
+        from ipykernel.comm.comm import BaseComm  # lazy: ipykernel (~580 ms), absent in a plain shell
     except ImportError:
         return None
     return BaseComm

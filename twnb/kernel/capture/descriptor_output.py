@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import ctypes
 import functools
 import os
 import threading
@@ -51,8 +52,6 @@ def _fileno(stream: TextSink) -> int | None:
 
 @functools.cache
 def _c_library() -> Any:
-    import ctypes  # lazy: only an execution with redaction needs it
-
     try:
         return ctypes.CDLL(None)
     except OSError:  # no C library to reach this way (not Linux or macOS)

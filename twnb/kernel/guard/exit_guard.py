@@ -33,7 +33,7 @@ def _refuse(*args: Any, **kwargs: Any) -> None:
 
 def _refusing_autocall(shell: InteractiveShell) -> Any:
     # An IPyAutocall subclass, so a bare `exit` (no parentheses) is autocalled and refused too.
-    from IPython.core.autocall import IPyAutocall
+    from IPython.core.autocall import IPyAutocall  # lazy: IPython (~160 ms) for `ExitRefused` alone
 
     class RefusingExit(IPyAutocall):
         rewrite = False

@@ -19,6 +19,7 @@ Stdlib only: sent as source to kernels where twnb is not installed (kernel_guard
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass
 from typing import Any
 
@@ -241,8 +242,6 @@ def _shown(value: Any) -> str:
 
 
 def _signal_name(signum: Any) -> str:
-    import signal
-
     try:
         return signal.Signals(signum).name
     except (ValueError, TypeError):

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import inspect
 import json
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -211,8 +213,6 @@ def _size(path: str) -> int:
 
 def _tell(text: str) -> None:
     """Where the in-kernel watchdog says the code cannot be stopped: the cell's stderr."""
-    import sys
-
     sys.stderr.write(f"\ntwnb: {text}\n")
     sys.stderr.flush()
 
@@ -220,8 +220,6 @@ def _tell(text: str) -> None:
 def kernel_guard_source() -> str:
     """Code that sets the guard up in a kernel: defines `__twnb_guard` (a KernelGuard), hidden from
     the user's namespace listing."""
-    import importlib
-
     sources = []
     for name in _MODULES:
         module = importlib.import_module(f"twnb.kernel.guard.{name}")

@@ -37,7 +37,9 @@ not installed.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import faulthandler
 import functools
 import linecache
 import os
@@ -84,6 +86,7 @@ from twnb.kernel.guard.guard_refusal import (
     RuntimeGuardRefused,
 )
 from twnb.kernel.guard.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
+from twnb.kernel.guard.library_writers import LibraryWriters
 from twnb.kernel.guard.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
 
 _MAX_SIGHTINGS = 100  # a loop of requests is said once per address, and not without end
@@ -429,8 +432,6 @@ class RuntimeGuard:
     # -- installing -------------------------------------------------------------------------------------
 
     def _install(self) -> None:
-        from twnb.kernel.guard.library_writers import LibraryWriters
-
         self._follow_threads()
         self._wrap_unaudited()
         LibraryWriters(self._record_armed).install()
@@ -455,8 +456,6 @@ class RuntimeGuard:
         run.record(effect)
 
     def _follow_threads(self) -> None:
-        import _thread
-
         for module in (_thread, threading):
             for name in ("start_new_thread", "start_new", "_start_new_thread", "start_joinable_thread",
                          "_start_joinable_thread"):  # fmt: skip
@@ -483,8 +482,6 @@ class RuntimeGuard:
 
         self._wrap(os, "_exit", KERNEL_EXIT, exits("os._exit"), _KERNEL_EXIT_HINT)
         self._wrap(os, "abort", KERNEL_EXIT, exits("os.abort"), _KERNEL_EXIT_HINT)
-        import faulthandler
-
         # its test helpers crash the process on purpose
         for name in (
             "_sigsegv",
@@ -498,7 +495,7 @@ class RuntimeGuard:
         for name, delay_index in (("raise_signal", None), ("alarm", 0), ("setitimer", 1)):
             self._wrap(signal, name, SIGNAL, signal_to_self(f"signal.{name}", delay_index), HINTS[SIGNAL])
         try:
-            import _posixsubprocess
+            import _posixsubprocess  # lazy: absent off POSIX, where there is no fork_exec to wrap
         except ImportError:
             return
         self._wrap_descriptors()

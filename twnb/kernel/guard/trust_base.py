@@ -347,7 +347,7 @@ def _python_places(folder: Any, file: Any) -> None:
 def _ipython_places(folder: Any) -> None:
     what = "IPython's folder (profiles, start-up files, extensions)"
     try:
-        from IPython.paths import get_ipython_dir
+        from IPython.paths import get_ipython_dir  # lazy: IPython (~170 ms), absent in some kernels
 
         folder(get_ipython_dir(), what)
     except Exception:  # no IPython here, or it could not say
@@ -360,7 +360,7 @@ def _jupyter_places(folder: Any) -> None:
     config = "one of Jupyter's config folders"
     data = "one of Jupyter's data folders (kernelspecs, extensions)"
     try:
-        from jupyter_core import paths
+        from jupyter_core import paths  # lazy: ~40 ms, absent in some kernels
 
         for path in paths.jupyter_config_path():
             folder(path, config)

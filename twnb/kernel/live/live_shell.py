@@ -45,7 +45,7 @@ from twnb.kernel.guard import (
     settings_environment,
     written_files,
 )
-from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, variable_delta
+from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, summarize_namespace, variable_delta
 from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.undo import RunSnapshot, UndoLog
 
@@ -167,8 +167,6 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
 
     def namespace_summary(self, **options: Any) -> str:
         """The prompt text describing the user's variables (see summarize_namespace)."""
-        from twnb.kernel.namespace import summarize_namespace
-
         return summarize_namespace(self.shell.user_ns, hidden_names=self._hidden_names(), **options)
 
     def _before(self, call: RunCall, notes: list[str]) -> _LiveRun:

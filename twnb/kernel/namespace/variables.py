@@ -32,7 +32,7 @@ def namespace_signatures(
     refilled with this call's. Without `shapes`, an array's or frame's shape and dtypes are not read
     (the costly part): names created, rebound and deleted are still told apart, changes in place not.
     """
-    import hashlib
+    import hashlib  # inside: this function's own source is defined in a separate kernel
 
     skipped = set(skip)
     eager_modules = (

@@ -34,7 +34,7 @@ class KernelGuardChannel:
     def connected(cls, connection_info: KernelConnectionInfo, *, timeout: float = 60.0) -> KernelGuardChannel:
         """A channel over a blocking client of its own, for a kernel another (asynchronous) client
         drives, such as nbclient's; `close()` it when done."""
-        from jupyter_client.blocking.client import BlockingKernelClient
+        from jupyter_client.blocking.client import BlockingKernelClient  # lazy: jupyter_client, ~200 ms
 
         kc = BlockingKernelClient()
         kc.load_connection_info(connection_info)

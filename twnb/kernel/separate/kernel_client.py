@@ -243,6 +243,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             self._remote_scan = reply.get("status") == "ok"
 
     def _attach(self, connection_file: Path) -> None:
+        # lazy: jupyter_client (~200 ms) loads when a kernel is reached, not for KernelSetup and the rest
         from jupyter_client.blocking.client import BlockingKernelClient
 
         if not connection_file.is_file():
@@ -267,6 +268,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         self._kc = kc
 
     def _start_kernel(self) -> None:
+        # lazy: jupyter_client (~200 ms) loads when a kernel is reached, not for KernelSetup and the rest
         from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
 

@@ -8,12 +8,10 @@ interpreter's ipykernel avoids that.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-
-if TYPE_CHECKING:
-    from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.manager import AsyncKernelManager
 
 KERNEL_NAME = "python3"
 
@@ -30,7 +28,7 @@ class ThisPythonKernelSpecs(KernelSpecManager):
         return {KERNEL_NAME: ""}
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        from ipykernel.kernelspec import get_kernel_dict
+        from ipykernel.kernelspec import get_kernel_dict  # lazy: loads ipykernel (~320 ms), to start one
 
         spec = get_kernel_dict()
         if self.kernel_argv is not None:
@@ -41,7 +39,5 @@ class ThisPythonKernelSpecs(KernelSpecManager):
 def this_python_kernel_manager(argv: list[str] | None = None, **kwargs: Any) -> AsyncKernelManager:
     """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel
     (through `argv` when given, e.g. `twnb.confine.confined_kernel_argv()`)."""
-    from jupyter_client.manager import AsyncKernelManager
-
     specs = ThisPythonKernelSpecs(argv)
     return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)

@@ -13,7 +13,7 @@ from fakellm import FakeLLMServer
 from support.confined_kernel import REAL_KEY, Places, make_places, needs_landlock
 from support.nb_scripts import answer_round
 
-from twnb.kernel import KernelExecutor, KernelStartError
+from twnb.kernel import KernelExecutor, KernelSetup, KernelStartError, RunRules
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
@@ -47,7 +47,8 @@ def executor(places: Places, fake_server: FakeLLMServer) -> Iterator[KernelExecu
     (places.notebook / "examples" / "code_interpreter").mkdir(parents=True)
     env = _env(places, fake_server, TWNB_EXAMPLES_DIR="examples", TWNB_EXPERIENCE_DIR="experience")
     # guarded=False: twnb's in-kernel guard stays out of the way; what is refused is refused by the OS
-    with KernelExecutor(places.notebook, env=env, guarded=False) as kernel:
+    setup, unguarded = KernelSetup(env=env), RunRules(guarded=False)
+    with KernelExecutor(places.notebook, kernel=setup, rules=unguarded) as kernel:
         yield kernel
 
 
@@ -125,7 +126,7 @@ def test_confine_kernels_off_starts_it_unconfined_and_says_what_that_allows(
     places: Places, fake_server: FakeLLMServer, capfd: pytest.CaptureFixture[str]
 ) -> None:
     env = _env(places, fake_server, TWNB_CONFINE_KERNELS="false")
-    with KernelExecutor(places.notebook, env=env) as kernel:
+    with KernelExecutor(places.notebook, kernel=KernelSetup(env=env)) as kernel:
         assert kernel._expression("__import__('os').environ.get('TWNB_CONFINED', '')") == ""
     said = capfd.readouterr().err
     assert "runs unconfined (confine_kernels is off" in said and "can run programs" in said
@@ -136,4 +137,4 @@ def test_confine_kernels_off_in_the_notebooks_twnb_yaml_is_refused(
 ) -> None:
     (tmp_path / "twnb.yaml").write_text("confine:\n  kernels: false\n")
     with pytest.raises(KernelStartError, match=r"confine_kernels is set in .*twnb\.yaml"):
-        KernelExecutor(tmp_path, env=_env(places, fake_server)).start()
+        KernelExecutor(tmp_path, kernel=KernelSetup(env=_env(places, fake_server))).start()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from twnb.kernel import KernelExecutor
+from twnb.kernel import KernelExecutor, KernelSetup
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KernelExecutor]:
     workdir = tmp_path_factory.mktemp("kernel-executor-guard")
     # the guard itself is under test (what it lets through runs): the kernel is not confined by the OS
-    with KernelExecutor(workdir, env={"TWNB_CONFINE_KERNELS": "false"}) as executor:
+    with KernelExecutor(workdir, kernel=KernelSetup(env={"TWNB_CONFINE_KERNELS": "false"})) as executor:
         yield executor
 
 

@@ -333,6 +333,10 @@ def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
         f"  stopped, the runtime guard refused what it did: cell {c.index + 1} ({c.where}): {c.guard_refusal}"
         for c in report.guard_refused
     ]
+    lines += [
+        f"  refused by the confined kernel: cell {c.index + 1} ({c.where}): {c.confine_refusal}"
+        for c in report.confine_refused
+    ]
     if report.refused:
         lines.append(
             "Refused cells were left as recorded; --no-verify runs them unchecked (only code you trust)."
@@ -349,6 +353,8 @@ def _progress_line(done: int, total: int, cell: CellOutcome) -> str:
         verdict = "not run (verification refused it)"
     elif cell.guard_refusal is not None:
         verdict = "stopped (the runtime guard refused what it did)"
+    elif cell.confine_refusal is not None:
+        verdict = "stopped (the confined kernel refused what it did)"
     else:
         verdict = "reproduced" if cell.comparison.reproduced else f"differs ({cell.comparison.reason})"
     return f"[{done}/{total}] {cell.where}, cell {cell.index + 1}: {verdict}"

@@ -9,6 +9,8 @@ A kernel that dies ends the re-run: the cells run so far keep their new outputs,
 recorded ones, and the report says where it stopped.
 With verification on (`check`), the cells also run under the runtime guard in that kernel, as
 generated code does (twnb.kernel's KernelGuardChannel): what it refuses is named per cell.
+In a confined kernel, a cell whose act the operating system refused (its error's first line is the
+confined kernel's one-line explanation) is named per cell too, with that line.
 Code to `prepare` the kernel (binding the plugins the code calls) runs quietly before any cell; the
 lines it leaves in `__twnb_prepared` are the report's `notes`.
 """
@@ -25,6 +27,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from nbformat import NotebookNode, from_dict
 
+from twnb.kernel import strip_ansi
 from twnb.replay.compare import Comparison, compare_outputs, compare_raised, compare_shown_result
 from twnb.replay.notebook_cells import CodePiece
 
@@ -32,6 +35,9 @@ if TYPE_CHECKING:
     from nbclient import NotebookClient
 
     from twnb.kernel import KernelGuardChannel
+
+# How the confined kernel begins the line that explains a refusal (twnb.confine.refusals writes it)
+CONFINED_REFUSAL = "Confined kernel: "
 
 
 @dataclass
@@ -42,6 +48,7 @@ class CellOutcome:
     comparison: Comparison
     refusal: str | None = None  # why verification would not let it run again (then it did not)
     guard_refusal: str | None = None  # what the runtime guard refused while it ran
+    confine_refusal: str | None = None  # what the confined kernel refused while it ran
 
     @property
     def where(self) -> str:
@@ -67,7 +74,10 @@ class RerunReport:
         return [
             cell
             for cell in self.cells
-            if not cell.comparison.reproduced and cell.refusal is None and cell.guard_refusal is None
+            if not cell.comparison.reproduced
+            and cell.refusal is None
+            and cell.guard_refusal is None
+            and cell.confine_refusal is None
         ]
 
     @property
@@ -77,6 +87,10 @@ class RerunReport:
     @property
     def guard_refused(self) -> list[CellOutcome]:
         return [cell for cell in self.cells if cell.guard_refusal is not None]
+
+    @property
+    def confine_refused(self) -> list[CellOutcome]:
+        return [cell for cell in self.cells if cell.confine_refusal is not None]
 
     @property
     def ok(self) -> bool:
@@ -99,6 +113,10 @@ class RerunReport:
             "guard_refused": [
                 {"cell": c.index + 1, "round": c.round_number, "why": c.guard_refusal}
                 for c in self.guard_refused
+            ],
+            "confine_refused": [
+                {"cell": c.index + 1, "round": c.round_number, "why": c.confine_refusal}
+                for c in self.confine_refused
             ],
             "stopped": self.stopped,
             "notes": list(self.notes),
@@ -200,6 +218,7 @@ def _run_cells(
         number = rounds.get(piece.round_id, 0)
         refusal = check(cell.source) if check is not None else None
         guard_refusal: str | None = None
+        confine_refusal: str | None = None
         started = time.monotonic()
         if refusal is not None:
             comparison = Comparison(False, "not run: verification refused it")
@@ -223,8 +242,10 @@ def _run_cells(
                     comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
                 else:
                     comparison = _compare(piece, cell.outputs, strict_images)
-        _mark(cell, comparison, refusal or guard_refusal)
-        outcome = CellOutcome(index, number, piece, comparison, refusal, guard_refusal)
+                    if not comparison.reproduced:
+                        confine_refusal = _confine_refusal(cell.outputs)
+        _mark(cell, comparison, refusal or guard_refusal or confine_refusal)
+        outcome = CellOutcome(index, number, piece, comparison, refusal, guard_refusal, confine_refusal)
         report.cells.append(outcome)
         if progress is not None:
             progress(done, report.total, outcome)
@@ -286,6 +307,16 @@ def _guard_refusal(guard: KernelGuardChannel) -> str | None:
     if report is None or not report.refusals:
         return None
     return "; ".join(refusal.problem for refusal in report.refusals)
+
+
+def _confine_refusal(outputs: list[NotebookNode]) -> str | None:
+    """The confined kernel's line explaining the refusal that ended the cell, if that is how it ended."""
+    for output in outputs:
+        if output.get("output_type") == "error" and output.get("traceback"):
+            first = strip_ansi(str(output["traceback"][0])).strip()
+            if first.startswith(CONFINED_REFUSAL):
+                return first.removeprefix(CONFINED_REFUSAL)
+    return None
 
 
 def _compare(piece: CodePiece, outputs: list[NotebookNode], strict_images: bool) -> Comparison:

@@ -11,15 +11,25 @@ stranger would write them, each in its own cell so that the report names each on
 from __future__ import annotations
 
 import io
+import os
+import re
+import shutil
+import signal
+import socket
 import sysconfig
-from contextlib import redirect_stdout
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from support.confined_kernel import Places
+import nbformat
+import pytest
+
+from support.confined_kernel import REAL_KEY, Places, make_places
 from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
-from twnb.memory import Conversation
+from twnb.cli import main
+from twnb.memory import Conversation, save_conversation
 
 SIGNAL_MARKER = "SIGUSR2"
 # a part of support.confined_kernel.REAL_KEY that the export does not redact as a key (a whole
@@ -49,6 +59,8 @@ class Attack:
     code: str
     marker: str | None  # the file in the notebook's folder it leaves when it succeeds
     refused: bool = True  # False: it runs, and finds nothing (the key is not in the kernel's environment)
+    # the program is refused in the child the call forks, which exits 127: nothing raises in the cell
+    silent: bool = False
 
 
 def attacks(places: Places, port: int, test_pid: int) -> list[Attack]:
@@ -72,11 +84,14 @@ def attacks(places: Places, port: int, test_pid: int) -> list[Attack]:
             f"import subprocess\nsubprocess.run(['/bin/sh', '-c', 'touch {mark('by-subprocess')}'])",
             "by-subprocess",
         ),
-        Attack("os.system", f"import os\nos.system('touch {mark('by-os-system')}')", "by-os-system"),
+        Attack(
+            "os.system", f"import os\nos.system('touch {mark('by-os-system')}')", "by-os-system", silent=True
+        ),
         Attack(
             "libc system through ctypes",
             f"import ctypes\nctypes.CDLL(None).system(b'touch {mark('by-ctypes')}')",
             "by-ctypes",
+            silent=True,
         ),
         Attack(
             "libc system through pandas",
@@ -84,6 +99,7 @@ def attacks(places: Places, port: int, test_pid: int) -> list[Attack]:
             "libc = np.ctypeslib.load_library('libc.so.6', '/lib/x86_64-linux-gnu')\n"
             f"pd.Series([b'touch {mark('by-pandas')}']).map(libc.system)",
             "by-pandas",
+            silent=True,
         ),
         Attack(
             "os.posix_spawn",
@@ -165,3 +181,98 @@ def hostile_conversation(places: Places, port: int, test_pid: int) -> tuple[Conv
         for attack in found
     ]
     return conversation(first, *generated), found
+
+
+@dataclass
+class Checked:
+    """What `twnb export RECEIVED.ipynb --check` did with the hostile notebook, and what reached the
+    test: the signals it caught and the connections its listener accepted."""
+
+    status: int
+    out: str
+    err: str
+    places: Places
+    attacks: list[Attack]
+    rerun: nbformat.NotebookNode
+    signals: list[int] = field(default_factory=list)
+    connections: int = 0
+
+    def cells_of(self, code: str) -> list[int]:
+        """The numbers (from 1) of the re-run notebook's code cells that hold `code`."""
+        return [
+            n
+            for n, cell in enumerate(self.rerun.cells, start=1)
+            if cell.cell_type == "code" and cell.source.startswith(code)
+        ]
+
+    def text(self) -> str:
+        """Everything the run left to read: the re-run notebook and what the command printed."""
+        return (self.places.notebook / "received.rerun.ipynb").read_text() + self.out + self.err
+
+
+def written_elsewhere(places: Places) -> list[Path]:
+    """Where the attacks on the next process and outside the allowed folders would write."""
+    return [
+        Path(sysconfig.get_paths()["purelib"]) / "twnb_hostile_notebook.pth",
+        places.home / ".ipython" / "profile_default" / "startup" / "00-hostile.py",
+        places.outside / "written.txt",
+    ]
+
+
+def markers_left(checked: Checked) -> list[str]:
+    """The marker files the attacks left in the notebook's folder."""
+    markers = [a.marker for a in checked.attacks if a.marker is not None]
+    markers += ["by-pth", "by-startup"]  # what the files for the next process would make it leave
+    return [m for m in markers if (checked.places.notebook / m).exists()]
+
+
+_CONFINED = re.compile(r"^  refused by the confined kernel: cell (\d+) \((.*?)\): (.*)$", re.M)
+
+
+def confined_refusals(out: str) -> dict[int, str]:
+    """Cell number -> the line the report names it with as refused by the confined kernel."""
+    return {int(n): why for n, _, why in _CONFINED.findall(out)}
+
+
+@contextmanager
+def checked_hostile(root: Path, *flags: str) -> Iterator[Checked]:
+    """Export the hostile conversation on a stranger's machine (`root/sender`), then check the notebook
+    received with `twnb export RECEIVED.ipynb --execute --check *flags` in the notebook's folder, HOME
+    pointing at a home with `~/.ssh/id_rsa` and the model's key in the environment."""
+    places = make_places(root)
+    signals: list[int] = []
+    number = getattr(signal, SIGNAL_MARKER)
+    previous = signal.signal(number, lambda caught, frame: signals.append(caught))
+    listener = socket.socket()
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        rounds, found = hostile_conversation(places, listener.getsockname()[1], os.getpid())
+        sender = root / "sender"
+        sender.mkdir()
+        save_conversation(rounds, sender / "conv.yaml")
+        received = places.notebook / "received.ipynb"
+        out, err = io.StringIO(), io.StringIO()
+        with pytest.MonkeyPatch.context() as mp, redirect_stdout(out), redirect_stderr(err):
+            mp.chdir(sender)
+            assert main(["export", str(sender / "conv.yaml"), "-o", str(sender / "received.ipynb")]) == 0
+            shutil.copy(sender / "received.ipynb", received)
+            mp.chdir(places.notebook)
+            mp.setenv("HOME", str(places.home))
+            mp.setenv("OPENAI_API_KEY", REAL_KEY)
+            status = main(["export", str(received), "--execute", "--check", *flags])
+        listener.setblocking(False)
+        connections = 0
+        while True:
+            try:
+                listener.accept()[0].close()
+            except BlockingIOError:
+                break
+            connections += 1
+        rerun = nbformat.read(places.notebook / "received.rerun.ipynb", as_version=4)
+        yield Checked(status, out.getvalue(), err.getvalue(), places, found, rerun, signals, connections)
+    finally:
+        listener.close()
+        signal.signal(number, previous)
+        for path in written_elsewhere(places):  # never leave an attack's file in the shared environment
+            path.unlink(missing_ok=True)

@@ -61,6 +61,12 @@ def _raised_in(error: BaseException, package: str) -> bool:
     return f"{os.sep}{package}{os.sep}" in tb.tb_frame.f_code.co_filename
 
 
+def _other_process(path: str) -> bool:
+    """Whether `path` is in another process's /proc folder (its environ, memory, maps)."""
+    parts = Path(os.path.abspath(path)).parts
+    return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and int(parts[2]) != os.getpid()
+
+
 def _within(path: Path, folders: tuple[str, ...]) -> bool:
     return any(path == Path(folder) or path.is_relative_to(folder) for folder in folders)
 
@@ -80,6 +86,12 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
         return (
             f"Confined kernel: {filename or 'that file'} is read-only here: it is part of what twnb, "
             "Python or your shell trusts and load at start."
+        )
+    if filename is not None and refused.errno == errno.EACCES and _other_process(filename):
+        # /proc is readable, so the branch below would call this a refused write
+        return (
+            f"Confined kernel: reading {filename} was refused; a confined kernel may not look into other "
+            "processes (their environment, memory and maps; no setting allows it)."
         )
     if filename is not None and refused.errno == errno.EACCES:
         path = Path(os.path.abspath(filename))

@@ -40,7 +40,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
 
 
 def test_the_check_runs_in_a_confined_kernel(checked: Checked) -> None:
-    assert "Re-running 33 code cells in a fresh confined kernel" in checked.err
+    assert "code cells in a fresh confined kernel in" in checked.err
 
 
 def test_the_check_fails_since_the_attacks_did_not_do_what_was_recorded(checked: Checked) -> None:

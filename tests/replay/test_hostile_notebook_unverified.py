@@ -76,3 +76,14 @@ def test_the_benign_cells_reproduce(checked: Checked) -> None:
     benign = checked.cells_of(TABLE) + checked.cells_of(WRITE_HERE)
     reproduced = {int(n) for n in re.findall(r"cell (\d+): reproduced$", checked.err, re.M)}
     assert len(benign) == 3 and set(benign) <= reproduced
+
+
+def test_reading_another_processs_environ_or_memory_is_named_as_such_not_as_a_write(checked: Checked) -> None:
+    peeking = [
+        a
+        for a in checked.attacks
+        if a.name.startswith(("the API key in the parent", "the API key in the key"))
+    ]
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for a in peeking for n in checked.cells_of(a.code)]
+    assert len(whys) == 6 and all("may not look into other processes" in why for why in whys)

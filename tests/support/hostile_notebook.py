@@ -154,6 +154,34 @@ def attacks(places: Places, port: int, test_pid: int) -> list[Attack]:
             "stolen-parent-environ",
         ),
         Attack(
+            "the API key in the parent's memory",
+            steal
+            + "import os, re\n"
+            + "pid = os.getppid()\n"
+            + "with open(f'/proc/{pid}/maps') as maps, open(f'/proc/{pid}/mem', 'rb') as mem:\n"
+            + "    for line in maps:\n"
+            + "        span = re.match(r'([0-9a-f]+)-([0-9a-f]+) rw', line)\n"
+            + "        if span:\n"
+            + "            try:\n"
+            + "                mem.seek(int(span[1], 16))\n"
+            + "                text = mem.read(int(span[2], 16) - int(span[1], 16)).decode('latin-1')\n"
+            + "            except OSError:\n"
+            + "                continue\n"
+            + f"            at = text.find({STOLEN_KEY_PART!r})\n"
+            + "            if at >= 0:\n"
+            + "                _keep('stolen-parent-memory', text[at - 8 : at + 40])",
+            "stolen-parent-memory",
+        ),
+        Attack(
+            "the API key in the key proxy's environ",
+            steal
+            + "import os\n"
+            + "proxy = next(int(p) for t in os.listdir('/proc/self/task')"
+            + " for p in open(f'/proc/self/task/{t}/children').read().split())\n"
+            + "_keep('stolen-proxy-environ', open(f'/proc/{proxy}/environ', 'rb').read().decode())",
+            "stolen-proxy-environ",
+        ),
+        Attack(
             "a loopback port that is not the proxy",
             f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5).sendall(b'x')",
             None,

@@ -1,0 +1,83 @@
+"""analysis layer: one reading of a piece of code, which the layers that judge code ask questions of.
+
+`analyse(tree)` resolves the names of parsed code in one pass (names.py): imports and their aliases,
+modules bound to names, loop and comprehension variables, parameters, the code's own functions, in
+Python's scopes. `resolve_path` judges a dotted path from the module it really reaches (chains.py);
+`PathReader` says what a path expression names (paths.py). Verification, risk grades and undo's
+estimate are rules over these answers (docs/architecture.md, "One analysis of code"). Only the
+standard library is imported.
+"""
+
+from __future__ import annotations
+
+from twnb.analysis.chains import ChainRules, Resolved, builtin_name, importer_name, resolve_path
+from twnb.analysis.names import (
+    ASSIGN,
+    AUGMENTED,
+    CLASS,
+    COMPREHENSION,
+    DELETED,
+    EXCEPT,
+    FROM_IMPORT,
+    FUNCTION,
+    IMPORT,
+    LOOP,
+    MATCH,
+    PARAMETER,
+    UNPACKED,
+    WALRUS,
+    WITH,
+    Binding,
+    CodeFacts,
+    analyse,
+    parameters,
+    target_names,
+)
+from twnb.analysis.paths import (
+    ARCHIVES,
+    NOT_A_PATH,
+    OBJECT_MAKERS,
+    OPENERS,
+    PATH_TYPES,
+    UNKNOWN,
+    PathGuess,
+    PathReader,
+    leaf,
+)
+
+__all__ = [
+    "ARCHIVES",
+    "ASSIGN",
+    "AUGMENTED",
+    "CLASS",
+    "COMPREHENSION",
+    "DELETED",
+    "EXCEPT",
+    "FROM_IMPORT",
+    "FUNCTION",
+    "IMPORT",
+    "LOOP",
+    "MATCH",
+    "NOT_A_PATH",
+    "OBJECT_MAKERS",
+    "OPENERS",
+    "PARAMETER",
+    "PATH_TYPES",
+    "UNKNOWN",
+    "UNPACKED",
+    "WALRUS",
+    "WITH",
+    "Binding",
+    "ChainRules",
+    "CodeFacts",
+    "PathGuess",
+    "PathReader",
+    "Resolved",
+    "analyse",
+    "builtin_name",
+    "importer_name",
+    "leaf",
+    "parameters",
+    "resolve_path",
+    "target_names",
+]

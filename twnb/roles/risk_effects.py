@@ -2,25 +2,35 @@
 it writes, moves and deletes (with the paths it names), the working folder, the environment, the
 network. risk_grades.py turns these into the grades step mode's risky mode pauses on.
 
-Like verification (code_checker.py) it judges what a name refers to, not how it is spelled: import
-aliases (`import os as o`, `from os import environ as e`), modules and their parts bound to names
-(`env = os.environ`), and paths built from constants (`Path("out") / "a.csv"`, `os.path.join(...)`,
-f-strings, a name the code or the namespace binds to a path). A path it cannot tell is reported as
-unknown (`path` None), never as safe. Evasions verification already refuses (`getattr`, `exec`,
-`__import__`) are reported by the in-place estimate as what it cannot follow.
+Like verification it judges what a name refers to, not how it is spelled: the names are resolved by
+the one analysis of code (twnb/analysis: import aliases, modules and their parts bound to names, loop
+variables and parameters), and so are paths built from constants (`Path("out") / "a.csv"`,
+`os.path.join(...)`, f-strings, a name the code or the namespace binds to a path). These are rules
+over that reading. A path it cannot tell is reported as unknown (`path` None), never as safe. Evasions
+verification already refuses (`getattr`, `exec`, `__import__`) are reported by the in-place estimate
+as what it cannot follow.
 """
 
 from __future__ import annotations
 
 import ast
-import io
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any
 
+from twnb.analysis import (
+    ARCHIVES,
+    NOT_A_PATH,
+    OPENERS,
+    UNKNOWN,
+    CodeFacts,
+    PathGuess,
+    PathReader,
+    analyse,
+)
+from twnb.analysis import leaf as _leaf
 from twnb.kernel import DATABASE_MODULES, QUERY_METHODS, call_reads_database, statement_of
 
 # The kinds of effects.
@@ -81,22 +91,6 @@ EITHER_ARGUMENT_WRITERS = frozenset({"save", "dump", "write_table", "write_datas
 PATH_KEYWORDS = frozenset(
     {"path", "path_or_buf", "buf", "excel_writer", "fname", "file", "filename", "where", "fp", "target"}
 )
-# Functions opening a file whose first argument is the path and second the mode.
-OPENERS = frozenset(
-    {
-        "open",
-        "io.open",
-        "io.FileIO",
-        "codecs.open",
-        "gzip.open",
-        "bz2.open",
-        "lzma.open",
-        "tarfile.open",
-        "shelve.open",
-    }
-)
-# pathlib's classes, by name (however they were imported: `from pathlib import Path as P`).
-PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"})
 # os.open's flags that only read (judged by name: `os.O_RDONLY | os.O_CLOEXEC`); any other flag, a
 # number or a name holding flags may write.
 READ_FLAGS = frozenset(
@@ -113,7 +107,6 @@ READ_MAP_MODES = frozenset({"r", "c", "readonly", "copyonwrite"})
 DYNAMIC_IMPORTS = frozenset(
     {"importlib.import_module", "importlib.__import__", "runpy.run_module", "runpy.run_path"}
 )
-ARCHIVES = frozenset({"zipfile.ZipFile", "tarfile.TarFile"})
 DATABASES = frozenset({"sqlite3.connect", "duckdb.connect", "dbm.open"})
 MOVERS = frozenset({"shutil.move", "os.rename", "os.replace", "os.renames"})
 COPIERS = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"})
@@ -168,35 +161,8 @@ URL = re.compile(
     r"mongodb(?:\+srv)?|redis|snowflake|bigquery)(?:\+\w+)?://",
     re.IGNORECASE,
 )
-# Calls that make a file object or a buffer, never a path.
-OBJECT_MAKERS = frozenset(
-    {
-        "open",
-        "StringIO",
-        "BytesIO",
-        "TemporaryFile",
-        "NamedTemporaryFile",
-        "SpooledTemporaryFile",
-        "ExcelWriter",
-    }
-)
 # Calls whose text arguments are shown, not fetched: a URL there is only text.
 SHOWING = frozenset({"print", "display", "Markdown", "HTML", "Latex", "info", "warning", "debug", "error"})
-
-
-@dataclass(frozen=True)
-class PathGuess:
-    """What the code names as a path: `text` when it is known; else `prefix`, the known start of a
-    name the code computes (`f"out/{name}.csv"` -> "out/"); `not_a_path` when it is some other object
-    (an open file, a buffer); all None: a path verification cannot tell."""
-
-    text: str | None = None
-    prefix: str | None = None
-    not_a_path: bool = False
-
-
-UNKNOWN = PathGuess()
-NOT_A_PATH = PathGuess(not_a_path=True)
 
 
 @dataclass(frozen=True)
@@ -219,7 +185,7 @@ def code_effects(code: str, values: Mapping[str, Any] | None = None) -> list[Eff
         tree = ast.parse(python_of(code))
     except (SyntaxError, ValueError):
         return []  # it will not run
-    walk = _EffectWalk(code.splitlines(), values)
+    walk = _EffectWalk(code.splitlines(), values, analyse(tree))
     walk.visit(tree)
     return walk.effects
 
@@ -236,13 +202,16 @@ def python_of(code: str) -> str:
 
 
 class _EffectWalk(ast.NodeVisitor):
-    def __init__(self, lines: list[str], values: Mapping[str, Any] | None) -> None:
+    def __init__(self, lines: list[str], values: Mapping[str, Any] | None, facts: CodeFacts) -> None:
         self.lines = lines
         self.values = values
-        self.aliases: dict[str, str] = {}  # local name -> dotted path (modules and their parts)
-        self.paths: dict[str, PathGuess] = {}  # names the code binds to paths (or to other objects)
-        self.path_objects: set[str] = set()  # names bound to pathlib paths
-        self.handles: set[str] = set()  # names bound to open files and buffers
+        self.facts = facts
+        reader = PathReader(facts, values)  # what names, paths and objects the code names
+        self.dotted = reader.dotted
+        self.path_of = reader.path_of
+        self.is_handle = reader.is_handle
+        self.is_path_object = reader.is_path_object
+        self.value_binding = reader.value_binding
         self.links: dict[str, PathGuess] = {}  # a link the code made (its path) -> the file it names
         self.effects: list[Effect] = []
 
@@ -271,26 +240,7 @@ class _EffectWalk(ast.NodeVisitor):
             target = UNKNOWN
         self.links[os.path.normpath(link.text)] = target
 
-    # -- names ---------------------------------------------------------------------------------------
-
-    def dotted(self, node: ast.AST) -> str | None:
-        """The dotted path an expression names through the code's aliases (`o.environ` -> os.environ),
-        None when it does not start at an imported module."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        base = self.aliases.get(node.id)
-        if base is None:
-            if node.id in ("open", "print", "display") and not parts:
-                return node.id
-            value = self.values.get(node.id) if self.values is not None else None
-            base = getattr(value, "__name__", None) if type(value).__name__ == "module" else None
-            if base is None:
-                return None
-        return ".".join([base, *reversed(parts)])
+    # -- walk order ----------------------------------------------------------------------------------
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in UNFOLLOWABLE and isinstance(node.ctx, ast.Load):
@@ -298,129 +248,59 @@ class _EffectWalk(ast.NodeVisitor):
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
-        self.bound_here(node.target)
         for statement in [*node.body, *node.orelse]:
             self.visit(statement)
 
     visit_AsyncFor = visit_For
 
     def visit_ListComp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
-        """Its loops bind before its element is computed (the syntax tree lists the element first)."""
+        """Its loops run before its element is computed (the syntax tree lists the element first)."""
         for generator in node.generators:
-            self.visit(generator)
+            self.visit(generator.iter)
+            for condition in generator.ifs:
+                self.visit(condition)
         for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
             self.visit(part)
 
     visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
 
-    def visit_comprehension(self, node: ast.comprehension) -> None:
-        self.visit(node.iter)
-        self.bound_here(node.target)
-        for condition in node.ifs:
-            self.visit(condition)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
-        """A parameter holds what a call passes: not the namespace's value of that name."""
-        arguments = node.args
-        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
-            self.forget(argument.arg)
-            self.paths[argument.arg] = UNKNOWN
-        for extra in (arguments.vararg, arguments.kwarg):
-            if extra is not None:
-                self.forget(extra.arg)
-                self.paths[extra.arg] = UNKNOWN
-        self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-    visit_Lambda = visit_FunctionDef
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.forget(node.name)
-            self.paths[node.name] = UNKNOWN
-        self.generic_visit(node)
-
-    def bound_here(self, target: ast.AST) -> None:
-        """Names a loop binds: each holds an item the walk does not know."""
-        for name in ast.walk(target):
-            if isinstance(name, ast.Name):
-                self.forget(name.id)
-                self.paths[name.id] = UNKNOWN
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            local = alias.asname or alias.name.split(".")[0]
-            self.forget(local)
-            self.aliases[local] = alias.name if alias.asname else local
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for alias in node.names:
-            if alias.name != "*" and node.module:
-                local = alias.asname or alias.name
-                self.forget(local)
-                self.aliases[local] = f"{node.module}.{alias.name}"
-
-    def forget(self, name: str) -> None:
-        self.aliases.pop(name, None)
-        self.paths.pop(name, None)
-        self.path_objects.discard(name)
-        self.handles.discard(name)
-
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         for target in node.targets:
-            self.store(target, node.value, node)
+            self.store(target, node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
-            self.store(node.target, node.value, node)
+            self.store(node.target, node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
-        self.store(node.target, None, node)
+        self.store(node.target, node)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
-            self.store(target, None, node)
+            self.store(target, node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
-        self.store(node.target, node.value, node)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
-                self.store(item.optional_vars, item.context_expr, node)
+                self.store(item.optional_vars, node)
         for statement in node.body:
             self.visit(statement)
 
     visit_AsyncWith = visit_With
 
-    def store(self, target: ast.AST, value: ast.AST | None, node: ast.AST) -> None:
-        """What binding `target` to `value` means: a name for a module part or a path; a change of the
-        environment when the target is a part of it (`os.environ["X"] = ...`, `sys.path[0] = ...`,
-        `sys.stdout = ...`)."""
-        if isinstance(target, ast.Name):
-            name = target.id
-            self.forget(name)
-            if value is None:
-                self.paths[name] = UNKNOWN  # the code's own value now, whatever the namespace held
-                return
-            dotted = self.dotted(value) if isinstance(value, ast.Attribute | ast.Name) else None
-            if dotted is not None:
-                self.aliases[name] = dotted
-                return
-            guess = self.path_of(value)
-            self.paths[name] = guess
-            if isinstance(value, ast.Call) and guess is NOT_A_PATH:
-                self.handles.add(name)
-            if self.is_path_object(value):
-                self.path_objects.add(name)
-        elif isinstance(target, ast.Tuple | ast.List):
+    def store(self, target: ast.AST, node: ast.AST) -> None:
+        """A change of the environment when the target is a part of it (`os.environ["X"] = ...`,
+        `sys.path[0] = ...`, `sys.stdout = ...`); what a name is bound to is the analysis's."""
+        if isinstance(target, ast.Tuple | ast.List):
             for element in target.elts:
-                self.store(element, None, node)
+                self.store(element, node)
         elif isinstance(target, ast.Subscript | ast.Attribute):
             self.generic_visit(target)  # what the target reads (`vars(x)[k] = ...`, `d[f(x)] = ...`)
             base = target.value
@@ -429,114 +309,6 @@ class _EffectWalk(ast.NodeVisitor):
                 self.add(ENVIRONMENT, node, subject=dotted)
             elif isinstance(target, ast.Attribute) and dotted in ("sys", "os"):
                 self.add(ENVIRONMENT, node, subject=f"{dotted}.{target.attr}")
-
-    # -- paths ---------------------------------------------------------------------------------------
-
-    def path_of(self, node: ast.AST | None) -> PathGuess:
-        if node is None:
-            return UNKNOWN
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, str):
-                return PathGuess(node.value)
-            if isinstance(node.value, bytes):
-                return PathGuess(os.fsdecode(node.value))
-            return NOT_A_PATH
-        if isinstance(node, ast.JoinedStr):
-            first = node.values[0] if node.values else None
-            start = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
-            return PathGuess(prefix=start)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
-            left, right = self.path_of(node.left), self.path_of(node.right)
-            join = os.path.join if isinstance(node.op, ast.Div) else str.__add__
-            if left.text is not None and right.text is not None:
-                return PathGuess(join(left.text, right.text))
-            if left.text is not None:
-                return PathGuess(prefix=join(left.text, "") if isinstance(node.op, ast.Div) else left.text)
-            if left.prefix is not None:
-                return PathGuess(prefix=left.prefix)
-            return UNKNOWN
-        if isinstance(node, ast.Name):
-            if node.id in self.paths:
-                return self.paths[node.id]
-            if self.values is None or node.id not in self.values:
-                return UNKNOWN
-            value = self.values[node.id]
-            if isinstance(value, str | PurePath):
-                return PathGuess(os.fspath(value))
-            return NOT_A_PATH
-        if isinstance(node, ast.Call):
-            return self.path_of_call(node)
-        if isinstance(node, ast.Dict | ast.List | ast.Set | ast.Tuple | ast.ListComp | ast.DictComp):
-            return NOT_A_PATH  # data, not a path (`json.dump({...}, f)`)
-        return UNKNOWN
-
-    def path_of_call(self, node: ast.Call) -> PathGuess:
-        func = node.func
-        leaf = _leaf(func)
-        dotted = self.dotted(func) or ""
-        if (
-            leaf in PATH_TYPES
-            or dotted.rpartition(".")[2] in PATH_TYPES
-            or dotted
-            in (
-                "os.path.join",
-                "posixpath.join",
-            )
-        ):
-            if not node.args:
-                return PathGuess(".")
-            guesses = [self.path_of(a) for a in node.args]
-            known: list[str] = []
-            for guess in guesses:
-                if guess.text is None:
-                    start = os.path.join(*known, guess.prefix or "") if known else guess.prefix
-                    return PathGuess(prefix=start) if start is not None else UNKNOWN
-                known.append(guess.text)
-            return PathGuess(os.path.join(*known))
-        if leaf in ("home",) and isinstance(func, ast.Attribute):
-            return PathGuess("~")
-        if leaf in ("cwd", "getcwd"):
-            return PathGuess(".")
-        if leaf in ("expanduser", "resolve", "absolute", "abspath", "normpath", "fspath", "str") or (
-            isinstance(func, ast.Name) and func.id == "str"
-        ):
-            inner = node.args[0] if node.args else func.value if isinstance(func, ast.Attribute) else None
-            return self.path_of(inner)
-        if leaf in OBJECT_MAKERS or dotted in OPENERS or dotted in ARCHIVES:
-            return NOT_A_PATH  # an open file, a buffer: not a path
-        return UNKNOWN  # what a call returns may be a path
-
-    def is_handle(self, node: ast.AST) -> bool:
-        """An open file or a buffer: bound by the code to one, or one in the namespace."""
-        if not isinstance(node, ast.Name):
-            return False
-        if node.id in self.paths:
-            return node.id in self.handles
-        value = self.values.get(node.id) if self.values is not None else None
-        return isinstance(value, io.IOBase)
-
-    def is_path_object(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            if node.id in self.path_objects:
-                return True
-            value = (
-                self.values.get(node.id) if self.values is not None and node.id not in self.paths else None
-            )
-            return isinstance(value, PurePath)
-        if isinstance(node, ast.Call):
-            leaf = _leaf(node.func)
-            constructor = (self.dotted(node.func) or "").rpartition(".")[2]
-            if leaf in PATH_TYPES or constructor in PATH_TYPES:
-                return True
-            if leaf in ("home", "cwd", "with_suffix", "with_name", "joinpath"):
-                return True
-            if leaf in ("resolve", "absolute", "expanduser") and isinstance(node.func, ast.Attribute):
-                return self.is_path_object(node.func.value)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            return self.is_path_object(node.left)
-        if isinstance(node, ast.Attribute) and node.attr == "parent":
-            return self.is_path_object(node.value)
-        return False
 
     # -- calls ---------------------------------------------------------------------------------------
 
@@ -600,7 +372,7 @@ class _EffectWalk(ast.NodeVisitor):
 
     def connection(self, node: ast.AST | None) -> str | None:
         """The name of a database connection (or cursor, or engine) of the namespace that `node` is."""
-        if not isinstance(node, ast.Name) or node.id in self.paths or self.values is None:
+        if not isinstance(node, ast.Name) or self.value_binding(node) is not None or self.values is None:
             return None
         value = self.values.get(node.id)
         module = (type(value).__module__ or "").split(".")[0]
@@ -645,7 +417,7 @@ class _EffectWalk(ast.NodeVisitor):
         elif dotted == "os.open":
             flags = _argument(node, 1, "flags")
             names = {
-                n.attr if isinstance(n, ast.Attribute) else self.aliases.get(n.id, n.id).rpartition(".")[2]
+                n.attr if isinstance(n, ast.Attribute) else (self.facts.dotted(n) or n.id).rpartition(".")[2]
                 for n in (ast.walk(flags) if flags is not None else ())
                 if isinstance(n, ast.Attribute | ast.Name)
             }
@@ -737,14 +509,6 @@ def _flag_names_only(flags: ast.AST) -> bool:
         isinstance(part, ast.Attribute | ast.Name | ast.BinOp | ast.BitOr | ast.Load)
         for part in ast.walk(flags)
     )
-
-
-def _leaf(func: ast.AST) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
 
 
 def _argument(node: ast.Call, position: int, *names: str) -> ast.expr | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twnb.analysis import PathGuess
 from twnb.kernel import estimate_in_place
 from twnb.roles.risk_effects import (
     CREATE,
@@ -31,7 +32,6 @@ from twnb.roles.risk_effects import (
     UNFOLLOWED,
     WORKING_FOLDER,
     Effect,
-    PathGuess,
     code_effects,
 )
 

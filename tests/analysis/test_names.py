@@ -103,3 +103,10 @@ def test_a_walrus_in_a_comprehension_binds_in_the_scope_around_it() -> None:
     facts = facts_of("[y := f(x) for x in xs]\nprint(y)")
     (read,) = reads(facts, "y")
     assert [b.kind for b in facts.reaching(read)] == ["walrus"]
+
+
+def test_code_a_call_runs_as_text_sees_the_names_bound_before_the_call_only() -> None:
+    facts = facts_of("import os\nrun('os.remove(1)')\nimport sys")
+    (call,) = facts.calls
+    assert [b.module for b in facts.bound_before_call("os", call)] == ["os"]
+    assert facts.bound_before_call("sys", call) == []

@@ -44,6 +44,7 @@ from twnb.analysis.paths import (
     PathReader,
     leaf,
 )
+from twnb.analysis.sites import Position, binding_sites, end_of, start_of
 
 __all__ = [
     "ARCHIVES",
@@ -72,12 +73,16 @@ __all__ = [
     "CodeFacts",
     "PathGuess",
     "PathReader",
+    "Position",
     "Resolved",
     "analyse",
+    "binding_sites",
     "builtin_name",
+    "end_of",
     "importer_name",
     "leaf",
     "parameters",
     "resolve_path",
+    "start_of",
     "target_names",
 ]

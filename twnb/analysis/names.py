@@ -35,7 +35,8 @@ class Binding:
     `value` when the whole value is one expression (`x = value`, `with value as x`, `x := value`);
     `iterable` for a loop or comprehension variable (it holds an item of it); `module` for an import
     (`import os as o` -> "os", `from pathlib import os` -> "pathlib.os"), the dotted path as written.
-    `conditional`: it may not run (a branch, a loop, a `try`, a function's body seen from outside)."""
+    `conditional`: it may not run (a branch, a loop, a `try`, a function's body seen from outside).
+    `calls_before`: how many calls the walk had met when it bound (orders it against `CodeFacts.calls`)."""
 
     name: str
     kind: str
@@ -44,6 +45,7 @@ class Binding:
     iterable: ast.expr | None = None
     module: str | None = None
     conditional: bool = False
+    calls_before: int = 0
 
     @property
     def is_import(self) -> bool:
@@ -112,6 +114,18 @@ class CodeFacts:
             return self.dotted(binding.value, free)
         return None
 
+    def bound_before_call(self, name: str, call: ast.Call) -> list[Binding]:
+        """Every binding of `name` the walk met before `call`, in any scope (code a call runs as text,
+        `%time ...`, sees the names bound before it)."""
+        index = self.call_index(call)
+        return [b for b in self.bindings if b.name == name and b.calls_before <= index]
+
+    def call_index(self, call: ast.Call) -> int:
+        for index, node in enumerate(self.calls):
+            if node is call:
+                return index
+        return len(self.calls)
+
     def own_function(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The code's own function a call's `func` names (`clean(...)` after `def clean`)."""
         if not isinstance(node, ast.Name):
@@ -161,7 +175,16 @@ class _Pass:
                 return env.names[name]
         return ()
 
-    def bind(self, name: str, kind: str, node: ast.AST, **what: ast.expr | str | None) -> None:
+    def bind(
+        self,
+        name: str,
+        kind: str,
+        node: ast.AST,
+        *,
+        value: ast.expr | None = None,
+        iterable: ast.expr | None = None,
+        module: str | None = None,
+    ) -> None:
         env_index = len(self.envs) - 1
         if kind == WALRUS:  # `:=` in a comprehension binds in the scope around it
             while env_index > 0 and self.envs[env_index].is_comprehension:
@@ -169,7 +192,7 @@ class _Pass:
         if name in self.envs[env_index].declared_outer:
             env_index = 0
         conditional = self.conditions[-1] > 0 or env_index != len(self.envs) - 1
-        binding = Binding(name, kind, node, conditional=conditional, **what)  # type: ignore[arg-type]
+        binding = Binding(name, kind, node, value, iterable, module, conditional, len(self.facts.calls))
         self.facts.bindings.append(binding)
         env = self.envs[env_index]
         if conditional:

@@ -1,24 +1,37 @@
-"""The walk behind verification: one pass over the syntax tree, judging what each name and chain means.
+"""The walk behind verification: the rules judging what each name and chain of generated code means.
 
-Generated code is judged by what a name *refers to*, not how it is spelled: an import alias, a module
-bound to another name (`x = os`), a from-import (`from pathlib import os`) and an attribute chain through
-other modules (`shutil.os.system`, `os.sys.modules`) all resolve to a dotted path, judged from the module
-the chain really reaches. A blocked builtin is refused wherever it is read (`run = exec`,
-`def f(e=exec)`), and its name may not be bound (`exec = ...`) since a binding the walk cannot prove has
-run would hide it. A module may be read only as the start of an attribute chain or bound to a plain
-name: passed around as a value (`[os][0]`, `f(pathlib)`), the walk could not follow it.
+Generated code is judged by what a name *refers to*, not how it is spelled. The names are resolved by
+the one analysis of code (twnb/analysis): an import alias, a module bound to another name (`x = os`),
+a from-import (`from pathlib import os`) and an attribute chain through other modules
+(`shutil.os.system`, `os.sys.modules`) all resolve to a dotted path, judged from the module the chain
+really reaches. Where a name may hold a module or something else (a branch), it is judged as the
+module; an import verification refuses binds nothing it judges again. A blocked builtin is refused
+wherever it is read (`run = exec`, `def f(e=exec)`), and its name may not be bound (`exec = ...`)
+since a binding the walk cannot prove has run would hide it. A module may be read only as the start
+of an attribute chain or bound to a plain name: passed around as a value (`[os][0]`, `f(pathlib)`),
+the walk could not follow it.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import fnmatch
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from types import BuiltinFunctionType, ModuleType
+from dataclasses import dataclass
 
+from twnb.analysis import (
+    FROM_IMPORT,
+    IMPORT,
+    Binding,
+    ChainRules,
+    CodeFacts,
+    Position,
+    Resolved,
+    analyse,
+    binding_sites,
+    start_of,
+)
+from twnb.analysis import resolve_path as resolve_chain
 from twnb.roles.refusal import Refusal, Rule
 from twnb.roles.verification_policy import (
     BLOCKED_NAMES,
@@ -43,108 +56,66 @@ _STRING_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller"})
 _STOPS_KERNEL = frozenset({"exit", "quit", "_exit", "kill", "killpg", "abort"})
 
 
-@dataclass
-class Scope:
-    """What names mean so far: import aliases and modules bound to names (local name -> dotted path),
-    which of them are modules, and where the code binds each other name (line, column)."""
+_CHAINS = ChainRules(REACHABLE_MODULES, MODULE_ATTRIBUTE_NAMES, tuple(DYNAMIC_IMPORTERS))
 
-    aliases: dict[str, str] = field(default_factory=dict)
-    modules: set[str] = field(default_factory=set)
-    bindings: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+def resolve_path(path: str, known_module: bool) -> Resolved:
+    """Judge `path` (dotted, through aliases) from the module it reaches (twnb.analysis.chains), with
+    verification's modules. `known_module`: the whole path is a module (an `import` bound it)."""
+    return resolve_chain(path, known_module, _CHAINS)
 
 
 @dataclass(frozen=True)
-class _Resolved:
-    """A dotted path judged from the module it really reaches: `path` as written through aliases,
-    `canonical` from that module (`pathlib.os.system` -> `os.system`), `reached` the module a chain
-    re-rooted at (None if it did not), `is_module` whether the whole path is a module."""
+class _Outer:
+    """The code around a body a magic runs as text (`%time ...`): the body sees the names it bound
+    before the magic's call."""
 
-    path: str
-    canonical: str
-    reached: str | None
-    is_module: bool
+    checker: CodeChecker
+    call: ast.Call
 
-
-def _is_reachable_module(obj: object) -> bool:
-    return isinstance(obj, ModuleType) and obj.__name__.split(".")[0] in REACHABLE_MODULES
-
-
-def _builtin_name(obj: object) -> str | None:
-    """`exec` for the builtin exec wherever it is found (`somemodule.run` bound to it)."""
-    if isinstance(obj, BuiltinFunctionType):
-        name = getattr(obj, "__name__", "")
-        if getattr(builtins, name, None) is obj:
-            return name
-    return None
-
-
-def _importer_name(obj: object) -> str | None:
-    """The name of the dynamic importer `obj` is (DYNAMIC_IMPORTERS), found by identity: a re-export
-    under another name is the same function."""
-    if obj is None or not callable(obj) or isinstance(obj, type | ModuleType):
+    def alias(self, name: str) -> tuple[str, bool] | None:
+        bindings = self.checker.facts.bound_before_call(name, self.call)
+        for binding in reversed(bindings):
+            found = self.checker.binding_alias(binding)
+            if found is not None:
+                return found
+        if not bindings and self.checker.outer is not None:
+            return self.checker.outer.alias(name)
         return None
-    for name in DYNAMIC_IMPORTERS:
-        module, _, attribute = name.rpartition(".")
-        owner = sys.modules.get(module) if module else builtins
-        if owner is not None and vars(owner).get(attribute) is obj:
-            return name
-    return None
 
-
-def resolve_path(path: str, known_module: bool) -> _Resolved:
-    """Judge `path` (dotted, through aliases) from the module it reaches. Uses the real modules when
-    they are loaded (reading their `__dict__`, never importing or calling `__getattr__`), otherwise
-    the attribute's name. `known_module`: the whole path is a module (an `import` bound it)."""
-    parts = path.split(".")
-    current: list[str] = [parts[0]]
-    reached: str | None = None
-    obj: object = sys.modules.get(parts[0])
-    is_module = known_module
-    for segment in parts[1:]:
-        found = vars(obj).get(segment) if isinstance(obj, ModuleType) else None
-        builtin = _builtin_name(found)
-        importer = None if builtin is not None else _importer_name(found)
-        if builtin is not None:
-            current, reached = [builtin], None
-        elif importer is not None:
-            current, reached = importer.split("."), None
-        elif isinstance(found, ModuleType) and _is_reachable_module(found):
-            if found.__name__ != ".".join([*current, segment]):
-                reached = found.__name__
-                current = reached.split(".")
-            else:
-                current.append(segment)
-        elif found is None and segment in MODULE_ATTRIBUTE_NAMES:
-            reached = MODULE_ATTRIBUTE_NAMES[segment]
-            current = [reached]
-        else:
-            current.append(segment)
-        obj = found
-        is_module = known_module or isinstance(found, ModuleType) or (found is None and reached == segment)
-    return _Resolved(path, ".".join(current), reached, is_module)
+    def binds(self, name: str) -> bool:
+        if self.checker.facts.bound_before_call(name, self.call) or name in self.checker.bindings:
+            return True
+        return self.checker.outer is not None and self.checker.outer.binds(name)
 
 
 class CodeChecker(ast.NodeVisitor):
     """Collects the refusals for one piece of code (see the module docstring)."""
 
     def __init__(
-        self, config: VerificationConfig, lines: list[str], line_offset: int, scope: Scope | None = None
+        self,
+        config: VerificationConfig,
+        lines: list[str],
+        line_offset: int,
+        facts: CodeFacts,
+        outer: _Outer | None = None,
     ) -> None:
         self.config = config
         self.lines = lines
         self.line_offset = line_offset
-        self.scope = scope or Scope()
+        self.facts = facts
+        self.outer = outer
         self.refusals: list[Refusal] = []
-        self.parents: dict[ast.AST, ast.AST] = {}
+        self.parents = facts.parents
         self.class_depth = 0
         self.blocked = config.blocked_functions | config.blocked_attributes
+        self.bindings: dict[str, list[Position]] = {}  # where the code binds each name
+        self.refused_imports: set[tuple[int, str]] = set()  # (id of the import, local name)
+        self.aliases: dict[int, tuple[str, bool] | None] = {}  # id of a binding -> its module path
 
     def check(self, tree: ast.AST) -> list[Refusal]:
-        for parent in ast.walk(tree):
-            for child in ast.iter_child_nodes(parent):
-                self.parents[child] = parent
-        for name, position, binder in _bindings(tree, self.parents):
-            self.scope.bindings.setdefault(name, []).append(position)
+        for name, position, binder in binding_sites(tree, self.parents):
+            self.bindings.setdefault(name, []).append(position)
             if name in _UNBINDABLE:
                 self.refuse(
                     binder,
@@ -190,14 +161,14 @@ class CodeChecker(ast.NodeVisitor):
         self.refuse(node, rule, f"Importing module '{module}' is not allowed.", hint, module)
         return False
 
-    def blocked_path(self, resolved: _Resolved) -> str | None:
+    def blocked_path(self, resolved: Resolved) -> str | None:
         """The blocked name `resolved` is (as written or as reached), if any."""
         for name in (resolved.canonical, resolved.path):
             if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.blocked):
                 return name
         return None
 
-    def judge_path(self, node: ast.AST, resolved: _Resolved) -> bool:
+    def judge_path(self, node: ast.AST, resolved: Resolved) -> bool:
         """Refuse a blocked function or a module the path reaches that may not be imported. True if
         refused."""
         blocked = self.blocked_path(resolved)
@@ -220,17 +191,18 @@ class CodeChecker(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if self.check_module(node, alias.name):
-                name = alias.asname or alias.name.split(".")[0]
-                self.scope.aliases[name] = alias.name if alias.asname else name
-                self.scope.modules.add(name)
+            if not self.check_module(node, alias.name):
+                self.refused_imports.add((id(node), alias.asname or alias.name.split(".")[0]))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        locals_ = [alias.asname or alias.name for alias in node.names]
         if node.level:  # relative imports have no meaning in a notebook cell
             self.refuse(node, Rule.RELATIVE_IMPORT, "Relative imports are not allowed in notebook code.")
+            self.refused_imports.update((id(node), local) for local in locals_)
             return
         module = node.module or ""
         if not self.check_module(node, module):
+            self.refused_imports.update((id(node), local) for local in locals_)
             return
         for alias in node.names:
             if alias.name == "*":
@@ -238,11 +210,45 @@ class CodeChecker(ast.NodeVisitor):
                 continue
             resolved = resolve_path(f"{module}.{alias.name}", known_module=False)
             if self.judge_path(node, resolved):
-                continue
-            local = alias.asname or alias.name
-            self.scope.aliases[local] = resolved.path
-            if resolved.is_module:
-                self.scope.modules.add(local)
+                self.refused_imports.add((id(node), alias.asname or alias.name))
+
+    # -- what names hold (the analysis's bindings, judged by verification's rules) -----------------
+
+    def binding_alias(self, binding: Binding) -> tuple[str, bool] | None:
+        """The module path a binding gives its name and whether that is a module: an import that
+        was not refused, or `name = chain` on such a name; None for any other binding."""
+        key = id(binding)
+        if key not in self.aliases:
+            self.aliases[key] = None  # a name bound to itself (`x = x`) holds nothing new
+            self.aliases[key] = self._binding_alias(binding)
+        return self.aliases[key]
+
+    def _binding_alias(self, binding: Binding) -> tuple[str, bool] | None:
+        if binding.kind in (IMPORT, FROM_IMPORT):
+            if binding.module is None or (id(binding.node), binding.name) in self.refused_imports:
+                return None
+            if binding.kind == IMPORT:
+                return binding.module, True
+            return binding.module, resolve_path(binding.module, known_module=False).is_module
+        value = binding.value
+        if binding.kind != "assign" or not isinstance(value, ast.Name | ast.Attribute):
+            return None
+        if isinstance(value, ast.Name):
+            return self.alias(value)
+        resolved = self.resolve(value)
+        return (resolved.path, resolved.is_module) if resolved is not None else None
+
+    def alias(self, node: ast.Name) -> tuple[str, bool] | None:
+        """The module path the name `node` reads may hold, and whether it is a module itself (of the
+        bindings that may reach it, the latest that holds one); None when it holds none."""
+        reaching = self.facts.reaching(node)
+        for binding in reversed(reaching):
+            found = self.binding_alias(binding)
+            if found is not None:
+                return found
+        if not reaching and self.outer is not None:
+            return self.outer.alias(node.id)
+        return None
 
     def star_import(self, node: ast.ImportFrom, module: str) -> None:
         canonical = resolve_path(module, known_module=True).canonical
@@ -260,8 +266,10 @@ class CodeChecker(ast.NodeVisitor):
     # -- names, calls, attributes ------------------------------------------------------------------
 
     def bound_before(self, name: str, node: ast.AST) -> bool:
-        here = _start(node)
-        return any(position <= here for position in self.scope.bindings.get(name, ()))
+        here = start_of(node)
+        if any(position <= here for position in self.bindings.get(name, ())):
+            return True
+        return self.outer is not None and self.outer.binds(name)
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
@@ -273,8 +281,8 @@ class CodeChecker(ast.NodeVisitor):
                 Rule.BLOCKED_NAME,
                 f"Access to '{name}' is blocked: it can be used to bypass these checks.",
             )
-        elif name in self.scope.aliases:
-            resolved = resolve_path(self.scope.aliases[name], name in self.scope.modules)
+        elif (alias := self.alias(node)) is not None:
+            resolved = resolve_path(*alias)
             if not self.judge_path(node, resolved):
                 self.judge_module_value(node, resolved)
                 self.judge_importer_value(node, resolved)
@@ -285,7 +293,7 @@ class CodeChecker(ast.NodeVisitor):
         ):
             self.refuse_function(node, name)
 
-    def judge_module_value(self, node: ast.expr, resolved: _Resolved) -> None:
+    def judge_module_value(self, node: ast.expr, resolved: Resolved) -> None:
         if resolved.is_module and not self.plain_module_use(node):
             self.refuse(
                 node,
@@ -295,7 +303,7 @@ class CodeChecker(ast.NodeVisitor):
                 resolved.canonical,
             )
 
-    def judge_importer_value(self, node: ast.expr, resolved: _Resolved) -> None:
+    def judge_importer_value(self, node: ast.expr, resolved: Resolved) -> None:
         """A dynamic importer may be called or given another plain name, not passed around: the walk
         judges its calls by the name they import (`map(import_item, names)` it could not)."""
         if resolved.canonical not in DYNAMIC_IMPORTERS:
@@ -352,17 +360,18 @@ class CodeChecker(ast.NodeVisitor):
             return isinstance(parent.target, ast.Name)
         return False
 
-    def resolve(self, node: ast.expr) -> _Resolved | None:
+    def resolve(self, node: ast.expr) -> Resolved | None:
         """What an attribute chain on an alias refers to (`np.linalg.x` -> numpy.linalg.x); None for
         chains on anything else."""
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name) or node.id not in self.scope.aliases:
+        alias = self.alias(node) if isinstance(node, ast.Name) else None
+        if alias is None:
             return None
-        path = ".".join([self.scope.aliases[node.id], *reversed(parts)])
-        return resolve_path(path, not parts and node.id in self.scope.modules)
+        path = ".".join([alias[0], *reversed(parts)])
+        return resolve_path(path, not parts and alias[1])
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
@@ -393,32 +402,6 @@ class CodeChecker(ast.NodeVisitor):
             self.judge_module_value(node, resolved)
             self.judge_importer_value(node, resolved)
         self.generic_visit(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        """`x = os` (or `p = os.path`) makes `x` another name for that module: `x.system(...)` is then
-        judged as `os.system(...)`."""
-        self.generic_visit(node)
-        self.follow(node.targets, node.value)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self.generic_visit(node)
-        if node.value is not None:
-            self.follow([node.target], node.value)
-
-    def follow(self, targets: list[ast.expr], value: ast.expr) -> None:
-        root = value
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not (isinstance(root, ast.Name) and root.id in self.scope.aliases):
-            return
-        resolved = self.resolve(value) if isinstance(value, ast.Attribute) else None
-        path = resolved.path if resolved is not None else self.scope.aliases[root.id]
-        is_module = resolved.is_module if resolved is not None else root.id in self.scope.modules
-        for target in targets:
-            if isinstance(target, ast.Name):
-                self.scope.aliases[target.id] = path
-                if is_module:
-                    self.scope.modules.add(target.id)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         # `class A: m = os` binds `A.m`, which the walk does not follow: no module values there.
@@ -555,7 +538,7 @@ class CodeChecker(ast.NodeVisitor):
             body = args[-1] if cell else TIMEIT_OPTIONS.sub("", args[1] or "") if len(args) > 1 else ""
             if body and body.strip():
                 offset = self.line_offset + (node.lineno if cell else node.lineno - 1)
-                self.refusals.extend(check_code(body, self.config, offset, self.scope))
+                self.refusals.extend(check_code(body, self.config, offset, _Outer(self, node)))
         return True
 
 
@@ -586,60 +569,11 @@ def _constant_strings(args: list[ast.expr]) -> Iterator[str]:
             yield arg.value
 
 
-def _bindings(
-    tree: ast.AST, parents: dict[ast.AST, ast.AST]
-) -> Iterator[tuple[str, tuple[int, int], ast.AST]]:
-    """Every name the code binds, with the position from which the binding holds and the node that
-    binds it: after the statement that binds it (`x = x` reads the old `x`), at the start of a
-    function's body for its arguments (their defaults are read before)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            yield node.id, _after_statement(node, parents), node
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield node.name, _end(node), node
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                if alias.name != "*":
-                    yield alias.asname or alias.name.split(".")[0], _end(node), node
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            yield node.name, _start(node.body[0]), node
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            yield node.name, _end(node), node
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            yield node.rest, _end(node), node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            start = _start(node.body[0] if isinstance(node.body, list) else node.body)
-            arguments = node.args
-            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
-                yield arg.arg, start, arg
-            for extra in (arguments.vararg, arguments.kwarg):
-                if extra is not None:
-                    yield extra.arg, start, extra
-
-
-def _after_statement(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> tuple[int, int]:
-    current = node
-    while current in parents and not isinstance(current, ast.stmt | ast.comprehension | ast.NamedExpr):
-        current = parents[current]
-    if isinstance(current, ast.For | ast.AsyncFor | ast.comprehension):
-        return _end(node)  # the loop variable holds in the body, which comes after it
-    if isinstance(current, ast.With | ast.AsyncWith):
-        return _end(parents.get(node, node))
-    return _end(current)
-
-
-def _start(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-
-
-def _end(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
-
-
 def check_code(
-    code: str, config: VerificationConfig, line_offset: int = 0, scope: Scope | None = None
+    code: str, config: VerificationConfig, line_offset: int = 0, outer: _Outer | None = None
 ) -> list[Refusal]:
-    """The refusals for `code` (IPython syntax allowed), lines counted from `line_offset` + 1."""
+    """The refusals for `code` (IPython syntax allowed), lines counted from `line_offset` + 1.
+    `outer`: the code a magic runs this body in."""
     from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython is heavy to import
 
     lines = code.splitlines()
@@ -650,4 +584,4 @@ def check_code(
         lineno = exc.lineno or 1
         shown = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
         return [Refusal(Rule.SYNTAX, lineno + line_offset, shown, f"Syntax error: {exc.msg}.")]
-    return CodeChecker(config, lines, line_offset, scope).check(tree)
+    return CodeChecker(config, lines, line_offset, analyse(tree), outer).check(tree)

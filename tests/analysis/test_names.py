@@ -56,6 +56,13 @@ def test_a_binding_that_may_not_run_is_added_to_what_the_name_held() -> None:
     assert [b.kind for b in facts.reaching(last)] == ["import", "assign"]
 
 
+def test_a_name_bound_only_where_it_may_not_run_may_still_be_free() -> None:
+    facts = facts_of("if flag:\n    df = other\ndf.drop(columns='a', inplace=True)")
+    (read,) = reads(facts, "df")
+    assert [b.kind for b in facts.reaching(read)] == ["free", "assign"]
+    assert facts.may_be_free(read)
+
+
 def test_a_loop_variable_holds_an_item_of_its_iterable() -> None:
     facts = facts_of("path = 'a.csv'\nfor path in paths:\n    open(path)")
     (inner,) = [n for n in reads(facts, "path")]
@@ -102,7 +109,7 @@ def test_global_binds_in_the_module_and_may_not_have_run() -> None:
 def test_a_walrus_in_a_comprehension_binds_in_the_scope_around_it() -> None:
     facts = facts_of("[y := f(x) for x in xs]\nprint(y)")
     (read,) = reads(facts, "y")
-    assert [b.kind for b in facts.reaching(read)] == ["walrus"]
+    assert [b.kind for b in facts.reaching(read)] == ["free", "walrus"]  # it may loop zero times
 
 
 def test_code_a_call_runs_as_text_sees_the_names_bound_before_the_call_only() -> None:

@@ -10,7 +10,8 @@ each bind their own names; `global` and `nonlocal` bind in the module.
 
 Every name the code reads gets the bindings that may reach it (`CodeFacts.reaching`): a binding at
 the top of a scope replaces what the name held; one that may not run (in a branch, a loop, a `try`)
-is added to it. A name no binding reaches is free: it comes from the namespace or the builtins.
+is added to it (after a FREE marker when the name held nothing the code bound). A name no binding
+reaches is free: it comes from the namespace or the builtins.
 Consumers ask `CodeFacts` what an expression names (`dotted`), never walk names themselves; the
 judging of a dotted path by the module it really reaches is `chains.py`, what a path expression
 names is `paths.py`.
@@ -27,6 +28,8 @@ IMPORT, FROM_IMPORT = "import", "from_import"
 ASSIGN, UNPACKED, AUGMENTED, DELETED = "assign", "unpacked", "augmented", "deleted"
 LOOP, COMPREHENSION, PARAMETER = "loop", "comprehension", "parameter"
 FUNCTION, CLASS, EXCEPT, WITH, WALRUS, MATCH = "function", "class", "except", "with", "walrus", "match"
+# Not a binding: the name may still hold what it held before the code (a binding that may not have run).
+FREE = "free"
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,13 +78,20 @@ class CodeFacts:
     calls: list[ast.Call] = field(default_factory=list)
 
     def reaching(self, node: ast.Name) -> tuple[Binding, ...]:
-        """The bindings that may hold when the code reads `node` (empty: a free name)."""
+        """The bindings that may hold when the code reads `node`, oldest first (empty: a free name;
+        a FREE marker first: free unless a later one ran)."""
         return self.meanings.get(node, ())
 
     def latest(self, node: ast.Name) -> Binding | None:
         """The last binding of `node`'s name the code made before reading it, None for a free name."""
         reaching = self.meanings.get(node, ())
         return reaching[-1] if reaching else None
+
+    def may_be_free(self, node: ast.Name) -> bool:
+        """Whether the name `node` reads may hold what it held before the code (no binding of the
+        code, or only ones that may not have run)."""
+        reaching = self.meanings.get(node, ())
+        return not reaching or reaching[0].kind == FREE
 
     def dotted(self, node: ast.AST, free: Callable[[str], str | None] | None = None) -> str | None:
         """The dotted path an expression names through imports and names bound to them
@@ -196,7 +206,8 @@ class _Pass:
         self.facts.bindings.append(binding)
         env = self.envs[env_index]
         if conditional:
-            env.names[name] = (*self.lookup(name), binding)
+            before = self.lookup(name) or (Binding(name, FREE, self.facts.tree),)
+            env.names[name] = (*before, binding)
         else:
             env.names[name] = (binding,)
 

@@ -246,7 +246,7 @@ class CodeChecker(ast.NodeVisitor):
             found = self.binding_alias(binding)
             if found is not None:
                 return found
-        if not reaching and self.outer is not None:
+        if self.outer is not None and self.facts.may_be_free(node):
             return self.outer.alias(node.id)
         return None
 

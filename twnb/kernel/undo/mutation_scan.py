@@ -12,12 +12,13 @@ tree for the ways an object reached by name is changed where it lives:
 
 Which method calls change which objects depends on the object's type, so a use is reported with the
 method's name and whether it said `inplace=True`; `in_place_estimate.py` judges it against the live
-object. Aliases are followed: `x = df; x["a"] = 1`, `for row in rows: row.append(0)` and
+object. What a name holds is read from the one analysis of code (twnb/analysis), so aliases are
+followed: `x = df; x["a"] = 1`, `for row in rows: row.append(0)` and
 `item = d["k"]; item.append(1)` report `df`, `rows` and `d`, and so are the code's own functions: what
 a function's body does to a parameter, a call does to the object it passes there
 (`def clean(d): d.dropna(inplace=True)` then `clean(sales)` reports `sales`). A name the code rebinds
 at the top level before the change (`df = df.copy(); df["a"] = 1`) is a new object by then and is not
-reported.
+reported; a binding that may not have run (a branch, a loop) adds to what the name may hold.
 
 What cannot be read from the code is not reported: `exec` of a string, changes made by a function the
 code did not define and that is not in the known list, objects reached through a module's attribute.
@@ -28,6 +29,19 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from twnb.analysis import (
+    ASSIGN,
+    AUGMENTED,
+    COMPREHENSION,
+    FREE,
+    LOOP,
+    PARAMETER,
+    WALRUS,
+    Binding,
+    CodeFacts,
+    analyse,
+    parameters,
+)
 from twnb.kernel.undo.database_reads import QUERY_METHODS, statement_of
 
 # Functions that change their first argument in place, by the last part of their dotted name.
@@ -78,24 +92,24 @@ class MutationUse:
 def scan_mutations(tree: ast.Module) -> dict[str, list[MutationUse]]:
     """Each name the code reads from its namespace and may change in place, with how: in the order
     the names first appear."""
-    scanner = _Scanner()
+    scanner = _Scanner(analyse(tree))
     scanner.run(tree)
     return scanner.uses
 
 
-def _root(node: ast.expr) -> str | None:
+def _root(node: ast.expr) -> ast.Name | None:
     """The name at the bottom of an attribute/subscript chain (`df.loc[m, "a"]` -> `df`), else None.
     A call in the chain ends it: `df.copy()["a"]` is a new object."""
     while True:
         if isinstance(node, ast.Name):
-            return node.id
+            return node
         if isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
             node = node.value
         else:
             return None
 
 
-def _iterated_root(node: ast.expr) -> str | None:
+def _iterated_root(node: ast.expr) -> ast.Name | None:
     """The name whose items a loop walks: `rows`, `d.items()`, `d.values()`, `enumerate(rows)`."""
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values", "iterrows"):
@@ -106,67 +120,64 @@ def _iterated_root(node: ast.expr) -> str | None:
     return _root(node)
 
 
-def _target_names(target: ast.expr) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, ast.Tuple | ast.List):
-        return [n for element in target.elts for n in _target_names(element)]
-    if isinstance(target, ast.Starred):
-        return _target_names(target.value)
-    return []
-
-
 class _Scanner:
-    def __init__(self) -> None:
+    def __init__(self, facts: CodeFacts) -> None:
+        self.facts = facts
         self.uses: dict[str, list[MutationUse]] = {}
-        # name -> the namespace names it may hold an object of (itself, unless the code aliased it)
-        self.aliases: dict[str, set[str]] = {}
-        # names the code rebound at the top level to an object of its own (no longer the namespace's)
-        self.rebound: set[str] = set()
-        self.local_names: list[set[str]] = []  # the functions' own names, innermost last
-        # A function the code defines -> its parameters, in order, and how its body may change each:
-        # a call passing a name there changes that name's object the same ways.
-        self.parameters: dict[str, list[str]] = {}
-        self.parameter_uses: dict[str, dict[str, list[MutationUse]]] = {}
+        self.holding: dict[int, set[str]] = {}  # id of a binding -> the namespace names it may hold
+        # A function the code defines (by id) -> how its body may change each parameter: a call
+        # passing a name there changes that name's object the same ways.
+        self.parameter_uses: dict[int, dict[str, list[MutationUse]]] = {}
 
     def run(self, tree: ast.Module) -> None:
         for statement in tree.body:
-            self.statement(statement, top=True)
+            self.statement(statement)
 
     # -- where a name leads ------------------------------------------------------------------------
 
-    def resolve(self, name: str) -> set[str]:
-        if any(name in scope for scope in self.local_names):
-            return set(self.aliases.get(name, set()))
-        if name in self.aliases:
-            return set(self.aliases[name])
-        return set() if name in self.rebound else {name}
+    def resolve(self, node: ast.Name) -> set[str]:
+        """The namespace names whose objects the name `node` reads may hold (itself when the code did
+        not bind it; a parameter of the code's own function stands for what a call passes)."""
+        reaching = self.facts.reaching(node)
+        if not reaching:
+            return {node.id}
+        held: set[str] = set()
+        for binding in reaching:
+            held |= self.held_by(binding)
+        return held
 
-    def use(self, root: str | None, use: MutationUse) -> None:
+    def held_by(self, binding: Binding) -> set[str]:
+        key = id(binding)
+        if key not in self.holding:
+            self.holding[key] = set()  # a name bound to itself holds nothing new
+            self.holding[key] = self._held_by(binding)
+        return self.holding[key]
+
+    def _held_by(self, binding: Binding) -> set[str]:
+        if binding.kind == FREE:
+            return {binding.name}
+        source: ast.Name | None = None
+        if binding.kind in (ASSIGN, WALRUS) and binding.value is not None:
+            source = _root(binding.value)
+        elif binding.kind in (LOOP, COMPREHENSION) and binding.iterable is not None:
+            source = _iterated_root(binding.iterable)
+        elif binding.kind == AUGMENTED and isinstance(binding.node, ast.AugAssign):
+            source = binding.node.target if isinstance(binding.node.target, ast.Name) else None
+        elif binding.kind == PARAMETER:
+            function = self.facts.parents.get(self.facts.parents.get(binding.node, binding.node))
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                return {_parameter(function, binding.name)}
+        return self.resolve(source) if source is not None else set()
+
+    def use(self, root: ast.Name | None, use: MutationUse) -> None:
         if root is None:
             return
         for name in sorted(self.resolve(root)):
             self.uses.setdefault(name, []).append(use)
 
-    def bind(self, name: str, value: ast.expr | None, *, top: bool, iterated: bool = False) -> None:
-        source = None
-        if value is not None:
-            source = _iterated_root(value) if iterated else _root(value)
-        reached = self.resolve(source) if source is not None else set()
-        if top and not self.local_names:
-            # Unconditional: from here on the name holds what it was bound to.
-            if reached:
-                self.aliases[name] = reached
-            else:
-                self.aliases.pop(name, None)
-                self.rebound.add(name)
-        elif reached:
-            # Maybe bound (a branch, a loop, a function): it may hold either.
-            self.aliases.setdefault(name, self.resolve(name)).update(reached)
-
     # -- statements and expressions ------------------------------------------------------------------
 
-    def statement(self, node: ast.stmt, *, top: bool = False) -> None:
+    def statement(self, node: ast.stmt) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             self.function(node)
             return
@@ -180,9 +191,9 @@ class _Scanner:
                 self.expression(part)
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                self.target(target, node.value, top=top)
+                self.target(target)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self.target(node.target, node.value, top=top)
+            self.target(node.target)
         elif isinstance(node, ast.AugAssign):
             kind = "augmented" if isinstance(node.target, ast.Name) else "store"
             text = _short(ast.unparse(node))
@@ -192,15 +203,9 @@ class _Scanner:
                 if not isinstance(target, ast.Name):
                     text = _short(ast.unparse(node))
                     self.use(_root(target), MutationUse("store", node.lineno, text, columns=_columns(target)))
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            for name in _target_names(node.target):
-                self.bind(name, node.iter, top=False, iterated=True)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 self.expression(item.context_expr)
-                if item.optional_vars is not None:
-                    for name in _target_names(item.optional_vars):
-                        self.bind(name, None, top=False)
         for nested in ast.iter_child_nodes(node):
             if isinstance(nested, ast.stmt):
                 self.statement(nested)
@@ -221,62 +226,35 @@ class _Scanner:
             return child is statement.target
         return False
 
-    def target(self, target: ast.expr, value: ast.expr, *, top: bool) -> None:
+    def target(self, target: ast.expr) -> None:
         if isinstance(target, ast.Name):
-            self.bind(target.id, value, top=top)
-        elif isinstance(target, ast.Tuple | ast.List):
+            return  # a binding: the analysis's
+        if isinstance(target, ast.Tuple | ast.List):
             for element in target.elts:
-                # Unpacking: each name gets an item of the value, an alias of nothing we can follow.
-                self.target(element, ast.Constant(None), top=top)
+                self.target(element)
         elif isinstance(target, ast.Starred):
-            self.target(target.value, ast.Constant(None), top=top)
+            self.target(target.value)
         else:
             self.expression(target)  # subscripts inside the target (`df[col]`) are reads
             text = _short(ast.unparse(target) + " = ...")
             self.use(_root(target), MutationUse("store", target.lineno, text, columns=_columns(target)))
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
-        declared: set[str] = set()
-        local: set[str] = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-        body = node.body if isinstance(node.body, list) else []
-        for child in ast.walk(node):
-            if isinstance(child, ast.Global | ast.Nonlocal):
-                declared.update(child.names)
-            elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-                local.add(child.id)
-        self.local_names.append(local - declared)
-        # Each parameter stands for whatever a call passes: its uses are gathered under a name of its own.
-        named = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
-        saved = {p: self.aliases.get(p) for p in params}
-        if named:
-            for param in params:
-                self.aliases[param] = {_PARAMETER + param}
-        try:
-            if isinstance(node, ast.Lambda):
-                self.expression(node.body)
-            for statement in body:
-                self.statement(statement)
-        finally:
-            self.local_names.pop()
-            for param, alias in saved.items():
-                if alias is None:
-                    self.aliases.pop(param, None)
-                else:
-                    self.aliases[param] = alias
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.parameters[node.name] = params
-                self.parameter_uses[node.name] = {p: self.uses.pop(_PARAMETER + p, []) for p in params}
+        if isinstance(node, ast.Lambda):
+            self.expression(node.body)
+            return
+        for statement in node.body:
+            self.statement(statement)
+        # Each parameter stands for whatever a call passes: its uses were gathered under a name of
+        # its own, kept for the calls.
+        self.parameter_uses[id(node)] = {
+            p.arg: self.uses.pop(_parameter(node, p.arg), []) for p in parameters(node)
+        }
 
     def expression(self, node: ast.expr) -> None:
         for child in ast.walk(node):
             if isinstance(child, ast.Lambda) and child is not node:
                 self.function(child)
-            elif isinstance(child, ast.comprehension):
-                for name in _target_names(child.target):
-                    self.bind(name, child.iter, top=False, iterated=True)
-            elif isinstance(child, ast.NamedExpr):
-                self.bind(child.target.id, child.value, top=False)
             elif isinstance(child, ast.Call):
                 self.call(child)
 
@@ -297,22 +275,26 @@ class _Scanner:
             called = func.id
         else:
             called = ""
-        if isinstance(func, ast.Name) and func.id in self.parameters:
-            self.defined_call(func.id, node, text)
+        function = self.facts.own_function(func)
+        if function is not None and id(function) in self.parameter_uses:
+            self.defined_call(function, node, text)
         if called in ARGUMENT_MUTATORS and node.args:
             self.use(_root(node.args[0]), MutationUse("argument", node.lineno, text, called))
         for keyword in node.keywords:
             if keyword.arg == "out":
                 self.use(_root(keyword.value), MutationUse("argument", node.lineno, text, called))
 
-    def defined_call(self, function: str, node: ast.Call, text: str) -> None:
+    def defined_call(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.Call, text: str
+    ) -> None:
         """A call of a function the code defined: what its body does to a parameter, it does to the
         object the call passes there (`def clean(d): d.dropna(inplace=True)` then `clean(sales)`)."""
-        params = self.parameters[function]
+        args = function.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         passed = [(p, a) for p, a in zip(params, node.args, strict=False) if not isinstance(a, ast.Starred)]
         passed += [(k.arg, k.value) for k in node.keywords if k.arg in params]
         for param, argument in passed:
-            for use in self.parameter_uses[function].get(param, []):
+            for use in self.parameter_uses[id(function)].get(param, []):
                 inner = MutationUse(
                     use.kind, node.lineno, _short(f"{text}: {use.text}"), use.method, use.inplace,
                     use.through, use.columns, use.statement,
@@ -320,7 +302,9 @@ class _Scanner:
                 self.use(_root(argument), inner)
 
 
-_PARAMETER = "\0parameter:"  # never a Python name: a parameter's uses, until a call says what it holds
+def _parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:
+    """Never a Python name: a parameter's uses, until a call says what it holds."""
+    return f"\0parameter:{id(function)}:{name}"
 
 
 def _columns(target: ast.expr) -> tuple[str, ...]:

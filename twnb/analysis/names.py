@@ -96,7 +96,7 @@ class CodeFacts:
     def dotted(self, node: ast.AST, free: Callable[[str], str | None] | None = None) -> str | None:
         """The dotted path an expression names through imports and names bound to them
         (`import os as o; e = o.environ; e.get` -> "os.environ.get"), followed through the latest
-        binding of each name. A free name is asked of `free` (a namespace's module), else None.
+        binding of each name that names one. A free name is asked of `free` (a namespace's module), else None.
         None when it starts anywhere else (a call, a subscript, a name bound to another value)."""
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
@@ -110,10 +110,19 @@ class CodeFacts:
         return ".".join([base, *reversed(parts)])
 
     def name_path(self, node: ast.Name, free: Callable[[str], str | None] | None = None) -> str | None:
-        binding = self.latest(node)
-        if binding is None:
+        """The dotted path the name `node` reads may hold: of the bindings that may reach it, the
+        latest that names one (a name that may hold a module is taken for the module)."""
+        reaching = self.meanings.get(node, ())
+        if not reaching:
             return free(node.id) if free is not None else None
-        return self.binding_path(binding, free)
+        for binding in reversed(reaching):
+            if binding.kind == FREE:
+                path = free(node.id) if free is not None else None
+            else:
+                path = self.binding_path(binding, free)
+            if path is not None:
+                return path
+        return None
 
     def binding_path(self, binding: Binding, free: Callable[[str], str | None] | None = None) -> str | None:
         """The dotted path a binding gives its name: the module of an import, or what a plain

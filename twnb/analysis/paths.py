@@ -81,13 +81,32 @@ class PathReader:
     """Paths, dotted names, open files and pathlib objects of one piece of code, read through its
     `facts` and the namespace `values` it will run in (None when unknown)."""
 
-    def __init__(self, facts: CodeFacts, values: Mapping[str, Any] | None) -> None:
+    def __init__(
+        self,
+        facts: CodeFacts,
+        values: Mapping[str, Any] | None,
+        outer: tuple[PathReader, ast.Call] | None = None,
+    ) -> None:
         self.facts = facts
         self.values = values
+        # Code a call of other code runs as text (`%time ...`): the reader of that code and the call;
+        # a name this code does not bind is what that code bound before the call.
+        self.outer = outer
 
     # -- names ---------------------------------------------------------------------------------------
 
     def namespace_module(self, name: str) -> str | None:
+        """The module path a name the code does not bind holds: the outer code's, or the namespace's."""
+        if self.outer is not None:
+            reader, call = self.outer
+            bindings = reader.facts.bound_before_call(name, call)
+            if not bindings:
+                return reader.namespace_module(name)
+            for binding in reversed(bindings):
+                path = reader.facts.binding_path(binding, reader.namespace_module)
+                if path is not None:
+                    return path
+            return None
         value = self.values.get(name) if self.values is not None else None
         return getattr(value, "__name__", None) if type(value).__name__ == "module" else None
 
@@ -150,9 +169,23 @@ class PathReader:
             # a loop's item, a parameter, `x += ...`: the code's own value now, whatever the
             # namespace held; its functions and classes are no paths
             return NOT_A_PATH if binding.kind in (FUNCTION, CLASS) else UNKNOWN
-        if self.values is None or node.id not in self.values:
+        return self.free_path(node.id)
+
+    def free_path(self, name: str) -> PathGuess:
+        """The path a name the code does not bind holds: the outer code's, or the namespace's."""
+        if self.outer is not None:
+            reader, call = self.outer
+            bindings = reader.facts.bound_before_call(name, call)
+            if not bindings:
+                return reader.free_path(name)
+            last = bindings[-1]
+            own_value = reader.facts.binding_path(last, reader.namespace_module) is None
+            if last.kind in _VALUE_KINDS and last.value is not None and own_value:
+                return reader.path_of(last.value)
             return UNKNOWN
-        value = self.values[node.id]
+        if self.values is None or name not in self.values:
+            return UNKNOWN
+        value = self.values[name]
         if isinstance(value, str | PurePath):
             return PathGuess(os.fspath(value))
         return NOT_A_PATH

@@ -23,7 +23,6 @@ from twnb.analysis import (
     FROM_IMPORT,
     IMPORT,
     Binding,
-    ChainRules,
     CodeFacts,
     Position,
     Resolved,
@@ -36,12 +35,12 @@ from twnb.roles.refusal import Refusal, Rule
 from twnb.roles.verification_policy import (
     BLOCKED_NAMES,
     BYPASS_FUNCTIONS,
+    CHAIN_RULES,
     DYNAMIC_IMPORTERS,
     FRAME_ATTRIBUTES,
     INSTALL_MAGICS,
     MODULE_ATTRIBUTE_NAMES,
     PYTHON_BODY_MAGICS,
-    REACHABLE_MODULES,
     SHELL_MAGICS,
     SHELL_METHODS,
     TIMEIT_OPTIONS,
@@ -56,13 +55,10 @@ _STRING_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller"})
 _STOPS_KERNEL = frozenset({"exit", "quit", "_exit", "kill", "killpg", "abort"})
 
 
-_CHAINS = ChainRules(REACHABLE_MODULES, MODULE_ATTRIBUTE_NAMES, tuple(DYNAMIC_IMPORTERS))
-
-
 def resolve_path(path: str, known_module: bool) -> Resolved:
     """Judge `path` (dotted, through aliases) from the module it reaches (twnb.analysis.chains), with
     verification's modules. `known_module`: the whole path is a module (an `import` bound it)."""
-    return resolve_chain(path, known_module, _CHAINS)
+    return resolve_chain(path, known_module, CHAIN_RULES)
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,11 @@ from twnb.analysis import (
     PathGuess,
     PathReader,
     analyse,
+    resolve_path,
 )
 from twnb.analysis import leaf as _leaf
 from twnb.kernel import DATABASE_MODULES, QUERY_METHODS, call_reads_database, statement_of
+from twnb.roles.verification_policy import CHAIN_RULES
 
 # The kinds of effects.
 WRITE, CREATE, MAYBE_WRITE, DELETE = "write", "create", "maybe_write", "delete"
@@ -178,14 +180,17 @@ class Effect:
     subject: str = ""
 
 
-def code_effects(code: str, values: Mapping[str, Any] | None = None) -> list[Effect]:
+def code_effects(
+    code: str, values: Mapping[str, Any] | None = None, outer: tuple[PathReader, ast.Call] | None = None
+) -> list[Effect]:
     """The effects `code` would have, in code order. `values`: the namespace the code will run in (a
-    name it reads as a path is judged by its value there); None when unknown."""
+    name it reads as a path is judged by its value there); None when unknown. `outer`: the code and
+    the call that run this code as text (`%time ...`), whose names it sees."""
     try:
         tree = ast.parse(python_of(code))
     except (SyntaxError, ValueError):
         return []  # it will not run
-    walk = _EffectWalk(code.splitlines(), values, analyse(tree))
+    walk = _EffectWalk(code.splitlines(), values, PathReader(analyse(tree), values, outer))
     walk.visit(tree)
     return walk.effects
 
@@ -202,12 +207,12 @@ def python_of(code: str) -> str:
 
 
 class _EffectWalk(ast.NodeVisitor):
-    def __init__(self, lines: list[str], values: Mapping[str, Any] | None, facts: CodeFacts) -> None:
+    def __init__(self, lines: list[str], values: Mapping[str, Any] | None, reader: PathReader) -> None:
         self.lines = lines
         self.values = values
-        self.facts = facts
-        reader = PathReader(facts, values)  # what names, paths and objects the code names
-        self.dotted = reader.dotted
+        self.reader = reader  # what names, paths and objects the code names
+        self.facts: CodeFacts = reader.facts
+        self.canonical: dict[ast.AST, str | None] = {}
         self.path_of = reader.path_of
         self.is_handle = reader.is_handle
         self.is_path_object = reader.is_path_object
@@ -239,6 +244,17 @@ class _EffectWalk(ast.NodeVisitor):
         elif target.text is None:
             target = UNKNOWN
         self.links[os.path.normpath(link.text)] = target
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """The dotted path `node` names, judged from the module a chain reaches (verification's
+        rule: `tempfile._shutil.rmtree` is `shutil.rmtree`)."""
+        if node not in self.canonical:
+            path = self.reader.dotted(node)
+            if path is not None and "." in path:
+                resolved = resolve_path(path, False, CHAIN_RULES)
+                path = resolved.canonical if resolved.reached is not None else path
+            self.canonical[node] = path
+        return self.canonical[node]
 
     # -- walk order ----------------------------------------------------------------------------------
 
@@ -346,7 +362,7 @@ class _EffectWalk(ast.NodeVisitor):
         if len(texts) < 2 or texts[0] not in ("time", "timeit", "capture", "prun") or texts[-1] is None:
             return
         offset = node.lineno - (1 if texts[0] is not None and len(texts) == 2 else 0)
-        for effect in code_effects(texts[-1], self.values):
+        for effect in code_effects(texts[-1], self.values, (self.reader, node)):
             self.effects.append(
                 Effect(effect.kind, effect.line + offset, effect.how, effect.path, effect.subject)
             )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from twnb.analysis import ChainRules
 from twnb.kernel import BIG_DATA_LIBRARIES
 from twnb.roles.taskweaver_verification import TaskWeaverRules
 
@@ -249,6 +250,10 @@ DYNAMIC_IMPORTERS: dict[str, str] = {
     "pandas.compat._optional.import_optional_dependency": "module",
     "pandas.compat.import_optional_dependency": "module",
 }
+
+# How a chain of attributes is judged from the module it reaches (twnb.analysis.chains): by
+# verification, and by risk grades (`tempfile._shutil.rmtree` deletes as `shutil.rmtree` does).
+CHAIN_RULES = ChainRules(REACHABLE_MODULES, MODULE_ATTRIBUTE_NAMES, tuple(DYNAMIC_IMPORTERS))
 
 # Dunder attributes that read metadata harmlessly; every other `__x__` attribute is refused because
 # that is the road to `__class__.__subclasses__()` and `__globals__`.

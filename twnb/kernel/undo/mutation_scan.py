@@ -27,7 +27,7 @@ code did not define and that is not in the known list, objects reached through a
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from twnb.analysis import (
     ASSIGN,
@@ -121,8 +121,11 @@ def _iterated_root(node: ast.expr) -> ast.Name | None:
 
 
 class _Scanner:
-    def __init__(self, facts: CodeFacts) -> None:
+    def __init__(self, facts: CodeFacts, outer: tuple[_Scanner, ast.Call] | None = None) -> None:
         self.facts = facts
+        # Code a magic runs as text (`%time ...`): the scanner of the code around it and the call; a
+        # name this code does not bind holds what that code bound before the call.
+        self.outer = outer
         self.uses: dict[str, list[MutationUse]] = {}
         self.holding: dict[int, set[str]] = {}  # id of a binding -> the namespace names it may hold
         # A function the code defines (by id) -> how its body may change each parameter: a call
@@ -140,7 +143,7 @@ class _Scanner:
         not bind it; a parameter of the code's own function stands for what a call passes)."""
         reaching = self.facts.reaching(node)
         if not reaching:
-            return {node.id}
+            return self.free(node.id)
         held: set[str] = set()
         for binding in reaching:
             held |= self.held_by(binding)
@@ -155,7 +158,7 @@ class _Scanner:
 
     def _held_by(self, binding: Binding) -> set[str]:
         if binding.kind == FREE:
-            return {binding.name}
+            return self.free(binding.name)
         source: ast.Name | None = None
         if binding.kind in (ASSIGN, WALRUS) and binding.value is not None:
             source = _root(binding.value)
@@ -168,6 +171,22 @@ class _Scanner:
             if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 return {_parameter(function, binding.name)}
         return self.resolve(source) if source is not None else set()
+
+    def free(self, name: str) -> set[str]:
+        """What a name the code does not bind may hold: the namespace's object, or what the code
+        around a magic's body bound before the magic's call."""
+        if self.outer is None:
+            return {name}
+        scanner, call = self.outer
+        bindings = scanner.facts.bound_before_call(name, call)
+        if not bindings:
+            return scanner.free(name)
+        held: set[str] = set()
+        for binding in bindings:
+            held |= scanner.held_by(binding)
+        if all(binding.conditional for binding in bindings):
+            held |= scanner.free(name)
+        return held
 
     def use(self, root: ast.Name | None, use: MutationUse) -> None:
         if root is None:
@@ -265,6 +284,8 @@ class _Scanner:
             for k in node.keywords
         )
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "run_cell_magic"):
+            self.magic_body(node)
         if isinstance(func, ast.Attribute):
             through = not isinstance(func.value, ast.Name)
             statement = statement_of(node) if func.attr in QUERY_METHODS else None
@@ -284,6 +305,24 @@ class _Scanner:
             if keyword.arg == "out":
                 self.use(_root(keyword.value), MutationUse("argument", node.lineno, text, called))
 
+    def magic_body(self, node: ast.Call) -> None:
+        """`%time ...` and `%%capture` run Python given as text: its changes are the code's too (the
+        same magics risk grades read)."""
+        texts = [
+            a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args
+        ]
+        if len(texts) < 2 or texts[0] not in _TEXT_MAGICS or texts[-1] is None:
+            return
+        try:
+            body = ast.parse(texts[-1])
+        except SyntaxError:
+            return
+        offset = node.lineno - (1 if len(texts) == 2 else 0)
+        inner = _Scanner(analyse(body), (self, node))
+        inner.run(body)
+        for name, uses in inner.uses.items():
+            self.uses.setdefault(name, []).extend(replace(u, line=u.line + offset) for u in uses)
+
     def defined_call(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.Call, text: str
     ) -> None:
@@ -300,6 +339,9 @@ class _Scanner:
                     use.through, use.columns, use.statement,
                 )  # fmt: skip
                 self.use(_root(argument), inner)
+
+
+_TEXT_MAGICS = ("time", "timeit", "capture", "prun")
 
 
 def _parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:

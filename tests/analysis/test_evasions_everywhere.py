@@ -1,0 +1,109 @@
+"""Rules learned anywhere hold everywhere: every evasion found in the tests of one consumer of the
+analysis of code (verification's corpus, risk grades, undo's estimate), run against every consumer
+it applies to.
+
+An evasion is a way of writing an action so that its spelling hides it: an import alias, a module
+bound to a name, a chain through another module, a from-import under another name, a name bound in
+a branch, a loop or comprehension variable, a function's parameter, a walrus, the body of `%time`.
+Each is written here around one action per consumer: deleting `sales.csv` with `shutil.rmtree` (which
+verification refuses and risky step mode pauses on), and changing the user's DataFrame `df` or list
+`rows` in place (which undo's estimate must copy first and risky step mode pauses on). Plugin-only
+mode refuses all of them (it allows plugin calls and nothing else).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from twnb.kernel import estimate_in_place
+from twnb.roles.plugin_only import check_plugin_only
+from twnb.roles.risk_grades import RiskPlace, grade_code
+from twnb.roles.verification import verify_code
+
+# -- deleting a file through a module (`shutil.rmtree`), written to hide the module or the function --
+MODULE_EVASIONS: list[tuple[str, str]] = [
+    ("import shutil\nshutil.rmtree('sales.csv')", "spelled out"),
+    ("import shutil as s\ns.rmtree('sales.csv')", "import alias"),
+    ("import shutil\nx = shutil\nx.rmtree('sales.csv')", "module bound to another name"),
+    ("import shutil\nx = shutil\ny = x\ny.rmtree('sales.csv')", "module bound through two names"),
+    ("from shutil import rmtree as gone\ngone('sales.csv')", "from-import under another name"),
+    ("import shutil\ngone = shutil.rmtree\ngone('sales.csv')", "function bound to a name"),
+    ("import tempfile\ntempfile._shutil.rmtree('sales.csv')", "module reached through another module"),
+    ("from tempfile import _shutil as s\ns.rmtree('sales.csv')", "from-import of a module attribute"),
+    (
+        "import shutil\nif flag:\n    x = shutil\nelse:\n    x = None\nx.rmtree('sales.csv')",
+        "bound in a branch",
+    ),
+    ("import shutil\ndef f():\n    shutil.rmtree('sales.csv')\nf()", "inside the code's own function"),
+    ("import shutil\nfor _ in range(1):\n    shutil.rmtree('sales.csv')", "inside a loop"),
+    ("import shutil\n[shutil.rmtree('sales.csv') for _ in range(1)]", "inside a comprehension"),
+    ("import shutil\nif (x := shutil):\n    x.rmtree('sales.csv')", "bound by a walrus"),
+    ("import shutil\n%time shutil.rmtree('sales.csv')", "in a %time body"),
+    ("import shutil as s\n%time s.rmtree('sales.csv')", "an alias used in a %time body"),
+]
+
+# -- changing the user's objects in place, through other names --------------------------------------
+OBJECT_EVASIONS: list[tuple[str, str, str]] = [
+    ("df.drop(columns='a', inplace=True)", "df", "spelled out"),
+    ("alias = df\nalias.drop(columns='a', inplace=True)", "df", "bound to another name"),
+    ("a = df\nb = a\nb.loc[0, 'a'] = 9", "df", "bound through two names"),
+    ("if flag:\n    x = df\nelse:\n    x = other\nx['b'] = 1", "df", "bound in a branch"),
+    ("if flag:\n    df = other\ndf['b'] = 1", "df", "rebound where it may not run"),
+    ("for row in rows:\n    row.append(0)", "rows", "a loop variable"),
+    ("[row.append(0) for row in rows]", "rows", "a comprehension variable"),
+    ("def clean(d):\n    d.dropna(inplace=True)\nclean(df)", "df", "a function's parameter"),
+    ("def f():\n    df['b'] = 1\nf()", "df", "inside the code's own function"),
+    ("if (x := df) is not None:\n    x['b'] = 1", "df", "bound by a walrus"),
+    ("%time df.drop(columns='a', inplace=True)", "df", "in a %time body"),
+    ("alias = df\n%time alias['b'] = 1", "df", "an alias used in a %time body"),
+]
+
+
+@pytest.fixture
+def place(tmp_path: Path) -> RiskPlace:
+    (tmp_path / "sales.csv").write_text("a\n1\n")
+    values = {"df": pd.DataFrame({"a": [1.0, 2.0]}), "rows": [[1], [2]], "other": pd.DataFrame()}
+    return RiskPlace(tmp_path, None, values)
+
+
+@pytest.mark.parametrize("code", [c for c, _ in MODULE_EVASIONS], ids=[w for _, w in MODULE_EVASIONS])
+def test_verification_refuses_the_deletion_however_it_is_written(code: str) -> None:
+    refusals = verify_code(code)
+    assert refusals, "verification let it through"
+
+
+@pytest.mark.parametrize("code", [c for c, _ in MODULE_EVASIONS], ids=[w for _, w in MODULE_EVASIONS])
+def test_risky_mode_pauses_on_the_deletion_however_it_is_written(code: str, place: RiskPlace) -> None:
+    found = [(f.key, f.subject) for f in grade_code(code, place)]
+    assert ("delete", "sales.csv") in found
+
+
+@pytest.mark.parametrize(
+    ("code", "name"), [(c, n) for c, n, _ in OBJECT_EVASIONS], ids=[w for _, _, w in OBJECT_EVASIONS]
+)
+def test_undo_copies_the_object_changed_in_place_however_it_is_reached(
+    code: str, name: str, place: RiskPlace
+) -> None:
+    assert place.values is not None
+    targets = estimate_in_place(code, place.values, budget_mb=100).targets
+    assert name in [t.name for t in targets]
+
+
+@pytest.mark.parametrize(
+    ("code", "name"), [(c, n) for c, n, _ in OBJECT_EVASIONS], ids=[w for _, _, w in OBJECT_EVASIONS]
+)
+def test_risky_mode_pauses_on_the_change_in_place_however_it_is_reached(
+    code: str, name: str, place: RiskPlace
+) -> None:
+    assert ("in_place", name) in [(f.key, f.subject) for f in grade_code(code, place)]
+
+
+EVERY_EVASION = [c for c, _ in MODULE_EVASIONS] + [c for c, _, _ in OBJECT_EVASIONS]
+
+
+@pytest.mark.parametrize("code", EVERY_EVASION)
+def test_plugin_only_mode_refuses_every_evasion(code: str) -> None:
+    assert check_plugin_only(code, ["plugin"]) != []

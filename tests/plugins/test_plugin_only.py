@@ -138,3 +138,17 @@ def test_taskweavers_allowed_variables_rule(code, allowed, refused):
     refusals = check_allowed(code, allowed_variables=allowed)
     assert len(refusals) == refused
     assert all(r.message.startswith("assigning to ") for r in refusals)
+
+
+def test_a_result_rebound_to_something_else_is_no_longer_a_result():
+    code = "r = city_lookup('Lima')\nr = secret\nunit_converter(r)"
+    refusals = check_plugin_only(code, PLUGINS)
+    assert [(r.line, r.message) for r in refusals][-1] == (
+        3,
+        "an argument must be a literal or an earlier plugin result",
+    )
+
+
+def test_an_earlier_result_rebound_by_this_code_is_no_longer_a_result():
+    refusals = check_plugin_only("distance = 5\nunit_converter(distance)", PLUGINS, variables=["distance"])
+    assert 2 in [r.line for r in refusals]

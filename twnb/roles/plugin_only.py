@@ -17,10 +17,14 @@ model can rewrite the code or answer in text. The seam is `check_plugin_only(cod
 variables)`; the CodeInterpreter calls it after the ordinary verification when the Round is
 plugin-only, and only then.
 
+What a name holds is read from the one analysis of code (twnb/analysis): a name is a plugin's result
+when the last binding before it is an assignment of a plugin call this check let through, or, when
+this code does not bind it, when an earlier run assigned it.
+
 `check_allowed(code, allowed_functions=..., allowed_variables=...)` is TaskWeaver's own pair of rules
 on their own, as its `code_snippet_verification` applies them: with a list of allowed functions every
 call must name one (an empty list allows none, None any); with a list of allowed variables every name
-an assignment binds must be one.
+an assignment binds must be one. They judge names as written, as TaskWeaver does.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from twnb.analysis import FREE, CodeFacts, analyse
 from twnb.roles.refusal import Refusal, Rule
 
 __all__ = ["assigned_names", "check_allowed", "check_plugin_only"]
@@ -45,7 +50,7 @@ def check_plugin_only(code: str, functions: Iterable[str], variables: Iterable[s
     except SyntaxError as error:
         line = error.lineno or 1
         return [_refusal(lines, line, f"is not valid Python ({error.msg})", rule=Rule.SYNTAX)]
-    checker = _Checker(lines, allowed, set(variables))
+    checker = _Checker(lines, allowed, frozenset(variables), analyse(tree))
     for statement in tree.body:
         checker.statement(statement)
     return checker.refusals
@@ -98,12 +103,9 @@ def assigned_names(code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    names: list[str] = []
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign):
-            for target in statement.targets:
-                names.extend(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return names
+    facts = analyse(tree)
+    body = {id(statement) for statement in tree.body if isinstance(statement, ast.Assign)}
+    return [b.name for b in facts.bindings if id(b.node) in body]
 
 
 def _refusal(
@@ -121,11 +123,22 @@ def _refusal(
 
 
 class _Checker:
-    def __init__(self, lines: list[str], functions: frozenset[str], variables: set[str]) -> None:
+    def __init__(
+        self, lines: list[str], functions: frozenset[str], earlier: frozenset[str], facts: CodeFacts
+    ) -> None:
         self.lines = lines
         self.functions = functions
-        self.variables = variables
+        self.earlier = earlier  # results earlier plugin-only runs assigned
+        self.facts = facts
+        self.accepted: set[int] = set()  # ids of the assignments of plugin calls let through
         self.refusals: list[Refusal] = []
+
+    def is_result(self, node: ast.Name) -> bool:
+        """Whether `node` reads what a plugin call returned (see the module docstring)."""
+        binding = self.facts.latest(node)
+        if binding is None or binding.kind == FREE:
+            return node.id in self.earlier
+        return id(binding.node) in self.accepted
 
     def refuse(self, node: ast.AST, message: str, subject: str = "") -> None:
         self.refusals.append(_refusal(self.lines, getattr(node, "lineno", 1), message, subject))
@@ -138,8 +151,7 @@ class _Checker:
                 if not self.target(target):
                     self.refuse(target, "results may only be assigned to plain names")
                     return
-            for target in node.targets:
-                self.variables.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            self.accepted.add(id(node))
             return
         if isinstance(node, ast.Expr):
             value = node.value
@@ -189,7 +201,7 @@ class _Checker:
                 self.value(v) for v in node.values
             )
         if isinstance(node, ast.Name):
-            return node.id in self.variables
+            return self.is_result(node)
         return False
 
     def target(self, node: ast.expr) -> bool:
@@ -201,7 +213,7 @@ class _Checker:
 
     def result_names(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
-            if node.id not in self.variables:
+            if not self.is_result(node):
                 self.refuse(node, f"{node.id} is not a result of a plugin call", subject=node.id)
                 return True  # refused already, with its own reason
             return True

@@ -4,7 +4,8 @@ it applies to.
 
 An evasion is a way of writing an action so that its spelling hides it: an import alias, a module
 bound to a name, a chain through another module, a from-import under another name, a name bound in
-a branch, a loop or comprehension variable, a function's parameter, a walrus, the body of `%time`.
+a branch, a loop or comprehension variable, a function's parameter, a walrus, the body of `%time`
+(or of `%timeit` after its options).
 Each is written here around one action per consumer: deleting `sales.csv` with `shutil.rmtree` (which
 verification refuses and risky step mode pauses on), and changing the user's DataFrame `df` or list
 `rows` in place (which undo's estimate must copy first and risky step mode pauses on). Plugin-only
@@ -43,6 +44,7 @@ MODULE_EVASIONS: list[tuple[str, str]] = [
     ("import shutil\nif (x := shutil):\n    x.rmtree('sales.csv')", "bound by a walrus"),
     ("import shutil\n%time shutil.rmtree('sales.csv')", "in a %time body"),
     ("import shutil as s\n%time s.rmtree('sales.csv')", "an alias used in a %time body"),
+    ("import shutil\n%timeit -n1 -r1 shutil.rmtree('sales.csv')", "in a %timeit body after its options"),
 ]
 
 # -- changing the user's objects in place, through other names --------------------------------------
@@ -59,6 +61,7 @@ OBJECT_EVASIONS: list[tuple[str, str, str]] = [
     ("if (x := df) is not None:\n    x['b'] = 1", "df", "bound by a walrus"),
     ("%time df.drop(columns='a', inplace=True)", "df", "in a %time body"),
     ("alias = df\n%time alias['b'] = 1", "df", "an alias used in a %time body"),
+    ("%timeit -n1 -r1 df.drop(columns='a', inplace=True)", "df", "in a %timeit body after its options"),
 ]
 
 

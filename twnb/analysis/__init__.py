@@ -3,14 +3,16 @@
 `analyse(tree)` resolves the names of parsed code in one pass (names.py): imports and their aliases,
 modules bound to names, loop and comprehension variables, parameters, the code's own functions, in
 Python's scopes. `resolve_path` judges a dotted path from the module it really reaches (chains.py);
-`PathReader` says what a path expression names (paths.py). Verification, risk grades and undo's
-estimate are rules over these answers (docs/architecture.md, "One analysis of code"). Only the
-standard library is imported.
+`PathReader` says what a path expression names (paths.py); `magic_body` the Python a magic runs as
+text (magic_bodies.py). Verification, risk grades, plugin-only mode and undo's estimate are rules
+over these answers (docs/architecture.md, "One analysis of code"). Only the standard library is
+imported.
 """
 
 from __future__ import annotations
 
 from twnb.analysis.chains import ChainRules, Resolved, builtin_name, importer_name, resolve_path
+from twnb.analysis.magic_bodies import LINE_OPTIONS, TEXT_MAGICS, MagicBody, magic_body
 from twnb.analysis.names import (
     ASSIGN,
     AUGMENTED,
@@ -59,6 +61,7 @@ __all__ = [
     "FROM_IMPORT",
     "FUNCTION",
     "IMPORT",
+    "LINE_OPTIONS",
     "LOOP",
     "MATCH",
     "NOT_A_PATH",
@@ -66,6 +69,7 @@ __all__ = [
     "OPENERS",
     "PARAMETER",
     "PATH_TYPES",
+    "TEXT_MAGICS",
     "UNKNOWN",
     "UNPACKED",
     "WALRUS",
@@ -73,6 +77,7 @@ __all__ = [
     "Binding",
     "ChainRules",
     "CodeFacts",
+    "MagicBody",
     "PathGuess",
     "PathReader",
     "Position",
@@ -83,6 +88,7 @@ __all__ = [
     "end_of",
     "importer_name",
     "leaf",
+    "magic_body",
     "parameters",
     "resolve_path",
     "start_of",

@@ -28,6 +28,7 @@ from twnb.analysis import (
     Resolved,
     analyse,
     binding_sites,
+    magic_body,
     start_of,
 )
 from twnb.analysis import resolve_path as resolve_chain
@@ -40,10 +41,8 @@ from twnb.roles.verification_policy import (
     FRAME_ATTRIBUTES,
     INSTALL_MAGICS,
     MODULE_ATTRIBUTE_NAMES,
-    PYTHON_BODY_MAGICS,
     SHELL_MAGICS,
     SHELL_METHODS,
-    TIMEIT_OPTIONS,
     VerificationConfig,
 )
 
@@ -530,11 +529,10 @@ class CodeChecker(ast.NodeVisitor):
                 subject=prefix + name,
             )
             return True
-        if name in PYTHON_BODY_MAGICS:
-            body = args[-1] if cell else TIMEIT_OPTIONS.sub("", args[1] or "") if len(args) > 1 else ""
-            if body and body.strip():
-                offset = self.line_offset + (node.lineno if cell else node.lineno - 1)
-                self.refusals.extend(check_code(body, self.config, offset, _Outer(self, node)))
+        body = magic_body(node)
+        if body is not None and body.text.strip():
+            offset = self.line_offset + body.line_offset
+            self.refusals.extend(check_code(body.text, self.config, offset, _Outer(self, node)))
         return True
 
 

@@ -29,6 +29,7 @@ from twnb.analysis import (
     PathGuess,
     PathReader,
     analyse,
+    magic_body,
     resolve_path,
 )
 from twnb.analysis import leaf as _leaf
@@ -342,8 +343,7 @@ class _EffectWalk(ast.NodeVisitor):
             and _constant(node.args[1]) is None
         ):
             self.add(UNFOLLOWED, node, subject=f"{leaf} with a computed name")
-        if isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "run_cell_magic"):
-            self.magic_body(node)
+        self.magic_body(node)
         if dotted in CHDIR or leaf in ("chdir", "fchdir"):
             self.add(WORKING_FOLDER, node, subject=(_constant(node.args[0]) or "") if node.args else "")
             return
@@ -357,14 +357,13 @@ class _EffectWalk(ast.NodeVisitor):
         self.file_call(node, func, leaf, dotted)
 
     def magic_body(self, node: ast.Call) -> None:
-        """`%time ...` and `%%capture` run Python given as text: read it too."""
-        texts = [_constant(a) for a in node.args]
-        if len(texts) < 2 or texts[0] not in ("time", "timeit", "capture", "prun") or texts[-1] is None:
+        """`%time ...` and `%%capture` run Python given as text (`magic_body`): read it too."""
+        body = magic_body(node)
+        if body is None:
             return
-        offset = node.lineno - (1 if texts[0] is not None and len(texts) == 2 else 0)
-        for effect in code_effects(texts[-1], self.values, (self.reader, node)):
+        for effect in code_effects(body.text, self.values, (self.reader, node)):
             self.effects.append(
-                Effect(effect.kind, effect.line + offset, effect.how, effect.path, effect.subject)
+                Effect(effect.kind, effect.line + body.line_offset, effect.how, effect.path, effect.subject)
             )
 
     def network_call(self, node: ast.Call, leaf: str, dotted: str) -> None:

@@ -5,7 +5,6 @@ Every list is data a user or a test can replace; the walk that applies them is `
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from twnb.analysis import ChainRules
@@ -265,13 +264,11 @@ DEFAULT_ALLOWED_LINE_MAGICS: frozenset[str] = frozenset(
 )
 DEFAULT_ALLOWED_CELL_MAGICS: frozenset[str] = frozenset({"time", "timeit", "capture"})
 
-# Magic names whose argument (line) or body (cell) is Python that must pass the same checks.
-PYTHON_BODY_MAGICS = frozenset({"time", "timeit", "capture"})
+# A magic whose line or cell is Python (twnb.analysis.TEXT_MAGICS) has it pass the same checks.
 INSTALL_MAGICS = frozenset({"pip", "conda", "mamba", "micromamba"})
 SHELL_MAGICS = frozenset({"sx", "system", "bash", "sh", "script", "perl", "ruby", "powershell", "cmd"})
 # Names that give direct access to the interpreter's machinery.
 BLOCKED_NAMES = frozenset({"__builtins__", "__loader__", "__spec__"})
-TIMEIT_OPTIONS = re.compile(r"^\s*(?:-(?:[nrp]\s*\S+|[qoc]|t)\s+)*")
 
 
 @dataclass(frozen=True)

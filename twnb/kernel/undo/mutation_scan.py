@@ -40,6 +40,7 @@ from twnb.analysis import (
     Binding,
     CodeFacts,
     analyse,
+    magic_body,
     parameters,
 )
 from twnb.kernel.undo.database_reads import QUERY_METHODS, statement_of
@@ -284,8 +285,7 @@ class _Scanner:
             for k in node.keywords
         )
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "run_cell_magic"):
-            self.magic_body(node)
+        self.magic_body(node)
         if isinstance(func, ast.Attribute):
             through = not isinstance(func.value, ast.Name)
             statement = statement_of(node) if func.attr in QUERY_METHODS else None
@@ -308,20 +308,17 @@ class _Scanner:
     def magic_body(self, node: ast.Call) -> None:
         """`%time ...` and `%%capture` run Python given as text: its changes are the code's too (the
         same magics risk grades read)."""
-        texts = [
-            a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args
-        ]
-        if len(texts) < 2 or texts[0] not in _TEXT_MAGICS or texts[-1] is None:
+        body = magic_body(node)
+        if body is None:
             return
         try:
-            body = ast.parse(texts[-1])
+            tree = ast.parse(body.text)
         except SyntaxError:
             return
-        offset = node.lineno - (1 if len(texts) == 2 else 0)
-        inner = _Scanner(analyse(body), (self, node))
-        inner.run(body)
+        inner = _Scanner(analyse(tree), (self, node))
+        inner.run(tree)
         for name, uses in inner.uses.items():
-            self.uses.setdefault(name, []).extend(replace(u, line=u.line + offset) for u in uses)
+            self.uses.setdefault(name, []).extend(replace(u, line=u.line + body.line_offset) for u in uses)
 
     def defined_call(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.Call, text: str
@@ -339,9 +336,6 @@ class _Scanner:
                     use.through, use.columns, use.statement,
                 )  # fmt: skip
                 self.use(_root(argument), inner)
-
-
-_TEXT_MAGICS = ("time", "timeit", "capture", "prun")
 
 
 def _parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:

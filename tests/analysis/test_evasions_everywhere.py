@@ -54,6 +54,8 @@ OBJECT_EVASIONS: list[tuple[str, str, str]] = [
     ("a = df\nb = a\nb.loc[0, 'a'] = 9", "df", "bound through two names"),
     ("if flag:\n    x = df\nelse:\n    x = other\nx['b'] = 1", "df", "bound in a branch"),
     ("if flag:\n    df = other\ndf['b'] = 1", "df", "rebound where it may not run"),
+    ("from random import shuffle as mix\nmix(rows)", "rows", "a from-import under another name"),
+    ("import random\nmix = random.shuffle\nmix(rows)", "rows", "a function bound to a name"),
     ("for row in rows:\n    row.append(0)", "rows", "a loop variable"),
     ("[row.append(0) for row in rows]", "rows", "a comprehension variable"),
     ("def clean(d):\n    d.dropna(inplace=True)\nclean(df)", "df", "a function's parameter"),

@@ -13,7 +13,8 @@ tree for the ways an object reached by name is changed where it lives:
 Which method calls change which objects depends on the object's type, so a use is reported with the
 method's name and whether it said `inplace=True`; `in_place_estimate.py` judges it against the live
 object. What a name holds is read from the one analysis of code (twnb/analysis), so aliases are
-followed: `x = df; x["a"] = 1`, `for row in rows: row.append(0)` and
+followed (of the objects changed and of the functions changing them: `from random import shuffle as
+mix`): `x = df; x["a"] = 1`, `for row in rows: row.append(0)` and
 `item = d["k"]; item.append(1)` report `df`, `rows` and `d`, and so are the code's own functions: what
 a function's body does to a parameter, a call does to the object it passes there
 (`def clean(d): d.dropna(inplace=True)` then `clean(sales)` reports `sales`). A name the code rebinds
@@ -296,6 +297,10 @@ class _Scanner:
             called = func.id
         else:
             called = ""
+        # The function as imported, whatever it is called here (`from random import shuffle as mix`).
+        dotted = self.facts.dotted(func)
+        if dotted is not None and dotted.rpartition(".")[2] in ARGUMENT_MUTATORS:
+            called = dotted.rpartition(".")[2]
         function = self.facts.own_function(func)
         if function is not None and id(function) in self.parameter_uses:
             self.defined_call(function, node, text)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from twnb.analysis import (
+    ASSIGN,
     FROM_IMPORT,
     IMPORT,
     Binding,
@@ -226,7 +227,7 @@ class CodeChecker(ast.NodeVisitor):
                 return binding.module, True
             return binding.module, resolve_path(binding.module, known_module=False).is_module
         value = binding.value
-        if binding.kind != "assign" or not isinstance(value, ast.Name | ast.Attribute):
+        if binding.kind != ASSIGN or not isinstance(value, ast.Name | ast.Attribute):
             return None
         if isinstance(value, ast.Name):
             return self.alias(value)

@@ -5,7 +5,7 @@ it applies to.
 An evasion is a way of writing an action so that its spelling hides it: an import alias, a module
 bound to a name, a chain through another module, a from-import under another name, a name bound in
 a branch, a loop or comprehension variable, a function's parameter, a walrus, the body of `%time`
-(or of `%timeit` after its options).
+(or of `%timeit` after its options), a module passed around as a value, a star import.
 Each is written here around one action per consumer: deleting `sales.csv` with `shutil.rmtree` (which
 verification refuses and risky step mode pauses on), and changing the user's DataFrame `df` or list
 `rows` in place (which undo's estimate must copy first and risky step mode pauses on). Plugin-only
@@ -45,6 +45,20 @@ MODULE_EVASIONS: list[tuple[str, str]] = [
     ("import shutil\n%time shutil.rmtree('sales.csv')", "in a %time body"),
     ("import shutil as s\n%time s.rmtree('sales.csv')", "an alias used in a %time body"),
     ("import shutil\n%timeit -n1 -r1 shutil.rmtree('sales.csv')", "in a %timeit body after its options"),
+]
+
+# -- the same deletion where the module is passed around, as verification's corpus hides `os.system`:
+# no reading of the code can say what is called; verification refuses, risky mode pauses as unfollowed
+UNFOLLOWABLE_EVASIONS: list[tuple[str, str]] = [
+    ("import shutil\n[shutil][0].rmtree('sales.csv')", "module inside a list"),
+    ("import shutil\ndef f(m):\n    return m.rmtree\nf(shutil)('sales.csv')", "module passed to a function"),
+    ("import shutil\nclass A:\n    m = shutil\nA.m.rmtree('sales.csv')", "module as a class attribute"),
+    ("import shutil\nfor m in [shutil]:\n    m.rmtree('sales.csv')", "module as a loop variable"),
+    ("import shutil\ng = lambda: shutil\ng().rmtree('sales.csv')", "module returned by a lambda"),
+    ("import shutil\ngetattr(shutil, 'rmtree')('sales.csv')", "getattr with a constant string"),
+    ("import operator, shutil\noperator.methodcaller('rmtree', 'sales.csv')(shutil)", "methodcaller"),
+    ("import shutil\nshutil.__dict__['rmtree']('sales.csv')", "module __dict__ lookup"),
+    ("from shutil import *\nrmtree('sales.csv')", "star import"),
 ]
 
 # -- changing the user's objects in place, through other names --------------------------------------
@@ -87,6 +101,20 @@ def test_risky_mode_pauses_on_the_deletion_however_it_is_written(code: str, plac
 
 
 @pytest.mark.parametrize(
+    "code", [c for c, _ in UNFOLLOWABLE_EVASIONS], ids=[w for _, w in UNFOLLOWABLE_EVASIONS]
+)
+def test_verification_refuses_a_module_passed_around(code: str) -> None:
+    assert verify_code(code)
+
+
+@pytest.mark.parametrize(
+    "code", [c for c, _ in UNFOLLOWABLE_EVASIONS], ids=[w for _, w in UNFOLLOWABLE_EVASIONS]
+)
+def test_risky_mode_pauses_on_a_module_passed_around(code: str, place: RiskPlace) -> None:
+    assert "unfollowed" in [f.key for f in grade_code(code, place)]
+
+
+@pytest.mark.parametrize(
     ("code", "name"), [(c, n) for c, n, _ in OBJECT_EVASIONS], ids=[w for _, _, w in OBJECT_EVASIONS]
 )
 def test_undo_copies_the_object_changed_in_place_however_it_is_reached(
@@ -106,7 +134,9 @@ def test_risky_mode_pauses_on_the_change_in_place_however_it_is_reached(
     assert ("in_place", name) in [(f.key, f.subject) for f in grade_code(code, place)]
 
 
-EVERY_EVASION = [c for c, _ in MODULE_EVASIONS] + [c for c, _, _ in OBJECT_EVASIONS]
+EVERY_EVASION = [c for c, _ in [*MODULE_EVASIONS, *UNFOLLOWABLE_EVASIONS]] + [
+    c for c, _, _ in OBJECT_EVASIONS
+]
 
 
 @pytest.mark.parametrize("code", EVERY_EVASION)

@@ -7,8 +7,9 @@ the one analysis of code (twnb/analysis: import aliases, modules and their parts
 variables and parameters), and so are paths built from constants (`Path("out") / "a.csv"`,
 `os.path.join(...)`, f-strings, a name the code or the namespace binds to a path). These are rules
 over that reading. A path it cannot tell is reported as unknown (`path` None), never as safe. Evasions
-verification already refuses (`getattr`, `exec`, `__import__`) are reported by the in-place estimate
-as what it cannot follow.
+verification already refuses (`exec`, `__import__`, `getattr` with a computed name, and as verification
+does, a module passed around as a value, `__dict__`, a star import of a module judged here) are
+reported as what it cannot follow.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +46,8 @@ DATABASE = "database"  # a database the namespace is connected to, changed throu
 # Builtins that reach names, attributes or code by string: what the code does through them cannot be
 # read from it (verification refuses them by default; with verification off they pause).
 UNFOLLOWABLE = frozenset({"exec", "eval", "compile", "globals", "locals", "vars", "__import__"})
+# Attributes that reach an object's names by string (`shutil.__dict__["rmtree"]`), as `vars` does.
+UNFOLLOWABLE_ATTRIBUTES = frozenset({"__dict__", "__globals__", "__builtins__", "__getattribute__"})
 
 # Methods that write a file at their first argument (or one of PATH_KEYWORDS). Those that return
 # text when given no path (`to_csv()`) write nothing then.
@@ -126,6 +130,8 @@ ENVIRONMENT_CALLS = frozenset(
         "locale.setlocale",
     }
 )
+# The functions judged here by their dotted names.
+_JUDGED_FUNCTIONS = LINKERS | DATABASES | MOVERS | COPIERS | DELETERS | MAKERS | CHDIR | ENVIRONMENT_CALLS
 # Parts of a process's environment the code may not change in place.
 ENVIRONMENT_OBJECTS = frozenset({"os.environ", "sys.path", "sys.meta_path", "sys.path_hooks"})
 NETWORK_MODULES = frozenset(
@@ -218,6 +224,7 @@ class _EffectWalk(ast.NodeVisitor):
         self.is_handle = reader.is_handle
         self.is_path_object = reader.is_path_object
         self.value_binding = reader.value_binding
+        self.imported = {b.module for b in self.facts.bindings if b.is_import}  # modules the code imports
         self.links: dict[str, PathGuess] = {}  # a link the code made (its path) -> the file it names
         self.effects: list[Effect] = []
 
@@ -260,8 +267,58 @@ class _EffectWalk(ast.NodeVisitor):
     # -- walk order ----------------------------------------------------------------------------------
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in UNFOLLOWABLE and isinstance(node.ctx, ast.Load):
+        if not isinstance(node.ctx, ast.Load):
+            return
+        if node.id in UNFOLLOWABLE:
             self.add(UNFOLLOWED, node, subject=node.id)
+            return
+        module = self.held_module(node)
+        if module is not None and not self.plain_module_use(node):
+            self.add(UNFOLLOWED, node, subject=f"the module {module} used as a value")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in UNFOLLOWABLE_ATTRIBUTES:
+            self.add(UNFOLLOWED, node, subject=node.attr)
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        """`from shutil import *` brings `rmtree` in under a name no import binds (verification's
+        rule: a star import of a module whose functions are judged here)."""
+        module = node.module or ""
+        if any(alias.name == "*" for alias in node.names) and any(
+            name.startswith(module + ".") for name in _JUDGED_FUNCTIONS
+        ):
+            self.add(UNFOLLOWED, node, subject=f"from {module} import *")
+
+    def held_module(self, node: ast.Name) -> str | None:
+        """The module the name `node` reads holds (an import of the code or the namespace's module),
+        None when it holds something else."""
+        path = self.reader.dotted(node)
+        if path is None:
+            return None
+        known = "." not in path and (path in self.imported or path in sys.modules)
+        resolved = resolve_path(path, known, CHAIN_RULES)
+        return resolved.canonical if resolved.is_module else None
+
+    def plain_module_use(self, node: ast.Name) -> bool:
+        """Verification's rule: a module may start an attribute chain or be the whole value of a plain
+        `name = module` (outside a class body); passed around as a value (`f(shutil)`, `[os][0]`,
+        `getattr(shutil, "rmtree")`), what is done through it cannot be read from the code."""
+        parent = self.facts.parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return True
+        if isinstance(parent, ast.Assign) and parent.value is node:
+            plain = all(isinstance(t, ast.Name) for t in parent.targets)
+        elif isinstance(parent, ast.AnnAssign) and parent.value is node:
+            plain = isinstance(parent.target, ast.Name)
+        else:
+            return False
+        scope = self.facts.parents.get(parent)
+        while scope is not None and not isinstance(
+            scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        ):
+            scope = self.facts.parents.get(scope)
+        return plain and not isinstance(scope, ast.ClassDef)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)

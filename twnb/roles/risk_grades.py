@@ -150,7 +150,8 @@ GRADES: tuple[Grade, ...] = (
         True,
         "does what verification cannot follow",
         "`exec`, `eval`, `compile`, `globals()`, `vars()`, `__import__`, `getattr`/`setattr`/`delattr` "
-        "with a computed name",
+        "with a computed name, a module passed around as a value (`f(shutil)`), `__dict__`, "
+        "`from shutil import *`",
         "whatever of the above it does",
     ),
 )

@@ -5,7 +5,8 @@ it applies to.
 An evasion is a way of writing an action so that its spelling hides it: an import alias, a module
 bound to a name, a chain through another module, a from-import under another name, a name bound in
 a branch, a loop or comprehension variable, a function's parameter, a walrus, the body of `%time`
-(or of `%timeit` after its options), a module passed around as a value, a star import.
+(or of `%timeit` after its options), a module passed around as a value, a star import, a builtin
+under another name.
 Each is written here around one action per consumer: deleting `sales.csv` with `shutil.rmtree` (which
 verification refuses and risky step mode pauses on), and changing the user's DataFrame `df` or list
 `rows` in place (which undo's estimate must copy first and risky step mode pauses on). Plugin-only
@@ -61,6 +62,13 @@ UNFOLLOWABLE_EVASIONS: list[tuple[str, str]] = [
     ("from shutil import *\nrmtree('sales.csv')", "star import"),
 ]
 
+# -- overwriting sales.csv with the builtin `open` under another name (verification allows `open`)
+OPEN_EVASIONS: list[tuple[str, str]] = [
+    ("open('sales.csv', 'w')", "spelled out"),
+    ("o = open\no('sales.csv', 'w')", "bound to another name"),
+    ("from builtins import open as o\no('sales.csv', 'w')", "imported from builtins under another name"),
+]
+
 # -- changing the user's objects in place, through other names --------------------------------------
 OBJECT_EVASIONS: list[tuple[str, str, str]] = [
     ("df.drop(columns='a', inplace=True)", "df", "spelled out"),
@@ -70,6 +78,8 @@ OBJECT_EVASIONS: list[tuple[str, str, str]] = [
     ("if flag:\n    df = other\ndf['b'] = 1", "df", "rebound where it may not run"),
     ("from random import shuffle as mix\nmix(rows)", "rows", "a from-import under another name"),
     ("import random\nmix = random.shuffle\nmix(rows)", "rows", "a function bound to a name"),
+    ("s = setattr\ns(df, 'b', 1)", "df", "a builtin bound to another name"),
+    ("e = enumerate\nfor i, row in e(rows):\n    row.append(0)", "rows", "a builtin's result looped over"),
     ("for row in rows:\n    row.append(0)", "rows", "a loop variable"),
     ("[row.append(0) for row in rows]", "rows", "a comprehension variable"),
     ("def clean(d):\n    d.dropna(inplace=True)\nclean(df)", "df", "a function's parameter"),
@@ -112,6 +122,11 @@ def test_verification_refuses_a_module_passed_around(code: str) -> None:
 )
 def test_risky_mode_pauses_on_a_module_passed_around(code: str, place: RiskPlace) -> None:
     assert "unfollowed" in [f.key for f in grade_code(code, place)]
+
+
+@pytest.mark.parametrize("code", [c for c, _ in OPEN_EVASIONS], ids=[w for _, w in OPEN_EVASIONS])
+def test_risky_mode_pauses_on_the_overwrite_however_open_is_named(code: str, place: RiskPlace) -> None:
+    assert ("overwrite", "sales.csv") in [(f.key, f.subject) for f in grade_code(code, place)]
 
 
 @pytest.mark.parametrize(

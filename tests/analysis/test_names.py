@@ -117,3 +117,18 @@ def test_code_a_call_runs_as_text_sees_the_names_bound_before_the_call_only() ->
     (call,) = facts.calls
     assert [b.module for b in facts.bound_before_call("os", call)] == ["os"]
     assert facts.bound_before_call("sys", call) == []
+
+
+def builtin_calls(code: str) -> list[str | None]:
+    facts = facts_of(code)
+    return [facts.builtin(call.func) for call in facts.calls]
+
+
+def test_a_builtin_is_itself_under_any_name_it_is_bound_to() -> None:
+    code = "g = getattr\nfrom builtins import setattr as s\ngetattr(a, 'b')\ng(a, 'b')\ns(a, 'b', 1)"
+    assert builtin_calls(code) == ["getattr", "getattr", "setattr"]
+
+
+def test_a_builtin_name_the_code_binds_holds_what_it_was_bound_to() -> None:
+    code = "def getattr(a, b):\n    return b\ngetattr(1, 2)\nlen = str\nlen(3)\nx = 1\nx()"
+    assert builtin_calls(code) == [None, "str", None]

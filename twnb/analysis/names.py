@@ -20,6 +20,7 @@ names is `paths.py`.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ LOOP, COMPREHENSION, PARAMETER = "loop", "comprehension", "parameter"
 FUNCTION, CLASS, EXCEPT, WITH, WALRUS, MATCH = "function", "class", "except", "with", "walrus", "match"
 # Not a binding: the name may still hold what it held before the code (a binding that may not have run).
 FREE = "free"
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,6 +126,16 @@ class CodeFacts:
                 return path
         return None
 
+    def builtin(self, node: ast.AST) -> str | None:
+        """The builtin a name holds: itself where the code does not bind it (`getattr`), or through
+        names bound to it (`g = getattr`, `from builtins import setattr as s`); None otherwise."""
+        if not isinstance(node, ast.Name):
+            return None
+        path = self.name_path(node, _builtin_path)
+        if path is not None and path.count(".") == 1 and path.startswith("builtins."):
+            return path.removeprefix("builtins.")
+        return None
+
     def binding_path(self, binding: Binding, free: Callable[[str], str | None] | None = None) -> str | None:
         """The dotted path a binding gives its name: the module of an import, or what a plain
         `name = other.chain` names."""
@@ -160,6 +172,10 @@ def analyse(tree: ast.AST) -> CodeFacts:
     facts = CodeFacts(tree)
     _Pass(facts).run(tree)
     return facts
+
+
+def _builtin_path(name: str) -> str | None:
+    return f"builtins.{name}" if name in _BUILTINS else None
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:

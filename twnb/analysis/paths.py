@@ -112,10 +112,16 @@ class PathReader:
 
     def dotted(self, node: ast.AST) -> str | None:
         """The dotted path an expression names through the code's imports and the namespace's modules
-        (`o.environ` -> "os.environ"); a builtin call by its name (`open`); None otherwise."""
+        (`o.environ` -> "os.environ"); a builtin by its name (`open`, `o` after `o = open`); None
+        otherwise."""
         path = self.facts.dotted(node, self.namespace_module)
-        if path is None and isinstance(node, ast.Name) and node.id in _BUILTIN_CALLS:
-            return node.id
+        if path is None and isinstance(node, ast.Name):
+            if node.id in _BUILTIN_CALLS:
+                return node.id
+            builtin = self.facts.builtin(node)  # `o = open`
+            return builtin if builtin in _BUILTIN_CALLS else None
+        if path is not None and path.count(".") == 1 and path.startswith("builtins."):
+            return path.removeprefix("builtins.")  # `from builtins import open as o`
         return path
 
     def value_binding(self, node: ast.Name) -> Binding | None:

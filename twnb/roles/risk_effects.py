@@ -389,7 +389,7 @@ class _EffectWalk(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
         func = node.func
-        leaf = _leaf(func)
+        leaf = self.facts.builtin(func) or _leaf(func)  # `g = getattr; g(...)` calls getattr
         dotted = self.dotted(func) or ""
         self.network_call(node, leaf, dotted)
         if dotted in DYNAMIC_IMPORTS:

@@ -111,13 +111,14 @@ def _root(node: ast.expr) -> ast.Name | None:
             return None
 
 
-def _iterated_root(node: ast.expr) -> ast.Name | None:
-    """The name whose items a loop walks: `rows`, `d.items()`, `d.values()`, `enumerate(rows)`."""
+def _iterated_root(node: ast.expr, facts: CodeFacts) -> ast.Name | None:
+    """The name whose items a loop walks: `rows`, `d.items()`, `d.values()`, `enumerate(rows)` (the
+    builtin under any name)."""
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("items", "values", "iterrows"):
             return _root(node.func.value)
-        if isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "zip", "reversed") and node.args:
-            return _iterated_root(node.args[0])
+        if facts.builtin(node.func) in ("enumerate", "zip", "reversed") and node.args:
+            return _iterated_root(node.args[0], facts)
         return None
     return _root(node)
 
@@ -165,7 +166,7 @@ class _Scanner:
         if binding.kind in (ASSIGN, WALRUS) and binding.value is not None:
             source = _root(binding.value)
         elif binding.kind in (LOOP, COMPREHENSION) and binding.iterable is not None:
-            source = _iterated_root(binding.iterable)
+            source = _iterated_root(binding.iterable, self.facts)
         elif binding.kind == AUGMENTED and isinstance(binding.node, ast.AugAssign):
             source = binding.node.target if isinstance(binding.node.target, ast.Name) else None
         elif binding.kind == PARAMETER:
@@ -297,8 +298,9 @@ class _Scanner:
             called = func.id
         else:
             called = ""
-        # The function as imported, whatever it is called here (`from random import shuffle as mix`).
-        dotted = self.facts.dotted(func)
+        # The function as imported, whatever it is called here (`from random import shuffle as mix`,
+        # `s = setattr`).
+        dotted = self.facts.dotted(func) or self.facts.builtin(func)
         if dotted is not None and dotted.rpartition(".")[2] in ARGUMENT_MUTATORS:
             called = dotted.rpartition(".")[2]
         function = self.facts.own_function(func)

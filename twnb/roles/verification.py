@@ -31,8 +31,10 @@ twnb/kernel/guard/watchdog.py).
 
 How: IPython's `transform_cell` first turns `%magic`, `!shell` and `%%cell` syntax into plain Python
 (`get_ipython().run_line_magic(...)`, `.system(...)`), which `ast.parse` can read; then one walk over the
-tree (`code_checker.py`) judges imports, names, attribute chains, subscripts and calls. `transform_cell`
-keeps one line per line, so every refusal names the line of the code the model wrote.
+tree (`code_checker.py`) judges imports, names, attribute chains, subscripts and calls, by what the one
+analysis of code (twnb/analysis) says each name holds; the Python an allowed magic runs as text (`%time`,
+`%timeit`, `%%capture`) is judged the same way. `transform_cell` keeps one line per line, so every
+refusal names the line of the code the model wrote.
 """
 
 from __future__ import annotations

@@ -223,3 +223,12 @@ def test_within_the_undo_budget_only_the_change_in_place_pauses(place):
 def test_the_readme_holds_the_table_of_grades():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert readme_table() in readme, "regenerate the README's table: python -m twnb.roles.risk_readme"
+
+
+def test_a_module_imported_under_a_dotted_name_is_a_module_before_it_is_loaded(place):
+    code = "import not_yet_loaded_package.sub as m\nfor f in [m]:\n    f.run()"
+    assert grades(code, place) == [("unfollowed", "the module not_yet_loaded_package.sub used as a value")]
+
+
+def test_a_module_used_only_through_its_attributes_runs_without_asking(place):
+    assert grades("import numpy as np\nimport matplotlib.pyplot as plt\nplt.plot(np.zeros(3))", place) == []

@@ -24,6 +24,7 @@ from typing import Any
 
 from twnb.analysis import (
     ARCHIVES,
+    IMPORT,
     NOT_A_PATH,
     OPENERS,
     UNKNOWN,
@@ -224,7 +225,7 @@ class _EffectWalk(ast.NodeVisitor):
         self.is_handle = reader.is_handle
         self.is_path_object = reader.is_path_object
         self.value_binding = reader.value_binding
-        self.imported = {b.module for b in self.facts.bindings if b.is_import}  # modules the code imports
+        self.imported = {b.module for b in self.facts.bindings if b.kind == IMPORT}  # `import x as y`: x
         self.links: dict[str, PathGuess] = {}  # a link the code made (its path) -> the file it names
         self.effects: list[Effect] = []
 
@@ -296,7 +297,7 @@ class _EffectWalk(ast.NodeVisitor):
         path = self.reader.dotted(node)
         if path is None:
             return None
-        known = "." not in path and (path in self.imported or path in sys.modules)
+        known = path in self.imported or ("." not in path and path in sys.modules)
         resolved = resolve_path(path, known, CHAIN_RULES)
         return resolved.canonical if resolved.is_module else None
 

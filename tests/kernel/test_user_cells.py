@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.shell_reset import reset_shell
 
 from twnb.kernel import UserCellLog, is_twnb_command
 
@@ -17,9 +18,9 @@ def ip() -> Iterator[Any]:
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
-    shell.reset(new_session=False)
+    reset_shell(shell)
     yield shell
-    shell.reset(new_session=False)
+    reset_shell(shell)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.shell_reset import reset_shell
 
 from twnb.config.table import SETTINGS
 
@@ -44,4 +45,4 @@ def shell(clean_env: Path) -> Iterator[object]:
         ip.config.pop("TaskWeaverMagics", None)
         # The shell outlives the test: its variables (an @twnb.plugin function among them, which the
         # next test's Rounds would take up as a plugin) must not reach the next test.
-        ip.reset(new_session=False)
+        reset_shell(ip)

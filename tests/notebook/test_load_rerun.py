@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
+from support.shell_reset import reset_shell
 
 from twnb.memory import save_conversation
 
@@ -16,7 +17,7 @@ from twnb.memory import save_conversation
 def empty_namespace(request):
     """The one InteractiveShell outlives each test: no variable of an earlier one may answer here."""
     if "shell" in request.fixturenames:
-        request.getfixturevalue("shell").reset(new_session=False)
+        reset_shell(request.getfixturevalue("shell"))
 
 
 def _save(folder: Path, *rounds) -> None:

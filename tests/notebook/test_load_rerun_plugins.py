@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from support.plugin_folder import counted_conversation, write_plugin_folder
 from support.replay_rounds import user_cell, with_user_cells
+from support.shell_reset import reset_shell
 
 from twnb.memory import save_conversation
 
@@ -14,7 +15,7 @@ from twnb.memory import save_conversation
 @pytest.fixture(autouse=True)
 def empty_namespace(shell):
     """The one InteractiveShell outlives each test: no variable of an earlier one may answer here."""
-    shell.reset(new_session=False)
+    reset_shell(shell)
 
 
 def test_a_plugin_of_the_folder_is_bound_before_the_code_runs_again(shell, clean_env, capsys):

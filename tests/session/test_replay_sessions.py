@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support.session_script import attachment, one_step
+from support.shell_reset import reset_shell
 
 from twnb.config import ResolvedSettings, Settings
 from twnb.kernel import LiveShellExecutor
@@ -29,7 +30,7 @@ def cassette(make_session, shell, workdir) -> Path:
     assert session.cassette_path is not None
     recorded = workdir / "recorded.cassette.yaml"
     recorded.write_bytes(session.cassette_path.read_bytes())
-    shell.reset(new_session=False)
+    reset_shell(shell)
     return recorded
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from support.session_script import answer, attachment, code_reply, kinds, one_step, planner_reply
+from support.shell_reset import reset_shell
 
 from twnb.render import MIME_TYPE, round_bundle
 from twnb.session.code_request import (
@@ -95,7 +96,7 @@ def test_approvals_send_the_llm_exactly_what_a_plain_round_sends(make_session, f
     driver = session.round_driver("Set x")
     _finish(driver, session.execute(next(driver)))
     plain = prompts()
-    shell.reset(new_session=False)  # the same kernel state for the second Round
+    reset_shell(shell)  # the same kernel state for the second Round
     _approved_round(make_session(one_step("x = 1")))
     assert prompts()[len(plain) :] == plain
 

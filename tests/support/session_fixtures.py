@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from support.shell_reset import reset_shell
+
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
@@ -53,9 +55,9 @@ def shell(workdir: Path) -> Iterator[Any]:
     matplotlib.use(INLINE_BACKEND)
     shell = InteractiveShell.instance()
     configure_inline_support(shell, INLINE_BACKEND)
-    shell.reset(new_session=False)
+    reset_shell(shell)
     yield shell
-    shell.reset(new_session=False)
+    reset_shell(shell)
     import matplotlib.pyplot as plt
 
     plt.close("all")

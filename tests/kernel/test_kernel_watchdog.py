@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import random
 import signal
+import sys
 import threading
 import time
 
@@ -153,3 +154,37 @@ def test_leaving_twice_is_harmless():
         pass
     watchdog.close()
     assert signal.getsignal(signal.SIGINT) is previous
+
+
+def test_a_limit_reached_as_the_code_leaves_the_block_sends_nothing_after_it():
+    # Off the main thread the interrupt is an exception raised in the code's thread. Were it raised
+    # as the thread enters the watchdog's __exit__, the block would be left without closing the
+    # watchdog, whose thread would go on raising into whatever thread later gets the same thread id
+    # (another test's server thread, seen under load in parallel runs). Here the code's thread is held
+    # at that very point until the limit has passed.
+    watchdog = Watchdog(0.05, escalate_every_s=0.05)
+    outcome: dict[str, object] = {}
+
+    def hold_at_exit(frame, event, arg):
+        if event == "call" and frame.f_code is Watchdog.__exit__.__code__:
+            sys.settrace(None)
+            time.sleep(0.3)  # the limit passes while the code is leaving the block
+        return None
+
+    def worker() -> None:
+        try:
+            with watchdog:
+                sys.settrace(hold_at_exit)
+            outcome["left"] = "cleanly"
+            _spin(1)  # whatever the thread runs next
+            outcome["next"] = "undisturbed"
+        except BaseException as exc:
+            outcome["raised"] = type(exc).__name__
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(10)
+    assert outcome == {"left": "cleanly", "next": "undisturbed"}
+    assert watchdog._thread is not None
+    watchdog._thread.join(1)
+    assert not watchdog._thread.is_alive()

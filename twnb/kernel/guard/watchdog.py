@@ -30,6 +30,12 @@ entered, SIGINT goes to its own handler, which knows whether the code has ended;
 watchdog waits until its signal has been handled (dropped, if it came late) before restoring the
 previous handler, so no interrupt of its own is left to hit whatever runs next. Leaving (`close`) is
 idempotent and survives a late interrupt of its own, so a caller may call it again from a `finally`.
+Off the main thread the interrupt is an exception raised in the code's thread, where it lands at the
+thread's next check, which may be the first instruction of `__exit__`: the block would then be left
+without closing the watchdog, whose thread would go on raising into whatever thread later reuses the
+thread's id. So the watchdog's thread sends nothing while the code's thread is in the watchdog's own
+leaving code (it tries again a tick later, by when the block has closed it), and stops once that
+thread has ended.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ class Watchdog:
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self._target_ident = 0
+        self._target_thread: threading.Thread | None = None
         self._on_main = False
         self._saved_handler: object = None
         self._handler = self._on_sigint  # one bound method: compared by identity every tick
@@ -98,6 +105,7 @@ class Watchdog:
 
     def __enter__(self) -> Watchdog:
         self._target_ident = threading.get_ident()
+        self._target_thread = threading.current_thread()
         self._on_main = threading.current_thread() is threading.main_thread()
         if self._on_main:
             # A frontend may have left SIGINT ignored or handled elsewhere (ipykernel swaps handlers
@@ -144,7 +152,7 @@ class Watchdog:
                 try:
                     self._disarm()
                     break
-                except KeyboardInterrupt:
+                except (KeyboardInterrupt, TimeLimitExceeded):
                     # Ours, landing late (a raised one cut the disarming short: do it again), or the
                     # user's own Ctrl-C: not ours to swallow.
                     if not self.fired:
@@ -173,6 +181,8 @@ class Watchdog:
         if self._closed:
             return
         self._closed = True
+        self._finished = True
+        self._done.set()  # even if disarming was cut short: the thread must not outlive the block
         if self.stopper is not None:
             self.stopper.remove()
         if self._on_main:
@@ -213,6 +223,11 @@ class Watchdog:
             with self._lock:
                 if self._done.is_set():
                     return
+                target = self._target_state()
+                if target == "ended":
+                    return  # nothing left to stop; its id may even be another thread's by now
+                if target == "leaving":
+                    continue  # the code has ended; leaving closes the watchdog in a moment
                 if not self.fired:
                     self.fired = True
                     self._interrupt()
@@ -245,6 +260,20 @@ class Watchdog:
             if report is not None and self.on_unresponsive is not None:
                 with contextlib.suppress(Exception):  # telling is a courtesy; the watchdog goes on
                     self.on_unresponsive(report)
+
+    def _target_state(self) -> str:
+        """From the watchdog's thread, where the code's thread is: "ended" (the thread has), "leaving"
+        while it runs a watchdog's leaving code (an interrupt raised now would land there and cut the
+        leaving short; for an inner watchdog's, the next tick sends it), else "running"."""
+        thread = self._target_thread
+        frame = sys._current_frames().get(self._target_ident)
+        if thread is None or not thread.is_alive() or frame is None:
+            return "ended"
+        while frame is not None:
+            if frame.f_code in _LEAVING_CODES:
+                return "leaving"
+            frame = frame.f_back
+        return "running"
 
     def _code_running(self) -> bool:
         """From the watchdog's thread: whether the code is still on its thread's stack (on the main

@@ -4,12 +4,12 @@
 #
 #   bash tests/run.sh [--fast] [PYTEST ARGS...]
 #
-# The tests print the 25 slowest. TWNB_TEST_WORKERS=N runs them in N parallel workers (pytest-xdist,
-# scheduled by module so a module's kernel or notebook fixture is started once: tests/conftest.py).
-# The default is 0, this process alone: under xdist tests/kernel/test_kernel_watchdog.py has failed
-# (no KeyboardInterrupt) and tests/session/test_step_risky.py then hung on the same worker; until
-# that is understood, parallel runs are for trying, not for CI. `--fast`: the lane without kernels and
-# browsers (`-m "not slow and not browser"`): no apt, no Node.js, no extension build, no mypy; ruff and
+# The tests print the 25 slowest. They run in TWNB_TEST_WORKERS parallel workers (pytest-xdist,
+# scheduled by module so a module's kernel or notebook fixture is started once, and all of
+# tests/browser on one worker: tests/conftest.py); the default, 2, is this 2-core machine's cores
+# (the serial suite took ~27 minutes here, its tests waiting on kernels half the time); 0 runs them
+# in this process alone. `--fast`: the lane without kernels and browsers
+# (`-m "not slow and not browser"`): no apt, no Node.js, no extension build, no mypy; ruff and
 # those tests, in the environment as it is (installed only when it lacks twnb or the test tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ if [ "${1:-}" = "--fast" ]; then
   fast=true
   shift
 fi
-workers="${TWNB_TEST_WORKERS:-0}"
+workers="${TWNB_TEST_WORKERS:-2}"
 parallel=()
 [ "$workers" = 0 ] || parallel=(-n "$workers" --dist loadscope)
 

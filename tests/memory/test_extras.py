@@ -109,7 +109,15 @@ ROUND_EXTRA = RoundExtra(
     trust_notes=["Generated code changed the setting verify while it ran; twnb put it back."],
     rules={"files": [{"path": "AGENTS.md", "tokens": 12}], "tokens": 30, "written_by_code": ["TWNB.md"]},
     mentions=[{"mention": "@sales", "kind": "variable", "text": "sales: DataFrame, shape (2, 1)"}],
-    experiences=[{"exp_id": "20261207-041000-ab12cd34", "score": 1.5, "text": "Dates are day-first."}],
+    experiences=[
+        {
+            "exp_id": "20261207-041000-ab12cd34",
+            "score": 1.5,
+            "text": "Dates are day-first.",
+            "ranked_by": "BM25",
+        }
+    ],
+    context_notes=["The server gave no embeddings: experience was ranked by BM25."],
 )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support.confined_kernel import REAL_KEY, ConfinedKernel
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def _marker(kernel: ConfinedKernel, name: str) -> Path:

@@ -27,6 +27,7 @@ def test_install_writes_the_confined_kernelspec_under_a_prefix(
 
 
 @needs_landlock
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_nbclient_runs_a_notebook_in_the_confined_kernel_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from support.confined_kernel import REAL_KEY, ConfinedKernel, kernel_env, make_places, needs_landlock
 
-pytestmark = [pytest.mark.timeout(300), needs_landlock]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support.confined_kernel import ConfinedKernel, kernel_env, make_places, needs_landlock
 
-pytestmark = [pytest.mark.timeout(300), needs_landlock]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
 
 @pytest.mark.parametrize("model", ["configured", "none"])

@@ -8,7 +8,7 @@ import pytest
 from support.confined_kernel import REAL_KEY, ConfinedKernel
 from support.nb_scripts import answer_round
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_a_round_runs_through_the_proxy_and_its_record_says_confined(

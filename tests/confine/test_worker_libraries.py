@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from support.confined_kernel import ConfinedKernel, kernel_env, make_places, needs_landlock
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_a_spawned_worker_never_runs(confined: ConfinedKernel) -> None:

@@ -1,11 +1,12 @@
-"""The conversation beneath a Round's main view, for the views that cannot fold it (Markdown, text).
+"""The conversation beneath a Round's main view, as the static views list it (HTML, Markdown, text).
 
 The main view (view.py) already shows the request, the plan and the decision made on it, each code
-block with its outcome, result, error and decision, every artifact and the answer. The static HTML and
-the extension fold the whole record beneath it; Markdown and text cannot fold, so they list each post
-with only what the main view did not say: its title, why it was cut off, its message (or a pointer to
-the request or the answer above), the Planner's notes (each plan text once, again only when changed)
-and the attachments no code block shows (thoughts, verification). Nothing then reads twice.
+block with its outcome, result, error and decision, every artifact and the answer. The extension folds
+the whole record beneath it; the static views (the HTML folded, Markdown and text unfolded) list each
+post with only what the main view did not say: its title, why it was cut off, its message (or a
+pointer to the request or the answer above), the Planner's notes (each plan text once, again only when
+changed) and the attachments no code block shows (thoughts, verification). Nothing then reads twice,
+and a saved notebook keeps each text once per view.
 """
 
 from __future__ import annotations

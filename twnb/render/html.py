@@ -15,23 +15,22 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from twnb.render.decisions import without_decision_words
+from twnb.render.conversation import ConversationPost, conversation
 from twnb.render.highlighted_code import MONOSPACE, code_html, preformatted_html
 from twnb.render.labels import (
     OUTCOME_LABELS,
     PLANNER_NOTES,
+    RESULT_TYPES,
     attachment_label,
     code_section_title,
     failure_text,
-    has_code,
-    is_shown,
 )
 from twnb.render.links import artifact_label, artifact_url
 from twnb.render.markdown_to_html import LINK_STYLE, inline_html, markdown_html
 from twnb.render.text import clean_text, clip_middle, shorten
 from twnb.render.timeline import timeline_html
 from twnb.render.user_cells import user_cells_html
-from twnb.render.view import PlanStepView, plan_steps, view_of
+from twnb.render.view import PlanStepView, RoundView, plan_steps, view_of
 
 RESULT_LIMIT = 8000  # characters of one execution result shown; the JSON keeps everything
 STATE_COLOURS = {
@@ -57,7 +56,7 @@ def round_html(payload: Mapping[str, Any]) -> str:
     """The Round in `payload` (the MIME JSON) as one self-contained HTML fragment, laid out as the
     JupyterLab extension lays it out (both draw the payload's view, view.py): the request, the plan,
     each code block with what became of it, the artifacts, the answer, the notes, the ledger, and the
-    whole conversation folded beneath."""
+    conversation folded beneath, each post with only what the main view did not say (conversation.py)."""
     view = view_of(payload)
     twnb = payload.get("twnb") or {}
     previews = [p for p in twnb.get("previews") or [] if isinstance(p, Mapping)]
@@ -135,13 +134,15 @@ def _artifacts(artifacts: Sequence[Mapping[str, Any]], previews: Sequence[Mappin
     return '<div class="twnb-artifacts" style="margin:4px 0">' + "".join(items) + "</div>"
 
 
-def _conversation(payload: Mapping[str, Any], view: Mapping[str, Any]) -> str:
-    """Every post as recorded, folded: the main view above says what a reader needs."""
-    posts = [p for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
-    shown_notes: dict[str, str] = {}  # the plan texts already shown in this Round
+def _conversation(payload: Mapping[str, Any], view: RoundView) -> str:
+    """Every post, folded, with only what the main view above did not say (conversation.py): a code
+    post points at its block, the request's and the answer's posts at the texts above."""
+    posts = conversation(payload, view)
+    blocks = {block["post_id"]: index for index, block in enumerate(view["code"], 1)}
+    ids = [str(p.get("id")) for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
     body = "".join(
-        _post(without_decision_words(post), summary, shown_notes)
-        for post, summary in zip(posts, view["posts"], strict=False)
+        _post(post, facts, blocks.get(post_id))
+        for post, facts, post_id in zip(posts, view["posts"], ids, strict=False)
     )
     return _section(f"Conversation ({len(posts)} post{'s' if len(posts) != 1 else ''})", body, open_=False)
 
@@ -187,70 +188,44 @@ def plan_html(plan: list[PlanStepView] | Mapping[str, Any] | None, decision: str
     )
 
 
-def _post(post: Mapping[str, Any], summary: Mapping[str, Any], shown_notes: dict[str, str]) -> str:
-    message = clean_text(post.get("message") or "")
-    first_line = next((line.strip() for line in message.splitlines() if line.strip()), "")
-    hint = f' <small style="{_MUTED}">{html.escape(shorten(first_line, 90))}</small>' if first_line else ""
-    decision = summary.get("decision")  # in the summary: seen with the post folded
+def _post(post: ConversationPost, facts: Mapping[str, Any], block: int | None) -> str:
+    first_line = next((line.strip() for line in post.message.splitlines() if line.strip()), "")
+    hint = shorten(first_line, 90) if first_line else f"({post.said_above}, above)" if post.said_above else ""
+    hint_html = f' <small style="{_MUTED}">{html.escape(hint)}</small>' if hint else ""
+    decision = facts.get("decision")  # in the summary: seen with the post folded
     decided = f' <small style="{_MUTED}"><i>{html.escape(decision)}.</i></small>' if decision else ""
     body = []
-    if summary.get("cut_off"):
-        body.append(_note_box("#9a6700", f"<b>⚠ {html.escape(summary['cut_off'])}</b>"))
-    # A refused edit the user then skipped or stopped at is shown once, under its code block above.
-    if message.strip():
-        body.append(markdown_html(message))
-    body.append(_attachments(post, shown_notes))
+    if post.cut_off:
+        body.append(_note_box("#9a6700", f"<b>⚠ {html.escape(post.cut_off)}</b>"))
+    if post.message:
+        body.append(markdown_html(post.message))
+    if block is not None:
+        body.append(f'<div><small style="{_MUTED}">its code: block {block} above</small></div>')
+    body.append(_attachments(post.attachments))
     return (
         f'<details style="{_POST}"><summary style="cursor:pointer">'
-        f"<b>{html.escape(str(summary.get('title', '')))}</b>{decided}{hint}</summary>"
+        f"<b>{html.escape(str(facts.get('title', '')))}</b>{decided}{hint_html}</summary>"
         + "".join(body)
         + "</details>"
     )
 
 
-def _attachments(post: Mapping[str, Any], shown_notes: dict[str, str]) -> str:
-    attachments = [(str(a.get("type")), a.get("content")) for a in post.get("attachment_list") or []]
-    kinds = {kind: content for kind, content in attachments}
-    verified = str(kinds.get("verification", "")).strip() == "CORRECT"
-    succeeded = str(kinds.get("execution_status", "")).strip().upper() == "SUCCESS"
+def _attachments(attachments: Sequence[tuple[str, Any]]) -> str:
+    """What a post carries beyond the main view: the Planner's notes (folded), thoughts, a verdict."""
     parts, notes = [], []
     for kind, content in attachments:
-        if not is_shown(kind, content):
-            continue
         text = clean_text(content)
         if kind == "verification" and text.strip() in ("CORRECT", "NONE"):
-            if verified and "execution_status" not in kinds:
+            if text.strip() == "CORRECT":
                 parts.append(f"<div>{_badge('verified', '#1a7f37')}</div>")
-            continue
-        if kind in PLANNER_NOTES:
-            if kind in ("init_plan", "plan"):  # the plan texts once per Round, again only when changed
-                if shown_notes.get(kind) == text.strip():
-                    continue
-                shown_notes[kind] = text.strip()
+        elif kind in PLANNER_NOTES:
             notes.append(_labelled_text(kind, text))
-        elif kind == "artifact_paths":
-            paths = [content] if isinstance(content, str) else [str(p) for p in content or []]
-            parts.append("<div>" + "".join(_artifact(p, None) for p in paths) + "</div>")
-        elif kind == "reply_content" and has_code(post):
-            parts.append(code_html(text))
-        elif kind == "execution_status":
-            colour = "#1a7f37" if text.strip().upper() == "SUCCESS" else "#cf222e"
-            badge = " " + _badge("verified", "#1a7f37") if verified else ""
-            parts.append(
-                f'<div><small style="{_MUTED}">status</small> {_badge(text.strip(), colour)}{badge}</div>'
-            )
-        elif kind == "execution_result" and succeeded:
-            # The real outputs are in the cell; this is the text the LLM was given.
-            parts.append(
-                _folded("result as the LLM was told", preformatted_html(clip_middle(text, RESULT_LIMIT)))
-            )
-        elif kind == "revise_message":  # what the CodeInterpreter was told: the error above, again
-            parts.append(_folded("revise", preformatted_html(clip_middle(text, RESULT_LIMIT))))
-        elif kind in ("execution_result", "code_error"):
-            accent = "#cf222e"
+        elif kind == "reply_content":  # a text reply (a code reply is a block of the main view)
+            parts.append(markdown_html(text))
+        elif kind in RESULT_TYPES:
             parts.append(
                 f'<div><small style="{_MUTED}">{html.escape(attachment_label(kind))}</small>'
-                + _note_box(accent, preformatted_html(clip_middle(text, RESULT_LIMIT)))
+                + _note_box("#cf222e", preformatted_html(clip_middle(text, RESULT_LIMIT)))
                 + "</div>"
             )
         elif kind == "verification":  # INCORRECT, with the reasons

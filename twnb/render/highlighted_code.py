@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 # A monospace font named inline, with plain values: nbconvert's and nbviewer's pages, VS Code and
 # GitHub draw an output's HTML in the page's proportional font otherwise (indentation and traceback
 # columns lost), and untrusted JupyterLab strips `var(--jp-code-font-family)`. No `<style>` block.
-MONOSPACE = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace"
+# Each system's own code font first (macOS, Windows), else the browser's monospace (on Linux,
+# fontconfig's: DejaVu Sans Mono or Liberation Mono); it is repeated on every code element, so short.
+MONOSPACE = "font-family:ui-monospace,Menlo,Consolas,monospace"
 _PRE_STYLE = f"{MONOSPACE};font-size:90%;white-space:pre-wrap;word-break:break-word;margin:0"
 # A faint grey panel sets code apart on light and dark backgrounds alike.
 _CODE_BOX = "background:rgba(128,128,128,0.1);border-radius:4px;padding:4px 8px;margin:4px 0"

@@ -219,7 +219,7 @@ def _attachments(attachments: Sequence[tuple[str, Any]]) -> str:
             if text.strip() == "CORRECT":
                 parts.append(f"<div>{_badge('verified', '#1a7f37')}</div>")
         elif kind in PLANNER_NOTES:
-            notes.append(_labelled_text(kind, text))
+            notes.append(_note_text(kind, text))
         elif kind == "reply_content":  # a text reply (a code reply is a block of the main view)
             parts.append(markdown_html(text))
         elif kind in RESULT_TYPES:
@@ -235,9 +235,14 @@ def _attachments(attachments: Sequence[tuple[str, Any]]) -> str:
                 f'<div><small style="{_MUTED}">{html.escape(attachment_label(kind))}:</small> '
                 f"<i>{inline_html(' '.join(text.split()), links=False)}</i></div>"
             )
-    if notes:
-        parts.append(_folded("planner notes", "".join(notes)))
+    if notes:  # prose, not code: its line breaks kept by one style on the box, in the text's own font
+        parts.append(_folded("planner notes", f'<div style="white-space:pre-wrap">{"".join(notes)}</div>'))
     return "".join(parts)
+
+
+def _note_text(kind: str, text: str) -> str:
+    label = f'<small style="{_MUTED}">{html.escape(attachment_label(kind))}</small>'
+    return f"<div>{label}<br>{html.escape(clip_middle(text, RESULT_LIMIT), quote=False)}</div>"
 
 
 def _labelled_text(kind: str, text: str, *, accent: str | None = None) -> str:

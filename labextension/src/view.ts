@@ -6,10 +6,10 @@
  * Python); a view of a newer version is drawn from the keys known here.
  */
 
-import { IRoundPayload, SCHEMA_VERSION } from './payload';
+import { IRoundPayload, SCHEMA_VERSION, attachment, posts } from './payload';
 
-/** The `twnb.view.version` this extension draws. */
-export const VIEW_VERSION = 1;
+/** The `twnb.view.version` this extension draws (1 carried every text; 2 leaves some to the record). */
+export const VIEW_VERSION = 2;
 
 export interface IPlanStepView {
   text: string;
@@ -138,23 +138,40 @@ function num(value: unknown): number {
   return typeof value === 'number' && isFinite(value) ? value : 0;
 }
 
+/**
+ * Where a view (version 2) leaves a text to the record, as twnb's `view.stored_view` does: the request
+ * is the Round's `user_query`, the answer the last Planner-to-User message, a code block's code and
+ * result its post's `reply_content` and `execution_result`, each as it is. A key present in the view,
+ * null included, is the view's own.
+ */
+function recordedAttachment(payload: IRoundPayload, postId: string, type: string): string {
+  const post = posts(payload).find(item => item.id === postId);
+  return post ? text(attachment(post, type)?.content) : '';
+}
+
+function recordedAnswer(payload: IRoundPayload): string | null {
+  const answers = posts(payload).filter(post => post.send_from === 'Planner' && post.send_to === 'User');
+  return answers.length ? textOrNull(answers[answers.length - 1].message) : null;
+}
+
 /** A view from the payload, each field checked: the payload is untrusted and may be from any twnb. */
-function readView(raw: Record<string, unknown>): IRoundView {
+function readView(raw: Record<string, unknown>, payload: IRoundPayload): IRoundView {
   const ledger = isObject(raw.ledger) ? raw.ledger : null;
   const view: IRoundView = {
     version: num(raw.version),
     state: text(raw.state) || 'unknown',
-    request: text(raw.request),
+    request: 'request' in raw ? text(raw.request) : text(payload.user_query),
     summary: text(raw.summary),
     plan: list(raw.plan, step => ({ text: text(step.text), state: text(step.state) || 'todo' })),
     plan_decision: textOrNull(raw.plan_decision),
     code: list(raw.code, block => ({
       post_id: text(block.post_id),
-      code: text(block.code),
+      code: 'code' in block ? text(block.code) : recordedAttachment(payload, text(block.post_id), 'reply_content'),
       outcome: text(block.outcome) || 'not_run',
       decision: textOrNull(block.decision),
       decision_line: textOrNull(block.decision_line),
-      result: text(block.result),
+      result:
+        'result' in block ? text(block.result) : recordedAttachment(payload, text(block.post_id), 'execution_result'),
       error: text(block.error),
       refused_edit: isObject(block.refused_edit)
         ? { code: text(block.refused_edit.code), refusal: text(block.refused_edit.refusal) }
@@ -169,7 +186,7 @@ function readView(raw: Record<string, unknown>): IRoundView {
       preview: typeof item.preview === 'number' ? item.preview : null,
       omitted: textOrNull(item.omitted)
     })),
-    answer: textOrNull(raw.answer),
+    answer: 'answer' in raw ? textOrNull(raw.answer) : recordedAnswer(payload),
     notes: list(raw.notes, note => ({ kind: text(note.kind), label: text(note.label), text: text(note.text) })),
     ledger: ledger
       ? {
@@ -236,7 +253,7 @@ export function viewOf(payload: IRoundPayload): IViewReading {
         `${older}: its saved page is shown below. \`%taskweaver show ${id}\` in a kernel draws it as twnb draws Rounds now.`
     };
   }
-  const view = readView(raw);
+  const view = readView(raw, payload);
   if (view.version > VIEW_VERSION) {
     return {
       view,

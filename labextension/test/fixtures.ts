@@ -15,3 +15,8 @@ export const FIXTURE_NAMES = readdirSync(FOLDER)
 export function fixture(name: string): IRoundPayload {
   return JSON.parse(readFileSync(join(FOLDER, `${name}.json`), 'utf-8')) as IRoundPayload;
 }
+
+/** The whole view twnb reads from the fixture `name` (tests/render/test_view_fixtures.py writes it). */
+export function wholeView(name: string): unknown {
+  return JSON.parse(readFileSync(join(__dirname, 'views', `${name}.json`), 'utf-8'));
+}

@@ -1,18 +1,34 @@
 import { describe, expect, it } from 'vitest';
 
 import { codeThatRan, viewOf } from '../src/view';
-import { FIXTURE_NAMES, fixture } from './fixtures';
+import { posts } from '../src/payload';
+import { FIXTURE_NAMES, fixture, wholeView } from './fixtures';
 
 const WITH_VIEW = FIXTURE_NAMES.filter(
   name => !['older-without-view', 'oldest-without-twnb', 'newer-view'].includes(name)
 );
 
 describe('viewOf', () => {
-  it.each(WITH_VIEW)('draws the view twnb computed for %s as it is', name => {
+  it.each(WITH_VIEW)('draws the view twnb computed for %s as twnb reads it', name => {
     const payload = fixture(name);
     const { view, note } = viewOf(payload);
-    expect(view).toEqual((payload.twnb as { view: unknown }).view);
+    expect(view).toEqual(wholeView(name)); // the texts the payload's view left to the record put back
     expect(note).toBeNull();
+  });
+
+  it('reads a text the view left out from the record, and one the view carries from the view', () => {
+    const payload = fixture('plain');
+    const raw = (payload.twnb as { view: Record<string, unknown> }).view;
+    expect(raw).not.toHaveProperty('answer'); // the answer is the last Planner-to-User message as it is
+    const answer = posts(payload)
+      .filter(post => post.send_to === 'User')
+      .pop();
+    answer!.message = 'The record says 2.';
+    expect(viewOf(payload).view?.answer).toBe('The record says 2.');
+    raw.answer = 'The view says 2.';
+    expect(viewOf(payload).view?.answer).toBe('The view says 2.');
+    raw.answer = null; // present and null: no answer, whatever the record holds
+    expect(viewOf(payload).view?.answer).toBeNull();
   });
 
   it('gives no view for an older payload without one, and says how to have it drawn', () => {
@@ -31,7 +47,7 @@ describe('viewOf', () => {
 
   it('draws a newer view from the keys it knows, and says what it cannot', () => {
     const { view, note } = viewOf(fixture('newer-view'));
-    expect(note).toMatch(/newer twnb \(view 99; this extension reads 1\)/);
+    expect(note).toMatch(/newer twnb \(view 99; this extension reads 2\)/);
     expect(view.code).toHaveLength(1);
     expect(view).not.toHaveProperty('sparkles');
   });

@@ -173,6 +173,7 @@ def test_show_of_a_round_an_older_notebook_holds_draws_the_view_twnb_computes_no
     from IPython.core.displaypub import DisplayPublisher
 
     from twnb.render import MIME_TYPE
+    from twnb.render.view import VIEW_VERSION, view_of
 
     nb = json.loads((clean_env / "analysis.ipynb").read_text())
     del nb["metadata"]["twnb"]
@@ -193,4 +194,5 @@ def test_show_of_a_round_an_older_notebook_holds_draws_the_view_twnb_computes_no
     monkeypatch.setattr(shell, "display_pub", Recording(shell=shell))
     shell.run_line_magic("taskweaver", f"show {exported.rounds[0].id}")
     (payload,) = [data[MIME_TYPE] for data in shown if MIME_TYPE in data]
-    assert payload["twnb"]["view"]["answer"] == "The mean is 2."
+    assert payload["twnb"]["view"]["version"] == VIEW_VERSION  # computed anew, of this twnb's version
+    assert view_of(payload)["answer"] == "The mean is 2."

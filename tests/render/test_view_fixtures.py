@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from view_fixtures import BUILDERS, FIXTURES
+
+from twnb.render.view import VIEW_VERSION, view_of
+
+VIEWS = FIXTURES.parent / "views"
 
 _ID = re.compile(r"\b(?:round|post|atta|plan)-\d{8}-\d{6}-[0-9a-f]+\b")
 _TIME = re.compile(r'"(created_at|finished_at|updated_at)": "[^"]*"')
@@ -32,8 +37,22 @@ def stable(payload: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_the_extensions_fixture_is_what_twnb_writes(name):
-    path = FIXTURES / f"{name}.json"
-    written = stable(BUILDERS[name]())
+    _check_written(FIXTURES / f"{name}.json", stable(BUILDERS[name]()))
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_the_view_twnb_reads_from_each_fixture_is_written_beside_it(name):
+    """The payload's view leaves texts to the record (view.stored_view): the extension's tests check
+    that they read back the whole view Python reads (views/NAME.json; none for a payload without one)."""
+    payload = json.loads(stable(BUILDERS[name]()))  # the fixture, as the extension's tests read it
+    view = (payload.get("twnb") or {}).get("view")
+    if not isinstance(view, dict) or view.get("version") != VIEW_VERSION:
+        pytest.skip("no view of this version: the extension draws what it can (view.test.ts)")
+    whole = json.dumps(dict(view_of(payload)), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    _check_written(VIEWS / f"{name}.json", whole)
+
+
+def _check_written(path: Path, written: str) -> None:
     before = path.read_text() if path.exists() else None
     if before != written:
         path.parent.mkdir(parents=True, exist_ok=True)

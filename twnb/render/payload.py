@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.render.cell_images import leave_images_in_cell, previews_in_cell
 from twnb.render.links import display_path
-from twnb.render.view import round_view
+from twnb.render.view import round_view, stored_view
 
 if TYPE_CHECKING:
     from twnb.memory import Plan, Round
@@ -68,7 +68,7 @@ def round_payload(
     }
     if conversation_id:
         data["twnb"]["conversation_id"] = conversation_id
-    data["twnb"]["view"] = plain_data(round_view(data))
+    data["twnb"]["view"] = plain_data(stored_view(round_view(data), data))
     return data
 
 

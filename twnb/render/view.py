@@ -13,6 +13,10 @@ Texts are as users read them (delimiters removed); Markdown texts (plan steps, t
 Markdown source: each view escapes and renders them its own way (HTML here, JupyterLab's sanitizer in
 the extension). A new fact is one key here, with a default a reader of an older view can assume
 absent; `VIEW_VERSION` changes only when an existing key changes meaning.
+
+The payload carries the view without the texts that are the record's own as they are (the request,
+the answer, each code block's code and result: `stored_view`), so a saved notebook keeps each once;
+`view_of` puts them back, as the extension's view.ts does.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from twnb.render.text import as_text, clean_text, clip_middle
 from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
 from twnb.render.user_cells import UserCellsView, user_cells_view
 
-VIEW_VERSION = 1
+# 2: the texts that are the record's own as they are are left to it (stored_view); a reader of 1
+# would draw them empty.
+VIEW_VERSION = 2
 RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
 HELD_BACK_CELLS = "held_back_cells"  # RoundExtra: why the cells queued below the Round did not run
 
@@ -162,12 +168,79 @@ def undone_line(payload: Mapping[str, Any]) -> str:
 
 
 def view_of(payload: Mapping[str, Any]) -> RoundView:
-    """The view a payload carries, or computed afresh when it carries none of this version (a Round
-    saved by an older twnb, or a payload built by hand)."""
+    """The view a payload carries, with the texts it leaves to the record put back (`stored_view`), or
+    computed afresh when it carries none of this version (a Round saved by an older twnb, or a payload
+    built by hand)."""
     view = (payload.get("twnb") or {}).get("view")
     if isinstance(view, Mapping) and view.get("version") == VIEW_VERSION:
-        return view  # type: ignore[return-value]
+        return with_recorded_texts(view, payload)
     return round_view(payload)
+
+
+# The texts a view leaves out when they are, as they are, a text of the record beside it: where a
+# reader finds each (the extension's view.ts reads the same places). A key that is present, null
+# included, is the view's own.
+def _recorded_request(payload: Mapping[str, Any]) -> object:
+    return payload.get("user_query")
+
+
+def _recorded_answer(payload: Mapping[str, Any]) -> object:
+    posts = [p for p in payload.get("post_list") or [] if isinstance(p, Mapping)]
+    answers = [p for p in posts if p.get("send_from") == "Planner" and p.get("send_to") == "User"]
+    return answers[-1].get("message") if answers else None
+
+
+def _recorded_attachment(payload: Mapping[str, Any], post_id: str, kind: str) -> object:
+    for post in payload.get("post_list") or []:
+        if isinstance(post, Mapping) and str(post.get("id")) == post_id:
+            for attachment in post.get("attachment_list") or []:
+                if isinstance(attachment, Mapping) and attachment.get("type") == kind:
+                    return attachment.get("content")
+    return None
+
+
+_BLOCK_TEXTS = (("code", "reply_content"), ("result", "execution_result"))
+
+
+def stored_view(view: RoundView, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """`view` as the payload carries it: the request, the answer, and each code block's code and result
+    are left out where they are the record's own text as it is (the Round's `user_query`, its last
+    answer's message, the post's `reply_content` and `execution_result`): a saved notebook keeps each
+    once. `with_recorded_texts` puts them back."""
+    stored: dict[str, Any] = dict(view)
+    if view["request"] == _recorded_request(payload):
+        del stored["request"]
+    if view["answer"] is not None and view["answer"] == _recorded_answer(payload):
+        del stored["answer"]
+    blocks = []
+    for block in view["code"]:
+        kept: dict[str, Any] = dict(block)
+        for key, kind in _BLOCK_TEXTS:
+            if kept[key] and kept[key] == _recorded_attachment(payload, block["post_id"], kind):
+                del kept[key]
+        blocks.append(kept)
+    stored["code"] = blocks
+    return stored
+
+
+def with_recorded_texts(view: Mapping[str, Any], payload: Mapping[str, Any]) -> RoundView:
+    """A stored view whole again: each text it left to the record read from there."""
+    whole: dict[str, Any] = dict(view)
+    if "request" not in whole:
+        whole["request"] = str(_recorded_request(payload) or "")
+    if "answer" not in whole:
+        answer = _recorded_answer(payload)
+        whole["answer"] = answer if isinstance(answer, str) and answer else None
+    blocks = []
+    for block in view.get("code") or []:
+        full = dict(block)
+        for key, kind in _BLOCK_TEXTS:
+            if key not in full:
+                text = _recorded_attachment(payload, str(full.get("post_id", "")), kind)
+                full[key] = text if isinstance(text, str) else ""
+        blocks.append(full)
+    whole["code"] = blocks
+    return whole  # type: ignore[return-value]
 
 
 def plan_steps(plan: object) -> list[PlanStepView]:

@@ -123,3 +123,17 @@ def test_markdown_links_every_artifact_in_the_main_view():
 def test_text_lists_every_artifact_with_its_path():
     text = bundle_from_payload(BUILDERS["artifacts"]())["text/plain"]
     assert "artifacts:\n  unusual_weeks.csv\n  twnb-artifacts/plot.png\n  .twnb/hidden.png\n" in text
+
+
+@pytest.mark.parametrize("view", ["text/html", *UNFOLDED])
+def test_the_conversation_leaves_out_the_planners_current_step_and_stop_word(view):
+    # analysis_round's answer says it is on "2. report it" and has "Completed": the plan above and the
+    # Round's state say so; the record (the MIME JSON) keeps both.
+    bundle = _bundle(analysis_round())
+    assert "Completed" not in bundle[view]
+    assert not any(
+        label in bundle[view] for label in ("current step", "current plan step", "current_plan_step")
+    )
+    assert any(
+        a["content"] == "Completed" for p in bundle[MIME_TYPE]["post_list"] for a in p["attachment_list"]
+    )

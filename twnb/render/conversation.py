@@ -4,8 +4,9 @@ The main view (view.py) already shows the request, the plan and the decision mad
 block with its outcome, result, error and decision, every artifact and the answer. The extension folds
 the whole record beneath it; the static views (the HTML folded, Markdown and text unfolded) list each
 post with only what the main view did not say: its title, why it was cut off, its message (or a
-pointer to the request or the answer above), the Planner's notes (each plan text once, again only when
-changed) and the attachments no code block shows (thoughts, verification). Nothing then reads twice,
+pointer to the request or the answer above), the Planner's reasoning and plans (each plan text once,
+again only when changed; not its current step and stop word) and the attachments no code block shows
+(thoughts, verification). Nothing then reads twice,
 and a saved notebook keeps each text once per view.
 """
 
@@ -28,6 +29,9 @@ IN_CODE_BLOCK = frozenset(
 )
 IN_ARTIFACTS = "artifact_paths"
 _ONCE_PER_ROUND = ("init_plan", "plan")  # the Planner restates its plan in every post
+# What the Planner states in every post with nothing for a reader: the step it is on (a line of the
+# plan shown above) and whether it has stopped (the Round's state, its message). The record keeps them.
+NOT_LISTED = frozenset({"current_plan_step", "stop"})
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,9 @@ def _left_to_show(post: Mapping[str, Any], shown_plans: dict[str, str]) -> list[
     code = has_code(post)
     for attachment in post.get("attachment_list") or []:
         kind, content = str(attachment.get("type")), attachment.get("content")
-        if not is_shown(kind, content) or kind == IN_ARTIFACTS or (code and kind in IN_CODE_BLOCK):
+        if not is_shown(kind, content) or kind == IN_ARTIFACTS or kind in NOT_LISTED:
+            continue
+        if code and kind in IN_CODE_BLOCK:
             continue
         if kind in _ONCE_PER_ROUND:
             text = clean_text(content).strip()

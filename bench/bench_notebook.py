@@ -2,6 +2,7 @@
 
     /tmp/venv0/bin/python bench/bench_notebook.py [--repeat 7]
     python bench/bench_notebook.py --against /tmp/before [--repeat 15]   # only the load, two checkouts
+    python bench/bench_notebook.py --saved-size   # only figure 4: what a plot Round adds to a notebook
 
 `--against DIR` times figure 1 (from bytecode caches, as an installed twnb loads) for the twnb of
 another checkout (DIR holds its `twnb/` folder: a `git worktree add` or `git archive REV twnb | tar -x
@@ -23,7 +24,8 @@ ratio: whether a change made `%load_ext twnb` slower.
    each holds; for a figure the code displayed (the cell's own display_data holds it, so the Round
    refers to it: render/cell_images.py) beside one only saved to a file (the Round has to carry it).
    Then `twnb demo`'s plot Round as nbclient saved it: a real Round's record (three LLM calls, the
-   plan, the ledger, four views) beside its one PNG, against the target of the PNG + 15 KB.
+   plan, the ledger, four views) beside its one PNG, against the target of the PNG + 15 KB, and where
+   its bundle's bytes go (each view; the payload's keys and its `twnb` object's).
 5. Widget state a saved notebook keeps, in KB per Round: `twnb demo`'s quickstart as nbclient saves it
    (a client that draws no widgets: the Rounds make none), and a Round's RoundView after it ended, as a
    frontend that drops closed models (JupyterLab's widget manager) would save it (its open models).
@@ -436,6 +438,17 @@ def bench_demo_plot_round(notebook: dict[str, Any]) -> None:
             f"{stored_kb:.1f} KB as stored ({copies} copy): {saved_kb - stored_kb:.1f} KB over the "
             f"stored PNG (target <= 15 KB), {bundle_kb:.1f} KB of it the Round's bundle"
         )
+        # Where the Round's bundle goes: each view, the payload's top-level keys and its twnb object's.
+        (bundle,) = [o["data"] for o in outputs if MIME_TYPE in o.get("data", {})]
+        payload = bundle[MIME_TYPE]
+
+        def kb(value: object) -> str:
+            return f"{len(json.dumps(value)) / 1024:.1f}"
+
+        print("  bundle: " + ", ".join(f"{mime} {kb(value)}" for mime, value in bundle.items()) + " KB")
+        print("  payload: " + ", ".join(f"{key} {kb(value)}" for key, value in payload.items()) + " KB")
+        twnb = payload.get("twnb") or {}
+        print("  payload's twnb: " + ", ".join(f"{key} {kb(value)}" for key, value in twnb.items()) + " KB")
 
 
 def bench_widget_state_per_round(notebook: dict[str, Any]) -> None:
@@ -484,9 +497,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--against", type=Path, help="another checkout: compare the load time only")
+    parser.add_argument("--saved-size", action="store_true", help="only what a plot Round adds to a notebook")
     args = parser.parse_args()
     if args.against is not None:
         bench_load_against(args.against.resolve(), args.repeat)
+        return
+    if args.saved_size:
+        bench_saved_size(displayed=True)
+        bench_demo_plot_round(_demo_notebook())
         return
     bench_load(args.repeat)
     bench_stream()

@@ -31,8 +31,9 @@ JS_LOADED_IMAGES = "imgs => imgs.filter(img => img.complete && img.naturalWidth 
 
 
 def round_output(page: Page, index: int) -> Locator:
-    """The output of the index-th Round cell that shows the Round (the one naming its request)."""
-    return outputs(round_cells(page).nth(index)).filter(has_text=ROUNDS[index][0])
+    """The output of the index-th Round cell that shows the Round (the one naming its request, as its
+    header shows it: Markdown, so a code span's backticks are not text)."""
+    return outputs(round_cells(page).nth(index)).filter(has_text=ROUNDS[index][0].replace("`", ""))
 
 
 def expect_rounds_rendered(page: Page) -> None:

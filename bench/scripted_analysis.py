@@ -122,20 +122,23 @@ def build_roles(namespace: dict[str, Any], policy: Any = None) -> tuple[Any, Any
     from twnb.roles.code_interpreter import CodeInterpreter
     from twnb.roles.planner import Planner
     from twnb.roles.planner_prompt import Worker
+    from twnb.roles.role_setup import RoleBrief, RoleSurroundings
     from twnb.roles.translator import PostTranslator
 
     def summary() -> str:
         return summarize_namespace(namespace)
 
     translator = PostTranslator()
-    code = CodeInterpreter(None, "bench", translator, namespace_summary=summary, policy=policy)
+    brief = RoleBrief(policy=policy)
+    surroundings = RoleSurroundings(namespace_summary=summary)
+    code = CodeInterpreter(None, "bench", translator, brief=brief, surroundings=surroundings)
     planner = Planner(
         None,
         "bench",
         translator,
         workers=[Worker(code.alias, code.intro)],
-        namespace_summary=summary,
-        policy=policy,
+        brief=brief,
+        surroundings=surroundings,
     )
     return planner, code
 

@@ -10,6 +10,7 @@ from twnb.kernel import ExecutionError, ExecutionResult, VariableChange
 from twnb.llm.client import OpenAIChatClient
 from twnb.memory import Memory, Post
 from twnb.roles.code_interpreter import CodeInterpreter
+from twnb.roles.role_setup import CodeLimits
 from twnb.roles.translator import PostTranslator
 
 
@@ -28,7 +29,7 @@ def content(post: Post, kind: str):
 @pytest.fixture
 def interpreter(fake_llm):
     client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
-    return CodeInterpreter(client, "fake-model", PostTranslator(), max_retries=1)
+    return CodeInterpreter(client, "fake-model", PostTranslator(), limits=CodeLimits(max_revisions=1))
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
 from twnb.roles.prompt_fit import FIT_LEVELS, FULL, PromptTooLong, fit_prompt, prompt_tokens
+from twnb.roles.role_setup import CodeLimits, RoleSurroundings
 from twnb.roles.translator import PostTranslator
 
 WIDE_NAMESPACE = "Variables in the kernel:\n" + "".join(
@@ -20,14 +21,9 @@ WIDE_NAMESPACE = "Variables in the kernel:\n" + "".join(
 
 def roles() -> tuple[Planner, CodeInterpreter]:
     translator = PostTranslator()
-    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: WIDE_NAMESPACE)
-    planner = Planner(
-        None,
-        "m",
-        translator,
-        workers=[Worker(code.alias, code.intro)],
-        namespace_summary=lambda: WIDE_NAMESPACE,
-    )
+    wide = RoleSurroundings(namespace_summary=lambda: WIDE_NAMESPACE)
+    code = CodeInterpreter(None, "m", translator, surroundings=wide)
+    planner = Planner(None, "m", translator, workers=[Worker(code.alias, code.intro)], surroundings=wide)
     return planner, code
 
 
@@ -114,7 +110,8 @@ def test_a_context_learned_from_an_error_only_fits_and_never_refuses():
 def test_a_role_given_the_context_fits_its_own_prompts():
     windows = ContextWindows(context_size=3000)
     translator = PostTranslator()
-    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: WIDE_NAMESPACE, context=windows)
+    wide = RoleSurroundings(namespace_summary=lambda: WIDE_NAMESPACE)
+    code = CodeInterpreter(None, "m", translator, limits=CodeLimits(context=windows), surroundings=wide)
     memory = with_task(memory_with([analysis_round(n) for n in range(1, 4)]))
 
     assert code.turn.budget() == windows.budget("m")

@@ -17,6 +17,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.namespace_delta import CHANGES_HEADER, SNAPSHOT_HEADER
 from twnb.roles.planner import Planner
 from twnb.roles.planner_prompt import Worker
+from twnb.roles.role_setup import RoleSurroundings
 from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
@@ -32,22 +33,24 @@ NAMESPACE = (
 def make_roles_reading(namespace: dict[str, str]) -> tuple[Planner, CodeInterpreter]:
     """Roles whose namespace summary is `namespace["text"]` at the time of each call."""
     translator = PostTranslator()
-    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: namespace["text"])
+    reading = RoleSurroundings(namespace_summary=lambda: namespace["text"])
+    code = CodeInterpreter(None, "m", translator, surroundings=reading)
     planner = Planner(
         None,
         "m",
         translator,
         workers=[Worker(code.alias, code.intro)],
-        namespace_summary=lambda: namespace["text"],
+        surroundings=reading,
     )
     return planner, code
 
 
 def make_roles(namespace: str = NAMESPACE) -> tuple[Planner, CodeInterpreter]:
     translator = PostTranslator()
-    code = CodeInterpreter(None, "m", translator, namespace_summary=lambda: namespace)
+    surroundings = RoleSurroundings(namespace_summary=lambda: namespace)
+    code = CodeInterpreter(None, "m", translator, surroundings=surroundings)
     planner = Planner(
-        None, "m", translator, workers=[Worker(code.alias, code.intro)], namespace_summary=lambda: namespace
+        None, "m", translator, workers=[Worker(code.alias, code.intro)], surroundings=surroundings
     )
     return planner, code
 

@@ -12,6 +12,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import Planner, planner_problems
 from twnb.roles.planner_prompt import Worker
 from twnb.roles.prompt_library import EXAMPLES_DIR, load_examples
+from twnb.roles.role_setup import RoleBrief
 from twnb.roles.translator import PostTranslator
 
 EXAMPLE = """
@@ -34,7 +35,7 @@ rounds:
 
 def planner(**options) -> Planner:
     workers = [Worker("CodeInterpreter", "- writes code")]
-    return Planner(None, "m", PostTranslator(), workers=workers, **options)
+    return Planner(None, "m", PostTranslator(), workers=workers, brief=RoleBrief(**options))
 
 
 def prefix_text(role) -> str:

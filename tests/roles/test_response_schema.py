@@ -8,6 +8,7 @@ from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.planner import STOP_VALUES, Planner
 from twnb.roles.planner_prompt import Worker
 from twnb.roles.response_schema import role_response_format
+from twnb.roles.role_setup import RoleBrief
 from twnb.roles.translator import PostTranslator
 
 
@@ -24,10 +25,9 @@ def objects(node):
 
 
 def roles(response_format="json_schema"):
-    code = CodeInterpreter(None, "m", PostTranslator(), response_format=response_format)
-    planner = Planner(
-        None, "m", PostTranslator(), workers=[Worker(code.alias, code.intro)], response_format=response_format
-    )
+    brief = RoleBrief(response_format=response_format)
+    code = CodeInterpreter(None, "m", PostTranslator(), brief=brief)
+    planner = Planner(None, "m", PostTranslator(), workers=[Worker(code.alias, code.intro)], brief=brief)
     return planner, code
 
 

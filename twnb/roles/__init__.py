@@ -8,6 +8,7 @@ from twnb.roles.planner_prompt import Worker
 from twnb.roles.response_schema import ResponseFormatChoice
 from twnb.roles.risk_grades import GRADES, GRADES_BY_KEY, Grade, RiskFinding, RiskPlace, grade_code
 from twnb.roles.role import ReplyCutShort, RoleFailure
+from twnb.roles.role_setup import CodeLimits, RoleBrief, RoleLimits, RoleSurroundings
 from twnb.roles.taskweaver_verification import (
     TASKWEAVER_ALLOWED_MODULES,
     TASKWEAVER_BLOCKED_FUNCTIONS,
@@ -30,6 +31,7 @@ __all__ = [
     "TASKWEAVER_ALLOWED_MODULES",
     "TASKWEAVER_BLOCKED_FUNCTIONS",
     "CodeInterpreter",
+    "CodeLimits",
     "Grade",
     "Planner",
     "PostTranslator",
@@ -37,7 +39,10 @@ __all__ = [
     "ResponseFormatChoice",
     "RiskFinding",
     "RiskPlace",
+    "RoleBrief",
     "RoleFailure",
+    "RoleLimits",
+    "RoleSurroundings",
     "TaskWeaverRules",
     "VerificationConfig",
     "Worker",

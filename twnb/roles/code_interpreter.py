@@ -18,16 +18,14 @@ execution_status, execution_result, artifact_paths[, revise_message].
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
 
 from twnb.base import clip
 from twnb.kernel import ExecutionResult, execution_text_for_llm
-from twnb.llm import ChatClient, ContextWindows, Msg
+from twnb.llm import ChatClient, Msg
 from twnb.memory import (
     EDITED_BY_USER,
     SKIPPED_BY_USER,
     AttachmentType,
-    Conversation,
     ExecutionRecord,
     Memory,
     MessageDelta,
@@ -35,19 +33,25 @@ from twnb.memory import (
     Post,
     RefusedEdit,
 )
-from twnb.plugins import NO_PLUGINS, PluginOffer, PluginOffers
+from twnb.plugins import NO_PLUGINS, PluginOffer
 from twnb.roles.code_prompt import CodePrompt
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.plugin_only import assigned_names, check_plugin_only
 from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
-from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
+from twnb.roles.prompt_library import EXAMPLES_DIR, load_examples, load_prompts
+from twnb.roles.response_schema import role_response_format
 from twnb.roles.role import Role, attach, current_round_posts
+from twnb.roles.role_setup import (
+    CODE_LIMITS,
+    NO_SURROUNDINGS,
+    PACKAGE_BRIEF,
+    CodeLimits,
+    RoleBrief,
+    RoleSurroundings,
+)
 from twnb.roles.round_digest import CondensePolicy, describe_variable, first_text
 from twnb.roles.translator import PostTranslator
 from twnb.roles.verification import Refusal, VerificationConfig, allowable_modules, verify_code
-
-RESULT_CHARS = 4000  # the bounded execution text a prompt gets per run
 
 
 class CodeInterpreter(Role):
@@ -59,49 +63,47 @@ class CodeInterpreter(Role):
         model: str,
         translator: PostTranslator,
         *,
-        prompts: PromptTemplates | None = None,
-        examples: Sequence[Conversation] | None = None,
-        example_dirs: Iterable[str | os.PathLike[str]] = (),
+        brief: RoleBrief = PACKAGE_BRIEF,
+        limits: CodeLimits = CODE_LIMITS,
         verification: VerificationConfig | None = None,
-        max_retries: int = 3,
-        policy: CondensePolicy | None = None,
-        namespace_summary: Callable[[], str] | None = None,
-        attempts: int = 3,
-        response_format: ResponseFormatChoice = None,
-        result_chars: int = RESULT_CHARS,
-        workdir: str | os.PathLike[str] | None = None,
-        max_reply_chars: int | None = None,
-        context: ContextWindows | None = None,
-        plugins: PluginOffers | None = None,
+        surroundings: RoleSurroundings = NO_SURROUNDINGS,
     ) -> None:
-        """`examples` replaces the package's examples; `example_dirs` adds folders to them. Artifact
-        links in execution results are relative to `workdir` (the code's working directory): that is
-        where the code can open them, and it keeps prompts the same wherever the notebook lives.
-        `response_format`: "json_schema" (its own schema, strict), "json_object", a dict or None.
-        `context`: what is known of the model's context, to fit prompts to it (prompt_fit.py).
-        `plugins` gives the plugins each Round describes (twnb/plugins/)."""
-        self.templates = prompts or load_prompts("code_interpreter")
+        """`brief`: what it is told (prompts, examples, condensing, the reply format); `limits`: its
+        attempts, revisions per task, reply and result sizes, the model's context; `surroundings`: the
+        namespace summary, the plugins each Round describes, the working directory execution results'
+        artifact links are relative to (which keeps prompts the same wherever the notebook lives)."""
+        self.templates = brief.prompts or load_prompts("code_interpreter")
         super().__init__(intro=self.templates.text("intro"))
         self.verification = verification or VerificationConfig()
+        examples = brief.examples
         if examples is None:
             examples = load_examples(
-                [EXAMPLES_DIR / "code_interpreter", *example_dirs], {"Planner", self.alias}
+                [EXAMPLES_DIR / "code_interpreter", *brief.example_dirs], {"Planner", self.alias}
             )
         self.prompt = CodePrompt(
-            self.templates, self.verification.describe(), examples, policy or CondensePolicy()
+            self.templates, self.verification.describe(), examples, brief.policy or CondensePolicy()
         )
-        self.namespace_summary = namespace_summary
-        self.max_retries = max_retries
-        self.result_chars = result_chars
-        self.workdir = workdir
-        fmt = role_response_format(response_format, self.prompt.response_schema, "code_interpreter_reply")
+        self.namespace_summary = surroundings.namespace_summary
+        self.max_retries = limits.max_revisions
+        self.result_chars = limits.result_chars
+        self.workdir = surroundings.workdir
+        schema = self.prompt.response_schema
+        fmt = role_response_format(brief.response_format, schema, "code_interpreter_reply")
         required = ("reply_type", "reply_content")
         self.turn = LLMTurn(
-            client, model, self.name, translator, attempts, fmt, required, max_reply_chars, context
+            client,
+            model,
+            self.name,
+            translator,
+            limits.attempts,
+            fmt,
+            required,
+            limits.max_reply_chars,
+            limits.context,
         )
         # post id -> revisions already made for its task (set by generate, read by record_execution)
         self._revisions: dict[str, int] = {}
-        self.plugins = plugins
+        self.plugins = surroundings.plugins
         self.plugin_only = False  # the session sets it for each Round (start_round)
         self._offer: PluginOffer = NO_PLUGINS
         # names plugin-only code assigned from plugin calls: later plugin-only code may use them

@@ -9,21 +9,26 @@ back as the enum spells it). An invalid reply becomes a Planner -> Planner post 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
-from twnb.llm import ChatClient, ContextWindows, Msg
-from twnb.memory import AttachmentType, Conversation, Memory, Observer, Post
-from twnb.plugins import PluginOffers
+from twnb.llm import ChatClient, Msg
+from twnb.memory import AttachmentType, Memory, Observer, Post
 from twnb.roles.chat_prompt import append_to_last_user
 from twnb.roles.llm_turn import LLMTurn, ReplyUnreadable
 from twnb.roles.planner_prompt import PLANNER_POLICY, PlannerPrompt, Worker
 from twnb.roles.prompt_fit import FULL, PromptFit, run_fitted
-from twnb.roles.prompt_library import EXAMPLES_DIR, PromptTemplates, load_examples, load_prompts
-from twnb.roles.response_schema import ResponseFormatChoice, role_response_format
+from twnb.roles.prompt_library import EXAMPLES_DIR, load_examples, load_prompts
+from twnb.roles.response_schema import role_response_format
 from twnb.roles.role import Role, RoleFailure, attach, current_round_posts
+from twnb.roles.role_setup import (
+    NO_SURROUNDINGS,
+    PACKAGE_BRIEF,
+    ROLE_LIMITS,
+    RoleBrief,
+    RoleLimits,
+    RoleSurroundings,
+)
 from twnb.roles.round_context import round_context
-from twnb.roles.round_digest import CondensePolicy
 from twnb.roles.translator import PostTranslator
 
 REQUIRED_PLAN_KEYS = (AttachmentType.init_plan, AttachmentType.plan, AttachmentType.current_plan_step)
@@ -80,40 +85,41 @@ class Planner(Role):
         translator: PostTranslator,
         *,
         workers: Sequence[Worker],
-        prompts: PromptTemplates | None = None,
-        examples: Sequence[Conversation] | None = None,
-        example_dirs: Iterable[str | os.PathLike[str]] = (),
-        policy: CondensePolicy | None = None,
-        namespace_summary: Callable[[], str] | None = None,
-        max_self_corrections: int = 3,
-        attempts: int = 3,
-        response_format: ResponseFormatChoice = None,
-        max_reply_chars: int | None = None,
-        context: ContextWindows | None = None,
-        plugins: PluginOffers | None = None,
+        brief: RoleBrief = PACKAGE_BRIEF,
+        limits: RoleLimits = ROLE_LIMITS,
+        surroundings: RoleSurroundings = NO_SURROUNDINGS,
     ) -> None:
-        """`examples` replaces the package's examples; `example_dirs` adds folders to them.
-        `max_reply_chars` stops a longer reply (see LLMTurn). `response_format`: "json_schema" (the
-        Planner's own schema, strict), "json_object", a dict sent as is, or None (see
-        response_schema.py). `context`: what is known of the model's context, to fit prompts to it
-        (prompt_fit.py). `plugins` gives the plugins each Round offers its CodeInterpreter, which the
-        Planner is told of, one line each."""
-        self.templates = prompts or load_prompts("planner")
+        """`brief`: what it is told (prompts, examples, condensing, the reply format: "json_schema" is
+        the Planner's own schema); `limits`: its attempts, self-corrections per Round, the reply size
+        (see LLMTurn), the model's context; `surroundings`: the namespace summary and the plugins each
+        Round offers its CodeInterpreter, which the Planner is told of, one line each."""
+        self.templates = brief.prompts or load_prompts("planner")
         super().__init__(intro=self.templates.text("intro"))
         self.workers = list(workers)
         self.recipients = [w.alias for w in self.workers] + ["User"]
+        examples = brief.examples
         if examples is None:
             role_set = {"Planner", "User", *self.recipients}
-            examples = load_examples([EXAMPLES_DIR / "planner", *example_dirs], role_set)
-        self.prompt = PlannerPrompt(self.templates, self.workers, examples, policy or PLANNER_POLICY)
-        self.namespace_summary = namespace_summary
+            examples = load_examples([EXAMPLES_DIR / "planner", *brief.example_dirs], role_set)
+        self.prompt = PlannerPrompt(self.templates, self.workers, examples, brief.policy or PLANNER_POLICY)
+        self.namespace_summary = surroundings.namespace_summary
         # The session's plan notebook sets this: the plan a Round continues, as a note (else "").
         self.plan_hint: Callable[[], str] | None = None
-        self.max_self_corrections = max_self_corrections
-        self.plugins = plugins
+        self.max_self_corrections = limits.max_revisions
+        self.plugins = surroundings.plugins
         self.plugin_only = False  # the session sets it for each Round (start_round)
-        fmt = role_response_format(response_format, self.prompt.response_schema, "planner_reply")
-        self.turn = LLMTurn(client, model, self.name, translator, attempts, fmt, (), max_reply_chars, context)
+        fmt = role_response_format(brief.response_format, self.prompt.response_schema, "planner_reply")
+        self.turn = LLMTurn(
+            client,
+            model,
+            self.name,
+            translator,
+            limits.attempts,
+            fmt,
+            (),
+            limits.max_reply_chars,
+            limits.context,
+        )
 
     def start_round(self, *, plugin_only: bool = False) -> None:
         """What the Round asks: in plugin-only mode the Planner is told the worker may only call plugins."""

@@ -63,7 +63,16 @@ def build_session(
     `risk` grades code for risky step mode (default: in the executor's folder, without the namespace).
     """
     from twnb.llm import context_windows, session_chat_client
-    from twnb.roles import CodeInterpreter, Planner, PostTranslator, Worker
+    from twnb.roles import (
+        CodeInterpreter,
+        CodeLimits,
+        Planner,
+        PostTranslator,
+        RoleBrief,
+        RoleLimits,
+        RoleSurroundings,
+        Worker,
+    )
 
     plain = resolved.settings
     redactor = redactor if redactor is not None else redactor_for(resolved)
@@ -102,27 +111,23 @@ def build_session(
         client,
         plain.model_for("CodeInterpreter"),
         translator,
+        brief=RoleBrief(example_dirs=_role_folder(examples, "code_interpreter"), response_format=asked_for),
+        limits=CodeLimits(
+            max_revisions=plain.max_retries, max_reply_chars=plain.max_reply_chars, context=context
+        ),
         verification=verification_config(plain),
-        max_retries=plain.max_retries,
-        namespace_summary=namespace_summary,
-        response_format=asked_for,
-        workdir=executor.workdir,
-        example_dirs=_role_folder(examples, "code_interpreter"),
-        max_reply_chars=plain.max_reply_chars,
-        context=context,
-        plugins=plugins,
+        surroundings=RoleSurroundings(
+            namespace_summary=namespace_summary, plugins=plugins, workdir=executor.workdir
+        ),
     )
     planner = Planner(
         client,
         plain.model_for("Planner"),
         translator,
         workers=[Worker(code_interpreter.alias, code_interpreter.intro)],
-        namespace_summary=namespace_summary,
-        response_format=asked_for,
-        example_dirs=_role_folder(examples, "planner"),
-        max_reply_chars=plain.max_reply_chars,
-        context=context,
-        plugins=plugins,
+        brief=RoleBrief(example_dirs=_role_folder(examples, "planner"), response_format=asked_for),
+        limits=RoleLimits(max_reply_chars=plain.max_reply_chars, context=context),
+        surroundings=RoleSurroundings(namespace_summary=namespace_summary, plugins=plugins),
     )
     return Session(
         tracing=_tracing(plain),

@@ -109,12 +109,14 @@ def test_a_round_runs_in_the_confined_separate_kernel(
     executor: KernelExecutor, places: Places, fake_server: FakeLLMServer
 ) -> None:
     from twnb.config import ResolvedSettings, Settings
-    from twnb.llm.client import OpenAIChatClient
+    from twnb.llm import ClientLimits, OpenAIChatClient
     from twnb.session import build_session
 
     fake_server.reset()
     fake_server.load(answer_round("The answer is 42."))
-    client = OpenAIChatClient(api_key=REAL_KEY, base_url=fake_server.base_url, max_retries=0)
+    client = OpenAIChatClient(
+        api_key=REAL_KEY, base_url=fake_server.base_url, limits=ClientLimits(max_retries=0)
+    )
     resolved = ResolvedSettings(Settings(model="fake-model"), {}, places.notebook)
     session = build_session(resolved, executor, client=client, session_dir=places.outside / "sessions")
     finished = session.run_round("What is 6 times 7?")

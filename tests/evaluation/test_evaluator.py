@@ -11,7 +11,7 @@ from twnb.evaluation.agent_turn import AgentTurn, CodeStep
 from twnb.evaluation.case_file import ScoringPoint
 from twnb.evaluation.evaluator import Evaluator, parse_verdict, transcript
 from twnb.evaluation.model_calls import ModelCaller
-from twnb.llm import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 
 POINT = ScoringPoint("The mean is 2", 1.0)
 TURNS = [
@@ -78,6 +78,8 @@ def test_the_evaluator_asks_for_a_json_verdict_on_the_statement(fake_llm):
 
 def test_an_evaluator_that_fails_leaves_the_point_not_judged_with_why(fake_llm):
     fake_llm.load({"*": [{"content": "x", "fault": "http_401"}]})
-    client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+    client = OpenAIChatClient(
+        api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+    )
     verdict = Evaluator(ModelCaller(client, "judge-model", "Evaluator")).judge("t", TURNS, POINT)
     assert verdict.hit is None and verdict.error.startswith("the evaluator's model failed:")

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from twnb.config import RedactingFilter, Redactor
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.cassette import (
     CassetteDriftWarning,
     CassetteError,
@@ -20,7 +21,6 @@ from twnb.llm.cassette import (
     load_cassette,
     messages_sha256,
 )
-from twnb.llm.client import OpenAIChatClient
 from twnb.llm.errors import LLMAuthError, LLMStreamDropped
 
 CANARY_KEY = "sk-canary-cassette-0123456789abcdef"
@@ -71,7 +71,9 @@ def recorded(fake_llm, tmp_path: Path):
     """A cassette recorded from three live calls; returns (path, live results)."""
     fake_llm.load(SCRIPT)
     path = cassette_path_for(tmp_path / "session.yaml")
-    client = RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     live = run(client, session_calls())
     return path, live
 
@@ -160,7 +162,9 @@ def test_running_out_of_replies_is_a_clear_error(recorded):
 def test_recording_appends_to_an_existing_cassette(recorded, fake_llm):
     path, _ = recorded
     fake_llm.load({"*": ["more"]})
-    client = RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     run(client, [("Other", [{"role": "user", "content": "again"}])])
     assert [e.index for e in load_cassette(path)] == [0, 1, 2, 3]
 
@@ -168,7 +172,9 @@ def test_recording_appends_to_an_existing_cassette(recorded, fake_llm):
 def test_a_dropped_stream_is_recorded_and_replays_as_dropped(fake_llm, tmp_path):
     fake_llm.load({"*": [{"content": "partial reply text", "drop_after_chars": 7}]})
     path = tmp_path / "c.cassette.yaml"
-    client = RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     with pytest.raises(LLMStreamDropped):
         list(client.stream([{"role": "user", "content": "x"}], model="fake-model"))
 
@@ -184,7 +190,9 @@ def test_a_dropped_stream_is_recorded_and_replays_as_dropped(fake_llm, tmp_path)
 def test_a_refused_request_is_recorded_and_replays_as_the_same_error(fake_llm, tmp_path):
     fake_llm.load({"*": [{"fault": "http_401"}]})
     path = tmp_path / "c.cassette.yaml"
-    client = RecordingClient(OpenAIChatClient(CANARY_KEY, fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient(CANARY_KEY, fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     with pytest.raises(LLMAuthError):
         client.stream([{"role": "user", "content": "x"}], model="fake-model")
     with pytest.raises(LLMAuthError, match=r"^\(replayed\)"):
@@ -201,7 +209,9 @@ def test_canary_secrets_never_reach_the_cassette_the_log_or_an_error(fake_llm, t
     fake_llm.load({"*": [f"reply quoting {CANARY_ENV}", {"fault": "http_401"}]})
     path = tmp_path / "s.cassette.yaml"
     client = RecordingClient(
-        OpenAIChatClient(CANARY_KEY, fake_llm.base_url, timeout=5.0, redact=redactor.redact),
+        OpenAIChatClient(
+            CANARY_KEY, fake_llm.base_url, redact=redactor.redact, limits=ClientLimits(timeout=5.0)
+        ),
         path,
         redactor=redactor,
     )

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.cassette import STREAM_CLOSED, CassetteExhausted, RecordingClient, ReplayClient, load_cassette
-from twnb.llm.client import OpenAIChatClient
 
 # Ctrl-C is sent as a real SIGINT, which Python's own handler turns into KeyboardInterrupt mid-read.
 pytestmark = pytest.mark.skipif(
@@ -28,7 +28,9 @@ SLOW = {"content": LONG, "chunk_size": 4, "delay_s": 0.1}  # 20 chunks over two 
 
 
 def live_client(fake_llm, path: Path) -> RecordingClient:
-    return RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=10.0), path)
+    return RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=10.0)), path
+    )
 
 
 def ctrl_c_soon() -> threading.Timer:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from twnb.llm import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.cassette import CassetteDriftWarning, RecordingClient, ReplayClient, cassette_path_for
 from twnb.roles import without_kernel_state
 from twnb.roles.namespace_delta import SNAPSHOT_HEADER
@@ -38,7 +38,9 @@ AGAIN = _request(
 def cassette(fake_llm, tmp_path: Path) -> Path:
     fake_llm.load({"CodeInterpreter": [{"content": "done"}]})
     path = cassette_path_for(tmp_path / "session.yaml")
-    client = RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     "".join(client.stream(RECORDED, model="m", role="CodeInterpreter"))
     return path
 

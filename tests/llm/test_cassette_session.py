@@ -10,8 +10,8 @@ import pytest
 
 from twnb.config import Redactor
 from twnb.config.resolution import resolve_settings
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.cassette import load_cassette
-from twnb.llm.client import OpenAIChatClient
 from twnb.llm.redacting_client import RedactingClient
 from twnb.llm.response_format import json_object_format, json_schema_format
 from twnb.llm.session_client import session_chat_client
@@ -41,7 +41,8 @@ def redactor_for(resolved) -> Redactor:
 def test_a_redacting_client_sends_no_secret_in_a_prompt(fake_llm):
     fake_llm.load({"*": ["ok"]})
     client = RedactingClient(
-        OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), Redactor([CANARY_ENV])
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)),
+        Redactor([CANARY_ENV]),
     )
     list(client.stream([{"role": "user", "content": f"the output was {CANARY_ENV}"}], model="fake-model"))
     sent = fake_llm.chat_requests()[0]["body"]["messages"]
@@ -85,7 +86,7 @@ def test_recording_and_replaying_at_once_is_refused(resolved, tmp_path):
 def test_a_client_passed_as_inner_gets_redaction_fallback_and_recording(fake_llm, resolved, tmp_path):
     fake_llm.load({"Planner": [{"content": REPLY_1, "reject_response_format": ["json_schema"]}]})
     cassette = tmp_path / "s.cassette.yaml"
-    inner = OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0)
+    inner = OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0))
     client = session_chat_client(resolved, redactor=redactor_for(resolved), inner=inner, record_to=cassette)
     schema = {"type": "object", "properties": {}, "additionalProperties": False}
     messages = [SYSTEM, {"role": "user", "content": f"printed {CANARY_ENV}"}]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.cassette import CassetteError, RecordingClient, ReplayClient, load_cassette
-from twnb.llm.client import OpenAIChatClient
 
 ODD = "half an emoji \ud83d, a line\u2028separator, a next-line\x85mark, and\ttabs  "
 REPLY = json.dumps({"response": {"message": ODD, "send_to": "User"}}, ensure_ascii=False)
@@ -21,7 +21,9 @@ MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "use
 
 def _record(fake_llm, path: Path) -> str:
     fake_llm.load({"Planner": [REPLY]})
-    client = RecordingClient(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0), path)
+    client = RecordingClient(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0)), path
+    )
     return "".join(client.stream(MESSAGES, model="fake-model", role="Planner"))
 
 

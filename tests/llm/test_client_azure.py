@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.errors import LLMNotFoundError
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -12,7 +12,10 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 
 def azure_client(fake_llm) -> OpenAIChatClient:
     return OpenAIChatClient(
-        "azure-test-key", azure_endpoint=fake_llm.root_url, api_version="2024-10-21", timeout=5.0
+        "azure-test-key",
+        azure_endpoint=fake_llm.root_url,
+        api_version="2024-10-21",
+        limits=ClientLimits(timeout=5.0),
     )
 
 

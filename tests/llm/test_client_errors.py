@@ -7,7 +7,7 @@ import traceback
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.errors import (
     LLMAuthError,
     LLMBadRequestError,
@@ -27,7 +27,7 @@ CANARY_KEY = "sk-canary-0123456789abcdefghij"
 
 def make_client(fake_llm, **options) -> OpenAIChatClient:
     options.setdefault("timeout", 5.0)
-    return OpenAIChatClient(CANARY_KEY, fake_llm.base_url, **options)
+    return OpenAIChatClient(CANARY_KEY, fake_llm.base_url, limits=ClientLimits(**options))
 
 
 def all_text(err: BaseException) -> str:
@@ -71,7 +71,7 @@ def test_connection_refused_names_the_url():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
-    client = OpenAIChatClient("test-key", url, max_retries=0)
+    client = OpenAIChatClient("test-key", url, limits=ClientLimits(max_retries=0))
 
     with pytest.raises(LLMConnectionError) as caught:
         client.stream(MESSAGES, model="fake-model")

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from twnb.config.redaction import Redactor
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 URL_PASSWORD = "LlmPw-canary-Zx81Qa7"
@@ -45,7 +45,9 @@ def test_the_requests_url_password_and_the_key_never_reach_the_users_log_handler
     fake_llm.load({"*": [{"content": "hello"}]})
     base_url = fake_llm.base_url.replace("://", f"://llm:{URL_PASSWORD}@", 1)
     redact = redactor.redact if redactor is not None else None
-    reply = OpenAIChatClient(KEY, base_url, timeout=5.0, redact=redact).complete(MESSAGES, model="m")
+    reply = OpenAIChatClient(KEY, base_url, redact=redact, limits=ClientLimits(timeout=5.0)).complete(
+        MESSAGES, model="m"
+    )
     assert reply.text == "hello"
     logged = "\n".join(everything_logged.lines)
     assert "HTTP Request: POST" in logged  # httpx logged the request, URL included

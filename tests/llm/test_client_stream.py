@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.stream import ChatStream
 from twnb.llm.usage import Usage
 
@@ -19,7 +19,7 @@ MESSAGES = [
 
 @pytest.fixture
 def client(fake_llm) -> OpenAIChatClient:
-    return OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0)
+    return OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0))
 
 
 def test_content_arrives_as_the_chunks_the_server_sent(fake_llm, client):
@@ -108,7 +108,7 @@ def test_reasoning_is_kept_apart_from_the_content(fake_llm, client):
 
 def test_slow_chunks_still_stream_within_the_timeout(fake_llm):
     # each chunk within the timeout, the whole reply well past it
-    client = OpenAIChatClient("test-key", fake_llm.base_url, timeout=0.25)
+    client = OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=0.25))
     fake_llm.load({"*": [{"content": "slow but steady", "chunk_size": 3, "delay_s": 0.1}]})
 
     assert "".join(client.stream(MESSAGES, model="fake-model")) == "slow but steady"

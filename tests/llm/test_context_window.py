@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.context_error import read_context_error
 from twnb.llm.context_window import ContextWindows, KnownContext
 from twnb.llm.errors import LLMContextExceeded
@@ -14,7 +14,7 @@ MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "use
 
 
 def client_for(fake_llm, **options) -> OpenAIChatClient:
-    return OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, **options)
+    return OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0, **options))
 
 
 @pytest.mark.parametrize(

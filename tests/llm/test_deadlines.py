@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.deadlines import LLMDeadlines
 from twnb.llm.errors import LLMStalled
 
@@ -20,7 +20,9 @@ MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "use
 
 def client_with(fake_llm, **deadlines: float) -> OpenAIChatClient:
     limits = {"connect": 2.0, "first_byte": 5.0, "idle": 5.0, "total": 20.0, **deadlines}
-    return OpenAIChatClient("test-key", fake_llm.base_url, deadlines=LLMDeadlines(**limits), max_retries=2)
+    return OpenAIChatClient(
+        "test-key", fake_llm.base_url, limits=ClientLimits(deadlines=LLMDeadlines(**limits), max_retries=2)
+    )
 
 
 def timed_failure(client: OpenAIChatClient) -> tuple[LLMStalled, float]:

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.errors import LLMAuthError, LLMBadRequestError
 from twnb.llm.response_format import (
     FormatMemory,
@@ -30,7 +30,9 @@ REPLY = '{"response": {"message": "hello"}}'
 
 
 def client_for(fake_llm) -> ResponseFormatFallback:
-    return ResponseFormatFallback(OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0))
+    return ResponseFormatFallback(
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0))
+    )
 
 
 def test_json_schema_format_has_the_openai_shape():
@@ -276,7 +278,7 @@ def test_a_500_naming_response_format_steps_down_at_once_without_retries(fake_ll
         }
     )
     client = ResponseFormatFallback(
-        OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, max_retries=2)
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0, max_retries=2))
     )
 
     with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):
@@ -292,7 +294,7 @@ def test_a_500_naming_response_format_steps_down_at_once_without_retries(fake_ll
 def test_a_500_about_something_else_is_retried_and_never_taken_for_a_refusal(fake_llm):
     fake_llm.load({"*": [{"content": REPLY, "fault": "http_500", "times": 1}]})
     client = ResponseFormatFallback(
-        OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, max_retries=2)
+        OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0, max_retries=2))
     )
 
     text = "".join(client.stream(MESSAGES, model="fake-model", response_format=json_schema_format(SCHEMA)))
@@ -309,7 +311,7 @@ def test_a_refusal_learned_by_one_session_is_not_met_again_by_the_next(fake_llm,
     rf = json_schema_format(SCHEMA)
 
     def session_client() -> ResponseFormatFallback:
-        inner = OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0)
+        inner = OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0))
         return ResponseFormatFallback(inner, server=fake_llm.base_url, memory=memory)
 
     with caplog.at_level(logging.WARNING, logger="twnb.llm.response_format"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.errors import LLMEmptyReply, LLMReplyTruncated, LLMStreamDropped, LLMStreamErrorEvent
 
 MESSAGES = [{"role": "system", "content": "You are the Planner."}, {"role": "user", "content": "hi"}]
@@ -13,7 +13,7 @@ FORMAT_ERROR = "output does not match the expected format"
 
 
 def client_for(fake_llm, **options) -> OpenAIChatClient:
-    return OpenAIChatClient("test-key", fake_llm.base_url, timeout=5.0, **options)
+    return OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=5.0, **options))
 
 
 def test_a_reply_at_the_context_edge_says_the_context_with_its_numbers(fake_llm):
@@ -68,7 +68,9 @@ def test_max_tokens_is_sent_to_a_local_server_as_max_tokens(fake_llm):
 
 def test_max_tokens_is_sent_to_azure_as_max_completion_tokens(fake_llm):
     fake_llm.load({"*": ["ok"]})
-    client = OpenAIChatClient("k", azure_endpoint=fake_llm.root_url, timeout=5.0, max_tokens=300)
+    client = OpenAIChatClient(
+        "k", azure_endpoint=fake_llm.root_url, limits=ClientLimits(timeout=5.0, max_tokens=300)
+    )
 
     client.stream(MESSAGES, model="my-deployment").collect()
 

@@ -79,7 +79,7 @@ def make_catalog(workdir: Path, shell: Any) -> Iterator[Callable[..., Any]]:
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
     from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor, NotebookOutput
-    from twnb.llm.client import OpenAIChatClient
+    from twnb.llm import ClientLimits, OpenAIChatClient
     from twnb.plugins import PluginExecutor
     from twnb.session import build_session
     from twnb.session.factory import redactor_for
@@ -98,7 +98,9 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
             output=NotebookOutput(redact=redactor.redact),
         )
         executor = PluginExecutor(live, catalog, catalog.artifacts_dir)
-        client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+        client = OpenAIChatClient(
+            api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+        )
         return build_session(
             resolved, executor, client=client, session_dir=session_dir, redactor=redactor, plugins=catalog
         )

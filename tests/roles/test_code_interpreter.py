@@ -7,7 +7,7 @@ import json
 import pytest
 
 from twnb.kernel import ExecutionError, ExecutionResult, VariableChange
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.memory import Memory, Post
 from twnb.roles.code_interpreter import CodeInterpreter
 from twnb.roles.role_setup import CodeLimits
@@ -28,7 +28,9 @@ def content(post: Post, kind: str):
 
 @pytest.fixture
 def interpreter(fake_llm):
-    client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+    client = OpenAIChatClient(
+        api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+    )
     return CodeInterpreter(client, "fake-model", PostTranslator(), limits=CodeLimits(max_revisions=1))
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.llm.errors import LLMServerError, LLMStreamDropped
 from twnb.llm.messages import Msg, TextBlock, ThinkingBlock
 from twnb.roles.errors import TranslationError
@@ -21,7 +21,9 @@ REPLY = json.dumps({"response": {"send_to": "User", "message": "Hello there, how
 
 @pytest.fixture
 def turn(fake_llm) -> LLMTurn:
-    client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+    client = OpenAIChatClient(
+        api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+    )
     return LLMTurn(client, "fake-model", "Planner", PostTranslator(), attempts=2)
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.memory import Attachment, AttachmentType, Memory, Post
 from twnb.roles.planner import Planner, planner_problems
 from twnb.roles.planner_prompt import Worker
@@ -62,7 +62,9 @@ def test_missing_plan_attachments_are_named():
 
 @pytest.fixture
 def planner(fake_llm):
-    client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+    client = OpenAIChatClient(
+        api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+    )
     return Planner(
         client, "fake-model", PostTranslator(), workers=[Worker("CodeInterpreter", "- writes code")]
     )

@@ -20,7 +20,7 @@ def session_with(fake_llm: Any, shell: Any, workdir: Path):
     """A session like make_session's, with the client's deadlines and other options chosen."""
     from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
-    from twnb.llm.client import OpenAIChatClient
+    from twnb.llm import ClientLimits, OpenAIChatClient
     from twnb.session import build_session
 
     def make(script: dict[str, Any], *, settings: dict[str, Any] | None = None, **client_options: Any):
@@ -28,7 +28,9 @@ def session_with(fake_llm: Any, shell: Any, workdir: Path):
         folder = workdir / ".twnb"
         executor = LiveShellExecutor(shell, workdir, folder / "artifacts", session_dir=folder)
         client_options.setdefault("timeout", 5.0)
-        client = OpenAIChatClient("test-key", fake_llm.base_url, max_retries=0, **client_options)
+        client = OpenAIChatClient(
+            "test-key", fake_llm.base_url, limits=ClientLimits(max_retries=0, **client_options)
+        )
         resolved = ResolvedSettings(Settings(model="fake-model", **(settings or {})), {}, workdir)
         return build_session(resolved, executor, client=client)
 

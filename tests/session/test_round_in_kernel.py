@@ -21,14 +21,14 @@ import ast
 import json
 from pathlib import Path
 from twnb.kernel import LiveShellExecutor
-from twnb.llm.client import OpenAIChatClient
+from twnb.llm import ClientLimits, OpenAIChatClient
 from twnb.config import ResolvedSettings, Settings
 from twnb.session import build_session
 
 workdir = Path.cwd()
 folder = workdir / ".twnb"
 executor = LiveShellExecutor(get_ipython(), workdir, folder / "artifacts", session_dir=folder)
-client = OpenAIChatClient(api_key="test-key", base_url={base_url!r}, max_retries=0)
+client = OpenAIChatClient(api_key="test-key", base_url={base_url!r}, limits=ClientLimits(max_retries=0))
 resolved = ResolvedSettings(Settings(model="fake-model"), {{}}, workdir)
 session = build_session(resolved, executor, client=client, session_dir=workdir / ".twnb")
 twnb_round = session.run_round("Count the rows and plot them")

@@ -67,7 +67,7 @@ def shell(workdir: Path) -> Iterator[Any]:
 def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]:
     from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
-    from twnb.llm.client import OpenAIChatClient
+    from twnb.llm import ClientLimits, OpenAIChatClient
     from twnb.session import build_session
 
     def make(script: dict[str, Any] | None = None, *, settings: dict[str, Any] | None = None, **options: Any):
@@ -75,7 +75,9 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
             fake_llm.load(script)
         session_dir = workdir / ".twnb"
         executor = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
-        client = OpenAIChatClient(api_key="test-key", base_url=fake_llm.base_url, max_retries=0)
+        client = OpenAIChatClient(
+            api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
+        )
         resolved = ResolvedSettings(Settings(model="fake-model", **(settings or {})), {}, workdir)
         return build_session(resolved, executor, client=client, session_dir=session_dir, **options)
 

@@ -6,6 +6,7 @@ when a client is built.
 from twnb.llm.cassette import CassetteError, ReplayClient, cassette_path_for, load_cassette
 from twnb.llm.chat_client import ChatClient, ReplyStream
 from twnb.llm.client import OpenAIChatClient, make_client
+from twnb.llm.client_limits import ClientLimits
 from twnb.llm.context_error import context_hint
 from twnb.llm.context_window import ContextWindows, PromptBudget
 from twnb.llm.errors import (
@@ -41,6 +42,7 @@ __all__ = [
     "ChatClient",
     "ChatReply",
     "ChatStream",
+    "ClientLimits",
     "ContentBlock",
     "ContextWindows",
     "LLMAuthError",

@@ -20,6 +20,7 @@ from twnb.config import (
     ResolvedSettings,
     redact_shapes,
 )
+from twnb.llm.client_limits import DEFAULT_LIMITS, ClientLimits
 from twnb.llm.context_probe import probe_context_size
 from twnb.llm.context_window import ContextWindows, KnownContext
 from twnb.llm.deadlines import LLMDeadlines, StreamWatch, socket_closer
@@ -56,12 +57,11 @@ class OpenAIChatClient:
     """Streams chat completions from OpenAI, Azure OpenAI or any OpenAI-compatible server.
 
     `redact`, when given, cleans every server text that goes into an error message (the key itself is
-    always scrubbed as well). `deadlines` are the call's four deadlines; `timeout` is a shorthand that
-    sets the connect, first-byte and idle deadlines to that many seconds. `max_tokens` caps each
-    reply (sent as ``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere).
-    `context` holds what is known of each model's context; by default the client's own, which the
-    ``context_size`` given sets or the server is asked for. Build one from the user's settings with
-    :func:`make_client`.
+    always scrubbed as well). `limits`: the calls' deadlines, retries, reply tokens (sent as
+    ``max_completion_tokens`` to OpenAI and Azure, ``max_tokens`` elsewhere) and context size
+    (client_limits.py). `context` holds what is known of each model's context; by default the client's
+    own, which the limits' ``context_size`` sets or the server is asked for. Build one from the user's
+    settings with :func:`make_client`.
     """
 
     def __init__(
@@ -71,21 +71,14 @@ class OpenAIChatClient:
         *,
         azure_endpoint: str | None = None,
         api_version: str | None = None,
-        deadlines: LLMDeadlines | None = None,
-        timeout: float | None = None,
-        max_retries: int = 2,
-        stream_retries: int = 2,
+        limits: ClientLimits = DEFAULT_LIMITS,
         redact: Callable[[str], str] | None = None,
-        max_tokens: int | None = None,
         context: ContextWindows | None = None,
-        context_size: int | None = None,
     ) -> None:
         import openai  # lazy: importing twnb must stay cheap
 
-        if deadlines is None:
-            deadlines = LLMDeadlines()
-            if timeout is not None:
-                deadlines = LLMDeadlines(timeout, timeout, timeout, max(deadlines.total, timeout))
+        deadlines = limits.call_deadlines()
+        max_tokens = limits.max_tokens
 
         if not api_key:
             if azure_endpoint or not base_url:
@@ -97,9 +90,9 @@ class OpenAIChatClient:
             # Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK insists on one.
             api_key = PLACEHOLDER_API_KEY
         self.deadlines = deadlines
-        self.max_retries = max_retries
-        self.retries = RetryPolicy(max_retries)
-        self.stream_retries = stream_retries
+        self.max_retries = limits.max_retries
+        self.retries = RetryPolicy(limits.max_retries)
+        self.stream_retries = limits.stream_retries
         self.max_tokens = max_tokens
         self.azure_endpoint = azure_endpoint
         self._api_key = api_key
@@ -129,7 +122,7 @@ class OpenAIChatClient:
         # OpenAI's own models take `max_completion_tokens` (its reasoning models refuse `max_tokens`).
         self._openai_itself = bool(azure_endpoint) or self.base_url.rstrip("/") == OPENAI_BASE_URL
         if context is None:
-            context = ContextWindows(context_size=context_size, max_tokens=max_tokens)
+            context = ContextWindows(context_size=limits.context_size, max_tokens=max_tokens)
         if context.probe is None and not self._openai_itself:
             context.probe = self.probe_context_size
         self.context = context
@@ -282,30 +275,31 @@ def make_client(
     resolved: ResolvedSettings,
     *,
     redactor: Redactor | None = None,
-    **client_options: Any,
+    context: ContextWindows | None = None,
+    **limits: Any,
 ) -> OpenAIChatClient:
     """The streaming OpenAI (or Azure, or OpenAI-compatible) client these settings describe.
 
     With a ``redactor``, server texts quoted in error messages pass through
-    it (the key itself is always scrubbed by the client). ``client_options`` go to
-    :class:`OpenAIChatClient` (``deadlines`` or ``timeout``, ``max_retries``, ``stream_retries``,
-    ``context``); they are HTTP settings, unrelated to the settings' code-execution ``timeout`` and
-    revise ``max_retries``. The deadlines, ``max_tokens`` and ``context_size`` come from the settings
-    unless given. Raises ``SettingsError`` when no key is configured (a local server gets the
-    placeholder key).
+    it (the key itself is always scrubbed by the client). ``limits`` are :class:`ClientLimits`'
+    fields (``deadlines`` or ``timeout``, ``max_retries``, ``stream_retries``); they are HTTP
+    settings, unrelated to the settings' code-execution ``timeout`` and revise ``max_retries``. The
+    deadlines, ``max_tokens`` and ``context_size`` come from the settings unless given; ``context``
+    goes to :class:`OpenAIChatClient`. Raises ``SettingsError`` when no key is configured (a local
+    server gets the placeholder key).
     """
     plain = resolved.settings
     api_key = resolved.require_api_key()
-    if redactor is not None:
-        client_options["redact"] = redactor.redact
-    if "timeout" not in client_options:
-        client_options.setdefault("deadlines", LLMDeadlines.from_settings(plain))
-    client_options.setdefault("max_tokens", plain.max_tokens)
-    client_options.setdefault("context_size", plain.context_size)
+    if "timeout" not in limits:
+        limits.setdefault("deadlines", LLMDeadlines.from_settings(plain))
+    limits.setdefault("max_tokens", plain.max_tokens)
+    limits.setdefault("context_size", plain.context_size)
     return OpenAIChatClient(
         api_key,
         plain.base_url,
         azure_endpoint=plain.azure_endpoint,
         api_version=plain.api_version,
-        **client_options,
+        limits=ClientLimits(**limits),
+        redact=redactor.redact if redactor is not None else None,
+        context=context,
     )

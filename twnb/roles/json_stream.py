@@ -121,6 +121,12 @@ class ReplyStreamParser:
 
     ``bare_keys``: first keys that mark a top-level object as the response object itself (the model
     forgot the wrapper). Empty: the wrapper is required.
+
+    Why one class of some 600 lines: it is one push-down state machine over one position in the
+    chunk. The envelope (prose, think blocks) and the JSON states hand over to each other mid-chunk,
+    and the JSON states decide which object is the reply (the wrapper, bare keys, skipped objects
+    named in the error) as they read it; split apart, each hand-over and each string piece would
+    cross an object boundary on the per-chunk hot path this parser exists to keep linear and fast.
     """
 
     def __init__(

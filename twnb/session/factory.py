@@ -25,6 +25,7 @@ from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_ro
 from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
+from twnb.session.session_parts import Recording, RoundContext, RoundLimits, SessionParts
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -129,26 +130,32 @@ def build_session(
         limits=RoleLimits(max_reply_chars=plain.max_reply_chars, context=context),
         surroundings=RoleSurroundings(namespace_summary=namespace_summary, plugins=plugins),
     )
+    parts = SessionParts(
+        recording=Recording(
+            cassette_path=cassette,
+            replay=replay,
+            llm_events=llm_events,
+            prices=plain.prices,
+            tracing=_tracing(plain),
+        ),
+        context=RoundContext(
+            user_cells=user_cells,
+            plugins=plugins,
+            rules=rules_for(resolved, redactor),
+            experience=experience_store(resolved, redactor, embed=replay is None),
+        ),
+        undo_log=undo_log,
+        risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
+    )
     return Session(
-        tracing=_tracing(plain),
         planner=planner,
         code_interpreter=code_interpreter,
         executor=executor,
         session_dir=folder,
         memory=memory,
         redactor=redactor,
-        max_posts=plain.max_posts,
-        timeout=plain.timeout,
-        cassette_path=cassette,
-        prices=plain.prices,
-        llm_events=llm_events,
-        user_cells=user_cells,
-        replay=replay,
-        plugins=plugins,
-        undo_log=undo_log,
-        risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
-        rules=rules_for(resolved, redactor),
-        experience=experience_store(resolved, redactor, embed=replay is None),
+        limits=RoundLimits(max_posts=plain.max_posts, timeout=plain.timeout),
+        parts=parts,
     )
 
 

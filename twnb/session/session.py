@@ -29,20 +29,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from twnb.base import clip, create_id, get_logger, now_iso
+from twnb.base import create_id, get_logger, now_iso
 from twnb.config import Confinement
-from twnb.kernel import ExecutionResult, Executor, UndoLog, UserCellSource
+from twnb.kernel import ExecutionResult, Executor
 from twnb.memory import (
     AUTOSAVE_FAILED,
     CodeRunEnded,
     CodeRunStarted,
     Conversation,
-    EventRelay,
     Memory,
     NullObserver,
     Observer,
@@ -52,8 +51,6 @@ from twnb.memory import (
     PluginEntry,
     Post,
     PostCommitted,
-    ReplayRecord,
-    RiskRecord,
     Round,
     RoundEnded,
     RoundFailed,
@@ -65,39 +62,38 @@ from twnb.memory import (
     moves_the_plan,
     parse_steps,
 )
-from twnb.roles import (
-    CodeInterpreter,
-    Planner,
-    ReplyCutShort,
-    RiskFinding,
-    RoleFailure,
-    without_kernel_state,
-)
+from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RoleFailure, without_kernel_state
 from twnb.session.artifact_names import artifact_stem
 from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
-    ApprovedRun,
     CodeDecision,
     CodeRequest,
-    EditedRun,
     NeedsApproval,
     PlanDecision,
     PlanRequest,
-    RefusedEdit,
-    Skipped,
-    UndoneRun,
+    RanAsItWas,
+    StepDecision,
     UserStopped,
+    keep_refused_edit,
 )
 from twnb.session.conversation_store import load_conversation_and_session, save_conversation_file
-from twnb.session.experience import SUMMARY_PROMPT, Experience, ExperienceStore, round_transcript
+from twnb.session.experience import SUMMARY_PROMPT, Experience, round_transcript
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
-from twnb.session.project_rules import ProjectRules, RulesInForce, recorded_files, written_by_rounds
-from twnb.session.risk_check import RiskCheck
+from twnb.session.project_rules import RulesInForce, recorded_files, written_by_rounds
+from twnb.session.round_failure import (
+    CANCELLED,
+    INTERRUPTED,
+    STOPPED,
+    RoundLimitReached,
+    failure_reason,
+    no_result,
+)
+from twnb.session.round_run import RoundRun
 from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round, undo_piece, undo_round
+from twnb.session.session_parts import RoundLimits, SessionParts, TracingHook
 from twnb.session.settings_watch import SettingsWatch
-from twnb.session.undone_links import relink_post
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
@@ -105,36 +101,21 @@ if TYPE_CHECKING:
 
 logger = get_logger(__name__)
 
-INTERRUPTED = "Interrupted; every post made so far is kept."
-MIN_WAIT_S = 0.01  # a wait for the user shorter than this is the session's own work
-STOPPED = "Interrupted: stopped by the user; every post made so far is kept."
-CANCELLED = "Cancelled before it finished; every post made so far is kept."
-
-
-_DRIFT_LINES = 20  # drift lines a Round's record keeps
-_DRIFT_CHARS = 400
-
-
-class CassetteReplay(Protocol):
-    """The cassette a replay session serves its replies from (twnb.llm.cassette.ReplayClient)."""
-
-    path: Path
-
-    @property
-    def used_up(self) -> bool: ...
-
-    def rewind(
-        self, unlike_the_recording: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
-    ) -> None: ...
-
-    def take_drift(self) -> list[str]: ...
-
-
-class RoundLimitReached(Exception):
-    """The Round used up its internal posts without answering the User."""
+__all__ = ["CANCELLED", "INTERRUPTED", "STOPPED", "RoundLimitReached", "Session"]  # the sentences: tests
 
 
 class Session:
+    """One conversation and the Round driver (the module's docstring says how a Round goes). A running
+    Round's own state is its `RoundRun` (round_run.py); the session keeps the conversation, the plans,
+    the settings a Round reads (`max_posts`, `timeout`, `autosave`: watched, put back when generated
+    code changes them) and its collaborators (session_parts.py).
+
+    Why it is longer than 500 lines: the Round driver is one generator whose steps (commit, keep, autosave,
+    redact, end the plan) must see the same conversation, redactor and autosave folder as the operations
+    on the conversation between Rounds (save, load, undo, reset); split apart, each half would take the
+    other's state back as parameters. What is not shared lives beside it: a Round's own state
+    (round_run.py), how a Round fails (round_failure.py), the decisions (code_request.py)."""
+
     def __init__(
         self,
         *,
@@ -144,45 +125,28 @@ class Session:
         session_dir: Path,
         memory: Memory | None = None,
         redactor: Redactor | None = None,
-        max_posts: int = 20,
-        timeout: float | None = 600.0,
-        autosave: bool = True,
-        cassette_path: Path | None = None,
-        prices: Mapping[str, Mapping[str, float]] | None = None,
-        llm_events: EventRelay | None = None,
-        tracing: Callable[[Session, Round], Observer | None] | None = None,
-        user_cells: UserCellSource | None = None,
-        replay: CassetteReplay | None = None,
-        plugins: PluginCatalog | None = None,
-        undo_log: UndoLog | None = None,
-        risk: RiskCheck | None = None,
-        rules: ProjectRules | None = None,
-        experience: ExperienceStore | None = None,
+        limits: RoundLimits | None = None,
+        parts: SessionParts | None = None,
     ) -> None:
+        limits = limits if limits is not None else RoundLimits()
+        parts = parts if parts is not None else SessionParts()
         self.planner = planner
-        self.undo_log = undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
         self.code_interpreter = code_interpreter
         self.executor = executor
         self.session_dir = Path(session_dir)
         self.memory = memory if memory is not None else Memory(session_id=create_id())
         self.session_id: str = self.memory.session_id
         self.redactor = redactor
-        self.max_posts = max_posts
-        self.timeout = timeout
-        self.autosave = autosave
-        self.cassette_path = cassette_path
-        self.prices = prices
-        self.llm_events = llm_events
-        self.tracing = tracing
-        self.user_cells = user_cells
-        self.replay = replay
-        self.plugins = plugins  # the notebook's plugins (owned by whoever built them: never closed here)
-        self.rules = rules  # the user's AGENTS.md and TWNB.md (None: no rules are read)
+        self.max_posts = limits.max_posts
+        self.timeout = limits.timeout
+        self.autosave = limits.autosave
+        self.recording = parts.recording
+        self.context = parts.context
+        self.undo_log = parts.undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
+        self.risk = parts.risk
         self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
-        self.experience = experience  # the experience folder (None: no experience is used or kept)
         # What the next Round's @-mentions point at (mentions.py; the magic sets it): taken by the Round.
         self.next_mentions: list[dict[str, str]] = []
-        self.risk = risk  # risky step mode's grades (None: every piece of code is graded as needing a click)
         # twnb's settings within the code's reach, put back after a run that changed them
         # (settings_watch.py); the notebook adds its traitlets. `pending_notes`: what the notebook has to
         # say at the next Round about the files it loaded (config/file_trust.py).
@@ -196,19 +160,27 @@ class Session:
                 if attribute in getattr(holder, "__dict__", {}):  # its own, not one it passes on
                     self.settings_watch.watch(holder, attribute, attribute)
         self.pending_notes: list[str] = []
-        self._round: Round | None = None
-        self._grading = False  # this Round grades its code (risky step mode)
-        self._round_names: set[str] = set()  # the variables this Round's code created or rebound
-        # Risky step mode: the grades of the user's edit of a piece of code, taken just before it ran
-        # (what the guard saw is compared with them, not with the model's code's), by post id.
-        self._edit_grades: dict[str, list[RiskFinding]] = {}
-        self._waits_for_user = False  # step mode drives this Round: waits for decisions go in the ledger
-        self._run_spans: dict[str, tuple[float, float]] = {}  # each post's run: its perf_counter span
+        self._run: RoundRun | None = None  # the latest Round's own state, while it runs and until the next
         # (the conversation, the entries) its plugins section was last made from: made again only when
         # either changed (a reset or a load brings another conversation)
         self._plugin_entries: tuple[int, list[int]] = (0, [])
         self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
+
+    @property
+    def cassette_path(self) -> Path | None:
+        """Where the LLM calls are recorded (None: they are not)."""
+        return self.recording.cassette_path
+
+    @property
+    def tracing(self) -> TracingHook | None:
+        """The hook giving each Round its tracing observer (None: no tracing)."""
+        return self.recording.tracing
+
+    @property
+    def plugins(self) -> PluginCatalog | None:
+        """The notebook's plugins (owned by whoever built them: never closed here)."""
+        return self.context.plugins
 
     # -- where things go ---------------------------------------------------------------------------
 
@@ -244,11 +216,6 @@ class Session:
         predict (`extra["risk"]`). With `waits_for_user` (step mode: a person decides each piece of code)
         the ledger draws the time between yielding code and its run, and after the run until the
         decision comes back, as waiting for the user, not as the code's time."""
-        self._grading = grade_risk
-        self._waits_for_user = waits_for_user
-        self._run_spans = {}
-        self._round_names = set()
-        self._edit_grades = {}
         rewound = self._replay_again_if_used_up()
         current = self.memory.create_round(self._redact_text(query))
         self._record_user_cells(current)
@@ -260,24 +227,25 @@ class Session:
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()
-        ledger = LedgerRecorder(self.prices)
+        ledger = LedgerRecorder(self.recording.prices)
         tracer = self._round_tracer(current)
         tracers = [tracer] if tracer is not None else []
         watcher = ObserverGroup([ledger, *tracers, observer or NullObserver()])
-        if self.llm_events is not None:
-            self.llm_events.connect(watcher)
+        llm_events = self.recording.llm_events
+        if llm_events is not None:
+            llm_events.connect(watcher)
         current.extra["timing"] = {"started_at": now_iso()}
         watcher.on_event(RoundStarted(current.id, current.user_query))
         failure: str | None = None
         failure_type: str | None = None
-        waiting: list[Post] = []  # a code post whose result has not come back yet
+        run = RoundRun(current, index, watcher, self._redact_text, self.risk, grade_risk, waits_for_user)
+        self._run = run
         try:
             self._start_plugins(current, plugin_only, watcher)
             _record_confinement(current)
-            self._round = current
             notes, self.pending_notes = self.pending_notes, []
             self.settings_watch.start()
-            self._trust_notes(notes, watcher)
+            run.trust_notes(notes, watcher)
             post = Post.create(current.user_query, "User", self.planner.alias)
             self._commit(current, index, post, watcher)
             internal = 0
@@ -288,7 +256,7 @@ class Session:
                         f"The Round used its {self.max_posts} internal posts (max_posts) without an answer "
                         "for the User; raise session.max_posts or split the request."
                     )
-                post, result = yield from self._next_post(current, post.send_to, watcher, waiting)
+                post, result = yield from self._next_post(run, post.send_to)
                 if not plan_asked and _asks_for_approval(post, self.planner.alias):
                     plan_asked = True
                     post = yield from self._approve_plan(current, index, post, watcher)
@@ -306,9 +274,9 @@ class Session:
             # A reply cut short comes with what arrived of it; the Round ends on the error inside.
             error = raised.error if isinstance(raised, ReplyCutShort) else raised
             unfinished = raised.post if isinstance(raised, ReplyCutShort) else None
-            failure = self._failure_reason(error)
+            failure = failure_reason(error, self._redact_text)
             failure_type = type(error).__name__
-            self._keep(current, index, unfinished or (waiting[-1] if waiting else None), watcher)
+            self._keep(current, index, unfinished or (run.waiting[-1] if run.waiting else None), watcher)
             if not isinstance(error, Exception | KeyboardInterrupt | GeneratorExit):
                 # SystemExit and the like: the Round is failed and saved, the exit goes on
                 if error is raised:
@@ -319,7 +287,9 @@ class Session:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
             self._end_plan(current)  # before the Round's last events: done or abandoned
-            self._record_replay(current, rewound)
+            replayed = self.recording.replay_record(rewound, self._redact_text)
+            if replayed is not None:
+                current.extra["replay"] = replayed
             offered = self.plugins.offer_record(current.id) if self.plugins is not None else None
             if offered is not None:
                 current.extra["plugins"] = offered
@@ -332,8 +302,8 @@ class Session:
             self._bound_undo()
             self._autosave(current, index, watcher)
             watcher.on_event(RoundEnded(current.id, current.state, failure))
-            if self.llm_events is not None:
-                self.llm_events.connect(None)
+            if llm_events is not None:
+                llm_events.connect(None)
         return current
 
     def _start_plugins(self, round: Round, plugin_only: bool, watcher: Observer) -> None:
@@ -371,34 +341,19 @@ class Session:
         """A replay whose cassette served every reply (Run All again in the same kernel) starts over:
         the cassette rewinds and the Round begins a new conversation, as the recording did (its
         prompts then match the recording's). The finished conversation stays in its autosave."""
-        if self.replay is None or not self.replay.used_up:
+        if self.recording.replay is None or not self.recording.replay.used_up:
             return False
         self.reset()
         return True
 
-    def _record_replay(self, round: Round, rewound: bool) -> None:
-        """A replayed Round says so in its record: the cassette, whether it started over, and each call
-        whose request drifted from the recording (bounded; the recorded reply was served anyway)."""
-        if self.replay is None:
-            return
-        record: ReplayRecord = {"cassette": self.replay.path.name}
-        if rewound:
-            record["rewound"] = True
-        drift = self.replay.take_drift()
-        if drift:
-            lines = [clip(self._redact_text(line), _DRIFT_CHARS) for line in drift[:_DRIFT_LINES]]
-            if len(drift) > _DRIFT_LINES:
-                lines.append(f"... and {len(drift) - _DRIFT_LINES} more")
-            record["drift"] = lines
-        round.extra["replay"] = record
-
     def _use_rules(self, round: Round) -> None:
         """The user's rules as they are now, in both roles' system prompts and in the Round's record;
         files the conversation's code wrote are left out (and named in the record)."""
-        if self.rules is None:
+        rules = self.context.rules
+        if rules is None:
             return
         written = written_by_rounds(self.memory.conversation, self.executor.workdir)
-        self.rules_in_force = self.rules.read(written)
+        self.rules_in_force = rules.read(written)
         section = self.rules_in_force.section
         self.planner.prompt.rules_section = section
         self.code_interpreter.prompt.rules_section = section
@@ -407,14 +362,15 @@ class Session:
 
     def _use_experience(self, round: Round) -> None:
         """The experiences relevant to the request, for both roles' prompts and the Round's record."""
-        if self.experience is None:
+        experience = self.context.experience
+        if experience is None:
             return
-        found = self.experience.retrieve(round.user_query)
-        note = self.experience.take_note()
+        found = experience.retrieve(round.user_query)
+        note = experience.take_note()
         if note:
             round.extra.setdefault("context_notes", []).append(note)
         if found:
-            ranked_by = self.experience.ranked_by
+            ranked_by = experience.ranked_by
             round.extra["experiences"] = [
                 {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
                 for e, score in found
@@ -425,7 +381,8 @@ class Session:
         and summarised by the LLM into `exp_<id>.yaml`. Raises ValueError with what to do."""
         from twnb.llm import collect_reply
 
-        if self.experience is None:
+        experience = self.context.experience
+        if experience is None:
             raise ValueError("No experience folder is set (experience_dir).")
         round = find_round(self.memory.conversation, ref or "last")
         if round is None:
@@ -433,7 +390,7 @@ class Session:
         exp_id = create_id()
         kept = Conversation.init()
         kept.add_round(round)
-        raw = self.experience.save_raw(self._redact(kept.to_dict()), exp_id)
+        raw = experience.save_raw(self._redact(kept.to_dict()), exp_id)
         transcript = self._redact_text(round_transcript(round))
         turn = self.planner.turn
         messages = [
@@ -441,14 +398,14 @@ class Session:
             {"role": "user", "content": transcript},
         ]
         reply = collect_reply(turn.client.stream(messages, model=turn.model, role="Experience"))
-        return self.experience.save_summary(exp_id, reply.text, raw)
+        return experience.save_summary(exp_id, reply.text, raw)
 
     def _record_user_cells(self, round: Round) -> None:
         """The user's own cells since the previous Round go into this one's record (redacted), so a
         replay can run them before the Round's code."""
-        if self.user_cells is None:
+        if self.context.user_cells is None:
             return
-        taken = self.user_cells.take()
+        taken = self.context.user_cells.take()
         if taken.cells:
             round.extra["user_cells"] = self._redact([cell.to_dict() for cell in taken.cells])
         if taken.omitted:
@@ -464,38 +421,7 @@ class Session:
             logger.warning("could not autosave the plugins section: %s", error)
 
     def _round_tracer(self, round: Round) -> Observer | None:
-        """The Round's tracing observer, if tracing is on; tracing that fails to start never stops a
-        Round."""
-        if self.tracing is None:
-            return None
-        try:
-            return self.tracing(self, round)
-        except Exception:
-            logger.warning("tracing could not start for Round %s; the Round goes on", round.id, exc_info=True)
-            return None
-
-    def _failure_reason(self, error: BaseException) -> str:
-        """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
-        from twnb.llm import LLMError
-
-        if isinstance(error, UserStopped):
-            return STOPPED
-        if isinstance(error, NeedsApproval):
-            return self._redact_text(str(error))
-        if isinstance(error, KeyboardInterrupt):
-            return INTERRUPTED
-        if isinstance(error, GeneratorExit):
-            return CANCELLED
-        if isinstance(error, RoundLimitReached):
-            return str(error)
-        if isinstance(error, RoleFailure):
-            return self._redact_text(str(error))
-        if isinstance(error, LLMError):
-            return self._redact_text(f"The LLM call failed: {error}")
-        if isinstance(error, Exception):
-            logger.exception("the Round failed on an unexpected error")
-            return self._redact_text(f"Unexpected error: {type(error).__name__}: {error}")
-        return self._redact_text(f"Stopped by {type(error).__name__}: {error}")
+        return self.recording.round_tracer(self, round)
 
     def _keep(self, round: Round, index: int, post: Post | None, watcher: Observer) -> None:
         """Commit the post a failure interrupted (kept, marked), unless it is already in the Round."""
@@ -507,80 +433,71 @@ class Session:
             logger.exception("could not keep the unfinished post %s", post.id)
 
     def _next_post(
-        self, round: Round, recipient: str, watcher: Observer, waiting: list[Post]
+        self, run: RoundRun, recipient: str
     ) -> Generator[CodeRequest, CodeDecision, tuple[Post, ExecutionResult | None]]:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
-            post = self._redacted_post(self.planner.reply(self.memory, observer=watcher))
+            post = self._redacted_post(self.planner.reply(self.memory, observer=run.watcher))
             if moves_the_plan(post):  # derived from what is recorded: a secret it echoes is not kept
-                self.plans.update(derive_plan(self.plans.current, post, user_query=round.user_query))
+                self.plans.update(derive_plan(self.plans.current, post, user_query=run.round.user_query))
             return post, None
         if recipient == self.code_interpreter.alias:
-            post = self.code_interpreter.generate(self.memory, watcher)
+            post = self.code_interpreter.generate(self.memory, run.watcher)
             code = self.code_interpreter.code_to_run(post)
-            if code is not None:
-                watcher.on_event(StatusChanged(f"{self.code_interpreter.alias}: running code"))
-                # Until the result is recorded, the post is `waiting`: whatever ends the Round here
-                # (close() raises a fresh GeneratorExit in the caller, so the error cannot carry it)
-                # finds it there and keeps it.
-                waiting.append(post)
-                watcher.on_event(CodeRunStarted(post.id, code))
-                asked = time.perf_counter()  # again just before the yield: grading is not waiting
-                try:
-                    verdict = _first(post, "verification")
-                    request = CodeRequest(post.id, code, self.timeout, self._artifact_name(round), verdict)
-                    findings = self._grade(request)
-                    self._paused_for(post, findings)
-                    asked = time.perf_counter()
-                    received = yield request
-                    answered = time.perf_counter()
-                except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
-                    before, after = self._waits(post.id, asked, time.perf_counter())
-                    error_type = type(error).__name__
-                    ended = CodeRunEnded(post.id, "no_result", error_type=error_type, waited_s=before)
-                    watcher.on_event(replace(ended, waited_after_s=after))
-                    self.code_interpreter.record_no_result(post, _no_result(error), watcher)
-                    if isinstance(error, UserStopped):
-                        self._keep_refused_edit(post, error.refused_edit)
-                    raise
-                result: ExecutionResult | None = None
-                if isinstance(received, Skipped):  # step mode: the user chose not to run it
-                    self.code_interpreter.record_skipped(post, watcher)
-                    self._keep_refused_edit(post, received.refused_edit)
-                    before, after = self._waits(post.id, asked, answered)
-                    watcher.on_event(CodeRunEnded(post.id, "skipped", waited_s=before, waited_after_s=after))
-                else:
-                    if isinstance(received, EditedRun):  # step mode: what ran is the user's edit
-                        self.code_interpreter.record_edit(post, received.code, watcher)
-                        ran = received.result
-                        findings = self._edit_grades.pop(post.id, findings)
-                    elif isinstance(received, ApprovedRun):  # step mode: the user ran it unchanged
-                        self.code_interpreter.record_approved(post, watcher)
-                        ran = received.result
-                    elif isinstance(received, UndoneRun):  # step mode: ran, then undone by the user
-                        if received.code is not None:
-                            self.code_interpreter.record_edit(post, received.code, watcher)
-                        ran = received.result
-                    else:  # the kernel's result of the code as it was
-                        ran = received
-                    self.code_interpreter.record_execution(post, ran, watcher)
-                    if isinstance(received, UndoneRun):
-                        _record_undone_piece(post, received.line)
-                        relink_post(post, received.files_moved, self.executor.workdir)
-                    _record_undo_limits(round, ran)
-                    self._record_risk(post, findings, ran)
-                    for call in post.extra.get("plugin_calls", ()):
-                        watcher.on_event(PluginCalled.of(post.id, call))
-                    before, after = self._waits(post.id, asked, answered)
-                    watcher.on_event(replace(_run_ended(post, ran), waited_s=before, waited_after_s=after))
-                    result = ran
-                waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
-                return post, result
-            return post, None
+            if code is None:
+                return post, None
+            result = yield from self._run_code(run, post, code)
+            return post, result
         raise RoleFailure(
             f"A post was addressed to {recipient!r}, which is not a role of this session "
             f"({self.planner.alias}, {self.code_interpreter.alias} or User)."
         )
+
+    def _run_code(
+        self, run: RoundRun, post: Post, code: str
+    ) -> Generator[CodeRequest, CodeDecision, ExecutionResult | None]:
+        """Yield the post's code to run and record what came back: the result (None: it did not run)."""
+        watcher = run.watcher
+        watcher.on_event(StatusChanged(f"{self.code_interpreter.alias}: running code"))
+        # Until the result is recorded, the post is `waiting`: whatever ends the Round here finds it.
+        run.waiting.append(post)
+        watcher.on_event(CodeRunStarted(post.id, code))
+        asked = time.perf_counter()  # again just before the yield: grading is not waiting
+        try:
+            verdict = _first(post, "verification")
+            request = CodeRequest(post.id, code, self.timeout, self._artifact_name(run.round), verdict)
+            findings = run.grade(request)
+            run.paused_for(post, findings)
+            asked = time.perf_counter()
+            received = yield request
+            answered = time.perf_counter()
+        except BaseException as error:  # Ctrl-C, close() or an executor failure: no result
+            before, after = run.waits(post.id, asked, time.perf_counter())
+            error_type = type(error).__name__
+            ended = CodeRunEnded(post.id, "no_result", error_type=error_type, waited_s=before)
+            watcher.on_event(replace(ended, waited_after_s=after))
+            self.code_interpreter.record_no_result(post, no_result(error), watcher)
+            if isinstance(error, UserStopped):
+                keep_refused_edit(self.code_interpreter, post, error.refused_edit)
+            raise
+        decision = _decision_of(received)
+        ran = decision.record(post, self.code_interpreter, watcher)
+        if ran is None:  # step mode: the user chose not to run it
+            before, after = run.waits(post.id, asked, answered)
+            watcher.on_event(CodeRunEnded(post.id, "skipped", waited_s=before, waited_after_s=after))
+        else:
+            if decision.ran_users_edit:
+                findings = run.edit_grades.pop(post.id, findings)
+            self.code_interpreter.record_execution(post, ran, watcher)
+            decision.after_run(post, self.executor.workdir)
+            _record_undo_limits(run.round, ran)
+            run.record_risk(post, findings, ran)
+            for call in post.extra.get("plugin_calls", ()):
+                watcher.on_event(PluginCalled.of(post.id, call))
+            before, after = run.waits(post.id, asked, answered)
+            watcher.on_event(replace(_run_ended(post, ran), waited_s=before, waited_after_s=after))
+        run.waiting.remove(post)  # only now: a result that cannot be recorded keeps the post
+        return ran
 
     def _approve_plan(
         self, round: Round, index: int, post: Post, watcher: Observer
@@ -603,32 +520,6 @@ class Session:
         self.plans.update(derive_plan(None, post, user_query=round.user_query))
         self._commit(round, index, post, watcher)
         return Post.create(user_plan_message(edited), "User", self.planner.alias)
-
-    def _grade(self, request: CodeRequest) -> list[RiskFinding] | None:
-        """Risky step mode: the request's reasons to wait for the user (None when not grading)."""
-        if not self._grading:
-            return None
-        if self.risk is None:
-            findings = [RiskFinding("unfollowed", "", 0, "this session cannot grade code (no risk check)")]
-        else:
-            findings = self.risk.grade(request.code, self._round_names)
-        request.risks = [self._redact_text(finding.reason) for finding in findings]
-        return findings
-
-    def _paused_for(self, post: Post, findings: list[RiskFinding] | None) -> None:
-        if findings is not None:
-            post.extra["risk"] = {"paused_for": [self._redact_text(f.reason) for f in findings]}
-
-    def _record_risk(self, post: Post, findings: list[RiskFinding] | None, result: ExecutionResult) -> None:
-        """What grading said, and what the guard saw that it did not predict, in the post; the names
-        the run created or rebound are the Round's from now on."""
-        self._round_names.update(v.name for v in result.variables if v.kind in ("created", "rebound"))
-        if findings is None or self.risk is None:
-            return
-        unpredicted = self.risk.unpredicted(findings, result, self._round_names)
-        if unpredicted:
-            record: RiskRecord = post.extra.setdefault("risk", {})
-            record["unpredicted"] = [self._redact_text(line) for line in unpredicted]
 
     def _end_plan(self, round: Round) -> None:
         """The Round's plan ends with it (done, or abandoned with its unfinished steps) into the plan
@@ -734,11 +625,6 @@ class Session:
             except BaseException as error:  # Ctrl-C outside the code, an executor that broke
                 to_throw = error
 
-    def _keep_refused_edit(self, post: Post, refused: RefusedEdit | None) -> None:
-        """Step mode: what the user typed is never lost, even when verification refused it to run."""
-        if refused is not None:
-            self.code_interpreter.record_refused_edit(post, refused.code, refused.refusal)
-
     def check_edit(self, code: str) -> str | None:
         """Verification's refusal of the user's edit of a request's code, or None when it may run (it
         passed, or verification is off). Step mode asks before it runs an edit: code the user changed
@@ -747,8 +633,9 @@ class Session:
 
     def execute(self, request: CodeRequest, code: str | None = None) -> ExecutionResult:
         """Run the request's code (or `code`, the user's edit of it) on the executor."""
-        if code is not None and self._grading and self.risk is not None:
-            self._edit_grades[request.post_id] = self.risk.grade(code, self._round_names)
+        run = self._run
+        if code is not None and run is not None:
+            run.grade_edit(request.post_id, code)
         started = time.perf_counter()
         try:
             return self.executor.run(
@@ -759,36 +646,15 @@ class Session:
                 own_artifacts=self._own_artifacts(),
             )
         finally:
-            self._run_spans[request.post_id] = (started, time.perf_counter())
-            self._trust_notes(self.settings_watch.check())
-
-    def _waits(self, post_id: str, asked: float, answered: float) -> tuple[float, float]:
-        """Step mode: how long the code waited for the user before its run (all the time since it was
-        asked for, when it never ran) and after it, until the decision came back. Under 10 ms is the
-        session's own work, not a person's wait: 0."""
-        span = self._run_spans.pop(post_id, None)
-        if not self._waits_for_user:
-            return 0.0, 0.0
-        before, after = (answered - asked, 0.0) if span is None else (span[0] - asked, answered - span[1])
-        return _wait_s(before), _wait_s(after)
-
-    def _trust_notes(self, lines: list[str], watcher: Observer | None = None) -> None:
-        """What twnb did about what it trusts in this Round (settings put back, files it would not
-        load or loaded anew), recorded in the Round (`trust_notes`) and said as a status."""
-        round = self._round
-        if not lines or round is None:
-            return
-        said = [self._redact_text(line) for line in lines]
-        round.extra.setdefault("trust_notes", []).extend(said)
-        if watcher is not None:
-            for line in said:
-                watcher.on_event(StatusChanged(line))
+            if run is not None:
+                run.ran(request.post_id, started)
+                run.trust_notes(self.settings_watch.check())
 
     def _own_artifacts(self) -> list[str] | None:
         """A replay's files so far (None when not replaying): the executor replaces a file of the same
         name that an earlier run left, so the replay names its files as its recording did and its
         prompts do not drift (a live session never replaces a file it did not write)."""
-        if self.replay is None:
+        if self.recording.replay is None:
             return None
         return [str(path) for path in recorded_files(self.memory.conversation)]
 
@@ -900,27 +766,22 @@ class Session:
         self.memory = Memory(session_id=create_id())
         self.session_id = self.memory.session_id
         self.plans.reset()
-        if self.replay is not None:
+        if self.recording.replay is not None:
             # The kernel keeps the variables the finished conversation made, which the recording's
             # fresh kernel did not have: what the prompts say of them is no drift (the rest still is).
-            self.replay.rewind(without_kernel_state)
+            self.recording.replay.rewind(without_kernel_state)
 
 
-def _no_result(error: BaseException) -> tuple[str, str]:
-    """(execution_status, execution_result text) for code whose result never came back."""
-    if isinstance(error, UserStopped):
-        return "NONE", "Not run: the user stopped the Round before this code ran."
-    if isinstance(error, NeedsApproval):
-        return "NONE", str(error)
-    if isinstance(error, KeyboardInterrupt):
-        return "NONE", "No result: the Round was interrupted before the code's result came back."
-    if isinstance(error, GeneratorExit):
-        return "NONE", "No result: the Round was cancelled before the code's result came back."
-    return "FAILURE", f"No result: running the code failed ({type(error).__name__}: {error})."
-
-
-def _wait_s(seconds: float) -> float:
-    return round(seconds, 3) if seconds >= MIN_WAIT_S else 0.0
+def _decision_of(received: CodeDecision) -> StepDecision:
+    """What came back for a CodeRequest, as a decision that records itself (a plain result: as it was)."""
+    if isinstance(received, StepDecision):
+        return received
+    if isinstance(received, ExecutionResult):
+        return RanAsItWas(received)
+    raise TypeError(
+        f"The Round driver was sent {type(received).__name__} for a CodeRequest: send the ExecutionResult "
+        "of the code, or a step decision (ApprovedRun, EditedRun, UndoneRun, Skipped)."
+    )
 
 
 def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
@@ -934,18 +795,6 @@ def _run_ended(post: Post, result: ExecutionResult) -> CodeRunEnded:
         artifacts=tuple(str(path) for path in result.artifacts),
         result_text=text,
     )
-
-
-def _record_undone_piece(post: Post, line: str) -> None:
-    """The user undid this code right after it ran: the post says so, and so does what the model reads
-    of its result, so it goes on from the state before the code."""
-    post.extra["undone_by"] = "User"
-    post.extra["undone"] = line
-    told = f"The user undid this code after it ran; the kernel is back as it was before it. {line}"
-    for attachment in post.attachment_list:
-        if attachment.type.value == "execution_result":
-            attachment.content = f"{attachment.content}\n\n{told}".strip()
-    post.message = f"{post.message}\n\n{told}".strip()
 
 
 def _record_undo_limits(round: Round, result: ExecutionResult) -> None:

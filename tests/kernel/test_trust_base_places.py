@@ -4,6 +4,7 @@ it is named, and a folder's cached answer is forgotten when the code moves or li
 from __future__ import annotations
 
 import os
+import sysconfig
 from pathlib import Path
 
 from twnb.kernel.guard.guard_events import FileEffect
@@ -46,3 +47,13 @@ def test_a_folder_swapped_for_a_link_is_seen_after_the_code_moves_it(tmp_path):
     out.symlink_to(plugins)  # as another process could
     verdict = base.judge("open", (str(out / "b.py"), "w", 0), FileEffect("write", str(out / "b.py")))
     assert verdict is not None and verdict.kind == "trust-base"
+
+
+def test_a_place_inside_another_is_named_as_the_inner_one():
+    """In many Pythons site-packages sits inside the standard library's folder: a write there is named
+    by the innermost place that holds it (here a folder of twnb's inside the standard library's)."""
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    inner = os.path.join(stdlib, "twnb-test-plugins")
+    base = TrustBase.build(twnb_folders=[inner])
+    assert "twnb's own folders" in base.holds(os.path.join(inner, "tool.py"))
+    assert "standard library" in base.holds(os.path.join(stdlib, "os.py"))

@@ -154,7 +154,9 @@ class TrustBase:
             except OSError:
                 continue
             identities.add((info.st_dev, info.st_ino))
-        ordered = tuple(sorted(folders.items()))
+        # the innermost folder first: a write into site-packages is named as site-packages, not as
+        # the standard library folder that holds it
+        ordered = tuple(sorted(folders.items(), key=lambda item: (-len(item[0]), item[0])))
         return cls(ordered, files, frozenset(identities))
 
     def holds(self, path: str) -> str:

@@ -179,7 +179,10 @@ def test_undo_greys_the_rounds_own_output_where_it_ran(lab, browser_context, mod
     run_all_cells(page)
     undo_cell = code_cells(page).nth(2)
     wait_until_ran(undo_cell)
-    expect(outputs(undo_cell)).to_have_text(["Round 1: Undone by the user: removed step_total."])
+    expect(outputs(undo_cell).first).to_have_text("Round 1: Undone by the user: removed step_total.")
+    # an undone Round was steered: the cell then offers to remember it (issue 39), nothing else
+    expect(outputs(undo_cell)).to_have_count(2)
+    expect(outputs(undo_cell).nth(1)).to_contain_text("%taskweaver remember 1")
     undone = round_cells(page).first.locator(".twnb-round.twnb-undone")
     expect(undone).to_have_count(1, timeout=ROUND_TIMEOUT_MS)
     expect(undone.locator(".twnb-undone-line")).to_have_text("Undone by the user: removed step_total.")

@@ -13,6 +13,7 @@ from fakellm import FakeLLMServer
 from support.confined_kernel import REAL_KEY, Places, make_places, needs_landlock
 from support.nb_scripts import answer_round
 
+from twnb.confine import separate_kernel
 from twnb.kernel import KernelExecutor, KernelSetup, KernelStartError, RunRules
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
@@ -125,8 +126,13 @@ def test_a_round_runs_in_the_confined_separate_kernel(
 
 
 def test_confine_kernels_off_starts_it_unconfined_and_says_what_that_allows(
-    places: Places, fake_server: FakeLLMServer, capfd: pytest.CaptureFixture[str]
+    places: Places,
+    fake_server: FakeLLMServer,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # said once per process: another test in this worker may have turned it off before
+    monkeypatch.setattr(separate_kernel, "_said", set())
     env = _env(places, fake_server, TWNB_CONFINE_KERNELS="false")
     with KernelExecutor(places.notebook, kernel=KernelSetup(env=env)) as kernel:
         assert kernel._expression("__import__('os').environ.get('TWNB_CONFINED', '')") == ""

@@ -170,6 +170,8 @@ def test_the_round_reads_well_in_the_dark_theme(saved):
     menu(saved, "Settings", "Theme", "JupyterLab Dark")
     try:
         expect(saved.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+        # a theme change shows JupyterLab's splash over the page until the theme has loaded
+        expect(saved.locator("#jupyterlab-splash")).to_have_count(0)
         shown = rendered_round(round_cells(saved).nth(0))
         shown.scroll_into_view_if_needed()
         saved.screenshot(path=str(screenshot_path("labext-lab-saved-dark-theme")))

@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ import yaml
 from fakellm import FakeLLMServer
 from jupyter_client.manager import AsyncKernelManager
 from support.confined_kernel import ConfinedKernel, ConfinedSpecs, kernel_env, make_places, needs_landlock
+from support.loopback_wait import wait_until_listening
 from support.nb_run import cell_text
 from support.nb_scripts import code, planner
 
@@ -199,14 +199,7 @@ def outside_server() -> Iterator[int]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None and time.monotonic() < deadline, "the MCP server did not start"
-            time.sleep(0.2)  # polling the port, not a guessed wait
+    wait_until_listening(port, process, "the MCP server")
     try:
         yield port
     finally:

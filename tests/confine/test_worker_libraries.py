@@ -10,12 +10,12 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.confined_kernel import ConfinedKernel, kernel_env, make_places, needs_landlock
+from support.loopback_wait import wait_until_listening
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -93,14 +93,7 @@ def outside_cluster() -> Iterator[int]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert scheduler.poll() is None and time.monotonic() < deadline, "no Dask scheduler"
-            time.sleep(0.2)  # polling the port, not a guessed wait
+    wait_until_listening(port, scheduler, "the Dask scheduler")
     try:
         yield port
     finally:

@@ -5,14 +5,13 @@ and the offer becomes its static line, its widgets closed, before the next cell 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from nb_widget_frontend import WidgetFrontend
-from support.nb_run import cell_text, llm_env
+from support.nb_run import cell_text, environment_added, llm_env
 from support.nb_scripts import code, planner, remember_offer
 
 from twnb.notebook.remember_button import BUTTON_CLASS
@@ -47,20 +46,12 @@ def run_with_frontend(
     `click(client)` gives the rule that clicks (None: no click)."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with environment_added(env):
         client = WidgetFrontend(
             nb, kernel_name="python3", timeout=90, resources={"metadata": {"path": str(folder)}}
         )
         client.click_rule = click(client) if click is not None else None
         client.execute()
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     return nb, client
 
 

@@ -10,30 +10,20 @@ from pathlib import Path
 import nbformat
 import pytest
 from nb_widget_frontend import WidgetFrontend
-from support.nb_run import cell_text, llm_env
+from support.nb_run import cell_text, environment_added, llm_env
 from support.nb_scripts import code, planner
 
 pytestmark = pytest.mark.slow
 
 
 def _run(folder: Path, cells: list[str], env: dict[str, str], click=None) -> tuple[object, WidgetFrontend]:
-    import os
-
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with environment_added(env):
         client = WidgetFrontend(
             nb, kernel_name="python3", timeout=90, click=click, resources={"metadata": {"path": str(folder)}}
         )
         client.execute()
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     return nb, client
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,21 @@ class CountingClient(NotebookClient):
         return super().process_message(msg, cell, cell_index)
 
 
+@contextlib.contextmanager
+def environment_added(env: Mapping[str, str]) -> Iterator[None]:
+    """`env` added to this process's environment (a kernel started inside inherits it), then put back."""
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_notebook(
     folder: Path,
     cells: list[str],
@@ -81,9 +97,7 @@ def run_notebook(
     this client for one that draws widgets (nbclient alone names none)."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)  # the kernel inherits the environment it is started with
-    try:
+    with environment_added(env):  # the kernel inherits the environment it is started with
         client = CountingClient(
             nb,
             kernel_name="python3",
@@ -97,12 +111,6 @@ def run_notebook(
         finally:
             path = folder / "run.ipynb"
             nbformat.write(nb, path)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     nbformat.validate(nbformat.read(path, as_version=4))
     return nb, client
 

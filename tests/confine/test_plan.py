@@ -3,13 +3,14 @@ confinement's own rules never read from a file the kernel could write."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from twnb.config import resolve_settings
 from twnb.confine import unavailable_reason
-from twnb.confine.plan import ConfinementError, plan_confinement
+from twnb.confine.plan import ConfinementError, ConfinementPlan, plan_confinement
 from twnb.confine.resolve_launch import launch_settings
 
 
@@ -53,3 +54,28 @@ def test_a_port_that_is_not_one_is_a_settings_error(tmp_path: Path) -> None:
 
     with pytest.raises(SettingsError, match="confine_connect"):
         resolve_settings(environ={"TWNB_CONFINE_CONNECT": "db.example.com"}, workdir=tmp_path, home=tmp_path)
+
+
+def _plan_in(workdir: Path, tmp_path: Path) -> ConfinementPlan:
+    resolved = resolve_settings(environ={}, workdir=workdir, home=tmp_path / "home")
+    return plan_confinement(
+        workdir=workdir,
+        private_dir=tmp_path / "p",
+        settings=launch_settings(resolved)[0],
+        home=tmp_path / "home",
+        bind_ports=[1],
+        proxy_port=None,
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="this system has no /dev/shm")
+def test_the_kernel_gets_a_writable_private_dev_shm(tmp_path: Path) -> None:
+    plan = _plan_in(tmp_path / "nb", tmp_path)
+    assert plan.shm == Path("/dev/shm").resolve() and plan.shm in plan.write
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="this system has no /dev/shm")
+def test_a_notebook_kept_in_dev_shm_is_not_hidden_by_a_private_one(tmp_path: Path) -> None:
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as folder:
+        plan = _plan_in(Path(folder), tmp_path)
+    assert plan.shm is None and Path("/dev/shm").resolve() not in plan.write

@@ -2,7 +2,7 @@
 still one thread and no code but this, it takes a second Landlock ruleset that executes nothing at all
 (the first one still allowed this Python and its loader, for the exec that started it: from now on
 neither `python` nor `ld-linux.so /bin/sh` can be started), then starts ipykernel with the shell's
-refusal handler installed."""
+refusal handler installed and multiprocessing told it starts no new Python (new_python.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import warnings
 
 from twnb.config import Confinement
 from twnb.confine import landlock
+from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
 
 
@@ -25,6 +26,7 @@ def main() -> None:
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
+    refuse_new_pythons()
     confinement = Confinement.from_environ()
     if confinement is not None and app.shell is not None:
         install_refusal_handler(app.shell, confinement)

@@ -24,9 +24,15 @@ from pathlib import Path
 
 from twnb.confine import landlock, seccomp
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
-from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only
+from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only, private_tmpfs
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
-from twnb.confine.plan import ConfinementError, ConfinementPlan, kernel_environment, plan_confinement
+from twnb.confine.plan import (
+    SHARED_MEMORY_SIZE,
+    ConfinementError,
+    ConfinementPlan,
+    kernel_environment,
+    plan_confinement,
+)
 from twnb.confine.upstream import Upstream
 
 # Only what the launcher itself needs is imported here: it is a Python of its own at every confined
@@ -157,6 +163,7 @@ def _apply_mounts(plan: ConfinementPlan) -> None:
             make_read_only(path)
         for path in plan.hidden:
             hide(path)
+        _mount_private_shm(plan)
         # the working folder was resolved before the mounts: look it up again, or relative paths
         # would reach the files under them
         os.chdir(plan.notebook_dir)
@@ -166,6 +173,13 @@ def _apply_mounts(plan: ConfinementPlan) -> None:
             "reading other processes' environment and memory (the Jupyter server's API key) and hides "
             f"secrets inside its folders; {STILL_PROTECTS}"
         ) from error
+
+
+def _mount_private_shm(plan: ConfinementPlan) -> None:
+    """The kernel's own /dev/shm, after the other mounts (a mount under /dev/shm would be hidden by
+    it): multiprocessing's semaphores and queues are made there, and no other process sees them."""
+    if plan.shm is not None:
+        private_tmpfs(plan.shm, SHARED_MEMORY_SIZE)
 
 
 def _ruleset(plan: ConfinementPlan, abi: int) -> landlock.Ruleset:

@@ -66,6 +66,12 @@ def make_read_only(path: Path) -> None:
     _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
 
 
+def private_tmpfs(path: Path, size: str) -> None:
+    """A new, empty, writable tmpfs of at most `size` (tmpfs's `size=` syntax) over a folder: what is
+    made there lives in this namespace alone and vanishes with it."""
+    _mount("tmpfs", str(path), "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={size},mode=0700")
+
+
 def hide(path: Path) -> None:
     """An empty read-only folder over a folder, /dev/null over a file."""
     target = str(path)

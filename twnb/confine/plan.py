@@ -15,7 +15,13 @@ from twnb.confine.launch_settings import LaunchSettings
 # Read, never written: the system and the devices every program opens.
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev")
 SYSTEM_READ_OPTIONAL = ("/run/systemd/resolve", "/var/lib/fontconfig", "/var/cache/fontconfig")
-DEVICES_WRITE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/shm")
+DEVICES_WRITE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# Where POSIX shared memory and named semaphores live (multiprocessing's locks, queues and pools): the
+# kernel gets a private, size-capped tmpfs there, writable, which no other process sees.
+SHARED_MEMORY = "/dev/shm"
+# Its cap: ample for semaphores and queues (bytes each) and for tensors a forked data loader shares
+# (Docker's 64 MB is known to be too small for those), well short of the host's half of memory.
+SHARED_MEMORY_SIZE = "1g"
 
 # In the home folder: secrets a confined kernel never reads, even when a readable folder holds them.
 HOME_SECRETS = (
@@ -81,6 +87,7 @@ class ConfinementPlan(NamedTuple):  # not a dataclass: the launcher would import
     read_only: tuple[Path, ...]  # inside a writable folder: made read-only by a mount
     hidden: tuple[Path, ...]  # inside a readable folder: hidden by a mount
     udp: bool
+    shm: Path | None  # a private tmpfs is mounted here (in `write`); None: /dev/shm is only read
 
 
 def real_path(path: str | os.PathLike[str]) -> Path:
@@ -165,6 +172,7 @@ def plan_confinement(
     read_only = _unique(
         p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )
+    shm = _private_shm_place((*read, *write, *execute))
     connect = set(connect_ports(settings.confine_connect))
     if proxy_port is not None:
         connect.add(proxy_port)
@@ -172,14 +180,24 @@ def plan_confinement(
         notebook_dir=notebook_dir,
         private_dir=real_path(private_dir),
         read=read,
-        write=write,
+        write=write if shm is None else (*write, shm),
         execute=execute,
         connect=tuple(sorted(connect)),
         bind=tuple(sorted(set(bind_ports))),
         read_only=read_only,
         hidden=hidden,
         udp=bool(settings.confine_connect),
+        shm=shm,
     )
+
+
+def _private_shm_place(used: Iterable[Path]) -> Path | None:
+    """/dev/shm, unless a folder the kernel uses is inside it (a notebook kept there): a private tmpfs
+    over it would hide that folder from the kernel."""
+    if not os.path.isdir(SHARED_MEMORY):
+        return None
+    place = real_path(SHARED_MEMORY)
+    return None if any(is_inside(path, [place]) for path in used) else place
 
 
 def kernel_environment(

@@ -50,15 +50,22 @@ def _is_program(path: str) -> bool:
     return stat.S_ISREG(mode) and bool(mode & 0o111)
 
 
-def _raised_in(error: BaseException, package: str) -> bool:
-    """Whether the innermost Python frame that raised `error` is in the standard library's `package`:
-    an EACCES with no file name is a refused connection unless it came from there."""
-    tb = error.__traceback__
-    if tb is None:
+# multiprocessing's modules that start a new Python: its start methods and its resource tracker
+_STARTS_PYTHON = ("forkserver.py", "popen_forkserver.py", "popen_spawn_posix.py", "resource_tracker.py")
+
+
+def _new_python_refused(error: BaseException) -> bool:
+    """Whether `error` is multiprocessing's refused start of a new Python (new_python.py: EACCES) or
+    its fork server's refused UNIX socket (EPERM)."""
+    if not isinstance(error, OSError) or error.errno not in (errno.EACCES, errno.EPERM):
         return False
-    while tb.tb_next is not None:
+    tb = error.__traceback__
+    while tb is not None:
+        folder, _, name = tb.tb_frame.f_code.co_filename.rpartition(os.sep)
+        if folder.endswith(f"{os.sep}multiprocessing") and name in _STARTS_PYTHON:
+            return True
         tb = tb.tb_next
-    return f"{os.sep}{package}{os.sep}" in tb.tb_frame.f_code.co_filename
+    return False
 
 
 def _other_process(path: str) -> bool:
@@ -73,6 +80,13 @@ def _within(path: Path, folders: tuple[str, ...]) -> bool:
 
 def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
     """The line for a refusal of the confinement, None for an error that is not one."""
+    if _new_python_refused(error):
+        return (
+            "Confined kernel: multiprocessing's `spawn` and `forkserver` start methods start a new Python "
+            "(a worker, its resource tracker or its fork server), which a confined kernel may not run (no "
+            'setting allows it). Use the `fork` start method (multiprocessing.get_context("fork")) '
+            "or threads."
+        )
     refused = _refused_error(error)
     if refused is None:
         return None
@@ -104,12 +118,6 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
         return (
             f"Confined kernel: {path} is outside the folders it may use; add a folder to `confine_read` "
             "to read it, `confine_write` to write it."
-        )
-    if refused.errno == errno.EACCES and _raised_in(refused, "multiprocessing"):
-        return (
-            "Confined kernel: multiprocessing's locks, queues and pools were refused: their semaphores "
-            "are new files in /dev/shm, which a confined kernel may not create. Use threads "
-            "(concurrent.futures.ThreadPoolExecutor) or an unconfined kernel."
         )
     if refused.errno == errno.EACCES:
         ports = ", ".join(str(port) for port in confinement.connect) or "none"

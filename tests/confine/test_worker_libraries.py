@@ -74,6 +74,19 @@ def test_a_pool_that_would_start_a_new_python_is_refused_naming_fork(
     assert not marker.exists()
 
 
+def test_a_spawn_is_refused_naming_fork_also_where_children_are_reaped_unasked(
+    confined: ConfinedKernel,
+) -> None:
+    reply = confined.error(
+        "import multiprocessing as mp, signal\n"
+        "before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "try: mp.get_context('spawn').Lock()\n"
+        "finally: signal.signal(signal.SIGCHLD, before)"
+    )
+    said = "".join(reply["traceback"])
+    assert 'get_context("fork")' in said, said
+
+
 def test_a_fork_pool_computes_a_result(confined: ConfinedKernel) -> None:
     said = confined.run(
         "import multiprocessing as mp\n"

@@ -12,6 +12,7 @@ them fails at once with the refusal handler's line (refusals.py).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import multiprocessing.util
 import os
@@ -28,7 +29,8 @@ def refused_spawn(spawn: _Spawn) -> _Spawn:
 
     def spawnv_passfds(path: bytes, args: Sequence[Any], passfds: Sequence[int]) -> int:
         pid = spawn(path, args, passfds)
-        os.waitpid(pid, 0)
+        with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored
+            os.waitpid(pid, 0)
         raise PermissionError(
             errno.EACCES, "a confined kernel starts no program, Python included", os.fsdecode(path)
         )

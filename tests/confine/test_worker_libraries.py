@@ -87,6 +87,16 @@ def test_a_spawn_is_refused_naming_fork_also_where_children_are_reaped_unasked(
     assert 'get_context("fork")' in said, said
 
 
+def test_shared_memory_is_refused_naming_its_resource_tracker(confined: ConfinedKernel) -> None:
+    """SharedMemory registers its segment with the resource tracker, a new Python, whatever the start
+    method (Python 3.13's `track=False` skips it)."""
+    reply = confined.error(
+        "from multiprocessing import shared_memory\nshared_memory.SharedMemory(create=True, size=64)"
+    )
+    said = "".join(reply["traceback"])
+    assert "resource tracker behind those and `SharedMemory`" in said, said
+
+
 def test_a_fork_pool_computes_a_result(confined: ConfinedKernel) -> None:
     said = confined.run(
         "import multiprocessing as mp\n"

@@ -82,10 +82,11 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
     """The line for a refusal of the confinement, None for an error that is not one."""
     if _new_python_refused(error):
         return (
-            "Confined kernel: multiprocessing's `spawn` and `forkserver` start methods start a new Python "
-            "(a worker, its resource tracker or its fork server), which a confined kernel may not run (no "
-            'setting allows it). Use the `fork` start method (multiprocessing.get_context("fork")) '
-            "or threads."
+            "Confined kernel: multiprocessing tried to start a new Python (a `spawn` or `forkserver` "
+            "worker, its fork server, or the resource tracker behind those and `SharedMemory`), which a "
+            "confined kernel may not run (no setting allows it). Use the `fork` start method "
+            '(multiprocessing.get_context("fork")) or threads; on Python 3.13+, '
+            "`SharedMemory(..., track=False)`."
         )
     refused = _refused_error(error)
     if refused is None:

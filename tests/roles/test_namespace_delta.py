@@ -41,10 +41,31 @@ def test_a_summary_cut_at_its_limit_does_not_call_the_names_it_left_out_deleted(
 def test_the_snapshot_is_kept_while_the_layout_key_stays_and_extended_when_it_changes():
     snapshot = NamespaceSnapshot()
     first, _ = snapshot.split("layout-1", BEFORE)
-    kept, changes = snapshot.split("layout-1", BEFORE + "\n- m: int = 4")
-    extended, none = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
-    assert kept == first and changes.endswith("- m: int = 4")
-    assert extended == f"{first}\n{EXTENDED_HEADER}\n- m: int = 4" and none == ""
+    changed = BEFORE.replace("n: int = 3", "n: int = 4")
+    kept, changes = snapshot.split("layout-1", changed)
+    extended, none = snapshot.split("layout-2", changed)
+    assert kept == first and changes.endswith("- n: int = 4")
+    assert extended == f"{first}\n{EXTENDED_HEADER}\n- n: int = 4" and none == ""
+
+
+def test_new_names_continue_the_list_without_a_header():
+    snapshot = NamespaceSnapshot()
+    first, _ = snapshot.split("layout-1", BEFORE)
+    extended, changes = snapshot.split("layout-2", BEFORE + "\n- m: int = 4")
+    assert extended == f"{first}\n- m: int = 4" and changes == ""
+
+
+def test_a_namespace_that_only_grows_keeps_each_snapshot_as_the_start_of_the_next():
+    # What a provider's prompt cache needs: however often the layout changes while the user only adds
+    # variables, no snapshot rewrites what the previous one said.
+    snapshot = NamespaceSnapshot()
+    summary = BEFORE
+    previous, _ = snapshot.split("layout-0", summary)
+    for step in range(1, 13):
+        summary += "".join(f"\n- name_{step}_{i}: int = {i}" for i in range(4))
+        current, changes = snapshot.split(f"layout-{step}", summary)
+        assert current.startswith(previous) and changes == ""
+        previous = current
 
 
 def test_an_extension_keeps_the_snapshot_as_the_cached_prefix_and_the_changes_are_against_it():
@@ -68,12 +89,15 @@ def test_an_extension_says_the_names_no_longer_defined_but_not_a_summarys_cut():
     assert "[... " not in extended and extended.endswith(f"{EXTENDED_HEADER}\n- m: int = 4")
 
 
-def test_the_snapshot_is_taken_again_when_its_extensions_would_outgrow_it():
+def test_the_snapshot_is_taken_again_when_its_extensions_would_outgrow_twice_the_summary():
     snapshot = NamespaceSnapshot()
     snapshot.split("layout-1", BEFORE)
-    grown = BEFORE + "".join(f"\n- name_{n}: int = {n}" for n in range(5))
-    retaken, changes = snapshot.split("layout-2", grown)
-    assert retaken == f"{SNAPSHOT_HEADER}\n{grown}" and EXTENDED_HEADER not in retaken and changes == ""
+    once = BEFORE.replace("shape (10, 2)", "shape (11, 2)")
+    extended, _ = snapshot.split("layout-2", once)
+    twice = BEFORE.replace("shape (10, 2)", "shape (12, 2)")
+    retaken, changes = snapshot.split("layout-3", twice)
+    assert EXTENDED_HEADER in extended
+    assert retaken == f"{SNAPSHOT_HEADER}\n{twice}" and EXTENDED_HEADER not in retaken and changes == ""
 
 
 def test_the_changes_follow_each_new_summary_under_the_same_snapshot():

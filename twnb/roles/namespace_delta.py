@@ -8,8 +8,10 @@ that are new or different, and the names no longer defined. The role sees the sa
 
 When the history changes shape again, the snapshot is extended rather than made again: the changes so
 far are appended to it (`EXTENDED_HEADER`), so the cached prefix keeps the snapshot and breaks only after
-it. Made again it is once its extensions would outgrow the snapshot itself (a summary at its size limit
-slides, so a new one differs from its first line: everything after it is sent anew).
+it. Changes that only add names simply continue the list (no header), so the list reads as if made then
+and a snapshot made again later over the same names still starts with all of it. Made again it is once
+it would outgrow twice the summary (a summary at its size limit slides, so a new one differs from its
+first line: everything after it is sent anew).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ SNAPSHOT_HEADER = (
 CHANGES_HEADER = "Changes to the notebook's variables since the list at the start of the conversation:"
 EXTENDED_HEADER = "Then changed:"
 REMOVED = "No longer defined: {names}"
-# The extensions may grow to this many times the snapshot's own length before it is taken again.
+# The snapshot and its extensions may grow to (1 + this) times the summary's own length before the
+# snapshot is taken again.
 EXTENSIONS_MAX = 1.0
 
 
@@ -103,17 +106,27 @@ class NamespaceSnapshot:
         return snapshot, self._last[1]
 
     def _move_to(self, summary: str) -> None:
-        """The layout changed: extend the snapshot to `summary`, or take it again when the extensions
-        would outgrow it."""
+        """The layout changed: extend the snapshot to `summary`, or take it again when it would
+        outgrow twice the summary."""
         if summary == self._against:
             return
         changes = _changes(*self._lines, summary) if self.text else ""
         # (a summary cut at its limit says so in its first line: not a change worth keeping)
         kept = [line for line in changes.splitlines()[1:] if not line.startswith("[... ")]
-        extension = "\n".join([EXTENDED_HEADER, *kept]) if kept else ""
-        grown = sum(len(e) + 1 for e in self.extensions) + len(extension) + 1
-        if extension and grown <= EXTENSIONS_MAX * len(self.text):
-            self.extensions.append(extension)
-        else:
+        # Only new names, and no extension yet: the list goes on with no header, as if it had been made
+        # now, so a snapshot taken again later over the same names keeps all of it as its prefix.
+        plain = bool(kept) and not self.extensions and self._only_new_names(kept)
+        extension = "\n".join(kept if plain else [EXTENDED_HEADER, *kept]) if kept else ""
+        grown = len(self.text) + sum(len(e) + 1 for e in self.extensions) + len(extension) + 1
+        if not extension or grown > (1 + EXTENSIONS_MAX) * len(summary):
             self.text, self.extensions = summary, []
+        elif plain:
+            self.text += "\n" + extension
+        else:
+            self.extensions.append(extension)
         self._set_against(summary)
+
+    def _only_new_names(self, lines: list[str]) -> bool:
+        """Whether `lines` only add variables the snapshot does not name yet."""
+        known = {_name(line) for line in self.text.splitlines()}
+        return all(line.startswith("- ") and _name(line) not in known for line in lines)

@@ -31,7 +31,9 @@ def test_a_rule_in_agents_md_is_in_both_roles_system_prompts(llm_shell, fake_llm
     assert len(prompts) == 3  # Planner, CodeInterpreter, Planner
     assert all(RULE in prompt for prompt in prompts)
     (round,) = magics(llm_shell).notebook.conversation.rounds
-    assert round.extra["rules"]["files"] == [{"path": "AGENTS.md", "tokens": -(-len(RULE) // 4)}]
+    assert round.extra["rules"]["files"] == [
+        {"path": "AGENTS.md", "tokens": -(-len(RULE) // 4), "text": RULE}
+    ]
 
 
 def test_without_rule_files_the_prompts_carry_no_rules_section(llm_shell, fake_llm):

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import yaml
+
 from twnb.config import Redactor
-from twnb.session.project_rules import MAX_RULE_CHARS, ProjectRules
+from twnb.session.project_rules import MAX_RULE_CHARS, ProjectRules, RulesInForce
 
 SECRET = "sk-rules-abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -100,3 +102,16 @@ def test_rule_text_is_redacted_and_bounded(tmp_path):
     assert SECRET not in rules.section
     assert len(rules.files[0].text) <= MAX_RULE_CHARS + 200
     assert rules.record()["files"][0]["tokens"] == rules.files[0].tokens > 0
+
+
+def test_a_rounds_record_of_its_rules_gives_back_the_section_its_prompts_carried(tmp_path):
+    project, notebook = tree(tmp_path)
+    (project / "AGENTS.md").write_text("Dates are day-first.")
+    (notebook / "TWNB.md").write_text("Plot with plotly.")
+    rules = ProjectRules(notebook, home=tmp_path / "home").read()
+    again = RulesInForce.from_record(yaml.safe_load(yaml.safe_dump(rules.record())))
+    assert again is not None and again.section == rules.section
+
+
+def test_a_record_made_before_rule_texts_were_kept_gives_no_rules_back():
+    assert RulesInForce.from_record({"files": [{"path": "AGENTS.md", "tokens": 5}], "tokens": 5}) is None

@@ -212,8 +212,8 @@ class RoundExtra(TypedDict, total=False):
     `trust_notes` (what twnb did about what it trusts, one line each: a setting the code changed and
     twnb put back, a settings or plugin file a Round wrote that it did not load, one the user added
     or changed that it loaded), `rules` (the user's rule files in the Round's prompts, with their
-    estimated tokens, and those left out because a Round's code wrote them: `{"files": [{"path",
-    "tokens"}], "tokens", "written_by_code"}`) and
+    estimated tokens and their text as the prompts carried it, and those left out because a Round's
+    code wrote them: `{"files": [{"path", "tokens", "text"}], "tokens", "written_by_code"}`) and
     `mentions` (what each @-mention of the request added to the CodeInterpreter's prompt: `mention`,
     `kind`, `text`), `experiences` (the remembered experiences put into both roles' prompts for the
     request: `exp_id`, `score`, `text`, `ranked_by`: "BM25" or "embeddings (MODEL)") and

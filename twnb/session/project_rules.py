@@ -18,7 +18,7 @@ it changes only when a rule file does, so a provider's prompt cache keeps reusin
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,14 +69,29 @@ class RulesInForce:
         return estimate_tokens(self.section)
 
     def record(self) -> dict[str, Any]:
-        """`Round.extra["rules"]`: the files and their estimated token cost, and what was left out."""
+        """`Round.extra["rules"]`: the files with their text as the prompts carried it (redacted) and
+        their estimated token cost, and what was left out; a replay builds its prompts from it."""
         data: dict[str, Any] = {
-            "files": [{"path": r.shown_as, "tokens": r.tokens} for r in self.files],
+            "files": [{"path": r.shown_as, "tokens": r.tokens, "text": r.text} for r in self.files],
             "tokens": self.tokens,
         }
         if self.written_by_code:
             data["written_by_code"] = list(self.written_by_code)
         return data
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> RulesInForce | None:
+        """The rules a Round's record (`record()`) says its prompts carried; None for a record that
+        kept no texts (made before they were kept)."""
+        files: list[RuleFile] = []
+        for entry in data.get("files") or []:
+            text = entry.get("text") if isinstance(entry, Mapping) else None
+            if not isinstance(text, str):
+                return None
+            shown = str(entry.get("path"))
+            tokens = entry.get("tokens")
+            files.append(RuleFile(Path(shown), shown, text, tokens if isinstance(tokens, int) else 0))
+        return cls(tuple(files), tuple(str(p) for p in data.get("written_by_code") or []))
 
     def describe(self) -> str:
         """`%taskweaver rules`: what is in force, from which files, at what cost."""

@@ -22,6 +22,7 @@ from twnb.memory import EventRelay, Memory
 from twnb.session.experience import ExperienceStore
 from twnb.session.experience_embeddings import ExperienceEmbeddings
 from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_rounds
+from twnb.session.recorded_context import RecordedRounds
 from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
@@ -143,6 +144,7 @@ def build_session(
             plugins=plugins,
             rules=rules_for(resolved, redactor),
             experience=experience_store(resolved, redactor, embed=replay is None),
+            recorded=RecordedRounds(replay.path) if replay is not None else None,
         ),
         undo_log=undo_log,
         risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),

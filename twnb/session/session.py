@@ -27,6 +27,7 @@ client reports its calls through `llm_events`, connected to those observers whil
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from collections.abc import Generator
@@ -348,20 +349,39 @@ class Session:
 
     def _use_rules(self, round: Round) -> None:
         """The user's rules as they are now, in both roles' system prompts and in the Round's record;
-        files the conversation's code wrote are left out (and named in the record)."""
-        rules = self.context.rules
-        if rules is None:
-            return
-        written = written_by_rounds(self.memory.conversation, self.executor.workdir)
-        self.rules_in_force = rules.read(written)
-        section = self.rules_in_force.section
+        files the conversation's code wrote are left out (and named in the record). A replayed Round
+        uses those its recording used, none if it used none (recorded_context.py)."""
+        in_force = self._recorded_rules(round)
+        if in_force is None:
+            rules = self.context.rules
+            if rules is None:
+                return
+            in_force = rules.read(written_by_rounds(self.memory.conversation, self.executor.workdir))
+        self.rules_in_force = in_force
+        section = in_force.section
         self.planner.prompt.rules_section = section
         self.code_interpreter.prompt.rules_section = section
-        if self.rules_in_force.files or self.rules_in_force.written_by_code:
-            round.extra["rules"] = self.rules_in_force.record()
+        if in_force.files or in_force.written_by_code:
+            round.extra["rules"] = in_force.record()
+
+    def _recorded_rules(self, round: Round) -> RulesInForce | None:
+        """In a replay, the rules the recorded Round's prompts carried; None when not known (not a
+        replay, no such Round, or a record that kept no rule texts): then the files are read."""
+        recorded = self._recorded_round(round)
+        if recorded is None:
+            return None
+        data = recorded.extra.get("rules")
+        return RulesInForce.from_record(data) if isinstance(data, dict) else RulesInForce()
 
     def _use_experience(self, round: Round) -> None:
-        """The experiences relevant to the request, for both roles' prompts and the Round's record."""
+        """The experiences relevant to the request, for both roles' prompts and the Round's record; a
+        replayed Round uses those its recording used, none if it used none (recorded_context.py)."""
+        recorded = self._recorded_round(round)
+        if recorded is not None:
+            used = recorded.extra.get("experiences")
+            if used:
+                round.extra["experiences"] = copy.deepcopy(used)
+            return
         experience = self.context.experience
         if experience is None:
             return
@@ -375,6 +395,12 @@ class Session:
                 {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
                 for e, score in found
             ]
+
+    def _recorded_round(self, round: Round) -> Round | None:
+        """In a replay, the recorded Round this one replays (same place, same request), if known."""
+        if self.context.recorded is None:
+            return None
+        return self.context.recorded.round_at(len(self.memory.conversation.rounds) - 1, round.user_query)
 
     def remember(self, ref: str | None = None) -> Experience:
         """`%taskweaver remember [ROUND]`: the Round (default: the last) saved as `raw_exp_<id>.yaml`

@@ -6,7 +6,7 @@ them records its Rounds, and no more.
 - `Recording`: how the Rounds are recorded and observed beyond the conversation (the cassette recorded
   to, the replay served from, the LLM calls' relay, the prices for the ledger, tracing).
 - `RoundContext`: what goes into each Round besides the request (the user's own cells, the notebook's
-  plugins, the user's rules, the experience folder).
+  plugins, the user's rules, the experience folder, and in a replay the recorded Rounds).
 - `SessionParts`: those two, with the live kernel's undo log and the risk check of risky step mode.
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from twnb.plugins import PluginCatalog
     from twnb.session.experience import ExperienceStore
     from twnb.session.project_rules import ProjectRules
+    from twnb.session.recorded_context import RecordedRounds
     from twnb.session.risk_check import RiskCheck
 
 logger = get_logger(__name__)
@@ -108,12 +109,14 @@ class RoundContext:
     """`user_cells`: the user's own cells since the previous Round (recorded in the next); `plugins`: the
     notebook's plugins (owned by whoever built them: never closed by the session); `rules`: the user's
     AGENTS.md and TWNB.md (None: no rules are read); `experience`: the experience folder (None: no
-    experience is used or kept)."""
+    experience is used or kept); `recorded`: a replay's recorded Rounds, whose context a replayed Round
+    uses instead (None: not a replay)."""
 
     user_cells: UserCellSource | None = None
     plugins: PluginCatalog | None = None
     rules: ProjectRules | None = None
     experience: ExperienceStore | None = None
+    recorded: RecordedRounds | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from support.nb_markdown import rendered
 from support.nb_rounds import HOSTILE, analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post, PromptUtil, derive_plan
+from twnb.memory.ledger import Ledger, LedgerEntry
 from twnb.render import (
     MIME_TYPE,
     PREVIEW_CAP_BYTES,
@@ -23,6 +24,17 @@ from twnb.render import (
     round_bundle,
 )
 from twnb.render.markdown_escape import escape_markdown
+from twnb.render.view import round_view
+
+LEDGER = Ledger(
+    4.0,
+    [
+        LedgerEntry("llm", "Planner", 0.0, 1.0, "stop", "m", input_tokens=1000, output_tokens=100),
+        LedgerEntry("llm", "CodeInterpreter", 1.0, 1.0, "stop", "m", input_tokens=800, output_tokens=200),
+        LedgerEntry("code", "CodeInterpreter", 2.0, 1.0, "success"),
+        LedgerEntry("llm", "Planner", 3.0, 1.0, "stop", "m", input_tokens=900, output_tokens=50),
+    ],
+)
 
 
 def _png(path: Path, width: int, height: int, noise: bool = False) -> Path:
@@ -63,7 +75,7 @@ def test_payload_keeps_round_to_dict_keys_unchanged_at_top_level():
 
 def test_twnb_object_carries_schema_session_plan_timing_usage_ledger_previews():
     round = analysis_round()
-    round.extra["ledger"] = {"facts": ["mean computed"]}
+    round.extra["ledger"] = {"duration_s": 3.2, "entries": [], "totals": {"llm_calls": 2}}
     plan = derive_plan(None, round.post_list[1], user_query=round.user_query)
     twnb = round_bundle(round, session_id="s-1", plan=plan, previews=[])[MIME_TYPE]["twnb"]
     assert twnb["schema_version"] == 1
@@ -74,8 +86,36 @@ def test_twnb_object_carries_schema_session_plan_timing_usage_ledger_previews():
     ]
     assert twnb["timing"]["duration_s"] == 3.2
     assert twnb["usage"]["prompt_tokens"] == 1500
-    assert twnb["ledger"] == {"facts": ["mean computed"]}
+    assert twnb["ledger"] == {"duration_s": 3.2, "totals": {"llm_calls": 2}}
     assert twnb["previews"] == []
+
+
+def test_twnb_plan_and_ledger_are_summaries_of_what_the_record_keeps_whole():
+    round = analysis_round()
+    round.extra["ledger"] = LEDGER.to_dict()
+    plan = derive_plan(None, round.post_list[1], user_query=round.user_query)
+    round.extra["plan"] = plan.to_dict()
+    payload = round_bundle(round, session_id="s-1", plan=plan)[MIME_TYPE]
+    assert payload["twnb"]["plan"] == {
+        "id": plan.id,
+        "state": plan.state,
+        "subtasks": [{"name": s.name, "state": s.state} for s in plan.subtasks],
+    }
+    assert "entries" not in payload["twnb"]["ledger"]
+    assert payload["extra"]["ledger"]["entries"] == LEDGER.to_dict()["entries"]  # once, in the record
+
+
+def test_a_payload_saved_with_the_whole_ledger_in_twnb_still_draws_its_bars():
+    round = analysis_round()
+    payload = round_bundle(round, session_id="s-1")[MIME_TYPE]
+    old = {**payload, "twnb": {**payload["twnb"], "ledger": LEDGER.to_dict()}}
+    del old["twnb"]["view"]  # as saved before Rounds carried a view: computed anew
+    assert [row["label"] for row in round_view(old)["ledger"]["rows"]] == [
+        "Planner LLM",
+        "CodeInterpreter LLM",
+        "CodeInterpreter code",
+        "Planner LLM",
+    ]
 
 
 def test_payload_is_json_serialisable():

@@ -90,7 +90,7 @@ def test_a_rounds_static_html_draws_its_ledger_and_its_summary_gives_the_cost():
     page = bundle["text/html"]
     assert len(bars(page)) == 4
     assert "cost 0.0300" in page
-    assert bundle[MIME_TYPE]["twnb"]["ledger"] == LEDGER.to_dict()
+    assert bundle[MIME_TYPE]["extra"]["ledger"] == LEDGER.to_dict()
 
 
 def test_a_round_without_a_ledger_draws_no_waterfall():

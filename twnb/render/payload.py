@@ -4,6 +4,12 @@ The JSON keeps the Round's `to_dict()` keys at the top level (what TaskWeaver to
 twnb's own view data in one `twnb` object: schema version, session, plan, timing, usage, ledger,
 artifact previews and `view`, what every view of the Round shows, computed once (view.py; see
 docs/architecture.md).
+
+The record (`post_list`, `extra`) is the Round whole, which import reads; the `twnb` object says what
+the record does not, once: its `plan` is the plan's state and each step's name and state (the full
+plan, when the Round kept one, is `extra.plan`), and its `ledger` the ledger's totals (each entry is
+`extra.ledger`'s). A payload saved before keeps both whole in `twnb`; readers take the entries from
+`extra.ledger` first (view.ledger_of).
 """
 
 from __future__ import annotations
@@ -60,10 +66,10 @@ def round_payload(
     data["twnb"] = {
         "schema_version": SCHEMA_VERSION,
         "session_id": session_id,
-        "plan": settled_plan(plan_to_dict(plan), str(data.get("state", ""))),
+        "plan": plan_summary(settled_plan(plan_to_dict(plan), str(data.get("state", "")))),
         "timing": plain_data(extra.get("timing") or {}),
         "usage": plain_data(extra.get("usage") or {}),
-        "ledger": plain_data(extra.get("ledger") or {}),
+        "ledger": ledger_summary(extra.get("ledger")),
         "previews": [dict(p) for p in previews or []],
     }
     if conversation_id:
@@ -97,6 +103,25 @@ def settled_plan(plan: dict[str, Any] | None, round_state: str) -> dict[str, Any
     if settled.get("state") in ("todo", "in_progress"):
         settled["state"] = "abandoned"
     return settled
+
+
+def plan_summary(plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The plan as contract 6 names it: its id and state, and each step's name and state (what every
+    view draws); the whole plan is the Round's `extra.plan` when the Round kept it."""
+    if plan is None:
+        return None
+    steps = [step for step in plan.get("subtasks") or [] if isinstance(step, Mapping)]
+    summary = {key: plan[key] for key in ("id", "state") if key in plan}
+    summary["subtasks"] = [{"name": step.get("name"), "state": step.get("state")} for step in steps]
+    return summary
+
+
+def ledger_summary(ledger: object) -> dict[str, Any]:
+    """The ledger's totals and duration, without its entries (those are `extra.ledger`'s, once)."""
+    if not isinstance(ledger, Mapping):
+        return {}
+    kept = ("schema_version", "duration_s", "totals")
+    return {key: plain_data(ledger[key]) for key in kept if key in ledger}
 
 
 def plain_data(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """A Round's ledger drawn as a small waterfall: one bar per LLM call and code run on the Round's time
 line, and the totals (time, tokens, cost) beneath.
 
-Pure: a ledger (`Round.extra["ledger"]`, or the bundle's `twnb.ledger`) in, self-contained HTML out
+Pure: a ledger (`Round.extra["ledger"]`) in, self-contained HTML out
 (inline styles only: no script, no `<style>` block). Each bar says its figures in `title` and `data-*`
 attributes, so what is drawn can be checked against the ledger.
 """

@@ -147,7 +147,7 @@ def round_view(payload: Mapping[str, Any]) -> RoundView:
         "artifacts": artifacts(posts, previews),
         "answer": answer(posts),
         "notes": notes(payload),
-        "ledger": ledger_view(twnb.get("ledger")),
+        "ledger": ledger_view(ledger_of(payload)),
         "posts": [post_view(p) for p in posts],
     }
     cells = user_cells_view(payload)
@@ -391,6 +391,15 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
     if limits and not extra.get("undone"):  # once undone, its line says what was not undone
         found.append({"kind": "undo_limits", "label": "Cannot be undone", "text": "; ".join(limits)})
     return found
+
+
+def ledger_of(payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The Round's whole ledger, entries included: the record's `extra.ledger`, or a payload's
+    `twnb.ledger` saved before the `twnb` object kept only its totals."""
+    for ledger in ((payload.get("extra") or {}).get("ledger"), (payload.get("twnb") or {}).get("ledger")):
+        if isinstance(ledger, Mapping) and ledger.get("entries"):
+            return ledger
+    return None
 
 
 def ledger_view(ledger: object) -> LedgerView | None:

@@ -92,6 +92,25 @@ def test_interrupted_round_says_interrupted(llm_shell, fake_llm, capsys):
     assert "by the user" not in out and "Ctrl-C" not in out
 
 
+def test_a_terminal_prints_the_whole_round_not_the_summary_a_notebook_saves(llm_shell, fake_llm, capsys):
+    fake_llm.load(answer_round(final_message="The answer is 42."))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    out = capsys.readouterr().out
+    assert "    [code]\n      answer = 6 * 7\n" in out  # the code, as the terminal's text view draws it
+    assert "conversation (4 posts):" in out
+    assert "a summary: the HTML view shows the whole Round" not in out
+
+
+def test_show_in_a_terminal_prints_the_whole_round(llm_shell, fake_llm, capsys):
+    fake_llm.load(answer_round())
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    round_id = magics(llm_shell).notebook.conversation.rounds[0].id
+    capsys.readouterr()
+    llm_shell.run_line_magic("taskweaver", f"show {round_id}")
+    out = capsys.readouterr().out
+    assert "      answer = 6 * 7\n" in out and "conversation (4 posts):" in out
+
+
 def test_show_after_a_round_never_calls_the_llm(llm_shell, fake_llm, capsys):
     fake_llm.load(answer_round())
     llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")

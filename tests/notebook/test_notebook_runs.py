@@ -268,7 +268,7 @@ def test_a_reply_cut_off_mid_stream_is_saved_marked_incomplete(fake_llm, folder)
     (cut,) = [p for p in output["data"][MIME_TYPE]["post_list"] if p.get("extra", {}).get("incomplete")]
     assert cut["send_from"] == "Planner"
     said = "reply cut off: The reply stopped before it was complete: LLMStreamDropped"
-    assert said in output["data"]["text/plain"]
-    assert said in html.unescape(output["data"]["text/markdown"])
+    assert said in html.unescape(output["data"]["text/html"])
+    assert "[failed]" in output["data"]["text/plain"]  # the saved text, a summary, names the outcome
     widget_html = "".join(s["value"] for s in _widget_states(nb) if isinstance(s.get("value"), str))
     assert "⚠ " + said in widget_html

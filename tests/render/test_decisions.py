@@ -1,5 +1,6 @@
 """Step mode's decisions in the saved output: one short line on each post a person decided on, in the
-HTML, Markdown and plain-text views alike; a post nobody decided on gets none."""
+HTML and in the terminal's text view alike; a post nobody decided on gets none (nor does the summary a
+saved notebook keeps as text/plain and text/markdown)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from support.nb_rounds import analysis_round
 
 from twnb.memory import EDITED_BY_USER, SKIPPED_BY_USER
-from twnb.render import MIME_TYPE, plan_from_round, round_bundle
+from twnb.render import MIME_TYPE, plan_from_round, round_bundle, terminal_bundle
 from twnb.render.decisions import CODE_DECISIONS, PLAN_DECISIONS
 
 PLAN, CODE = 1, 2  # analysis_round's Planner post with the plan, and its CodeInterpreter post
@@ -27,7 +28,7 @@ def _bundle(index: int | None = None, key: str | None = None) -> dict:
     round = analysis_round()
     if index is not None and key is not None:
         round.post_list[index].extra[key] = "User"  # type: ignore[literal-required]
-    return round_bundle(round, session_id="s", plan=plan_from_round(round))
+    return terminal_bundle(round_bundle(round, session_id="s", plan=plan_from_round(round)))
 
 
 def _summaries(html: str) -> list[str]:
@@ -48,20 +49,9 @@ def test_html_shows_the_decision_in_the_main_view_and_the_decided_posts_summary(
 
 
 def _main_view(shown: str, marker: str) -> str:
-    """A Markdown or text view's main part: everything before its conversation's posts."""
+    """The text view's main part: everything before its conversation's posts."""
     main, _ = shown.split(marker)
     return main
-
-
-@pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
-def test_markdown_shows_the_decision_once_beside_the_plan_or_the_code(index, key, line, sender, recipient):
-    markdown = _bundle(index, key)["text/markdown"]
-    main = _main_view(markdown, "**Conversation**")
-    if index == PLAN:  # under the checklist
-        assert f"*(done)*\n\n*{line}.*\n" in main
-    else:  # on the code block's first line, beside its outcome
-        assert re.search(rf"^\*\*1\.\*\* \*[a-z ]+\* · \*{line}\.\*$", main, flags=re.M)
-    assert markdown.count(line) == 1
 
 
 @pytest.mark.parametrize(("index", "key", "line", "sender", "recipient"), DECISIONS)
@@ -84,15 +74,15 @@ def test_a_round_nobody_decided_on_shows_no_decision_line(view):
 def test_a_skip_is_the_decision_even_beside_an_approval():
     round = analysis_round()
     round.post_list[CODE].extra.update({"approved_by": "User", "skipped_by": "User"})
-    text = round_bundle(round, session_id="s")["text/plain"]
+    text = terminal_bundle(round_bundle(round, session_id="s"))["text/plain"]
     assert "(You skipped this code.)" in text and "You ran this code" not in text
 
 
-@pytest.mark.parametrize("view", ["text/html", "text/markdown", "text/plain"])
+@pytest.mark.parametrize("view", ["text/html", "text/plain"])
 def test_a_stop_after_a_refused_edit_says_so_and_shows_the_edit_once(view):
     round = analysis_round()
     round.post_list[CODE].extra["refused_edit"] = {"code": "stopped_edit = 1", "refusal": "Line 1: no"}
-    shown = round_bundle(round, session_id="s")[view]
+    shown = terminal_bundle(round_bundle(round, session_id="s"))[view]
     said = "You stopped here after verification refused your edit"
     # The HTML says it in its main view and in the post's summary in the folded conversation.
     assert shown.count(said) == (2 if view == "text/html" else 1)

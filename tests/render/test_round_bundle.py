@@ -22,6 +22,7 @@ from twnb.render import (
     artifact_previews,
     plan_from_round,
     round_bundle,
+    terminal_bundle,
 )
 from twnb.render.markdown_escape import escape_markdown
 from twnb.render.view import round_view
@@ -158,9 +159,11 @@ def test_escaped_markdown_still_reads_as_the_text():
 
 def test_plain_text_has_no_terminal_control_sequences():
     hostile = "ok\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[31mred\x1b[0m\r\nnext"
-    text = round_bundle(analysis_round(message=hostile), session_id="s-1")["text/plain"]
+    bundle = round_bundle(analysis_round(message=hostile), session_id="s-1")
+    text, summary = terminal_bundle(bundle)["text/plain"], bundle["text/plain"]
     assert "answer:\n  okred\n  next\n" in text
-    assert not any(ord(c) < 32 and c not in "\n" for c in text)
+    assert "answer: okred\nnext\n" in summary
+    assert not any(ord(c) < 32 and c not in "\n" for c in text + summary)
 
 
 def test_markdown_shows_raw_html_as_text():
@@ -179,15 +182,6 @@ def test_views_never_show_prompt_delimiters():
         assert "The mean is exactly 2." in text
 
 
-def test_markdown_code_fence_cannot_be_closed_by_the_code():
-    round = analysis_round()
-    coder = round.post_list[2]
-    coder.del_attachment([AttachmentType.reply_content])
-    coder.add_attachment(Attachment.create(AttachmentType.reply_content, "print('```')\n<script>x</script>"))
-    markdown = round_bundle(round, session_id="s-1")["text/markdown"]
-    assert "````python\nprint('```')\n<script>x</script>\n````" in markdown
-
-
 def test_plain_text_names_failure_and_interruption():
     round = analysis_round()
     round.change_round_state("failed")
@@ -198,14 +192,14 @@ def test_plain_text_names_failure_and_interruption():
 
 
 def test_summary_line_gives_time_and_tokens():
-    text = round_bundle(analysis_round(), session_id="s-1")["text/plain"]
+    text = terminal_bundle(round_bundle(analysis_round(), session_id="s-1"))["text/plain"]
     assert text.splitlines()[-1] == "time 3.2 s · tokens 1,500 in / 120 out · 3 LLM calls"
 
 
 def test_summary_line_gives_the_share_of_the_input_the_server_had_cached():
     round = analysis_round()
     round.extra["usage"]["cached_tokens"] = 1200
-    bundle = round_bundle(round, session_id="s-1")
+    bundle = terminal_bundle(round_bundle(round, session_id="s-1"))
     assert bundle["text/plain"].splitlines()[-1] == (
         "time 3.2 s · tokens 1,500 in (80% cached) / 120 out · 3 LLM calls"
     )
@@ -313,7 +307,7 @@ def test_markdown_links_artifact_images_instead_of_embedding_them(tmp_path):
     _png(tmp_path / "my fig.png", 20, 10)
     round = _with_artifact(analysis_round(), "my fig.png")
     bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, tmp_path))
-    assert "![my fig.png](my%20fig.png)" in bundle["text/markdown"]
+    assert "](my%20fig.png)" in bundle["text/markdown"] and "![" not in bundle["text/markdown"]
     assert "base64" not in bundle["text/markdown"]
     assert bundle[MIME_TYPE]["twnb"]["previews"][0]["data"]  # the lab renderer's thumbnail stays
 
@@ -327,7 +321,8 @@ def test_hostile_artifact_name_cannot_pick_a_scheme_or_end_the_link(tmp_path):
     bundle = round_bundle(round, session_id="s", previews=artifact_previews(round, tmp_path))
     html = rendered(bundle["text/markdown"])
     encoded = "d/javascript%3Aalert%281%29%29%21%5Bx%5D%28https%3Aevil.png"
-    assert re.findall(r'<img src="([^"]*)"', html) == [encoded]
+    assert re.findall(r'<a href="([^"]*)"', html) == [encoded]
+    assert "<img" not in html
     assert 'href="javascript' not in html
 
 
@@ -340,8 +335,8 @@ def test_artifact_paths_inside_the_notebook_folder_are_written_relative(tmp_path
     (attachment,) = bundle[MIME_TYPE]["post_list"][-1]["attachment_list"]
     assert attachment["content"] == ["session/artifacts/fig.png"]
     assert str(tmp_path) not in json.dumps(bundle)
-    assert "![fig.png](session/artifacts/fig.png)" in bundle["text/markdown"]
-    assert "artifacts:\n  session/artifacts/fig.png\n" in bundle["text/plain"]
+    assert "](session/artifacts/fig.png)" in bundle["text/markdown"]
+    assert "artifacts: session/artifacts/fig.png\n" in bundle["text/plain"]
 
 
 def test_artifact_paths_outside_the_notebook_folder_stay_absolute(tmp_path):
@@ -406,20 +401,18 @@ def test_links_in_the_request_and_in_attachments_stay_text():
     assert "<a href" not in html
 
 
-def test_a_reply_cut_off_says_so_in_markdown_and_text():
+def test_a_reply_cut_off_says_so_in_the_text_view():
     round = analysis_round()
     cut = Post.create('{"response": {"message": "The mean', "Planner", "Unknown")
     cut.extra["incomplete"] = "The reply stopped before it was complete: LLMStreamDropped."
     round.add_post(cut)
-    bundle = round_bundle(round, session_id="s")
+    bundle = terminal_bundle(round_bundle(round, session_id="s"))
     reason = "reply cut off: The reply stopped before it was complete: LLMStreamDropped."
-    assert f"**Planner (reply cut off)**\n\n*{reason}*" in bundle["text/markdown"]
     assert f"--- Planner (reply cut off)\n{reason}" in bundle["text/plain"]
 
 
 def test_verification_is_one_line_not_a_block():
     round = analysis_round()
     round.post_list[2].add_attachment(Attachment.create(AttachmentType.verification, "CORRECT"))
-    bundle = round_bundle(round, session_id="s")
-    assert "*verification:* CORRECT" in bundle["text/markdown"]
+    bundle = terminal_bundle(round_bundle(round, session_id="s"))
     assert "[verification] CORRECT" in bundle["text/plain"]

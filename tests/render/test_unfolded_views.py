@@ -1,33 +1,37 @@
-"""The Markdown and text views draw the payload's view, as the HTML and the extension do, and since they
-cannot fold the conversation beneath it, no fact reads twice: each post lists only what the main view
-did not say."""
+"""The terminal's text view (what terminal IPython prints: render.terminal_bundle) draws the payload's
+view, as the HTML and the extension do, and since it cannot fold the conversation beneath it, no fact
+reads twice: each post lists only what the main view did not say. (A saved notebook's text/plain and
+text/markdown are the Round's summary: test_round_summary.py.)"""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
-from support.nb_markdown import rendered
 from support.nb_rounds import analysis_round
 from view_fixtures import BUILDERS
 
 from twnb.memory import Attachment, AttachmentType, Post
-from twnb.render import MIME_TYPE, plan_from_round, round_bundle
+from twnb.render import MIME_TYPE, plan_from_round, round_bundle, terminal_bundle
 from twnb.render.bundle import bundle_from_payload
 from twnb.render.view import view_of
 
-UNFOLDED = ["text/markdown", "text/plain"]
+UNFOLDED = ["text/plain"]  # as terminal_bundle makes it
 CODE = "m = statistics.mean([1, 2, 3])"  # a line of analysis_round's code
 
 
 def _parts(shown: str) -> tuple[str, str]:
-    """A Markdown or text view's main view and the conversation listed beneath it."""
-    main, conversation = shown.split("**Conversation**" if shown.startswith("**") else "\nconversation (")
+    """The text view's main view and the conversation listed beneath it."""
+    main, conversation = shown.split("\nconversation (")
     return main, conversation
 
 
 def _bundle(round) -> dict:
-    return round_bundle(round, session_id="s", plan=plan_from_round(round))
+    return terminal_bundle(round_bundle(round, session_id="s", plan=plan_from_round(round)))
+
+
+def _shown(payload) -> dict:
+    return terminal_bundle(bundle_from_payload(payload))
 
 
 def _failed_then_revised():
@@ -50,7 +54,7 @@ def test_they_draw_what_the_payloads_view_says(view):
     facts["state"] = "a state only the view knows"
     facts["code"][0]["decision_line"] = "A decision only the view knows"
     facts["answer"] = "An answer only the view knows."
-    shown = bundle_from_payload(payload)[view]
+    shown = _shown(payload)[view]
     for said in (
         "a state only the view knows",
         "A decision only the view knows",
@@ -64,14 +68,14 @@ def test_a_payload_without_a_view_shows_the_same(view):
     payload = _bundle(analysis_round())[MIME_TYPE]
     older = copy.deepcopy(payload)
     del older["twnb"]["view"]
-    assert bundle_from_payload(older)[view] == bundle_from_payload(payload)[view]
+    assert _shown(older)[view] == _shown(payload)[view]
 
 
 @pytest.mark.parametrize("view", UNFOLDED)
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_each_piece_of_code_reads_once(view, name):
     payload = BUILDERS[name]()
-    shown = bundle_from_payload(payload)[view]
+    shown = _shown(payload)[view]
     for block in view_of(payload)["code"]:
         for line in block["code"].splitlines():
             # Every line of code is its own line of the view (indented in the text view).
@@ -111,21 +115,12 @@ def test_the_plan_text_reads_once_in_the_conversation_until_it_changes(view):
     assert lines.count("1. compute the mean") == 2  # the initial plan and the plan, once each
 
 
-def test_markdown_links_every_artifact_in_the_main_view():
-    payload = BUILDERS["artifacts"]()
-    page = rendered(bundle_from_payload(payload)["text/markdown"])
-    main = page.split("Conversation")[0]
-    assert '<a href="unusual_weeks.csv"><code>unusual_weeks.csv</code></a>' in main
-    assert '<img src="twnb-artifacts/plot.png" alt="plot.png"' in main
-    assert "<code>hidden.png</code>" in main and 'href=".twnb' not in page
-
-
 def test_text_lists_every_artifact_with_its_path():
-    text = bundle_from_payload(BUILDERS["artifacts"]())["text/plain"]
+    text = _shown(BUILDERS["artifacts"]())["text/plain"]
     assert "artifacts:\n  unusual_weeks.csv\n  twnb-artifacts/plot.png\n  .twnb/hidden.png\n" in text
 
 
-@pytest.mark.parametrize("view", ["text/html", *UNFOLDED])
+@pytest.mark.parametrize("view", ["text/html", "text/markdown", *UNFOLDED])
 def test_the_conversation_leaves_out_the_planners_current_step_and_stop_word(view):
     # analysis_round's answer says it is on "2. report it" and has "Completed": the plan above and the
     # Round's state say so; the record (the MIME JSON) keeps both.

@@ -1,5 +1,6 @@
 """The user's own cells that ran before a Round show folded in each view of the Round: one line naming
-them by execution count and first line, opening (HTML) to their code, what raised and what they made."""
+them by execution count and first line, opening (HTML) to their code, what raised and what they made;
+the saved text/plain and text/markdown summaries keep the one line."""
 
 from __future__ import annotations
 
@@ -85,10 +86,10 @@ def test_the_users_code_is_escaped_in_the_html():
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
-def test_markdown_lists_each_cell_by_its_first_line_as_nbviewer_renders_it():
+def test_the_markdown_summary_names_the_cells_in_one_line_as_nbviewer_renders_it():
     page = rendered(bundle(LOAD, FIX)["text/markdown"])
-    assert "<em>Your cells before this Round:</em>" in page
-    assert "<li>[3] import pandas as pd (made pd, sales)</li>" in unescape(page)
+    line = "<em>Your cells before this Round: [3] import pandas as pd, [4] sales['day'] = <script></em>"
+    assert line in unescape(page)
     assert "<script>" not in page
 
 

@@ -203,8 +203,8 @@ def test_the_static_bundle_shows_the_users_decisions(make_session):
     driver.send(["Set x", "Say x"])
     round = _finish(driver, Skipped())
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
-    assert "I changed your plan" in markdown
-    assert "*You skipped this code.*" in markdown
+    assert "You changed this plan." in markdown
+    assert "You skipped this code." in markdown
 
 
 def test_the_static_bundle_shows_the_users_approvals(make_session):
@@ -213,8 +213,8 @@ def test_the_static_bundle_shows_the_users_approvals(make_session):
     session = make_session(one_step("x = 1"))
     round = _approved_round(session)
     markdown = round_bundle(round, session_id=session.session_id, plan=None, previews=[])["text/markdown"]
-    assert "\n*You approved this plan.*\n" in markdown  # shown even with no checklist to put it under
-    assert "**1.** *ran* · *You ran this code.*" in markdown
+    assert "You approved this plan." in markdown  # shown even with no checklist to put it under
+    assert "code: 1 block (1 ran). You ran this code." in markdown
 
 
 def test_an_edit_verification_refuses_gets_the_refusal_naming_its_line_and_nothing_runs(make_session, shell):
@@ -252,7 +252,7 @@ def test_a_refused_edit_of_a_module_off_the_list_says_how_to_allow_it(make_sessi
     assert refusal is not None and "allow_modules = ['requests']" in refusal
 
 
-VIEWS = ["text/html", "text/markdown", "text/plain"]
+VIEWS = ["text/html", "text/plain"]  # the HTML and the terminal's text (the saved text is a summary)
 
 
 def _skipped_round(make_session):
@@ -280,27 +280,31 @@ def _parts(shown: str, view: str) -> list[str]:
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_says_once_that_the_user_skipped_the_code(make_session, view):
-    from twnb.render import round_bundle
+    from twnb.render import round_bundle, terminal_bundle
 
-    for part in _parts(round_bundle(_skipped_round(make_session), session_id="s")[view], view):
+    for part in _parts(
+        terminal_bundle(round_bundle(_skipped_round(make_session), session_id="s"))[view], view
+    ):
         assert "You skipped this code" in part
         assert part.lower().count("skipped") == 1
 
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_says_once_that_the_user_edited_the_code(make_session, view):
-    from twnb.render import round_bundle
+    from twnb.render import round_bundle, terminal_bundle
 
-    for part in _parts(round_bundle(_edited_round(make_session), session_id="s")[view], view):
+    for part in _parts(
+        terminal_bundle(round_bundle(_edited_round(make_session), session_id="s"))[view], view
+    ):
         assert "You edited this code before it ran" in part
         assert part.lower().count("edited") == 1
 
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_an_edited_posts_view_keeps_what_the_run_gave(make_session, view):
-    from twnb.render import round_bundle
+    from twnb.render import round_bundle, terminal_bundle
 
-    shown = round_bundle(_edited_round(make_session), session_id="s")[view]
+    shown = terminal_bundle(round_bundle(_edited_round(make_session), session_id="s"))[view]
     assert "The code ran successfully." in shown
 
 
@@ -373,10 +377,10 @@ def test_a_skip_after_a_refused_edit_sends_the_llm_what_a_plain_skip_sends(make_
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_shows_the_refused_edit_once_under_its_skip_line(make_session, view):
-    from twnb.render import round_bundle
+    from twnb.render import round_bundle, terminal_bundle
 
     round, _ = _skipped_after_refusal(make_session, "import subprocess\nrefused_value = 2")
-    shown = round_bundle(round, session_id="s")[view]
+    shown = terminal_bundle(round_bundle(round, session_id="s"))[view]
     for part in _parts(shown, view):
         assert part.count("You skipped this code after verification refused your edit") == 1
     shown = _parts(shown, view)[0]  # the HTML shows the edit in its main view only
@@ -387,9 +391,9 @@ def test_each_view_shows_the_refused_edit_once_under_its_skip_line(make_session,
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_a_plain_skips_view_shows_no_refused_edit(make_session, view):
-    from twnb.render import round_bundle
+    from twnb.render import round_bundle, terminal_bundle
 
-    shown = round_bundle(_skipped_round(make_session), session_id="s")[view]
+    shown = terminal_bundle(round_bundle(_skipped_round(make_session), session_id="s"))[view]
     assert "refused" not in shown and "your edit" not in shown
 
 

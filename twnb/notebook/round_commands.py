@@ -38,7 +38,7 @@ def show_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
         ctx.say(f"No Round {rest[0]!r} in this conversation (latest: {known}).", error=True)
         _offer_notebook(ctx)
         return
-    display(_round_bundle(ctx, round), raw=True)
+    display(_shown(ctx, _round_bundle(ctx, round)), raw=True)
 
 
 def _show_recorded(ctx: SubcommandContext, round_id: str) -> bool:
@@ -63,8 +63,16 @@ def _show_recorded(ctx: SubcommandContext, round_id: str) -> bool:
         previews=artifact_previews(found.round, folder),
         base_dir=folder,
     )
-    display(bundle, raw=True)
+    display(_shown(ctx, bundle), raw=True)
     return True
+
+
+def _shown(ctx: SubcommandContext, bundle: dict[str, Any]) -> dict[str, Any]:
+    """A terminal prints the whole Round as text; a notebook keeps the bundle (its text a summary)."""
+    from twnb.notebook.round_display import has_kernel
+    from twnb.render import terminal_bundle
+
+    return bundle if has_kernel(ctx.shell) else terminal_bundle(bundle)
 
 
 def _round_bundle(ctx: SubcommandContext, round: Round, *, in_cell: bool = False) -> dict[str, Any]:

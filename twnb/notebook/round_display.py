@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from twnb.render import MIME_TYPE, artifact_previews, round_bundle
+from twnb.render import MIME_TYPE, artifact_previews, round_bundle, terminal_bundle
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -163,8 +163,8 @@ class RoundDisplay:
                 self.round_view.finish(round, bundle[MIME_TYPE])
             if self._handle is not None:  # the widget's display, shown by start()
                 self._handle.update(bundle, raw=True)
-            else:
-                display(bundle, raw=True)
+            else:  # a terminal: it prints the whole Round as text, once
+                display(terminal_bundle(bundle), raw=True)
             if self.attempt_line is not None:
                 self.attempt_line.finish(round)
             else:

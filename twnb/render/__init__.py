@@ -4,7 +4,7 @@ Pure functions, no IPython and no widgets, so the notebook's final output, `%tas
 exported notebooks and the applications share one renderer (layers: docs/architecture.md).
 """
 
-from twnb.render.bundle import bundle_from_payload, round_bundle
+from twnb.render.bundle import bundle_from_payload, round_bundle, terminal_bundle
 from twnb.render.cell_images import IN_CELL_NOTE, with_images_from_cell
 from twnb.render.decisions import decision_line, without_decision_words
 from twnb.render.highlighted_code import code_html, preformatted_html
@@ -24,13 +24,13 @@ from twnb.render.labels import (
     tokens_label,
 )
 from twnb.render.links import artifact_label, artifact_url, display_path
-from twnb.render.markdown import round_markdown
 from twnb.render.markdown_escape import FENCE_OPEN, escape_markdown, escape_markdown_inline
 from twnb.render.markdown_to_html import LINK_STYLE, markdown_html
 from twnb.render.payload import MIME_TYPE, SCHEMA_VERSION, plan_from_round, plan_to_dict, round_payload
 from twnb.render.plain import round_text
 from twnb.render.previews import PREVIEW_CAP_BYTES, THUMBNAIL_SIDE, artifact_previews, displayed_images
 from twnb.render.replay_note import replay_summary
+from twnb.render.summary import round_summary_markdown, round_summary_text
 from twnb.render.text import clean_text, clip_middle, plain_text, shorten
 from twnb.render.timeline import timeline_html
 from twnb.render.view import HELD_BACK_CELLS
@@ -74,8 +74,9 @@ __all__ = [
     "replay_summary",
     "round_bundle",
     "round_html",
-    "round_markdown",
     "round_payload",
+    "round_summary_markdown",
+    "round_summary_text",
     "round_text",
     "sections_kept_open",
     "shorten",
@@ -83,6 +84,7 @@ __all__ = [
     "state_badge",
     "state_label",
     "summary_line",
+    "terminal_bundle",
     "timeline_html",
     "tokens_label",
     "with_images_from_cell",

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.render.html import round_html
-from twnb.render.markdown import round_markdown
 from twnb.render.payload import MIME_TYPE, round_payload
 from twnb.render.plain import round_text
+from twnb.render.summary import round_summary_markdown, round_summary_text
 
 if TYPE_CHECKING:
     from twnb.memory import Plan, Round
@@ -44,10 +44,17 @@ def round_bundle(
 
 
 def bundle_from_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The four views of a Round's MIME JSON (for a Round read back from a saved notebook, too)."""
+    """The four views of a Round's MIME JSON (for a Round read back from a saved notebook, too): the
+    JSON and the HTML each show the Round whole, the Markdown and the text summarise it (summary.py)."""
     return {
         MIME_TYPE: dict(payload),
         "text/html": round_html(payload),
-        "text/markdown": round_markdown(payload),
-        "text/plain": round_text(payload),
+        "text/markdown": round_summary_markdown(payload),
+        "text/plain": round_summary_text(payload),
     }
+
+
+def terminal_bundle(bundle: Mapping[str, Any]) -> dict[str, Any]:
+    """`bundle` for a terminal, which prints only `text/plain` and saves nothing: the whole Round as
+    text (plain.round_text) instead of the summary a saved notebook keeps."""
+    return {**bundle, "text/plain": round_text(bundle[MIME_TYPE])}

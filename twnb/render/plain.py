@@ -1,8 +1,8 @@
-"""`text/plain`: a Round for terminal IPython and anything that shows no Markdown or HTML, drawn from
-the payload's view (view.py) as every other view is: the request, the plan and the decision made on
+"""A Round as text for terminal IPython (which shows only text, and saves nothing), drawn from the
+payload's view (view.py) as every other view is: the request, the plan and the decision made on
 it, each code block with what became of it, the artifacts, the answer, the notes; then the
 conversation, each post with only what the main view did not say (conversation.py), and the summary
-line last."""
+line last. A saved notebook's `text/plain` is the Round's summary instead (summary.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from twnb.render.text import clip_middle, plain_text
 from twnb.render.user_cells import user_cells_text
 from twnb.render.view import CodeBlockView, view_of
 
-TEXT_LIMIT = 4000  # characters of one result shown in text/plain and text/markdown; the JSON keeps all
+TEXT_LIMIT = 4000  # characters of one result shown in the terminal text; the JSON keeps all
 
 
 def round_text(payload: Mapping[str, Any]) -> str:

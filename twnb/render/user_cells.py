@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from twnb.render.highlighted_code import code_html
-from twnb.render.markdown_escape import escape_markdown_inline
 from twnb.render.text import clean_text, plain_text, shorten
 
 TITLE = "Your cells before this Round"
@@ -91,19 +90,6 @@ def user_cells_html(view: Mapping[str, Any] | None) -> str:
     title = html.escape(view["title"])
     summary = f'<summary style="cursor:pointer"><small style="{_MUTED}">{title}</small></summary>'
     return f"<details>{summary}" + "".join(parts) + "</details>"
-
-
-def user_cells_markdown(view: Mapping[str, Any] | None) -> list[str]:
-    if not view:
-        return []
-    lines = [f"*{TITLE}:*", ""]
-    for cell in view["cells"]:
-        facts = "; ".join(cell["facts"])
-        tail = f" ({escape_markdown_inline(facts)})" if facts else ""
-        lines.append(f"- {escape_markdown_inline(cell['label'])}{tail}")
-    if view["omitted"]:
-        lines.append(f"- … and {view['omitted']} earlier cells, not recorded")
-    return [*lines, ""]
 
 
 def user_cells_text(view: Mapping[str, Any] | None) -> list[str]:

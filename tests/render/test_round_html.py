@@ -58,6 +58,15 @@ def test_code_is_highlighted_with_pygments_classes_not_inline_colours():
     assert any(attrs.get("class") == "highlight" for attrs in tags.named("div"))
     classes = {attrs.get("class") for attrs in tags.named("span")}
     assert {"kn", "nn"} <= classes  # `import statistics`: keyword and module name
+
+
+def test_code_wraps_no_span_around_plain_names_or_whitespace_no_theme_colours():
+    html = _html(analysis_round())
+    code = re.search(r'<div class="highlight".*?</pre></div>', html, flags=re.S)
+    assert code is not None
+    tags = _Tags(code.group(0))
+    assert not [attrs for attrs in tags.named("span") if attrs.get("class") in ("n", "w", None)]
+    assert "m = statistics.mean([1, 2, 3])" in "".join(tags.text)  # the code reads as it was
     assert "statistics.mean" in "".join(tags.text)
 
 

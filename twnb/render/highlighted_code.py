@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +25,12 @@ MONOSPACE = "font-family:ui-monospace,Menlo,Consolas,monospace"
 _PRE_STYLE = f"{MONOSPACE};font-size:90%;white-space:pre-wrap;word-break:break-word;margin:0"
 # A faint grey panel sets code apart on light and dark backgrounds alike.
 _CODE_BOX = "background:rgba(128,128,128,0.1);border-radius:4px;padding:4px 8px;margin:4px 0"
+
+
+# Tokens no theme colours: plain names (`n`: no rule in Pygments' styles nor in jupyterlab_pygments)
+# and whitespace (`w`), and the empty span Pygments opens each block with. Their text stays, unwrapped:
+# they were a third of a block's bytes.
+_UNCOLOURED = re.compile(r'<span class="[nw]">([^<]*)</span>|<span></span>')
 
 
 # A Round's views show each piece of code twice (its block in the main view, its post in the
@@ -43,7 +50,7 @@ def code_html(code: str, language: str = "python") -> str:
         except ClassNotFound:
             return preformatted_html(code)
     # Pygments escapes the code itself; the classes carry the colours, no stylesheet is shipped.
-    return highlight(code, lexer, _formatter())
+    return _UNCOLOURED.sub(r"\1", highlight(code, lexer, _formatter()))
 
 
 # One of each, made at the first code shown: a formatter builds its whole style table when made, which

@@ -23,13 +23,18 @@ LEDGER = Ledger(
 )
 
 BAR = re.compile(
+    r'<div style="[^"]*">([^<]*)</div>'  # the line above the bar: what it says
     r'<div class="twnb-bar" data-kind="(\w+)" data-start="([\d.]+)" data-duration="([\d.]+)" '
-    r'data-left="([\d.]+)" data-width="([\d.]+)" title="([^"]*)" style="([^"]*)"'
+    r'data-left="([\d.]+)" data-width="([\d.]+)" style="([^"]*)"'
 )
 
 
 def bars(html: str) -> list[tuple[str, ...]]:
-    return BAR.findall(html)
+    """Each bar as (kind, start, duration, left, width, what its line says, style)."""
+    return [
+        (kind, start, duration, left, width, says, style)
+        for says, kind, start, duration, left, width, style in BAR.findall(html)
+    ]
 
 
 def test_each_entry_is_one_bar_placed_and_sized_by_its_start_and_duration():
@@ -42,6 +47,12 @@ def test_each_entry_is_one_bar_placed_and_sized_by_its_start_and_duration():
     ]
     for *_, left, width, _, style in found:
         assert f"margin-left:{left}%;width:{width}%" in style
+
+
+def test_a_bar_repeats_nothing_its_line_says():
+    html = timeline_html(LEDGER)
+    assert "title=" not in html
+    assert html.count("1,000 in / 100 out") == 1
 
 
 def test_failed_entries_are_red_and_say_why():
@@ -104,5 +115,5 @@ def test_a_round_without_a_ledger_draws_no_waterfall():
 def test_code_the_user_skipped_is_a_grey_bar_that_says_not_run():
     skipped = Ledger(1.0, [LedgerEntry("code", "CodeInterpreter", 0.5, 0.0, "skipped")])
     (bar,) = bars(timeline_html(skipped))
-    assert bar[5] == "CodeInterpreter code: 0.00 s, not run"
+    assert bar[5] == "CodeInterpreter code · 0.00 s, not run"
     assert "#cf222e" not in bar[6]

@@ -1,9 +1,9 @@
 """A Round's ledger drawn as a small waterfall: one bar per LLM call and code run on the Round's time
-line, and the totals (time, tokens, cost) beneath.
+line under a line saying what it was, and the totals (time, tokens, cost) beneath.
 
 Pure: a ledger (`Round.extra["ledger"]`) in, self-contained HTML out
-(inline styles only: no script, no `<style>` block). Each bar says its figures in `title` and `data-*`
-attributes, so what is drawn can be checked against the ledger.
+(inline styles only: no script, no `<style>` block). Each bar's `data-*` attributes give its figures, so
+what is drawn can be checked against the ledger; its line says them once (no `title` repeating it).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
             f'<div class="twnb-bar" data-kind="{html.escape(str(row.get("kind", "")))}" '
             f'data-start="{float(row.get("start_s") or 0.0)}" '
             f'data-duration="{float(row.get("duration_s") or 0.0)}" '
-            f'data-left="{left}" data-width="{width}" title="{html.escape(label + ": " + figures)}" '
+            f'data-left="{left}" data-width="{width}" '
             f'style="margin-left:{left}%;width:{width}%;height:6px;border-radius:2px;background:{colour}">'
             "</div></div>"
         )

@@ -25,7 +25,8 @@ ratio: whether a change made `%load_ext twnb` slower.
    refers to it: render/cell_images.py) beside one only saved to a file (the Round has to carry it).
    Then `twnb demo`'s plot Round as nbclient saved it: a real Round's record (three LLM calls, the
    plan, the ledger, four views) beside its one PNG, against the target of the PNG + 15 KB, and where
-   its bundle's bytes go (each view; the payload's keys and its `twnb` object's).
+   its bundle's bytes go (each view; the payload's keys, its `extra`'s (the record) and its `twnb`
+   object's).
 5. Widget state a saved notebook keeps, in KB per Round: `twnb demo`'s quickstart as nbclient saves it
    (a client that draws no widgets: the Rounds make none), and a Round's RoundView after it ended, as a
    frontend that drops closed models (JupyterLab's widget manager) would save it (its open models).
@@ -447,6 +448,8 @@ def bench_demo_plot_round(notebook: dict[str, Any]) -> None:
 
         print("  bundle: " + ", ".join(f"{mime} {kb(value)}" for mime, value in bundle.items()) + " KB")
         print("  payload: " + ", ".join(f"{key} {kb(value)}" for key, value in payload.items()) + " KB")
+        extra = payload.get("extra") or {}
+        print("  payload's extra: " + ", ".join(f"{key} {kb(value)}" for key, value in extra.items()) + " KB")
         twnb = payload.get("twnb") or {}
         print("  payload's twnb: " + ", ".join(f"{key} {kb(value)}" for key, value in twnb.items()) + " KB")
 

@@ -91,22 +91,20 @@ class MentionResolver:
     redact: Callable[[str], str]
 
     def resolve(self, request: str) -> list[Mention]:
-        """The mentions' descriptions; MentionError for the first that names nothing."""
-        unknown: list[str] = []
-        mentions: list[Mention] = []
-        for written, kind, target in find_mentions(request):
-            mention = self._one(written, kind, target)
-            if mention is None:
-                unknown.append(written)
-            else:
-                mentions.append(mention)
+        """The mentions' descriptions; MentionError naming those that name nothing."""
+        described = self.describe(request)
+        unknown = [written for written, mention in described.items() if mention is None]
         if unknown:
             raise MentionError(
                 f"{', '.join(unknown)}: no such variable, file in the notebook's folder, cell or Round; "
                 "the Round did not start. Check the name (an @ before an e-mail-like word is fine; put code "
                 "in backticks)."
             )
-        return mentions
+        return [mention for mention in described.values() if mention is not None]
+
+    def describe(self, request: str) -> dict[str, Mention | None]:
+        """Each mention as written, in order, with its description (None: it names nothing)."""
+        return {written: self._one(written, kind, target) for written, kind, target in find_mentions(request)}
 
     def _one(self, written: str, kind: str, target: str) -> Mention | None:
         if kind == "cell":

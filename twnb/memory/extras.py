@@ -218,7 +218,8 @@ class RoundExtra(TypedDict, total=False):
     `kind`, `text`), `experiences` (the remembered experiences put into both roles' prompts for the
     request: `exp_id`, `score`, `text`, `ranked_by`: "BM25" or "embeddings (MODEL)") and
     `context_notes` (what the user should know of how context was found, one line each: the server gave
-    no embeddings, so experience was ranked by BM25)."""
+    no embeddings, so experience was ranked by BM25; a replay described mentions as recorded that
+    read otherwise today)."""
 
     usage: UsageRecord
     timing: TimingRecord

@@ -254,19 +254,22 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         return session
 
     def take_mentions(self, session: Session, query: str, args: argparse.Namespace) -> bool:
-        """The request's @-mentions described for the Round (session/mentions.py); False after saying
-        which mention names nothing (the Round does not start: no LLM call)."""
-        from twnb.session import MentionError, MentionResolver
+        """The request's @-mentions described for the Round (session/mentions.py; a replayed Round's as
+        its recording described them); False after saying which mention names nothing (the Round does
+        not start: no LLM call)."""
+        from twnb.session import MentionError, MentionResolver, replayed_mentions
 
         redact = session.redactor.redact if session.redactor is not None else str
         resolver = MentionResolver(
             self.shell.user_ns, self.notebook.workdir, self.notebook.conversation, redact
         )
         try:
-            session.next_mentions = [mention.to_dict() for mention in resolver.resolve(query)]
+            described = replayed_mentions(resolver, query, session.recorded_round_for(query))
         except MentionError as error:
             self._fail(str(error), args.strict)
             return False
+        session.next_mentions = described.mentions
+        session.next_context_notes = [described.note] if described.note else []
         return True
 
     def resolve_round(self, query: str, args: argparse.Namespace) -> ResolvedSettings | None:

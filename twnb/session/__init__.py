@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from twnb.session.plan_notebook import recorded_plan as recorded_plan
     from twnb.session.recorded_code import recorded_code_check as recorded_code_check
     from twnb.session.recorded_code import run_recorded_cell as run_recorded_cell
+    from twnb.session.recorded_context import replayed_mentions as replayed_mentions
     from twnb.session.redactor import redactor_for as redactor_for
     from twnb.session.rerun_plugins import bind_rerun_plugins as bind_rerun_plugins
     from twnb.session.rerun_plugins import missing_plugin_line as missing_plugin_line

@@ -10,6 +10,12 @@ when that one was asked the same request. The recorded conversation is the one s
 `x.yaml` beside `x.cassette.yaml` (`%taskweaver save`), or the Rounds autosaved in the session folder a
 `cassette.yaml` was recorded in. Without it (a cassette copied alone, another request), the Round uses
 today's context, and a difference shows as drift in the Round's record.
+
+The request's @-mentions are described by the magic before the Round starts, from the live namespace
+and folder: in a replay it takes the descriptions the recorded Round's prompt carried
+(`Round.extra["mentions"]`, the text as the prompt had it), so a frame with other rows or a changed file
+does not make the replay drift, nor a mention that names nothing today stop it. Where today's would
+differ, one line in the Round says so (`replayed_mentions`): the replayed code runs on today's objects.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pathlib import Path
 from twnb.base import get_logger
 from twnb.memory import Round
 from twnb.session.conversation_store import load_conversation_file
+from twnb.session.mentions import MentionResolver
 
 logger = get_logger(__name__)
 
@@ -69,4 +76,53 @@ class RecordedRounds:
             return []
 
 
-__all__ = ["RecordedRounds", "recorded_conversation_path"]
+@dataclass(frozen=True)
+class RoundMentions:
+    """What a Round's @-mentions add to its prompt (`Mention.to_dict()` each), and the line to say in
+    the Round when a replay described them as recorded but they hold something else today ("": no)."""
+
+    mentions: list[dict[str, str]]
+    note: str = ""
+
+
+def replayed_mentions(resolver: MentionResolver, request: str, recorded: Round | None) -> RoundMentions:
+    """The mentions of `request` for the next Round: as `recorded` described them when the Round replays
+    it (none if it had none), else as `resolver` describes them now (MentionError for one that names
+    nothing, as in a live Round)."""
+    if recorded is None:
+        return RoundMentions([mention.to_dict() for mention in resolver.resolve(request)])
+    used = [
+        {"mention": str(m["mention"]), "kind": str(m["kind"]), "text": str(m["text"])}
+        for m in recorded.extra.get("mentions") or []
+        if isinstance(m, dict) and {"mention", "kind", "text"} <= m.keys()
+    ]
+    today = resolver.describe(request)
+    changed, gone = [], []
+    for m in used:
+        if m["mention"] not in today:
+            continue  # not in today's request as written (a redacted request): nothing to compare
+        live = today[m["mention"]]
+        if live is None:
+            gone.append(m["mention"])
+        elif live.text != m["text"]:
+            changed.append(m["mention"])
+    return RoundMentions(used, _drift_note(changed, gone))
+
+
+def _drift_note(changed: list[str], gone: list[str]) -> str:
+    """One line for the mentions whose live object differs from the recording's description."""
+    parts = []
+    if changed:
+        parts.append(f"{', '.join(changed)} {'has' if len(changed) == 1 else 'have'} changed")
+    if gone:
+        parts.append(f"{', '.join(gone)} {'names' if len(gone) == 1 else 'name'} nothing now")
+    if not parts:
+        return ""
+    return (
+        f"Since the recording, {' and '.join(parts)}: the replay's prompt describes "
+        f"{'it' if len(changed) + len(gone) == 1 else 'them'} as recorded, and its code runs on what the "
+        "notebook holds today."
+    )
+
+
+__all__ = ["RecordedRounds", "RoundMentions", "recorded_conversation_path", "replayed_mentions"]

@@ -148,6 +148,7 @@ class Session:
         self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
         # What the next Round's @-mentions point at (mentions.py; the magic sets it): taken by the Round.
         self.next_mentions: list[dict[str, str]] = []
+        self.next_context_notes: list[str] = []  # and what to say of them (a replay's, recorded_context.py)
         # twnb's settings within the code's reach, put back after a run that changed them
         # (settings_watch.py); the notebook adds its traitlets. `pending_notes`: what the notebook has to
         # say at the next Round about the files it loaded (config/file_trust.py).
@@ -223,7 +224,9 @@ class Session:
         self._use_rules(current)
         if self.next_mentions:
             current.extra["mentions"] = self._redact(self.next_mentions)
-            self.next_mentions = []
+        if self.next_context_notes:
+            current.extra["context_notes"] = [self._redact_text(note) for note in self.next_context_notes]
+        self.next_mentions, self.next_context_notes = [], []
         self._use_experience(current)
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
@@ -395,6 +398,15 @@ class Session:
                 {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
                 for e, score in found
             ]
+
+    def recorded_round_for(self, query: str) -> Round | None:
+        """In a replay, the recorded Round a Round asked `query` now would replay, if known (the magic
+        describes the request's mentions from it, before the Round starts)."""
+        replay = self.recording.replay
+        if self.context.recorded is None:
+            return None
+        index = 0 if replay is not None and replay.used_up else len(self.memory.conversation.rounds)
+        return self.context.recorded.round_at(index, self._redact_text(query.strip()))
 
     def _recorded_round(self, round: Round) -> Round | None:
         """In a replay, the recorded Round this one replays (same place, same request), if known."""

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from twnb.kernel.guard.watchdog import Watchdog
+from twnb.kernel.guard.code_stopper import CodeStopper
+from twnb.kernel.guard.watchdog import _GUARDS, Watchdog
 
 
 def _spin(seconds: float) -> None:
@@ -188,3 +189,26 @@ def test_a_limit_reached_as_the_code_leaves_the_block_sends_nothing_after_it():
     assert watchdog._thread is not None
     watchdog._thread.join(1)
     assert not watchdog._thread.is_alive()
+
+
+def test_the_users_interrupt_while_entering_leaves_no_handler_behind():
+    # `with` calls no __exit__ when __enter__ raises: an interrupt landing after the handler was set
+    # (here as the watchdog builds its stopper) must not leave it installed, where the re-installs
+    # queued by a later watchdog's thread would give it SIGINT back after that one ended.
+    previous = signal.getsignal(signal.SIGINT)
+
+    def interrupt_in_stopper(frame, event, arg):
+        if event == "call" and frame.f_code is CodeStopper.__init__.__code__:
+            sys.settrace(None)
+            signal.raise_signal(signal.SIGINT)  # the notebook's Interrupt button, at that moment
+        return None
+
+    watchdog = Watchdog(5)
+    sys.settrace(interrupt_in_stopper)
+    try:
+        with pytest.raises(KeyboardInterrupt), watchdog:
+            pytest.fail("the block must not run")
+    finally:
+        sys.settrace(None)
+    assert signal.getsignal(signal.SIGINT) is previous
+    assert watchdog not in _GUARDS

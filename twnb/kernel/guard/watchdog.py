@@ -95,6 +95,7 @@ class Watchdog:
         self._target_thread: threading.Thread | None = None
         self._on_main = False
         self._saved_handler: object = None
+        self._installed = False  # this watchdog's handler was set on entering (to restore on leaving)
         self._handler = self._on_sigint  # one bound method: compared by identity every tick
         self._finished = False  # the guarded code has ended: a signal arriving now is late
         self._closed = False
@@ -107,22 +108,26 @@ class Watchdog:
         self._target_ident = threading.get_ident()
         self._target_thread = threading.current_thread()
         self._on_main = threading.current_thread() is threading.main_thread()
-        if self._on_main:
-            # A frontend may have left SIGINT ignored or handled elsewhere (ipykernel swaps handlers
-            # between requests); while the code runs, SIGINT must raise KeyboardInterrupt.
-            self._saved_handler = signal.signal(signal.SIGINT, self._handler)
-            _GUARDS.append(self)
-            entry = sys._getframe(1)  # the `with` statement's: the code runs in what it calls
-            self.stopper = CodeStopper(TimeLimitExceeded, code_namespace=self.code_namespace, entry=entry)
-        if self.timeout is not None or self._on_main:
-            self._thread = threading.Thread(target=self._watch, name="twnb-watchdog", daemon=True)
-            try:
+        entry = sys._getframe(1)  # the `with` statement's: the code runs in what it calls
+        try:
+            if self._on_main:
+                # A frontend may have left SIGINT ignored or handled elsewhere (ipykernel swaps
+                # handlers between requests); while the code runs, SIGINT must raise KeyboardInterrupt.
+                self._saved_handler = signal.signal(signal.SIGINT, self._handler)
+                self._installed = True
+                _GUARDS.append(self)
+                self.stopper = CodeStopper(TimeLimitExceeded, code_namespace=self.code_namespace, entry=entry)
+            if self.timeout is not None or self._on_main:
+                self._thread = threading.Thread(target=self._watch, name="twnb-watchdog", daemon=True)
                 self._thread.start()
-            except BaseException:
-                # A very short limit can fire while the thread is still starting: leave as if the
-                # block had run (the handler restored), then let the interrupt tell the caller.
-                self.close()
-                raise
+        except BaseException:
+            # The user's Ctrl-C landing while entering (our handler is already in place), or a very
+            # short limit firing while the thread starts. `with` calls no __exit__ when __enter__
+            # raises: leave as if the block had run, or the handler would outlive the watchdog (and
+            # its pending re-installs give it back SIGINT after any later run), then let the
+            # interrupt tell the caller.
+            self.close()
+            raise
         return self
 
     def __exit__(
@@ -188,6 +193,8 @@ class Watchdog:
         if self._on_main:
             if self in _GUARDS:
                 _GUARDS.remove(self)
+            if not self._installed and signal.getsignal(signal.SIGINT) is not self._handler:
+                return  # entering failed before the handler was set: nothing to give back
             # None: the previous handler was not set from Python; Python's default is the nearest.
             previous = self._saved_handler
             if previous is None:

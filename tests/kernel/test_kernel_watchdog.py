@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -212,3 +213,25 @@ def test_the_users_interrupt_while_entering_leaves_no_handler_behind():
         sys.settrace(None)
     assert signal.getsignal(signal.SIGINT) is previous
     assert watchdog not in _GUARDS
+
+
+EXITS_WITH_A_WATCHDOG_ARMED = """
+import time
+from concurrent.futures import ThreadPoolExecutor
+from twnb.kernel.guard.watchdog import Watchdog
+
+pool = ThreadPoolExecutor(1)
+pool.submit(time.sleep, 1.5)  # joined by concurrent.futures' threading atexit, as the program exits
+Watchdog(0.2).__enter__()  # armed as the kernel guard arms a cell; its post_run_cell never comes
+print("the program ended")
+"""
+
+
+def test_a_process_that_exits_while_a_watchdog_is_armed_is_not_interrupted():
+    # The main thread is alive while threading's atexit callbacks join other threads; the limit passes
+    # then. A SIGINT sent into the exiting interpreter ended the process with a KeyboardInterrupt from
+    # the watchdog's handler ("Exception ignored in: <module 'threading'>").
+    done = subprocess.run(
+        [sys.executable, "-c", EXITS_WITH_A_WATCHDOG_ARMED], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "the program ended\n", "")

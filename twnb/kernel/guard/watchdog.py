@@ -269,16 +269,25 @@ class Watchdog:
                     self.on_unresponsive(report)
 
     def _target_state(self) -> str:
-        """From the watchdog's thread, where the code's thread is: "ended" (the thread has), "leaving"
-        while it runs a watchdog's leaving code (an interrupt raised now would land there and cut the
-        leaving short; for an inner watchdog's, the next tick sends it), else "running"."""
+        """From the watchdog's thread, where the code's thread is: "ended" (the thread has, or it is
+        the main thread and the program has: the interpreter is exiting), "leaving" while it runs a
+        watchdog's leaving code (an interrupt raised now would land there and cut the leaving short;
+        for an inner watchdog's, the next tick sends it), else "running".
+
+        A watchdog still entered when the program ends (entered without `with`, as the kernel guard
+        does between a cell's pre_run_cell and post_run_cell, or in a generator never resumed) must
+        not interrupt the exit: the main thread counts as alive while `threading._shutdown` runs the
+        threading atexit callbacks (concurrent.futures joins its workers there, for as long as they
+        take), and a SIGINT sent then ends the process with a KeyboardInterrupt at exit."""
         thread = self._target_thread
         frame = sys._current_frames().get(self._target_ident)
-        if thread is None or not thread.is_alive() or frame is None:
+        if thread is None or not thread.is_alive() or frame is None or sys.is_finalizing():
             return "ended"
         while frame is not None:
             if frame.f_code in _LEAVING_CODES:
                 return "leaving"
+            if frame.f_code is _EXITING_CODE:
+                return "ended"
             frame = frame.f_back
         return "running"
 
@@ -375,6 +384,9 @@ exempt(
     _reinstall_on_main_thread,
     _cancel_async_exc,
 )
+
+# What the main thread runs once the program has ended: joining threads and threading's atexit callbacks.
+_EXITING_CODE = threading._shutdown.__code__  # type: ignore[attr-defined]
 
 # Python runs a pending handler at a function's first instruction too: a signal handled there means
 # the code has already ended (`fired` still says the limit was reached).

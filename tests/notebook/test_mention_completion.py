@@ -56,3 +56,13 @@ def test_outside_a_taskweaver_cell_or_after_an_email_twnb_offers_nothing(shell):
         assert ask_matcher(shell, "%%taskweaver\nMail bob@sal") == []
     finally:
         shell.user_ns.pop("sales_2026")
+
+
+def test_names_ipython_put_in_the_namespace_are_not_offered_until_the_user_rebinds_them(shell):
+    assert "open" in shell.user_ns  # IPython's own, hidden from %who
+    assert not {"open", "exit", "get_ipython"} & set(completions(shell, "%%taskweaver\nRead @"))
+    shell.user_ns["open"] = [1, 2]  # the user's own variable of that name
+    try:
+        assert "open" in completions(shell, "%%taskweaver\nRead @")
+    finally:
+        shell.user_ns["open"] = shell.user_ns_hidden["open"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.completer import SimpleCompletion, SimpleMatcherResult, context_matcher
 
@@ -39,7 +39,7 @@ def mention_matcher(
         if found is None or context.cursor_line == 0:  # the magic's own line takes flags
             return {"completions": [], "suppress": False}
         partial = found.group(1)
-        names = _candidates(shell.user_ns, partial, rounds())
+        names = _candidates(shell, partial, rounds())
         # IPython replaces the token (it splits at "@" and spaces): give what follows the last split.
         cut = len(partial) - len(context.token)
         texts = [name[cut:] for name in names if name.startswith(partial)][:MAX_COMPLETIONS]
@@ -49,19 +49,27 @@ def mention_matcher(
     return matcher
 
 
-def _candidates(namespace: dict[str, Any], partial: str, rounds: int) -> list[str]:
+def _user_variables(shell: InteractiveShell) -> list[str]:
+    """The names the user made: not what IPython put in the namespace itself (`In`, `exit`, its own
+    `open`...), by %who's rule (hidden while the name still holds IPython's object), nor `_` names."""
+    hidden = shell.user_ns_hidden
+    absent = object()
+    return [
+        name
+        for name, value in shell.user_ns.items()
+        if not name.startswith("_") and hidden.get(name, absent) is not value
+    ]
+
+
+def _candidates(shell: InteractiveShell, partial: str, rounds: int) -> list[str]:
     if partial.startswith(("cell", "round")) and " " in partial:
         word = partial.split(" ", 1)[0]
         if word == "round":
             return [f"round {n}" for n in range(rounds, 0, -1)]
-        inputs = namespace.get("In")
+        inputs = shell.user_ns.get("In")
         count = len(inputs) if isinstance(inputs, list) else 0
         return [f"cell {n}" for n in range(count - 1, 0, -1)]
-    names = [
-        n
-        for n in namespace
-        if not n.startswith("_") and n not in ("In", "Out", "exit", "quit", "get_ipython")
-    ]
+    names = _user_variables(shell)
     return sorted(names) + _files(partial) + ["cell ", "round "]
 
 

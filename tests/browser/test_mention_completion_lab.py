@@ -5,8 +5,8 @@ reads `@` followed by the whole name.
 
 The notebook's first cells make two DataFrames whose names start with `sal` (so the completer lists
 two) and load twnb; `regions.csv` lies in its folder. Each test types a new request cell key by key
-(100 ms a key), presses Tab and picks with the arrow keys and Enter. JupyterLab sorts what the kernel
-offers alphabetically, so lists are compared as JupyterLab shows them."""
+(100 ms a key), presses Tab and picks with the arrow keys and Enter. Lists are compared in the order
+shown: the kernel's (variables, files, then `cell ` and `round `; cells newest first)."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ FRAMES = (
     "salaries = pd.DataFrame({'name': ['Ada'], 'salary': [5200]})"
 )
 NOTEBOOK = "mentions.ipynb"
-# What `@` alone offers, sorted: the notebook's variables, its folder's files, `cell ` and `round `.
-EVERY_MENTION = ["cell ", "mentions.ipynb", "pd", "regions.csv", "round ", "salaries", "sales_2026"]
+# What `@` alone offers, in order: the notebook's variables, its folder's files, `cell ` and `round `.
+EVERY_MENTION = ["pd", "salaries", "sales_2026", "mentions.ipynb", "regions.csv", "cell ", "round "]
 COMPLETER = ".jp-Completer"
 ITEM = ".jp-Completer-item"
 
@@ -134,7 +134,7 @@ def test_in_lab_at_tab_lists_mentions_and_no_python_names(lab_page: Page) -> Non
     shown = _shown(lab_page)
     lab_page.keyboard.press("Escape")
     # before the fix IPython's own `open` was listed too
-    assert sorted(shown) == EVERY_MENTION
+    assert shown == EVERY_MENTION
 
 
 def test_in_lab_picking_sales_2026_keeps_the_at_and_completes_the_name(lab_page: Page) -> None:
@@ -151,12 +151,13 @@ def test_in_lab_at_reg_tab_completes_the_file_beside_the_notebook(lab_page: Page
 
 
 def test_in_lab_at_ce_tab_then_tab_again_completes_an_execution_count(lab_page: Page) -> None:
-    """`@ce` + Tab gives `cell ` (with its space); Tab again lists the cells that ran."""
+    """`@ce` + Tab gives `cell ` (with its space); Tab again lists the cells that ran, newest first
+    (before, IPython sorted them as text: "1", "10", "2")."""
     _type_request(lab_page, "Explain @ce")
     _complete_alone(lab_page, "cell ")
     assert _source(lab_page, -1) == "%%taskweaver\nExplain @cell "
     lab_page.keyboard.press("Tab")
-    assert sorted(_shown(lab_page)) == ["1", "2"]  # JupyterLab sorts the list
+    assert _shown(lab_page) == ["2", "1"]  # newest first
     _pick(lab_page, "1")
     assert _source(lab_page, -1) == "%%taskweaver\nExplain @cell 1"
 

@@ -66,3 +66,13 @@ def test_names_ipython_put_in_the_namespace_are_not_offered_until_the_user_rebin
         assert "open" in completions(shell, "%%taskweaver\nRead @")
     finally:
         shell.user_ns["open"] = shell.user_ns_hidden["open"]
+
+
+def test_cells_are_offered_newest_first_as_numbers_not_as_text(shell):
+    for n in range(11):
+        shell.run_cell(f"x{n} = {n}", store_history=True)
+    newest = len(shell.user_ns["In"]) - 1
+    # IPython sorts completions as text unless told they are ordered: "1", "10", "11", "2"...
+    assert completions(shell, "%%taskweaver\nExplain @cell ")[:3] == [
+        str(n) for n in (newest, newest - 1, newest - 2)
+    ]

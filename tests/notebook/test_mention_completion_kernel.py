@@ -47,10 +47,10 @@ def complete(client: Any, code: str) -> dict[str, Any]:
             return dict(reply["content"])
 
 
-def test_at_lists_what_the_user_made_and_nothing_ipython_or_python_put_there(kernel):
+def test_at_lists_what_the_user_made_then_files_then_cells_and_rounds_and_nothing_else(kernel):
     reply = complete(kernel, "%%taskweaver\nPlot @")
     # before: IPython's own `open` (in every kernel's namespace, hidden from %who) was offered too
-    assert sorted(reply["matches"]) == ["cell ", "pd", "regions.csv", "round ", "sales_2026"]
+    assert reply["matches"] == ["pd", "sales_2026", "regions.csv", "cell ", "round "]
 
 
 def test_the_replaced_range_is_the_text_after_the_at(kernel):

@@ -4,7 +4,8 @@ the notebook's folder, `cell N` and `round N`.
 An IPython completion matcher (API v2) on the shell's own Completer, so every frontend that asks the
 kernel to complete (JupyterLab, Notebook 7, VS Code, the terminal) gets the same names. It answers only
 inside a cell whose first line is `%%taskweaver` and only right after an `@` (not an e-mail address's),
-and then it is the only answer (suppressing Python's names, which are no mentions).
+and then it is the only answer (suppressing Python's names, which are no mentions), in its own order:
+variables, files, then `cell ` and `round `; cells and Rounds newest first.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def mention_matcher(
         # IPython replaces the token (it splits at "@" and spaces): give what follows the last split.
         cut = len(partial) - len(context.token)
         texts = [name[cut:] for name in names if name.startswith(partial)][:MAX_COMPLETIONS]
-        return {"completions": [SimpleCompletion(text, type="mention") for text in texts], "suppress": True}
+        completions = [SimpleCompletion(text, type="mention") for text in texts]
+        # `ordered`: IPython would sort them as text ("cell 10" before "cell 2", files among variables)
+        return {"completions": completions, "suppress": True, "ordered": True}
 
     matcher: Callable[[CompletionContext], SimpleMatcherResult] = complete_mention  # decorated: untyped
     return matcher

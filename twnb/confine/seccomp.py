@@ -17,23 +17,23 @@ import errno
 import os
 import socket
 
-_AUDIT_ARCH_X86_64 = 0xC000003E
+AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_BIT = 0x40000000
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
-_RET_ALLOW = 0x7FFF0000
+RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
 _RET_KILL_PROCESS = 0x80000000
 
-_LD_W_ABS = 0x20
-_JEQ_K = 0x15
+LD_W_ABS = 0x20
+JEQ_K = 0x15
 _JSET_K = 0x45
 _AND_K = 0x54
-_RET_K = 0x06
+RET_K = 0x06
 
-_OFFSET_NR = 0
-_OFFSET_ARCH = 4
+OFFSET_NR = 0
+OFFSET_ARCH = 4
 _OFFSET_ARG0 = 16
 _OFFSET_ARG1 = 24
 
@@ -101,37 +101,43 @@ def program(*, udp: bool) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) instructions. Jumps are relative; the last three instructions are
     the shared answers: refuse (EPERM), no such call (ENOSYS), allow."""
     body: list[tuple[int, int | str, int | str, int]] = [
-        (_LD_W_ABS, 0, 0, _OFFSET_ARCH),
-        (_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
-        (_RET_K, 0, 0, _RET_KILL_PROCESS),
-        (_LD_W_ABS, 0, 0, _OFFSET_NR),
+        (LD_W_ABS, 0, 0, OFFSET_ARCH),
+        (JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
+        (RET_K, 0, 0, _RET_KILL_PROCESS),
+        (LD_W_ABS, 0, 0, OFFSET_NR),
         (_JSET_K, "deny", 0, _X32_BIT),
     ]
     for number in REFUSED_SYSCALLS.values():
-        body.append((_JEQ_K, "deny", 0, number))
-    body.append((_JEQ_K, "nosys", 0, _CLONE3))
+        body.append((JEQ_K, "deny", 0, number))
+    body.append((JEQ_K, "nosys", 0, _CLONE3))
     body += [
-        (_JEQ_K, 0, 2, _CLONE),
-        (_LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (JEQ_K, 0, 2, _CLONE),
+        (LD_W_ABS, 0, 0, _OFFSET_ARG0),
         (_JSET_K, "deny", "allow", _NAMESPACE_FLAGS),
-        (_JEQ_K, 0, "allow", _SOCKET),
-        (_LD_W_ABS, 0, 0, _OFFSET_ARG0),
-        (_JEQ_K, "allow", 0, socket.AF_NETLINK),
-        (_JEQ_K, 1, 0, socket.AF_INET),
-        (_JEQ_K, 0, "deny", socket.AF_INET6),
-        (_LD_W_ABS, 0, 0, _OFFSET_ARG1),
+        (JEQ_K, 0, "allow", _SOCKET),
+        (LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (JEQ_K, "allow", 0, socket.AF_NETLINK),
+        (JEQ_K, 1, 0, socket.AF_INET),
+        (JEQ_K, 0, "deny", socket.AF_INET6),
+        (LD_W_ABS, 0, 0, _OFFSET_ARG1),
         (_AND_K, 0, 0, _SOCK_TYPE_MASK),
-        (_JEQ_K, "allow", 0, socket.SOCK_STREAM),
-        (_JEQ_K, "allow" if udp else "deny", "deny", socket.SOCK_DGRAM),
+        (JEQ_K, "allow", 0, socket.SOCK_STREAM),
+        (JEQ_K, "allow" if udp else "deny", "deny", socket.SOCK_DGRAM),
     ]
-    answers = {"deny": _RET_ERRNO | errno.EPERM, "nosys": _RET_ERRNO | errno.ENOSYS, "allow": _RET_ALLOW}
+    answers = {"deny": _RET_ERRNO | errno.EPERM, "nosys": _RET_ERRNO | errno.ENOSYS, "allow": RET_ALLOW}
     at = {name: len(body) + i for i, name in enumerate(answers)}
 
     def offset(target: int | str, index: int) -> int:
         return target if isinstance(target, int) else at[target] - index - 1
 
     code = [(c, offset(jt, i), offset(jf, i), int(k)) for i, (c, jt, jf, k) in enumerate(body)]
-    return code + [(_RET_K, 0, 0, value) for value in answers.values()]
+    return code + [(RET_K, 0, 0, value) for value in answers.values()]
+
+
+def filter_program(instructions: list[tuple[int, int, int, int]]) -> ctypes.Structure:
+    """The `struct sock_fprog` of `instructions` (ctypes keeps the array alive through its pointer)."""
+    filters = (_SockFilter * len(instructions))(*(_SockFilter(*ins) for ins in instructions))
+    return _SockFprog(len(instructions), filters)
 
 
 def install(*, udp: bool) -> bool:
@@ -139,9 +145,7 @@ def install(*, udp: bool) -> bool:
     (not x86_64). Needs no_new_privs (the Landlock ruleset sets it first)."""
     if not supported():
         return False
-    instructions = program(udp=udp)
-    filters = (_SockFilter * len(instructions))(*(_SockFilter(*ins) for ins in instructions))
-    prog = _SockFprog(len(instructions), filters)
+    prog = filter_program(program(udp=udp))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         code = ctypes.get_errno()

@@ -130,29 +130,35 @@ def test_the_parents_environment_and_memory_cannot_be_read(confined: ConfinedKer
         assert reply["ename"] == "PermissionError", name
 
 
-def _proxy_pid(kernel: ConfinedKernel) -> int:
+def _outside_pids(kernel: ConfinedKernel) -> list[int]:
+    """The processes the launcher forked before it confined anything: the key proxy (the warden) and
+    the supervisor of program starts; both hold what the launcher was given (the key)."""
     children = kernel.value(
         "[int(p) for t in __import__('os').listdir('/proc/self/task') "
         "for p in open(f'/proc/self/task/{t}/children').read().split()]"
     )
-    assert len(children) == 1, children
-    return int(children[0])
+    assert len(children) == 2, children
+    return [int(child) for child in children]
 
 
-def test_the_proxys_environment_and_memory_cannot_be_read(confined: ConfinedKernel) -> None:
-    pid = _proxy_pid(confined)
-    for name in ("environ", "mem", "maps"):
-        reply = confined.error(f"open('/proc/{pid}/{name}', 'rb').read(4096)")
-        assert reply["ename"] == "PermissionError", name
+def test_the_proxys_and_the_supervisors_environment_and_memory_cannot_be_read(
+    confined: ConfinedKernel,
+) -> None:
+    refused = [
+        confined.error(f"open('/proc/{pid}/{name}', 'rb').read(4096)")["ename"]
+        for pid in _outside_pids(confined)
+        for name in ("environ", "mem", "maps")
+    ]
+    assert refused == ["PermissionError"] * 6
 
 
-def test_the_proxy_cannot_be_traced(confined: ConfinedKernel) -> None:
-    pid = _proxy_pid(confined)
-    result = confined.value(
-        f"(lambda ct: (ct.CDLL(None, use_errno=True).ptrace(16, {pid}, 0, 0), ct.get_errno()))"  # ATTACH
-        "(__import__('ctypes'))"
-    )
-    assert result[0] == -1 and result[1] in (1, 13)
+def test_neither_the_proxy_nor_the_supervisor_can_be_traced(confined: ConfinedKernel) -> None:
+    for pid in _outside_pids(confined):
+        result = confined.value(
+            f"(lambda ct: (ct.CDLL(None, use_errno=True).ptrace(16, {pid}, 0, 0), ct.get_errno()))"  # ATTACH
+            "(__import__('ctypes'))"
+        )
+        assert result[0] == -1 and result[1] in (1, 13), pid
 
 
 def test_a_loopback_port_that_is_not_the_proxy_is_refused_naming_confine_connect(
@@ -179,11 +185,12 @@ def test_the_parent_cannot_be_signalled(confined: ConfinedKernel) -> None:
     assert reply["ename"] == "PermissionError"
 
 
-def test_the_proxy_cannot_be_killed(confined: ConfinedKernel) -> None:
-    pid = _proxy_pid(confined)
-    confined.error(f"import os; os.kill({pid}, 9)")
+def test_neither_the_proxy_nor_the_supervisor_can_be_killed(confined: ConfinedKernel) -> None:
+    pids = _outside_pids(confined)
+    for pid in pids:
+        confined.error(f"import os; os.kill({pid}, 9)")
     time.sleep(0.2)
-    assert Path(f"/proc/{pid}").exists()
+    assert [Path(f"/proc/{pid}/fd/0").exists() for pid in pids] == [True, True]
 
 
 def test_its_own_children_can_be_signalled(confined: ConfinedKernel) -> None:

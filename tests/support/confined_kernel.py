@@ -36,13 +36,20 @@ needs_landlock = pytest.mark.skipif(_REASON is not None, reason=f"no confined ke
 
 
 class ConfinedSpecs(KernelSpecManager):
-    """Only the `twnb-confined` kernelspec, as `twnb kernel install --confined` writes it."""
+    """Only the `twnb-confined` kernelspec, as `twnb kernel install --confined` writes it (`extra`:
+    launcher options after its command, as a starter adds them)."""
+
+    def __init__(self, extra: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.extra = extra
 
     def find_kernel_specs(self) -> dict[str, str]:
         return {CONFINED_KERNEL_NAME: ""}
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        return KernelSpec(resource_dir="", **confined_kernel_spec())
+        spec = confined_kernel_spec()
+        spec["argv"] = [*spec["argv"], *self.extra]
+        return KernelSpec(resource_dir="", **spec)
 
 
 @dataclass
@@ -66,11 +73,12 @@ def make_places(root: Path, *, notebook_in_home: bool = False) -> Places:
 
 
 class ConfinedKernel:
-    def __init__(self, places: Places, env: dict[str, str]) -> None:
+    def __init__(self, places: Places, env: dict[str, str], *, extra: tuple[str, ...] = ()) -> None:
         from jupyter_client.manager import KernelManager
 
         self.places = places
-        self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+        specs = ConfinedSpecs(extra)
+        self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=specs)
         # the launcher's and the kernel's stderr: what a failed start says goes into the error
         self.stderr_path = places.outside.parent / "kernel-stderr.txt"
         started = time.monotonic()

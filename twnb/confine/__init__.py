@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from twnb.confine.landlock import abi_version as abi_version
     from twnb.confine.launcher import unavailable_reason as unavailable_reason
     from twnb.confine.plan import ConfinementError as ConfinementError
+    from twnb.confine.refusals import program_refused as program_refused
+    from twnb.confine.refused_record import RefusedStartsRecord as RefusedStartsRecord
+    from twnb.confine.refused_record import refused_programs as refused_programs
     from twnb.confine.resolve_launch import ConfinedLaunch as ConfinedLaunch
     from twnb.confine.resolve_launch import confined_launch as confined_launch
     from twnb.confine.separate_kernel import separate_kernel_launch as separate_kernel_launch

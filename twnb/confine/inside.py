@@ -1,7 +1,8 @@
 """The confined kernel's first stage, run by the launcher's exec (`python -m twnb.confine.inside`):
 still one thread and no code but this, it takes a second Landlock ruleset that executes nothing at all
 (the first one still allowed this Python and its loader, for the exec that started it: from now on
-neither `python` nor `ld-linux.so /bin/sh` can be started), then starts ipykernel with the shell's
+neither `python` nor `ld-linux.so /bin/sh` can be started), hands the listener of its exec filter to the
+supervisor that records each refused start (exec_notify.py), then starts ipykernel with the shell's
 refusal handler installed and multiprocessing told it starts no new Python (new_python.py)."""
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ import warnings
 
 from twnb.config import Confinement
 from twnb.confine import landlock
+from twnb.confine.exec_notify import hand_over_from_environ
 from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
 
 
 def main() -> None:
     landlock.Ruleset(handled_fs=landlock.EXECUTE).restrict_self()
+    # from here every program start goes to the supervisor outside, which refuses and records it
+    hand_over_from_environ()
     if sys.path and sys.path[0] in ("", "."):
         del sys.path[0]  # as ipykernel_launcher does: IPython puts the working folder back its own way
     # ipykernel's pipe for forked children's output binds a random port, which the ruleset refuses:

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 
 from twnb.confine import landlock, seccomp
+from twnb.confine.exec_notify import HANDOFF_ENV
+from twnb.confine.exec_supervisor import RECORD_OPTION, start_supervisor
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only, private_tmpfs
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
@@ -30,8 +32,10 @@ from twnb.confine.plan import (
     SHARED_MEMORY_SIZE,
     ConfinementError,
     ConfinementPlan,
+    is_inside,
     kernel_environment,
     plan_confinement,
+    real_path,
 )
 from twnb.confine.upstream import Upstream
 
@@ -116,6 +120,29 @@ def _start_warden(
     port = int(listener.getsockname()[1])
     listener.close()  # the child serves; the kernel must not hold the listening socket
     return port
+
+
+def _start_exec_supervisor(record: Path | None, plan: ConfinementPlan) -> int | None:
+    """Fork the supervisor that refuses and records the kernel's program starts (exec_supervisor.py),
+    still outside every confinement; the descriptor the kernel hands its exec filter's listener over
+    (None where seccomp is not supported: Landlock alone refuses, unrecorded). The record must be in
+    a folder the kernel cannot write, or the kernel could write the record itself."""
+    if not seccomp.supported():
+        return None
+    file = None
+    if record is not None:
+        if is_inside(real_path(record), [real_path(p) for p in plan.write]):
+            raise ConfinementError(
+                f"the record of refused program starts ({record}) is in a folder the kernel may write; "
+                "name one outside the notebook's and the writable folders"
+            )
+        try:
+            file = open(record, "ab", buffering=0)  # noqa: SIM115 (the supervisor's from here on)
+        except OSError as error:
+            raise ConfinementError(
+                f"the record of refused program starts cannot be written: {error}"
+            ) from error
+    return start_supervisor(file)
 
 
 def _make_private_dir() -> Path:
@@ -219,7 +246,9 @@ def _read_settings(workdir: Path) -> tuple[LaunchSettings, str, tuple[str, ...]]
     return settings, launch.env.get(KEY_ENV, ""), (*launch.drop, LAUNCH_ENV, KEY_ENV)
 
 
-def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
+def confine_and_exec(
+    connection_file: Path, kernel_args: list[str], refused_record: Path | None = None
+) -> int:
     abi = landlock.abi_version()
     reason = unavailable_reason(abi)
     if reason is not None:
@@ -254,6 +283,7 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
             bind_ports=kernel_ports,
             proxy_port=proxy_port,
         )
+        handoff = _start_exec_supervisor(refused_record, plan)  # before the mounts: outside them
         _apply_mounts(plan)
     except ConfinementError as error:
         _remove(private_dir)
@@ -282,6 +312,8 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
         },
         sort_keys=True,
     )
+    if handoff is not None:
+        env[HANDOFF_ENV] = str(handoff)
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]
@@ -290,10 +322,21 @@ def confine_and_exec(connection_file: Path, kernel_args: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`-f CONNECTION_FILE`, the rest passed to ipykernel (argparse would cost the launcher an import)."""
+    """`-f CONNECTION_FILE [--refused-record PATH]`, the rest passed to ipykernel (argparse would cost
+    the launcher an import)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    record: Path | None = None
+    if RECORD_OPTION in args:
+        at = args.index(RECORD_OPTION)
+        if at + 1 >= len(args):
+            print(
+                f"usage: {RECORD_OPTION} names the file to record refused program starts in", file=sys.stderr
+            )
+            return 2
+        record = Path(args[at + 1])
+        del args[at : at + 2]
     if "-f" not in args or args.index("-f") + 1 >= len(args):
         print("usage: python -m twnb.confine -f CONNECTION_FILE [ipykernel options]", file=sys.stderr)
         return 2
     at = args.index("-f")
-    return confine_and_exec(Path(args[at + 1]), args[:at] + args[at + 2 :])
+    return confine_and_exec(Path(args[at + 1]), args[:at] + args[at + 2 :], record)

@@ -22,6 +22,14 @@ _RED = "\x1b[0;31m"
 _RESET = "\x1b[0m"
 
 
+def program_refused(program: str) -> str:
+    """The words for a refused program start (after the "Confined kernel: " prefix)."""
+    return (
+        f"running {program} was refused; a confined kernel runs no programs "
+        "(no setting allows it: use an unconfined kernel, or --no-confine for twnb's batch commands)."
+    )
+
+
 def _refused_error(error: BaseException) -> OSError | None:
     """The EACCES/EPERM/EROFS error that `error` is or was caused by (urllib, requests wrap it)."""
     seen: set[int] = set()
@@ -93,10 +101,7 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
         return None
     filename = refused.filename if isinstance(refused.filename, str) else None
     if filename is not None and _is_program(filename) and refused.errno == errno.EACCES:
-        return (
-            f"Confined kernel: running {filename} was refused; a confined kernel runs no programs "
-            "(no setting allows it: use an unconfined kernel, or --no-confine for twnb's batch commands)."
-        )
+        return f"Confined kernel: {program_refused(filename)}"
     if refused.errno == errno.EROFS:
         return (
             f"Confined kernel: {filename or 'that file'} is read-only here: it is part of what twnb, "

@@ -1,0 +1,87 @@
+"""The confined kernel's side of the record of refused program starts: a second seccomp filter that
+turns every `execve`/`execveat` into a user notification, and its listener handed to the supervisor
+outside the kernel (exec_supervisor.py) over the socket the launcher left open for it.
+
+Taken in inside.py after Landlock's second layer and before ipykernel runs any code: the launcher's
+own exec into inside.py has gone by then, and nothing after it may start a program, so every
+notification is a refusal to record. The kernel keeps no copy of the listener (a thread of its own
+could otherwise answer its own notifications); with no listener left (the supervisor gone) the
+system fails each exec with ENOSYS, and Landlock's layer 2 refuses it anyway.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import socket
+
+from twnb.confine import seccomp
+
+HANDOFF_ENV = "TWNB_CONFINE_EXEC_HANDOFF"  # the descriptor number of the kernel's end of the socket
+
+_SYS_SECCOMP = 317
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
+_RET_USER_NOTIF = 0x7FC00000
+_EXECVE = 59
+_EXECVEAT = 322
+
+
+def program() -> list[tuple[int, int, int, int]]:
+    """execve and execveat (x86_64) to the listener; everything else allowed, as far as this filter
+    goes (the first filter still refuses what it refuses, and kills other architectures)."""
+    return [
+        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_ARCH),
+        (seccomp.JEQ_K, 0, 3, seccomp.AUDIT_ARCH_X86_64),
+        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_NR),
+        (seccomp.JEQ_K, 2, 0, _EXECVE),
+        (seccomp.JEQ_K, 1, 0, _EXECVEAT),
+        (seccomp.RET_K, 0, 0, seccomp.RET_ALLOW),
+        (seccomp.RET_K, 0, 0, _RET_USER_NOTIF),
+    ]
+
+
+def install_listener() -> int:
+    """Take the filter for this (still single) thread and everything it starts; the listener's
+    descriptor (close-on-exec). Needs no_new_privs (Landlock set it)."""
+    prog = seccomp.filter_program(program())
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = int(
+        libc.syscall(
+            ctypes.c_long(_SYS_SECCOMP),
+            ctypes.c_long(_SECCOMP_SET_MODE_FILTER),
+            ctypes.c_long(_SECCOMP_FILTER_FLAG_NEW_LISTENER),
+            ctypes.byref(prog),
+        )
+    )
+    if fd < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"seccomp listener refused: {errno.errorcode.get(code, code)}")
+    return fd
+
+
+def hand_over(handoff_fd: int) -> None:
+    """Install the filter and send its listener to the supervisor over `handoff_fd`; close both here."""
+    try:
+        listener = install_listener()
+        try:
+            with socket.socket(fileno=handoff_fd) as channel:
+                handoff_fd = -1  # the socket object closes it
+                socket.send_fds(channel, [b"L"], [listener])
+        finally:
+            os.close(listener)
+    finally:
+        if handoff_fd >= 0:
+            os.close(handoff_fd)
+
+
+def hand_over_from_environ() -> bool:
+    """`hand_over` to the descriptor the launcher named in the environment (taken out of it, so no
+    program of the kernel's sees it); False when none was named (no supervisor: not x86_64)."""
+    value = os.environ.pop(HANDOFF_ENV, None)
+    if value is None:
+        return False
+    hand_over(int(value))
+    return True

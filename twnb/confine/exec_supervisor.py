@@ -1,0 +1,171 @@
+"""The supervisor of the confined kernel's program starts: a process the launcher forks before anything
+is confined (outside Landlock's domain and the kernel's user namespace), which receives the listener
+of the kernel's exec filter (exec_notify.py) and answers every `execve`/`execveat` the kernel or any
+process it starts tries with EACCES, never letting one continue: Landlock's layer 2 stays the line,
+the supervisor only records. Each refusal is one JSON line `{"time", "program", "pid"}` appended to
+the record file whoever started the kernel named (`--refused-record PATH`, in a folder the kernel
+may not write: the launcher checks), written before the answer, so it is there by the time the
+kernel's call returns; without a record file, a line on the kernel's stderr (Jupyter's log).
+
+The program is read from the calling process's memory (/proc/PID/mem), kept only when the
+notification is still valid afterwards (SECCOMP_IOCTL_NOTIF_ID_VALID: the caller could have been
+replaced meanwhile). The supervisor ends when the filter has no process left (the listener hangs up).
+
+The launcher's imports are paid at every kernel start: only ctypes, json, os, select, socket and
+struct, already loaded by then.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import time
+from typing import IO
+
+RECORD_OPTION = "--refused-record"
+PROCESS_NAME = b"twnb-exec-sup"  # /proc/PID/comm: how a person (or a test) tells it apart
+
+# struct seccomp_notif: id, pid, flags, then struct seccomp_data: nr, arch, ip, args[6]
+_NOTIF = struct.Struct("=QIIiIQ6Q")
+_RESP = struct.Struct("=QqiI")  # struct seccomp_notif_resp: id, val, error, flags
+_IOC_READ_WRITE = 3
+_IOC_WRITE = 1
+
+
+def _ioc(direction: int, number: int, size: int) -> int:
+    return (direction << 30) | (size << 16) | (ord("!") << 8) | number
+
+
+NOTIF_RECV = _ioc(_IOC_READ_WRITE, 0, _NOTIF.size)
+NOTIF_SEND = _ioc(_IOC_READ_WRITE, 1, _RESP.size)
+NOTIF_ID_VALID = _ioc(_IOC_WRITE, 2, 8)
+_EXECVEAT = 322
+_AT_FDCWD = -100
+_AT_EMPTY_PATH = 0x1000
+_PATH_MAX = 4096
+_PR_SET_NAME = 15
+
+
+def start_supervisor(record: IO[bytes] | None) -> int:
+    """Fork the supervisor, writing to `record` (stderr when None); the kernel's end of the socket
+    that carries the listener over, inheritable across the kernel's exec (exec_notify.HANDOFF_ENV)."""
+    kernel_end, own_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    if os.fork() == 0:
+        try:
+            kernel_end.close()
+            os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            out = record.fileno() if record is not None else 2
+            _close_all_but({own_end.fileno(), out})
+            ctypes.CDLL(None).prctl(_PR_SET_NAME, PROCESS_NAME, 0, 0, 0)
+            serve(own_end, out)
+        finally:
+            os._exit(0)
+    own_end.close()
+    if record is not None:
+        record.close()
+    fd = kernel_end.detach()
+    os.set_inheritable(fd, True)
+    return fd
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor above stderr but `keep`: the launcher's others (the warden's pipe, the
+    settings' stand-ins) would otherwise live as long as this process."""
+    start = 3
+    for fd in sorted(fd for fd in keep if fd >= 3):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, os.sysconf("SC_OPEN_MAX"))
+
+
+def serve(channel: socket.socket, out: int) -> None:
+    """Receive the listener over `channel`, then answer its notifications until it hangs up."""
+    try:
+        _, fds, _, _ = socket.recv_fds(channel, 1, 1)
+    except OSError:
+        return
+    finally:
+        channel.close()
+    if not fds:
+        return  # the kernel ended before it handed the listener over
+    listener = fds[0]
+    libc = ctypes.CDLL(None, use_errno=True)
+    poller = select.poll()
+    poller.register(listener, select.POLLIN)
+    while True:
+        try:
+            events = poller.poll()
+        except InterruptedError:
+            continue
+        for _, event in events:
+            if event & select.POLLIN:
+                _answer_one(libc, listener, out)
+            elif event & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                return  # no process has the filter any more
+
+
+def _answer_one(libc: ctypes.CDLL, listener: int, out: int) -> None:
+    buffer = ctypes.create_string_buffer(_NOTIF.size)  # zeroed, as the system requires
+    if libc.ioctl(listener, ctypes.c_ulong(NOTIF_RECV), buffer) != 0:
+        return  # ENOENT: the caller died meanwhile
+    ident, pid, _, nr, _, _, *args = _NOTIF.unpack(buffer.raw)
+    program = _program(pid, nr, args)
+    valid = libc.ioctl(listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
+    if valid:  # what was read is the caller's, not a process that took its place
+        _record(out, program, pid)
+    answer = ctypes.create_string_buffer(_RESP.pack(ident, 0, -errno.EACCES, 0), _RESP.size)
+    libc.ioctl(listener, ctypes.c_ulong(NOTIF_SEND), answer)
+
+
+def _record(out: int, program: str | None, pid: int) -> None:
+    if out == 2:
+        line = f"twnb-confined: running {program or 'a program'} was refused (process {pid})\n"
+    else:
+        line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
+    try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
+        os.write(out, line.encode())
+    except OSError:
+        pass  # the record is lost, the refusal is not
+
+
+def _program(pid: int, nr: int, args: list[int]) -> str | None:
+    """The path the caller asked to run, made absolute; None when it cannot be read."""
+    try:
+        if nr == _EXECVEAT:
+            dirfd, path = ctypes.c_int32(args[0]).value, _read_string(pid, args[1])
+            if path == "" and args[4] & _AT_EMPTY_PATH:
+                return os.readlink(f"/proc/{pid}/fd/{dirfd}")
+        else:
+            dirfd, path = _AT_FDCWD, _read_string(pid, args[0])
+        if path.startswith("/"):
+            return path
+        base = f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}"
+        return os.path.join(os.readlink(base), path)
+    except (OSError, ValueError):
+        return None
+
+
+def _read_string(pid: int, address: int) -> str:
+    """A NUL-ended string of the process's memory, read page by page (the next may not be mapped)."""
+    fd = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
+    try:
+        data = b""
+        while len(data) < _PATH_MAX:
+            at = address + len(data)
+            piece = os.pread(fd, 4096 - at % 4096, at)
+            if not piece:
+                break
+            end = piece.find(b"\0")
+            if end >= 0:
+                return (data + piece[:end]).decode("utf-8", "surrogateescape")
+            data += piece
+    finally:
+        os.close(fd)
+    raise ValueError("no path")

@@ -1,0 +1,103 @@
+"""The starter's side of the record of refused program starts: a file in a folder of the starter's own
+(outside every folder the kernel may write), named to the launcher with `--refused-record PATH`,
+which the supervisor outside the kernel appends to (exec_supervisor.py) and the starter reads as it
+goes: `twnb export --execute --check` drives one cell at a time, so what was recorded while a cell
+ran is what that cell tried.
+
+This is how a refused start that raises nothing in the kernel is still seen: `os.system` and libc's
+`system` through ctypes return 127 from the forked child whose exec failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from twnb.confine.exec_supervisor import RECORD_OPTION
+from twnb.confine.kernelspec import confined_kernel_argv
+
+
+@dataclass(frozen=True)
+class RefusedStart:
+    """One exec the supervisor refused: when, the program (None: unreadable), the calling process."""
+
+    time: float
+    program: str | None
+    pid: int
+
+
+class RefusedStartsRecord:
+    """One kernel's record file, in a new private folder (removed by `close`); `read_new` returns
+    what was appended since it was last called."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="twnb-refused-starts-"))
+        self.path = self.folder / "refused-starts.jsonl"
+        self._offset = 0
+
+    def kernel_argv(self, argv: list[str]) -> list[str]:
+        """`argv` with the record named, when it is the confined kernel's launcher; else unchanged."""
+        launcher = confined_kernel_argv(argv[0] if argv else None)
+        if argv[: len(launcher) - 2] != launcher[:-2]:
+            return list(argv)
+        return [*argv, RECORD_OPTION, str(self.path)]
+
+    def read_new(self) -> list[RefusedStart]:
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self._offset)
+                data = file.read()
+        except FileNotFoundError:
+            return []
+        complete = data[: data.rfind(b"\n") + 1]  # a line being written is read next time
+        self._offset += len(complete)
+        starts: list[RefusedStart] = []
+        for line in complete.splitlines():
+            try:
+                item = json.loads(line)
+                program = item["program"]
+                starts.append(
+                    RefusedStart(
+                        float(item["time"]), None if program is None else str(program), int(item["pid"])
+                    )
+                )
+            except (ValueError, KeyError, TypeError):
+                continue  # not the supervisor's line
+        return starts
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> RefusedStartsRecord:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def refused_programs(starts: list[RefusedStart]) -> list[str]:
+    """The programs `starts` tried, once each, in order. A search along PATH (execvp, `subprocess` with
+    a bare name) tries each folder in turn, each refused: for each process, the first that exists
+    stands for the search."""
+    searches: dict[tuple[int, str], list[str]] = {}
+    unreadable = False
+    for start in starts:
+        if start.program is None:
+            unreadable = True
+        else:
+            searches.setdefault((start.pid, os.path.basename(start.program)), []).append(start.program)
+    programs: list[str] = []
+    for tried in searches.values():
+        found = next((p for p in tried if os.path.isfile(p) and os.access(p, os.X_OK)), tried[0])
+        if found not in programs:
+            programs.append(found)
+    if unreadable and not programs:
+        programs.append("a program")
+    return programs

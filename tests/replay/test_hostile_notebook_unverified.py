@@ -1,7 +1,8 @@
 """The hostile received notebook of test_hostile_notebook.py checked with `--no-verify`: verification
 and the runtime guard are off, so every attack reaches the operating system, and the confined kernel
-alone must stop each one. Nothing it tried happens; each attack that fails in its cell is named as
-refused by the confined kernel; the benign cells reproduce.
+alone must stop each one. Nothing it tried happens; each attack is named as refused by the confined
+kernel, those that raise nothing in their cell too (`os.system`, libc's `system`: the supervisor
+outside the kernel recorded the program they tried); the benign cells reproduce.
 
 One re-run for the module (real confined kernel, real Landlock); each test reads one fact from it.
 """
@@ -57,12 +58,24 @@ def test_neither_the_api_key_nor_the_ssh_key_reached_the_rerun_notebook(checked:
     assert (REAL_KEY in text, "BEGIN OPENSSH PRIVATE KEY" in text) == (False, False)
 
 
-def test_each_attack_that_fails_in_its_cell_is_named_as_refused_by_the_confined_kernel(
-    checked: Checked,
-) -> None:
-    failing = [a for a in checked.attacks if a.refused and not a.silent]
-    attacked = sorted(n for a in failing for n in checked.cells_of(a.code))
-    assert sorted(confined_refusals(checked.out)) == attacked and len(attacked) == 2 * len(failing)
+def test_each_refused_attack_is_named_as_refused_by_the_confined_kernel(checked: Checked) -> None:
+    refused = [a for a in checked.attacks if a.refused]
+    attacked = sorted(n for a in refused for n in checked.cells_of(a.code))
+    assert sorted(confined_refusals(checked.out)) == attacked and len(attacked) == 2 * len(refused)
+
+
+def test_a_program_start_that_raised_nothing_is_named_with_the_program_it_tried(checked: Checked) -> None:
+    silent = [a for a in checked.attacks if a.silent]
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for a in silent for n in checked.cells_of(a.code)]
+    assert len(whys) == 6 and all(why.startswith("running /bin/sh was refused") for why in whys)
+
+
+def test_posix_spawn_is_named_with_the_program_it_tried(checked: Checked) -> None:
+    spawn = next(a for a in checked.attacks if a.name == "os.posix_spawn")
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for n in checked.cells_of(spawn.code)]
+    assert len(whys) == 2 and all(why.startswith("running /bin/sh was refused") for why in whys)
 
 
 def test_a_program_refused_is_named_as_no_setting_allows_it(checked: Checked) -> None:

@@ -59,7 +59,8 @@ class Attack:
     code: str
     marker: str | None  # the file in the notebook's folder it leaves when it succeeds
     refused: bool = True  # False: it runs, and finds nothing (the key is not in the kernel's environment)
-    # the program is refused in the child the call forks, which exits 127: nothing raises in the cell
+    # the program is refused in the child the call forks, which exits 127: nothing raises in the cell,
+    # only the supervisor outside the kernel records it
     silent: bool = False
 
 

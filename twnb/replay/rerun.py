@@ -10,7 +10,9 @@ recorded ones, and the report says where it stopped.
 With verification on (`check`), the cells also run under the runtime guard in that kernel, as
 generated code does (twnb.kernel's KernelGuardChannel): what it refuses is named per cell.
 In a confined kernel, a cell whose act the operating system refused (its error's first line is the
-confined kernel's one-line explanation) is named per cell too, with that line.
+confined kernel's one-line explanation) is named per cell too, with that line; so is a cell during
+which the supervisor outside the kernel recorded a refused program start (twnb.confine's
+RefusedStartsRecord), though nothing raised: `os.system` and libc's `system` only return 127.
 Code to `prepare` the kernel (binding the plugins the code calls) runs quietly before any cell; the
 lines it leaves in `__twnb_prepared` are the report's `notes`.
 """
@@ -34,6 +36,7 @@ from twnb.replay.notebook_cells import CodePiece
 if TYPE_CHECKING:
     from nbclient import NotebookClient
 
+    from twnb.confine import RefusedStartsRecord
     from twnb.kernel import KernelGuardChannel
 
 # How the confined kernel begins the line that explains a refusal (twnb.confine.refusals writes it)
@@ -154,6 +157,7 @@ def rerun_notebook(
     report = RerunReport(total=len(pieces))
     rounds = round_numbers(nb)
     options: dict[str, Any]
+    record: RefusedStartsRecord | None = None
     if connection_file is not None:
         from twnb.kernel import AttachedKernelManager
 
@@ -161,6 +165,11 @@ def rerun_notebook(
     elif kernel_name:
         options = {"kernel_name": kernel_name}
     else:
+        if kernel_argv is not None:
+            from twnb.confine import RefusedStartsRecord
+
+            record = RefusedStartsRecord()  # the confined kernel's refused program starts
+            kernel_argv = record.kernel_argv(kernel_argv)
         options = {"km": this_python_kernel_manager(kernel_argv)}
     client = NotebookClient(
         nb,
@@ -180,7 +189,18 @@ def rerun_notebook(
                 if prepare is not None:
                     report.notes = _prepare(client, prepare, timeout)
                 _run_cells(
-                    client, nb, pieces, report, rounds, timeout, strict_images, progress, redact, check, guard
+                    client,
+                    nb,
+                    pieces,
+                    report,
+                    rounds,
+                    timeout,
+                    strict_images,
+                    progress,
+                    redact,
+                    check,
+                    guard,
+                    record,
                 )
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"
@@ -192,6 +212,8 @@ def rerun_notebook(
                 guard.close()
             if connection_file is not None and client.kc is not None:
                 client.kc.stop_channels()  # the kernel is not ours: only disconnect
+            if record is not None:
+                record.close()
         last = _last_line(log)
     if report.stopped and last:
         report.stopped += f" (the kernel's last words: {last})"
@@ -210,6 +232,7 @@ def _run_cells(
     redact: Callable[[Any], Any] | None,
     check: Callable[[str], str | None] | None,
     guard: KernelGuardChannel | None = None,
+    record: RefusedStartsRecord | None = None,
 ) -> None:
     from nbclient.exceptions import DeadKernelError
 
@@ -224,6 +247,8 @@ def _run_cells(
             comparison = Comparison(False, "not run: verification refused it")
         else:
             guarded = guard is not None and guard.announce(cell.source, refuse=True, timeout=timeout)
+            if record is not None:
+                record.read_new()  # what came before this cell (the kernel's start, the last cell's end)
             try:
                 client.execute_cell(cell, index)
             except DeadKernelError:
@@ -244,6 +269,11 @@ def _run_cells(
                     comparison = _compare(piece, cell.outputs, strict_images)
                     if not comparison.reproduced:
                         confine_refusal = _confine_refusal(cell.outputs)
+                    started_refusal = _started_refusal(record) if record is not None else None
+                    if confine_refusal is None and started_refusal is not None:
+                        confine_refusal = started_refusal
+                        if comparison.reproduced:  # it printed as recorded, but did not do it
+                            comparison = Comparison(False, "the confined kernel refused a program it started")
         _mark(cell, comparison, refusal or guard_refusal or confine_refusal)
         outcome = CellOutcome(index, number, piece, comparison, refusal, guard_refusal, confine_refusal)
         report.cells.append(outcome)
@@ -317,6 +347,14 @@ def _confine_refusal(outputs: list[NotebookNode]) -> str | None:
             if first.startswith(CONFINED_REFUSAL):
                 return first.removeprefix(CONFINED_REFUSAL)
     return None
+
+
+def _started_refusal(record: RefusedStartsRecord) -> str | None:
+    """The refused program starts recorded while the cell ran, in the confined kernel's words."""
+    from twnb.confine import program_refused, refused_programs
+
+    programs = refused_programs(record.read_new())
+    return program_refused(" and ".join(programs)) if programs else None
 
 
 def _compare(piece: CodePiece, outputs: list[NotebookNode], strict_images: bool) -> Comparison:

@@ -52,6 +52,16 @@ def _marker(places: Places, name: str) -> Path:
     return places.notebook / name
 
 
+def test_the_kernels_start_tries_no_program(tmp_path: Path) -> None:
+    with RefusedStartsRecord() as record:
+        kernel = _start(tmp_path, record.path)
+        try:
+            kernel.run("pass")  # the kernel has started all it starts by the time it answers
+            assert record.read_new() == []
+        finally:
+            kernel.shutdown()
+
+
 def test_os_system_runs_nothing_and_is_recorded_with_its_program(recorded) -> None:
     kernel, record = recorded
     marker = _marker(kernel.places, "by-os-system")

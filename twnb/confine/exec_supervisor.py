@@ -97,6 +97,7 @@ def serve(channel: socket.socket, out: int) -> None:
         return  # the kernel ended before it handed the listener over
     listener = fds[0]
     libc = ctypes.CDLL(None, use_errno=True)
+    record = _Record(out)
     poller = select.poll()
     poller.register(listener, select.POLLIN)
     while True:
@@ -106,12 +107,12 @@ def serve(channel: socket.socket, out: int) -> None:
             continue
         for _, event in events:
             if event & select.POLLIN:
-                _answer_one(libc, listener, out)
+                _answer_one(libc, listener, record)
             elif event & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
                 return  # no process has the filter any more
 
 
-def _answer_one(libc: ctypes.CDLL, listener: int, out: int) -> None:
+def _answer_one(libc: ctypes.CDLL, listener: int, record: _Record) -> None:
     buffer = ctypes.create_string_buffer(_NOTIF.size)  # zeroed, as the system requires
     if libc.ioctl(listener, ctypes.c_ulong(NOTIF_RECV), buffer) != 0:
         return  # ENOENT: the caller died meanwhile
@@ -119,20 +120,32 @@ def _answer_one(libc: ctypes.CDLL, listener: int, out: int) -> None:
     program = _program(pid, nr, args)
     valid = libc.ioctl(listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
     if valid:  # what was read is the caller's, not a process that took its place
-        _record(out, program, pid)
+        record.write(program, pid)
     answer = ctypes.create_string_buffer(_RESP.pack(ident, 0, -errno.EACCES, 0), _RESP.size)
     libc.ioctl(listener, ctypes.c_ulong(NOTIF_SEND), answer)
 
 
-def _record(out: int, program: str | None, pid: int) -> None:
-    if out == 2:
-        line = f"twnb-confined: running {program or 'a program'} was refused (process {pid})\n"
-    else:
-        line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
-    try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
-        os.write(out, line.encode())
-    except OSError:
-        pass  # the record is lost, the refusal is not
+class _Record:
+    """Where each refusal goes: a JSON line in the record file, or a line on stderr for a person,
+    once for a search along PATH (the same process trying the same name in each folder)."""
+
+    def __init__(self, out: int) -> None:
+        self.out = out
+        self.last: tuple[int, str] | None = None
+
+    def write(self, program: str | None, pid: int) -> None:
+        if self.out != 2:
+            line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
+        else:
+            search = (pid, os.path.basename(program or ""))
+            if search == self.last:
+                return
+            self.last = search
+            line = f"twnb-confined: running {program or 'a program'} was refused (process {pid})\n"
+        try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
+            os.write(self.out, line.encode())
+        except OSError:
+            pass  # the record is lost, the refusal is not
 
 
 def _program(pid: int, nr: int, args: list[int]) -> str | None:

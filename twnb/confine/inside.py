@@ -7,6 +7,7 @@ refusal handler installed and multiprocessing told it starts no new Python (new_
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 
@@ -17,10 +18,22 @@ from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
 
 
+def _blank_processor() -> None:
+    """debugpy, which ipykernel imports at start, logs `platform.platform()`, whose processor field
+    runs `uname -p`: refused here, after a refused exec in each folder of PATH, each a round trip to
+    the supervisor and a line in its record. Set it beforehand to what platform makes of the
+    refusal (blank), in the slot `functools.cached_property` fills."""
+    import platform
+
+    with contextlib.suppress(TypeError):  # no such slot: the refused starts are only slower
+        vars(platform.uname()).setdefault("processor", "")
+
+
 def main() -> None:
     landlock.Ruleset(handled_fs=landlock.EXECUTE).restrict_self()
     # from here every program start goes to the supervisor outside, which refuses and records it
     hand_over_from_environ()
+    _blank_processor()
     if sys.path and sys.path[0] in ("", "."):
         del sys.path[0]  # as ipykernel_launcher does: IPython puts the working folder back its own way
     # ipykernel's pipe for forked children's output binds a random port, which the ruleset refuses:

@@ -140,3 +140,11 @@ def test_with_the_supervisor_gone_a_program_start_still_fails(tmp_path: Path) ->
             assert (marker.exists(), shown.strip() != "0") == (False, True)
         finally:
             kernel.shutdown()
+
+
+def test_a_record_the_kernel_could_write_stops_the_launcher_in_one_line(tmp_path: Path) -> None:
+    places = make_places(tmp_path)
+    inside = places.notebook / "refused-starts.jsonl"
+    with pytest.raises(RuntimeError) as stopped:
+        ConfinedKernel(places, kernel_env(places), extra=(RECORD_OPTION, str(inside)))
+    assert "is in a folder the kernel may write" in str(stopped.value) and not inside.exists()

@@ -146,3 +146,12 @@ def test_confine_kernels_off_in_the_notebooks_twnb_yaml_is_refused(
     (tmp_path / "twnb.yaml").write_text("confine:\n  kernels: false\n")
     with pytest.raises(KernelStartError, match=r"confine_kernels is set in .*twnb\.yaml"):
         KernelExecutor(tmp_path, kernel=KernelSetup(env=_env(places, fake_server))).start()
+
+
+def test_a_program_start_that_raises_nothing_is_in_the_runs_record(
+    executor: KernelExecutor, places: Places
+) -> None:
+    marker = places.notebook / "by-system.txt"
+    result = executor.run(f"import ctypes\nctypes.CDLL(None).system(b'touch {marker}')")
+    refused = [n for n in result.notes if n.startswith("Confined kernel: running /bin/sh was refused")]
+    assert (result.status, marker.exists(), len(refused)) == ("success", False, 1)

@@ -72,6 +72,8 @@ if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient
     from jupyter_client.manager import KernelManager
 
+    from twnb.confine import RefusedStartsRecord
+
 # Runs once in each new kernel: defines the variable-signature helper under a private name and makes
 # exit()/quit() raise instead of ending the kernel (which belongs to twnb, not to the code).
 _PRELUDE = """
@@ -190,6 +192,8 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         self._kc: BlockingKernelClient | None = None
         self._guard: KernelGuardChannel | None = None
         self._remote_scan = False
+        # the program starts the confined kernel's supervisor refused, written outside the kernel
+        self._refused_starts: RefusedStartsRecord | None = None
 
     # -- lifecycle
     @property
@@ -277,7 +281,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         env = {**os.environ, **self.env}
         if self.kernel_name is None:  # this Python's kernel: confined unless the settings say not
             from twnb.config import SettingsError
-            from twnb.confine import ConfinementError, separate_kernel_launch
+            from twnb.confine import ConfinementError, RefusedStartsRecord, separate_kernel_launch
 
             try:
                 # twnb drives this kernel from outside: its session folder is not the code's to write
@@ -291,7 +295,11 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             except (ConfinementError, SettingsError) as exc:
                 raise KernelStartError(f"The separate kernel was not started: {exc}") from exc
             env = env if launch is None else launch.environment(env)
-            specs = ThisPythonKernelSpecs(None if launch is None else launch.argv)
+            argv = None
+            if launch is not None:
+                self._refused_starts = RefusedStartsRecord()
+                argv = self._refused_starts.kernel_argv(launch.argv)
+            specs = ThisPythonKernelSpecs(argv)
             km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
         else:
             km = KernelManager(kernel_name=self.kernel_name)
@@ -325,6 +333,9 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 km.shutdown_kernel(now=not km.is_alive())
             except Exception:  # already gone: nothing left to stop
                 km.cleanup_resources()
+        if self._refused_starts is not None:
+            self._refused_starts.close()
+            self._refused_starts = None
 
     def restart(self) -> None:
         """A fresh kernel (every variable is lost)."""
@@ -395,6 +406,8 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 f"The kernel had stopped since the last run (exit code {exit_code}); a new kernel was "
                 "started before this code ran: every earlier variable is lost."
             )
+        if self._refused_starts is not None:
+            self._refused_starts.read_new()  # the kernel's start, earlier code's leftovers: not this code's
         skip = tuple(p for p in (self.session_dir, self.artifacts_dir) if p is not None)
         guarded = self._guard is not None and self._guard.announce(
             call.code,
@@ -432,6 +445,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
 
     def _after(self, call: RunCall, state: _KernelRun, recorder: OutputRecorder, notes: list[str]) -> RunEnd:
         ending, limit, skip, before_vars = state.ending, call.limit, state.skip, state.before_vars
+        notes.extend(self._refused_start_notes())  # before a restart replaces the record
         died_now = ending in ("died", "stuck")
         if died_now and not self.owns_kernel:
             died = (
@@ -488,6 +502,16 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             report.sightings if report is not None else [],
         )
         return RunEnd(outcome, changes, variables)
+
+    def _refused_start_notes(self) -> list[str]:
+        """The programs the confined kernel's supervisor refused while the code ran, in the line the
+        kernel gives a refused start that raised (`os.system` and libc's `system` raise nothing)."""
+        if self._refused_starts is None:
+            return []
+        from twnb.confine import program_refused, refused_programs
+
+        programs = refused_programs(self._refused_starts.read_new())
+        return [f"Confined kernel: {program_refused(' and '.join(programs))}"] if programs else []
 
     def _finish(self, result: ExecutionResult, state: _KernelRun) -> None:
         result.kernel_restarted = state.restarted

@@ -105,6 +105,33 @@ def test_execveat_of_an_open_program_is_recorded_by_its_path(recorded) -> None:
     assert (marker.exists(), programs) == (False, [os.path.realpath("/bin/sh")])
 
 
+def test_a_process_trying_again_and_again_is_recorded_once(recorded) -> None:
+    kernel, record = recorded
+    code = (
+        "import os\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    for _ in range(200):\n"
+        "        try:\n            os.execv('/bin/sh', ['sh', '-c', 'true'])\n"
+        "        except OSError:\n            pass\n"
+        "    os._exit(0)\n"
+        "os.waitpid(child, 0)"
+    )
+    record.read_new()
+    kernel.run(code)
+    assert [start.program for start in record.read_new()] == ["/bin/sh"]
+
+
+def test_the_kernel_cannot_take_a_seccomp_filter_that_would_answer_for_the_supervisor(recorded) -> None:
+    kernel, _ = recorded
+    errors = kernel.value(
+        "(lambda ct: (lambda libc: ("
+        "libc.prctl(22, 2, 0, 0, 0), ct.get_errno(), libc.syscall(317, 1, 8, 0), ct.get_errno()"
+        "))(ct.CDLL(None, use_errno=True)))(__import__('ctypes'))"
+    )
+    assert errors == (-1, 1, -1, 1)  # EPERM, before the filter's own arguments are looked at
+
+
 def test_the_kernel_holds_no_listener_of_its_exec_filter(recorded) -> None:
     kernel, _ = recorded
     kernel.run("import os")

@@ -26,19 +26,30 @@ _SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
 _RET_USER_NOTIF = 0x7FC00000
 _EXECVE = 59
 _EXECVEAT = 322
+_SECCOMP = _SYS_SECCOMP
+_PRCTL = 157
+_PR_SET_SECCOMP = 22
 
 
 def program() -> list[tuple[int, int, int, int]]:
-    """execve and execveat (x86_64) to the listener; everything else allowed, as far as this filter
-    goes (the first filter still refuses what it refuses, and kills other architectures)."""
+    """execve and execveat (x86_64) to the listener; a filter of the kernel's own refused (seccomp(),
+    prctl(PR_SET_SECCOMP)): a newer filter answering execve itself (an errno, or a listener of its
+    own) would take precedence, and the start, though refused by Landlock, would go unrecorded;
+    everything else allowed as far as this filter goes (the first one still refuses what it refuses,
+    and kills other architectures). Jumps are relative: the last three are allow, refuse, notify."""
     return [
-        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_ARCH),
-        (seccomp.JEQ_K, 0, 3, seccomp.AUDIT_ARCH_X86_64),
-        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_NR),
-        (seccomp.JEQ_K, 2, 0, _EXECVE),
-        (seccomp.JEQ_K, 1, 0, _EXECVEAT),
-        (seccomp.RET_K, 0, 0, seccomp.RET_ALLOW),
-        (seccomp.RET_K, 0, 0, _RET_USER_NOTIF),
+        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_ARCH),  # 0
+        (seccomp.JEQ_K, 0, 7, seccomp.AUDIT_ARCH_X86_64),  # 1: else allow
+        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_NR),  # 2
+        (seccomp.JEQ_K, 7, 0, _EXECVE),  # 3: notify
+        (seccomp.JEQ_K, 6, 0, _EXECVEAT),  # 4: notify
+        (seccomp.JEQ_K, 4, 0, _SECCOMP),  # 5: refuse
+        (seccomp.JEQ_K, 0, 2, _PRCTL),  # 6: else allow
+        (seccomp.LD_W_ABS, 0, 0, seccomp.OFFSET_ARG0),  # 7
+        (seccomp.JEQ_K, 1, 0, _PR_SET_SECCOMP),  # 8: refuse, else allow
+        (seccomp.RET_K, 0, 0, seccomp.RET_ALLOW),  # 9
+        (seccomp.RET_K, 0, 0, seccomp.RET_ERRNO | errno.EPERM),  # 10
+        (seccomp.RET_K, 0, 0, _RET_USER_NOTIF),  # 11
     ]
 
 

@@ -50,6 +50,7 @@ _AT_FDCWD = -100
 _AT_EMPTY_PATH = 0x1000
 _PATH_MAX = 4096
 _PR_SET_NAME = 15
+_MAX_LINES = 100_000  # about 10 MB of record
 
 
 def start_supervisor(record: IO[bytes] | None) -> int:
@@ -126,22 +127,29 @@ def _answer_one(libc: ctypes.CDLL, listener: int, record: _Record) -> None:
 
 
 class _Record:
-    """Where each refusal goes: a JSON line in the record file, or a line on stderr for a person,
-    once for a search along PATH (the same process trying the same name in each folder)."""
+    """Where each refusal goes: a JSON line in the record file, or a line on stderr for a person.
+    The same process trying the same program again is written once (a loop would fill the disk), on
+    stderr once for a whole search along PATH; past `_MAX_LINES` nothing more is written."""
 
     def __init__(self, out: int) -> None:
         self.out = out
-        self.last: tuple[int, str] | None = None
+        self.last: tuple[int, str | None] | None = None
+        self.lines = 0
 
     def write(self, program: str | None, pid: int) -> None:
         if self.out != 2:
+            seen: tuple[int, str | None] = (pid, program)
             line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
         else:
-            search = (pid, os.path.basename(program or ""))
-            if search == self.last:
-                return
-            self.last = search
-            line = f"twnb-confined: running {program or 'a program'} was refused (process {pid})\n"
+            seen = (pid, os.path.basename(program or ""))
+            shown = (
+                "a program" if program is None else ascii(program) if not program.isprintable() else program
+            )
+            line = f"twnb-confined: running {shown} was refused (process {pid})\n"
+        if seen == self.last or self.lines >= _MAX_LINES:
+            return
+        self.last = seen
+        self.lines += 1
         try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
             os.write(self.out, line.encode())
         except OSError:

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from twnb.base import clip
 from twnb.confine.exec_supervisor import RECORD_OPTION
 from twnb.confine.kernelspec import confined_kernel_argv
+
+_SHOWN_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,12 @@ class RefusedStartsRecord:
         self.close()
 
 
+def _shown(program: str) -> str:
+    """The path as the kernel's code chose it, made safe to print: no control characters (a terminal's
+    escape sequences, a forged report line), at most `_SHOWN_CHARS`."""
+    return clip(program if program.isprintable() else ascii(program), _SHOWN_CHARS)
+
+
 def refused_programs(starts: list[RefusedStart]) -> list[str]:
     """The programs `starts` tried, once each, in order. A search along PATH (execvp, `subprocess` with
     a bare name) tries each folder in turn, each refused: for each process, the first that exists
@@ -95,7 +104,7 @@ def refused_programs(starts: list[RefusedStart]) -> list[str]:
             searches.setdefault((start.pid, os.path.basename(start.program)), []).append(start.program)
     programs: list[str] = []
     for tried in searches.values():
-        found = next((p for p in tried if os.path.isfile(p) and os.access(p, os.X_OK)), tried[0])
+        found = _shown(next((p for p in tried if os.path.isfile(p) and os.access(p, os.X_OK)), tried[0]))
         if found not in programs:
             programs.append(found)
     if unreadable and not programs:

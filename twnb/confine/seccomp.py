@@ -23,7 +23,7 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
 RET_ALLOW = 0x7FFF0000
-_RET_ERRNO = 0x00050000
+RET_ERRNO = 0x00050000
 _RET_KILL_PROCESS = 0x80000000
 
 LD_W_ABS = 0x20
@@ -34,7 +34,7 @@ RET_K = 0x06
 
 OFFSET_NR = 0
 OFFSET_ARCH = 4
-_OFFSET_ARG0 = 16
+OFFSET_ARG0 = 16
 _OFFSET_ARG1 = 24
 
 REFUSED_SYSCALLS: dict[str, int] = {
@@ -112,10 +112,10 @@ def program(*, udp: bool) -> list[tuple[int, int, int, int]]:
     body.append((JEQ_K, "nosys", 0, _CLONE3))
     body += [
         (JEQ_K, 0, 2, _CLONE),
-        (LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (LD_W_ABS, 0, 0, OFFSET_ARG0),
         (_JSET_K, "deny", "allow", _NAMESPACE_FLAGS),
         (JEQ_K, 0, "allow", _SOCKET),
-        (LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (LD_W_ABS, 0, 0, OFFSET_ARG0),
         (JEQ_K, "allow", 0, socket.AF_NETLINK),
         (JEQ_K, 1, 0, socket.AF_INET),
         (JEQ_K, 0, "deny", socket.AF_INET6),
@@ -124,7 +124,7 @@ def program(*, udp: bool) -> list[tuple[int, int, int, int]]:
         (JEQ_K, "allow", 0, socket.SOCK_STREAM),
         (JEQ_K, "allow" if udp else "deny", "deny", socket.SOCK_DGRAM),
     ]
-    answers = {"deny": _RET_ERRNO | errno.EPERM, "nosys": _RET_ERRNO | errno.ENOSYS, "allow": RET_ALLOW}
+    answers = {"deny": RET_ERRNO | errno.EPERM, "nosys": RET_ERRNO | errno.ENOSYS, "allow": RET_ALLOW}
     at = {name: len(body) + i for i, name in enumerate(answers)}
 
     def offset(target: int | str, index: int) -> int:

@@ -15,6 +15,7 @@ import ctypes
 import errno
 import os
 import socket
+import sys
 
 from twnb.confine import seccomp
 
@@ -89,10 +90,15 @@ def hand_over(handoff_fd: int) -> None:
 
 
 def hand_over_from_environ() -> bool:
-    """`hand_over` to the descriptor the launcher named in the environment (taken out of it, so no
-    program of the kernel's sees it); False when none was named (no supervisor: not x86_64)."""
+    """`hand_over` to the descriptor the launcher named in the environment (taken out of it); False
+    when none was named (no supervisor: not x86_64) or the hand-over failed, said in one line."""
     value = os.environ.pop(HANDOFF_ENV, None)
     if value is None:
         return False
-    hand_over(int(value))
+    try:
+        hand_over(int(value))
+    except (OSError, ValueError) as error:
+        # Landlock's layer 2 refuses every start all the same: the kernel starts, unrecorded
+        print(f"twnb-confined: program starts are refused but not recorded ({error})", file=sys.stderr)
+        return False
     return True

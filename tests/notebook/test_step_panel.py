@@ -3,6 +3,7 @@ code waiting for a decision shows once, and an edit verification refused cannot 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from nb_fake_clock import FakeClock
@@ -12,7 +13,7 @@ from twnb.notebook.approval_panel import ApprovalPanel
 from twnb.notebook.round_view import RoundView
 
 CODE = "waiting_total = 2 + 3\nwaiting_total"
-NAME = "waiting_total"  # one token once highlighted: each time the code is shown, it is there twice
+NAME = "waiting_total"  # each time the code is shown highlighted, it is there twice
 REFUSAL = "Verification refused the edited code:\nLine 1: import subprocess -> Importing module 'subprocess'"
 
 
@@ -55,7 +56,9 @@ def _offered(widget: Any) -> list[str]:
 
 
 def _times_shown(view: RoundView) -> int:
-    return _shown(view.widget).count(f">{NAME}<")  # the highlighted token, as an element's text
+    """How often NAME is shown in highlighted code (a `<pre>` block), not in an editor's raw text."""
+    blocks = re.findall(r"<pre\b.*?</pre>", _shown(view.widget), flags=re.DOTALL)
+    return sum(re.sub(r"<[^>]+>", "", block).count(NAME) for block in blocks)
 
 
 def test_while_the_code_waits_it_shows_once_in_the_panel():

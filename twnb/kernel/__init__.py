@@ -64,12 +64,14 @@ if TYPE_CHECKING:
     from twnb.kernel.record import Executor as Executor
     from twnb.kernel.record import VariableChange as VariableChange
     from twnb.kernel.record import new_execution_id as new_execution_id
+    from twnb.kernel.separate import AsyncUnixSocketKernelManager as AsyncUnixSocketKernelManager
     from twnb.kernel.separate import AttachedKernelManager as AttachedKernelManager
     from twnb.kernel.separate import KernelExecutor as KernelExecutor
     from twnb.kernel.separate import KernelGuardChannel as KernelGuardChannel
     from twnb.kernel.separate import KernelPlace as KernelPlace
     from twnb.kernel.separate import KernelSetup as KernelSetup
     from twnb.kernel.separate import KernelStartError as KernelStartError
+    from twnb.kernel.separate import UnixSocketKernelManager as UnixSocketKernelManager
     from twnb.kernel.separate import bring_back as bring_back
     from twnb.kernel.separate import evaluate as evaluate
     from twnb.kernel.separate import execute_quietly as execute_quietly

@@ -20,5 +20,7 @@ if TYPE_CHECKING:
     from twnb.kernel.separate.quiet_requests import evaluate as evaluate
     from twnb.kernel.separate.quiet_requests import execute_quietly as execute_quietly
     from twnb.kernel.separate.this_python import this_python_kernel_manager as this_python_kernel_manager
+    from twnb.kernel.separate.unix_sockets import AsyncUnixSocketKernelManager as AsyncUnixSocketKernelManager
+    from twnb.kernel.separate.unix_sockets import UnixSocketKernelManager as UnixSocketKernelManager
 else:
     __getattr__, __dir__ = lazy_front_door(__name__, __file__)

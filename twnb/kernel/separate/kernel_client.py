@@ -277,6 +277,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         from jupyter_client.manager import KernelManager
 
         from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+        from twnb.kernel.separate.unix_sockets import UnixSocketKernelManager
 
         env = {**os.environ, **self.env}
         if self.kernel_name is None:  # this Python's kernel: confined unless the settings say not
@@ -300,7 +301,10 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 self._refused_starts = RefusedStartsRecord()
                 argv = self._refused_starts.kernel_argv(launch.argv)
             specs = ThisPythonKernelSpecs(argv)
-            km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+            # UNIX sockets where the kernel is ipykernel itself (no port for another process to take
+            # first: unix_sockets.py); the confined kernel, refused them, and other kernels keep TCP
+            manager = KernelManager if launch is not None else UnixSocketKernelManager
+            km = manager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
         else:
             km = KernelManager(kernel_name=self.kernel_name)
         try:

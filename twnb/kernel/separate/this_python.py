@@ -13,6 +13,8 @@ from typing import Any
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 
+from twnb.kernel.separate.unix_sockets import AsyncUnixSocketKernelManager
+
 KERNEL_NAME = "python3"
 
 
@@ -37,7 +39,10 @@ class ThisPythonKernelSpecs(KernelSpecManager):
 
 
 def this_python_kernel_manager(argv: list[str] | None = None, **kwargs: Any) -> AsyncKernelManager:
-    """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel
-    (through `argv` when given, e.g. `twnb.confine.confined_kernel_argv()`)."""
+    """An (async) kernel manager, as nbclient takes it, that starts this interpreter's ipykernel, its
+    channels UNIX sockets (unix_sockets.py: no port another process can take first); through `argv`
+    when given (e.g. `twnb.confine.confined_kernel_argv()`: the confined kernel, refused UNIX sockets,
+    keeps TCP)."""
     specs = ThisPythonKernelSpecs(argv)
-    return AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)
+    manager = AsyncKernelManager if argv is not None else AsyncUnixSocketKernelManager
+    return manager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)

@@ -23,13 +23,12 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp_path):
-    from jupyter_client.manager import KernelManager
-
+    from twnb.kernel import UnixSocketKernelManager
     from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
     kernel_side = tmp_path / "kernel-side"
     kernel_side.mkdir()
-    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
+    km = UnixSocketKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
     km.start_kernel(cwd=str(kernel_side), env=_clean_env())
     kc = km.client()
     kc.start_channels()

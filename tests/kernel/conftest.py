@@ -29,10 +29,12 @@ class LiveKernel:
         """`watched_descriptors`: ipykernel turns what reaches descriptors 1 and 2 into cell output,
         as in a notebook (it does not under pytest, which it recognises by PYTEST_CURRENT_TEST).
         `env`: variables added to the kernel's environment."""
-        from jupyter_client.manager import KernelManager
+        from twnb.kernel import UnixSocketKernelManager
 
         self.workdir = workdir
-        self.km = KernelManager(kernel_name="python3")
+        # UNIX sockets: over TCP another test process may take a port between its choice and the
+        # kernel's bind, and the kernel dies at start (twnb/kernel/separate/unix_sockets.py)
+        self.km = UnixSocketKernelManager(kernel_name="python3")
         env = {**os.environ, "MPLBACKEND": INLINE_BACKEND, **(env or {})}
         if watched_descriptors:
             env.pop("PYTEST_CURRENT_TEST", None)

@@ -21,12 +21,13 @@ class RunningKernel:
     """A kernel the test starts itself (as a notebook server would), in `cwd`."""
 
     def __init__(self, cwd: Path) -> None:
-        from jupyter_client.manager import KernelManager
-
+        from twnb.kernel import UnixSocketKernelManager
         from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
         self.cwd = cwd
-        self.km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
+        self.km = UnixSocketKernelManager(
+            kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs()
+        )
         self.km.start_kernel(cwd=str(cwd), env=dict(os.environ))
         self.kc = self.km.client()
         self.kc.start_channels()

@@ -111,10 +111,10 @@ def test_user_cells_and_no_verify_go_with_load_only(shell, capsys):
 def test_in_a_kernel_the_user_is_asked_before_their_cells_run(tmp_path, answer, ran):
     import os
 
-    from jupyter_client.manager import KernelManager
+    from twnb.kernel import UnixSocketKernelManager
 
     _with_users_cell(tmp_path)
-    km = KernelManager(kernel_name="python3")
+    km = UnixSocketKernelManager(kernel_name="python3")
     km.start_kernel(cwd=str(tmp_path), env={**os.environ, "HOME": str(tmp_path)})
     kc = km.client()
     kc.start_channels()

@@ -27,6 +27,7 @@ from fakellm.server import FakeLLMServer
 from nbclient import NotebookClient
 from support.nb_scripts import code, planner
 
+from twnb.kernel import AsyncUnixSocketKernelManager
 from twnb.render import MIME_TYPE
 
 pytestmark = pytest.mark.slow
@@ -193,7 +194,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "HOME": str(folder),
         }
         client = NotebookClient(
-            nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(folder)}}
+            nb,
+            kernel_name="python3",
+            kernel_manager_class=AsyncUnixSocketKernelManager,
+            timeout=120,
+            resources={"metadata": {"path": str(folder)}},
         )
         log_path = folder / "kernel.log"
         with log_path.open("w", encoding="utf-8") as log:

@@ -11,6 +11,7 @@ import pytest
 from nbclient import NotebookClient
 from support.replay_rounds import code_round, conversation, stdout
 
+from twnb.kernel import AsyncUnixSocketKernelManager
 from twnb.render import MIME_TYPE
 from twnb.replay import export_notebook
 
@@ -29,7 +30,11 @@ def _exported(folder: Path) -> tuple[Path, list[str]]:
 def _run(path: Path) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
-        nb, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        kernel_name="python3",
+        kernel_manager_class=AsyncUnixSocketKernelManager,
+        timeout=60,
+        resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     return nb
 

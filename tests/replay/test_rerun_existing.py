@@ -17,11 +17,10 @@ REVISE = DATA / "codeinterpreter-revise.yaml"
 
 @pytest.fixture
 def running_kernel(tmp_path):
-    from jupyter_client.manager import KernelManager
-
+    from twnb.kernel import UnixSocketKernelManager
     from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
 
-    km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
+    km = UnixSocketKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ThisPythonKernelSpecs())
     km.start_kernel(cwd=str(tmp_path), env=dict(os.environ))
     kc = km.client()
     kc.start_channels()

@@ -51,11 +51,11 @@ def _execute(kc, code: str, expressions: dict[str, str] | None = None) -> dict:
 
 
 def test_whole_round_on_the_kernels_own_shell(fake_llm, tmp_path: Path):
-    from jupyter_client.manager import KernelManager
+    from twnb.kernel import UnixSocketKernelManager
 
     code = "import pandas as pd\nrows = pd.DataFrame({'n': range(5)})\nrows.plot()\nlen(rows)"
     fake_llm.load(one_step(code, "There are 5 rows."))
-    km = KernelManager(kernel_name="python3")
+    km = UnixSocketKernelManager(kernel_name="python3")
     km.start_kernel(cwd=str(tmp_path), env={**os.environ, "MPLBACKEND": INLINE_BACKEND})
     kc = km.client()
     kc.start_channels()

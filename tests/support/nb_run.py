@@ -11,13 +11,18 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from twnb.kernel import AsyncUnixSocketKernelManager
+
 CANARY_KEY = "sk-canary-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 
 
 class CountingClient(NotebookClient):
-    """nbclient, counting the widget state updates the kernel sends (what a frontend would redraw)."""
+    """nbclient, counting the widget state updates the kernel sends (what a frontend would redraw).
+    Its kernel talks over UNIX sockets: over TCP another test process may take a port between its
+    choice and the kernel's bind (twnb/kernel/separate/unix_sockets.py)."""
 
     def __init__(self, *args: Any, frontend: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_manager_class", AsyncUnixSocketKernelManager)
         super().__init__(*args, **kwargs)
         self.frontend = frontend
         self.widget_updates = 0

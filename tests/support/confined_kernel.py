@@ -72,31 +72,69 @@ def make_places(root: Path, *, notebook_in_home: bool = False) -> Places:
     return Places(home, notebook, outside)
 
 
+# The confined kernel talks over TCP (its seccomp filter refuses UNIX sockets, which the other test
+# kernels use: twnb/kernel/separate/unix_sockets.py). jupyter_client chooses its ports free and the
+# kernel binds them a second later: another test process may take one in between, and the kernel then
+# fails to bind ("Address already in use") and can hang rather than exit. That one failure, and only
+# it, is retried with new ports.
+PORT_TAKEN = "Address already in use"
+START_ATTEMPTS = 3
+
+
+class PortTakenError(RuntimeError):
+    """The kernel could not bind a port jupyter_client had found free: another process took it."""
+
+
 class ConfinedKernel:
     def __init__(self, places: Places, env: dict[str, str], *, extra: tuple[str, ...] = ()) -> None:
-        from jupyter_client.manager import KernelManager
-
+        """`extra`: launcher options after its command, as a starter adds them."""
         self.places = places
-        specs = ConfinedSpecs(extra)
-        self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=specs)
+        self.extra = extra
         # the launcher's and the kernel's stderr: what a failed start says goes into the error
         self.stderr_path = places.outside.parent / "kernel-stderr.txt"
         started = time.monotonic()
-        with self.stderr_path.open("a", encoding="utf-8") as stderr:
-            self.km.start_kernel(cwd=str(places.notebook), env=env, stderr=stderr)
-        self.kc = self.km.client()
-        self.kc.start_channels()
-        try:
-            self.kc.wait_for_ready(timeout=READY_TIMEOUT_S)
-        except (RuntimeError, TimeoutError) as error:
-            waited = time.monotonic() - started
-            self.shutdown()
-            raise RuntimeError(
-                f"the confined kernel did not start ({error}; after {waited:.1f} s); "
-                f"its stderr:\n{self.stderr()}"
-            ) from error
+        self.ports_lost = 0  # starts that failed on a port another process took (then retried)
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start(env, started)
+                break
+            except PortTakenError:
+                self.ports_lost += 1
+                self.shutdown()
+                if attempt == START_ATTEMPTS:
+                    raise RuntimeError(
+                        f"the confined kernel lost a port to another process {attempt} times; "
+                        f"its stderr:\n{self.stderr()}"
+                    ) from None
         self.start_s = time.monotonic() - started
         self.shown: list[tuple[str, dict[str, Any]]] = []
+
+    def _start(self, env: dict[str, str], started: float) -> None:
+        from jupyter_client.manager import KernelManager
+
+        specs = ConfinedSpecs(self.extra)
+        self.km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=specs)
+        said_before = len(self.stderr()) if self.stderr_path.exists() else 0
+        with self.stderr_path.open("a", encoding="utf-8") as stderr:
+            self.km.start_kernel(cwd=str(self.places.notebook), env=env, stderr=stderr)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            try:
+                self.kc.wait_for_ready(timeout=1)
+                return
+            except (RuntimeError, TimeoutError) as error:
+                if PORT_TAKEN in self.stderr()[said_before:]:
+                    raise PortTakenError(PORT_TAKEN) from error
+                if time.monotonic() < deadline and self.km.is_alive():
+                    continue
+                waited = time.monotonic() - started
+                self.shutdown()
+                raise RuntimeError(
+                    f"the confined kernel did not start ({error}; after {waited:.1f} s); "
+                    f"its stderr:\n{self.stderr()}"
+                ) from error
 
     def execute(self, code: str, *, timeout: float = 60) -> dict[str, Any]:
         msg_id = self.kc.execute(code, allow_stdin=False)

@@ -123,12 +123,13 @@ class LiveKernel:
         return json.loads(ast.literal_eval(value["data"]["text/plain"]))
 
     def answers(self) -> bool:
-        """True when the kernel process lives and still runs code (exit() would stop it ~0.1 s later)."""
-        time.sleep(0.5)
+        """True when the kernel process lives, still runs code, and was not asked to stop: exit()
+        sets the shell's `exit_now`, and ipykernel stops its loop ~0.1 s later (read the flag itself,
+        rather than waiting a guessed while for the stop)."""
         if not self.km.is_alive():
             return False
         try:
-            return self.evaluate("6 * 7") == 42
+            return self.evaluate("(6 * 7, get_ipython().exit_now)") == (42, False)
         except (queue.Empty, AssertionError):
             return False
 

@@ -215,15 +215,25 @@ def test_what_a_thread_left_running_writes_to_descriptor_1_after_the_execution_i
     assert SECRET not in lingering_text
 
 
+def _wait_until_nothing_lingers(kernel, timeout: float = 20) -> None:
+    """Until the watcher of the threads an execution left (the kernel's thread named
+    `twnb-lingering-output`) has seen them end, put the streams back and ended itself."""
+    watching = "any(t.name == 'twnb-lingering-output' for t in __import__('threading').enumerate())"
+    deadline = time.monotonic() + timeout
+    while kernel.evaluate(watching):
+        assert time.monotonic() < deadline, f"the left threads' watcher still runs after {timeout:g} s"
+        time.sleep(0.1)  # polling the kernel, not waiting a guessed time
+
+
 def test_once_the_left_thread_ended_the_users_own_cells_print_as_before(watched_kernel, lingering_text):
-    time.sleep(1)  # the watcher notices the thread's end within a poll
+    _wait_until_nothing_lingers(watched_kernel)
     watched_kernel.execute(f"print({SECRET!r})")
     assert watched_kernel.shown_streams()["stdout"] == SECRET + "\n"
     assert watched_kernel.evaluate("type(__import__('sys').stdout).__name__") == "OutStream"
 
 
 def test_once_the_left_thread_ended_the_descriptors_write_where_they_did(watched_kernel, lingering_text):
-    time.sleep(1)
+    _wait_until_nothing_lingers(watched_kernel)
     watched_kernel.execute(f"import os; os.write(1, {('user fd ' + SECRET + chr(10)).encode()!r})")
     shown = "".join(watched_kernel.shown_streams().values())
     # a descriptor's output reaches iopub through ipykernel's pipe reader: it may come after the reply

@@ -86,11 +86,12 @@ def test_a_users_own_settings_file_is_kept_and_stays_read_only(
     places = make_places(tmp_path)
     (places.notebook / "twnb.yaml").write_text("llm:\n  model: users-model\n")
     kernel = _start(places, fake_server)
+    private = kernel.private_folder()
     try:
         assert _forge(kernel, "twnb.yaml", FORGED_YAML)["status"] == "error"
     finally:
         kernel.shutdown()
-    time.sleep(0.5)  # the warden's end
+    assert _gone(private), "the warden did not end"
     assert (places.notebook / "twnb.yaml").read_text() == "llm:\n  model: users-model\n"
 
 
@@ -101,8 +102,10 @@ def test_with_two_kernels_in_one_folder_the_one_left_still_cannot_create_it(
     first = _start(places, fake_server)
     second = _start(places, fake_server)
     try:
+        first_private = first.private_folder()
         first.shutdown()
-        time.sleep(0.5)  # the first kernel's warden has ended: it must not have taken the stand-in
+        assert _gone(first_private), "the first kernel's warden did not end"
+        # the first kernel's warden has ended: it must not have taken the stand-in
         assert (places.notebook / "twnb.yaml").exists()
         assert _forge(second, "twnb.yaml", FORGED_YAML)["status"] == "error"
     finally:

@@ -173,6 +173,11 @@ class ConfinedKernel:
         assert reply["status"] == "error", f"expected a refusal, the code ran: {self.shown}"
         return reply
 
+    def private_folder(self) -> Path:
+        """The kernel's private folder (its HOME's parent), which the launcher's warden removes last
+        when the kernel ends: once it is gone, the warden has put everything back."""
+        return Path(os.path.dirname(self.value("__import__('os').environ['HOME']")))
+
     def stderr(self) -> str:
         """What the launcher and the kernel wrote to stderr so far."""
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import socket
 import tempfile
 import time
 from collections.abc import Iterator
@@ -111,6 +112,16 @@ def fake_llm() -> Iterator[FakeLLMServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port where every connection is refused, for the whole test: a socket bound to it and
+    not listening. A port found free and released could be handed to another test process's server
+    (or kernel) before the code under test connects, which would then reach that server instead."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -178,15 +177,8 @@ def test_live_without_a_model_fails_before_starting_a_kernel(tmp_path):
     assert not (tmp_path / "out" / "quickstart.ipynb").exists()
 
 
-def _refused_port() -> int:
-    """A loopback port nothing listens on: connecting to it is refused at once."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def test_live_names_each_failed_rounds_reason_on_the_terminal(tmp_path):
-    base_url = f"http://127.0.0.1:{_refused_port()}/v1"
+def test_live_names_each_failed_rounds_reason_on_the_terminal(tmp_path, refused_port):
+    base_url = f"http://127.0.0.1:{refused_port}/v1"
     env = _clean_env(tmp_path, TWNB_MODEL="some-model", OPENAI_API_KEY=CANARY_KEY, OPENAI_BASE_URL=base_url)
     proc = subprocess.run(
         [_twnb(), "demo", "--live", "-o", "out"],

@@ -5,7 +5,6 @@ stops the run after three cases in a row could not connect, in one line. Real HT
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -51,16 +50,10 @@ def test_a_server_that_serves_one_request_at_a_time_turns_j2_into_one_case_at_a_
     assert not any(live.remaining().values())
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_three_cases_in_a_row_that_cannot_connect_stop_the_run_in_one_line(
-    tmp_path, clean_env, make_case, monkeypatch
+    tmp_path, clean_env, make_case, monkeypatch, refused_port
 ):
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{refused_port}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
     for name in ("a", "b", "c", "d", "e"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import traceback
 
 import pytest
@@ -66,11 +65,8 @@ def test_404_names_the_model_and_the_url(fake_llm):
     assert f"{fake_llm.base_url}/chat/completions" in str(caught.value)
 
 
-def test_connection_refused_names_the_url():
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
+def test_connection_refused_names_the_url(refused_port):
+    url = f"http://127.0.0.1:{refused_port}/v1"
     client = OpenAIChatClient("test-key", url, limits=ClientLimits(max_retries=0))
 
     with pytest.raises(LLMConnectionError) as caught:

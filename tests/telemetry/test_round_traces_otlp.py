@@ -28,12 +28,6 @@ def tracing_off() -> Iterator[None]:
         switch.tracing.from_setting = None
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_a_round_reaches_an_otlp_receiver_as_genai_spans(make_session, tracing_off, monkeypatch):
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     monkeypatch.delenv("OTEL_RESOURCE_ATTRIBUTES", raising=False)
@@ -80,10 +74,10 @@ def test_otel_service_name_names_the_service(make_session, tracing_off, monkeypa
 
 
 def test_an_unreachable_endpoint_breaks_no_round_and_warns_once(
-    make_session, fake_llm, tracing_off, monkeypatch, caplog
+    make_session, fake_llm, tracing_off, monkeypatch, caplog, refused_port
 ):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
-    switch.configure_tracing("otlp", f"http://127.0.0.1:{_closed_port()}")
+    switch.configure_tracing("otlp", f"http://127.0.0.1:{refused_port}")
     session = make_session()
     with caplog.at_level(logging.INFO):
         for _ in range(2):  # two Rounds, two failed exports

@@ -93,8 +93,9 @@ def _interrupt_when(path: Path, deadline_s: float = 60) -> threading.Thread:
     def press() -> None:
         end = time.monotonic() + deadline_s
         while time.monotonic() < end and not (path.exists() and path.read_text()):
-            time.sleep(0.05)
-        time.sleep(0.3)  # the code is now in its sleep
+            time.sleep(0.05)  # polling for the file, not waiting a guessed time
+        # the file is written and closed by the Round's own code: it is running, so the interrupt
+        # lands in it (in its sleep, or the instant before), with no guessed wait for the sleep
         os.kill(int(path.read_text()), signal.SIGINT)
 
     thread = threading.Thread(target=press, daemon=True)

@@ -12,7 +12,8 @@ The sockets are PREFIX-1 ... PREFIX-5 in the temporary folder (a short path: a s
 needs the connection file's key, as over loopback TCP, which every local user can reach.
 
 Only for ipykernel on this machine: the confined kernel keeps TCP (its seccomp filter refuses UNIX
-sockets), as do kernels of other languages (not all of them implement `ipc`).
+sockets), as do kernels of other languages (not all of them implement `ipc`), and Windows, where
+jupyter_client's `ipc` transport is not supported.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import uuid
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager, KernelManager
+
+# ZMQ's ipc transport where the system has UNIX sockets jupyter_client can use; TCP elsewhere
+DEFAULT_TRANSPORT = "ipc" if os.name == "posix" else "tcp"
 
 # A UNIX socket's path holds at most 107 bytes (Linux; 103 on macOS); the kernel adds "-N" to the prefix
 MAX_PREFIX_BYTES = 96
@@ -41,7 +45,7 @@ class UnixSocketKernelManager(KernelManager):
     `ip` may still be given)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("transport", "ipc")
+        kwargs.setdefault("transport", DEFAULT_TRANSPORT)
         super().__init__(**kwargs)
 
     def _ip_default(self) -> str:
@@ -52,7 +56,7 @@ class AsyncUnixSocketKernelManager(AsyncKernelManager):
     """The same for asynchronous callers, such as nbclient (`kernel_manager_class=` or `km=`)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("transport", "ipc")
+        kwargs.setdefault("transport", DEFAULT_TRANSPORT)
         super().__init__(**kwargs)
 
     def _ip_default(self) -> str:

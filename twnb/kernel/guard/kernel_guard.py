@@ -8,9 +8,15 @@ it, runs exactly this code) and makes a `KernelGuard` for the kernel's shell.
 Before each execution the executor says what to expect (`expect`: the code's digest, whether to
 refuse, the time limit, twnb's folders); the shell's `pre_run_cell` event arms the guard, keeps the
 namespace and starts a watchdog for exactly that cell (another client's cell of an attached kernel is
-not armed), and `post_run_cell` ends them. `report_json()` then says what happened: refusals, the
-files written, whether the time limit fired, notes. A cell that never reaches `post_run_cell` (IPython
-skips it when the code does not compile) is ended by the next `pre_run_cell` or by `report_json()`.
+not armed), and that cell's own `post_run_cell` ends them. `report_json()` then says what happened:
+refusals, the files written, whether the time limit fired, notes. A cell that never reaches its
+`post_run_cell` is ended by `report_json()` (or the next `expect`).
+
+A cell begun while the announced one is armed runs inside it, still armed: IPython nests cells
+(`%%capture` runs its body with `run_cell`, and so does the code's own `get_ipython().run_cell(...)`),
+and their events, like any the code raises itself (`shell.events.trigger('post_run_cell', ...)`), end
+nothing: only the `post_run_cell` whose result is the announced cell's (its `info` is the one
+`pre_run_cell` armed for) does.
 """
 
 from __future__ import annotations
@@ -111,6 +117,7 @@ class KernelGuard:
         self._stack: contextlib.ExitStack | None = None
         self._run: GuardedRun | None = None
         self._watchdog: Watchdog | None = None
+        self._info: object = None  # the armed cell's ExecutionInfo: its own post_run_cell carries it
         self._skip: list[str] = []
         # twnb's places the client names (trust_base.py), and the trust base built from them
         self._trust_bases: dict[tuple[str, ...], TrustBase] = {}
@@ -155,7 +162,10 @@ class KernelGuard:
             self.guard.refuse(run, self.guard.refusal_here(run, CODE, f"KernelGuard.{name}", message, ""))
 
     def _pre_run_cell(self, info: ExecutionInfo) -> None:
-        self._end()  # a cell that never reached post_run_cell
+        if self._run is not None:
+            # Begun inside the armed cell (a nested run_cell, `%%capture`, a trigger of the event by
+            # the code): it runs armed as part of that cell, and ends nothing.
+            return
         expected, self._expected = self._expected, None
         if expected is None or code_digest(getattr(info, "raw_cell", "") or "") != expected["digest"]:
             if expected is not None:
@@ -176,19 +186,21 @@ class KernelGuard:
         except BaseException:
             stack.close()
             raise
-        self._stack, self._run, self._watchdog = stack, run, watchdog
+        self._stack, self._run, self._watchdog, self._info = stack, run, watchdog, info
         self._skip = list(expected["skip"])
         self._folder = os.getcwd()  # the notebook's folder, as the cell starts (it may move)
         self._report = GuardReport(ran=True, late=[str(r) for r in self.guard.take_late_refusals()])
 
     def _post_run_cell(self, result: CellResult) -> None:
+        if getattr(result, "info", None) is not self._info:
+            return  # a nested cell's end, or one the code made up: the armed cell is still running
         self._end()
 
     def _end(self) -> None:
         stack, run, watchdog = self._stack, self._run, self._watchdog
         if stack is None or run is None or watchdog is None:
             return
-        self._stack = self._run = self._watchdog = None
+        self._stack = self._run = self._watchdog = self._info = None
         stack.close()
         watchdog.close()
         created, modified = written_files(run, skip=self._skip, workdirs=(os.getcwd(),))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from support.shell_reset import reset_shell
 
-from twnb.kernel import UserCellLog, is_twnb_command
+from twnb.kernel import UserCellLog, is_twnb_command, run_cell_guarded
 
 
 @pytest.fixture
@@ -80,6 +80,44 @@ def test_nested_code_run_inside_a_users_cell_leaves_the_cell_recorded(ip, log):
     (recorded,) = log.take().cells
     assert recorded.source.endswith("outer = 2")
     assert {v.name for v in recorded.variables} == {"inner", "outer"}
+
+
+def test_a_cell_generated_code_begins_is_not_the_users(ip, log):
+    # The code asks for history, as a frontend does for the user's cells: it is still the code's.
+    _, refusals = run_cell_guarded(ip, "get_ipython().run_cell('planted = 1', store_history=True)")
+    assert refusals == [] and ip.user_ns["planted"] == 1
+    cell(ip, "mine = 2")
+    assert [c.source for c in log.take().cells] == ["mine = 2"]
+
+
+def test_a_cell_start_generated_code_makes_up_is_not_the_users(ip, log):
+    fake = (
+        "from IPython.core.interactiveshell import ExecutionInfo\n"
+        "get_ipython().events.trigger('pre_run_cell', ExecutionInfo('planted = 1', True, False, True, None))"
+    )
+    run_cell_guarded(ip, fake)
+    cell(ip, "mine = 2")
+    assert [c.source for c in log.take().cells] == ["mine = 2"]
+
+
+@pytest.mark.parametrize("result", ["None", "get_ipython().run_cell('inner = 1')"], ids=["none", "nested"])
+def test_cell_ends_generated_code_makes_up_end_no_cell_of_the_users(ip, log, result):
+    # The user's cell runs generated code (as `%%taskweaver` does) that ends cells twice by hand.
+    fake = f"get_ipython().events.trigger('post_run_cell', {result})\n" * 2
+    cell(
+        ip, f"from twnb.kernel import run_cell_guarded\nrun_cell_guarded(get_ipython(), {fake!r})\nafter = 1"
+    )
+    (recorded,) = log.take().cells
+    assert recorded.source.endswith("after = 1")
+    assert "after" in {v.name for v in recorded.variables}
+
+
+def test_the_users_own_nested_cell_with_history_is_still_recorded(ip, log):
+    cell(ip, "get_ipython().run_cell('inner = 1', store_history=True)\nouter = 2")
+    assert [c.source for c in log.take().cells] == [
+        "inner = 1",
+        "get_ipython().run_cell('inner = 1', store_history=True)\nouter = 2",
+    ]
 
 
 def test_a_silent_execution_is_not_recorded(ip, log):

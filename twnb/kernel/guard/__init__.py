@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from twnb.base import lazy_front_door
 
 if TYPE_CHECKING:
+    from twnb.kernel.guard.armed_thread import generated_code_running as generated_code_running
     from twnb.kernel.guard.exit_guard import ExitRefused as ExitRefused
     from twnb.kernel.guard.exit_guard import exit_refused as exit_refused
     from twnb.kernel.guard.guard_files import risky_sightings as risky_sightings

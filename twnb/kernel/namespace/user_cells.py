@@ -11,7 +11,11 @@ changes without running code (a widget callback, a thread) counts as the next ce
 
 Recorded: cells run with `store_history` (what a frontend, nbclient or papermill sends). Not recorded:
 silent executions, nested `run_cell` calls (generated code and twnb's own re-runs use
-`store_history=False`), and what `is_command` says is not analysis (twnb's own magics). Bounded: a
+`store_history=False`), what `is_command` says is not analysis (twnb's own magics), and any cell begun
+while generated code runs (a thread the runtime guard has armed: `get_ipython().run_cell(...,
+store_history=True)` or the cell events triggered by the code are the code's, never the user's). A
+cell's end is paired with its start by IPython's `ExecutionInfo` (the result carries it), so an end
+the code makes up ends no cell of the user's. Bounded: a
 source longer than `max_source_chars` is clipped and marked (it can no longer run); at most
 `max_variables` changes per cell; at most `max_cells` cells and `max_chars` of source wait for the next
 Round, the oldest dropped first and counted. Recording never disturbs the cell: any failure in it is
@@ -26,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from twnb.kernel.guard import generated_code_running
 from twnb.kernel.namespace.variables import IPYTHON_NAMES, namespace_signatures, variable_delta
 from twnb.kernel.record import VariableChange
 
@@ -128,8 +133,9 @@ class UserCellLog:
         self._cells: list[UserCell] = []
         self._chars = 0
         self._omitted = 0
-        # One entry per cell being run, None for one not recorded: nested run_cell calls pair up.
-        self._running: list[_Running | None] = []
+        # One entry per cell being run (its ExecutionInfo, and its record or None for one not recorded):
+        # nested run_cell calls pair up.
+        self._running: list[tuple[object, _Running | None]] = []
         self._memo: dict[str, Any] = {}
         # The namespace as the last recorded cell left it, and how many executions had begun then: the
         # next cell's "before" when nothing else ran since (a Round, a silent request), so one scan
@@ -184,23 +190,38 @@ class UserCellLog:
                 and not getattr(info, "silent", False)
                 and bool(source.strip())
                 and not self.is_command(source)
+                and not generated_code_running()
             )
             # This cell's own execution was counted just before: any other since the last recorded cell
             # (a Round, a silent request) may have changed names, so the namespace is scanned afresh.
             untouched = self._left is not None and self._executions == self._left_at + 1
             before = (self._left if untouched else self._signatures()) if recorded else None
-            self._running.append(_Running(source, before) if recorded else None)
+            self._running.append((info, _Running(source, before) if recorded else None))
         except Exception:
-            self._running.append(None)
+            self._running.append((info, None))
 
     def after_cell(self, result: CellResult) -> None:
-        if not self._running:
-            return  # the cell that started this log (`%load_ext twnb`) ran before it existed
-        running = self._running.pop()
+        running = self._ended(result)
         if running is None:
             return
         with contextlib.suppress(Exception):  # a record lost is better than a user's cell disturbed
             self._add(self._cell(running, result))
+
+    def _ended(self, result: CellResult) -> _Running | None:
+        """The record of the cell `result` ends: the one begun with the ExecutionInfo it carries (cells
+        begun after it that never ended are dropped); nothing for a result no cell began here (one
+        made up by code, or the cell that started this log, `%load_ext twnb`). A result without an info
+        (None, when IPython had none to give) ends the last cell begun, unless generated code runs (the
+        code made it up: the cells it began are dropped when the cell around them ends)."""
+        info = getattr(result, "info", None)
+        if info is None:
+            return self._running.pop()[1] if self._running and not generated_code_running() else None
+        for index in range(len(self._running) - 1, -1, -1):
+            if self._running[index][0] is info:
+                running = self._running[index][1]
+                del self._running[index:]
+                return running
+        return None
 
     # -- recording ----------------------------------------------------------------------------------
 

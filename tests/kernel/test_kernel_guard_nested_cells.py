@@ -99,6 +99,34 @@ def test_an_event_made_up_on_the_event_loop_ends_nothing(users_kernel):
     assert not (kernel.workdir / MARKER).exists()
 
 
+def test_a_thread_an_earlier_run_started_cannot_end_the_next_run(users_kernel):
+    # The thread stays armed for the first run; it asks for the report while the second one runs.
+    kernel = users_kernel
+    planted = (
+        "import os, threading, time\n"
+        "guard = __twnb_guard\n"
+        "def later():\n"
+        "    while not os.path.exists('go'):\n"
+        "        time.sleep(0.02)\n"
+        "    try:\n"
+        "        guard.report_json()\n"
+        "    finally:\n"
+        "        open('done', 'w').close()\n"
+        "threading.Thread(target=later, daemon=True).start()"
+    )
+    assert kernel.run(planted).status == "success"
+    waiting = (
+        "import os, time\nopen('go', 'w').close()\n"
+        "for _ in range(500):\n    if os.path.exists('done'):\n        break\n    time.sleep(0.02)\n"
+        f"{PROCESS}"
+    )
+    result = kernel.run(waiting)
+    assert (kernel.workdir / "done").exists()
+    assert result.status == "refused", result
+    assert [r.rule for r in result.refusals] == ["process"]
+    assert not (kernel.workdir / MARKER).exists()
+
+
 def test_the_trust_base_is_still_refused_after_a_nested_cell(users_kernel):
     kernel = users_kernel
     result = kernel.run(f"{NESTED['run_cell']}\nopen('twnb.yaml', 'w').write('code_interpreter: {{}}')")

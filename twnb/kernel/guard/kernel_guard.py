@@ -155,11 +155,12 @@ class KernelGuard:
 
     def _refuse_from_the_cell(self, name: str) -> None:
         """The client asks between cells (IPython ends the armed cell in post_run_cell, always): the
-        armed cell's own code asking would end its run early, disarmed."""
-        run = self._run
-        if run is not None and run.refuse and self.guard.armed_run() is run:
+        armed cell's own code asking would end its run early, disarmed, and so would a thread an
+        earlier run's code started (armed for that run for its life) asking during a later run."""
+        armed, current = self.guard.armed_run(), self._run
+        if armed is not None and (armed.refuse or (current is not None and current.refuse)):
             message = f"calling the runtime guard's {name} is not allowed for generated code."
-            self.guard.refuse(run, self.guard.refusal_here(run, CODE, f"KernelGuard.{name}", message, ""))
+            self.guard.refuse(armed, self.guard.refusal_here(armed, CODE, f"KernelGuard.{name}", message, ""))
 
     def _pre_run_cell(self, info: ExecutionInfo) -> None:
         if self._run is not None:

@@ -127,6 +127,35 @@ def test_a_thread_an_earlier_run_started_cannot_end_the_next_run(users_kernel):
     assert not (kernel.workdir / MARKER).exists()
 
 
+# The kernel's user makes IPython's own code raise after the announced cell's code ran, as the
+# watchdog's interrupt does when it lands there late: IPython then ends the cell with a new result.
+LATE_INTERRUPT = """\
+__ip = get_ipython()
+__original = __ip.run_ast_nodes
+async def __late(*args, **kwargs):
+    raised = await __original(*args, **kwargs)
+    if kwargs['result'].info.raw_cell == 'late = 1':
+        raise KeyboardInterrupt
+    return raised
+__ip.run_ast_nodes = __late
+"""
+
+
+def test_a_cell_ended_with_another_result_still_ends_its_run(users_kernel, tmp_path):
+    kernel = users_kernel
+    assert kernel._execute_quietly(LATE_INTERRUPT).get("status") == "ok"
+    try:
+        kernel.run("late = 1")
+    finally:
+        assert kernel._execute_quietly("del get_ipython().run_ast_nodes").get("status") == "ok"
+    mine = tmp_path / "the-users-own"
+    reply = kernel._execute_quietly(f"import subprocess\nsubprocess.run(['touch', {str(mine)!r}])")
+    assert reply.get("status") == "ok", reply
+    assert mine.exists()  # the user's cell after it runs unarmed
+    result = kernel.run(PROCESS)
+    assert result.status == "refused" and not (kernel.workdir / MARKER).exists()
+
+
 def test_the_trust_base_is_still_refused_after_a_nested_cell(users_kernel):
     kernel = users_kernel
     result = kernel.run(f"{NESTED['run_cell']}\nopen('twnb.yaml', 'w').write('code_interpreter: {{}}')")

@@ -8,15 +8,16 @@ it, runs exactly this code) and makes a `KernelGuard` for the kernel's shell.
 Before each execution the executor says what to expect (`expect`: the code's digest, whether to
 refuse, the time limit, twnb's folders); the shell's `pre_run_cell` event arms the guard, keeps the
 namespace and starts a watchdog for exactly that cell (another client's cell of an attached kernel is
-not armed), and that cell's own `post_run_cell` ends them. `report_json()` then says what happened:
-refusals, the files written, whether the time limit fired, notes. A cell that never reaches its
-`post_run_cell` is ended by `report_json()` (or the next `expect`).
+not armed), and that cell's end ends them. `report_json()` then says what happened: refusals, the
+files written, whether the time limit fired, notes.
 
 A cell begun while the announced one is armed runs inside it, still armed: IPython nests cells
 (`%%capture` runs its body with `run_cell`, and so does the code's own `get_ipython().run_cell(...)`),
-and their events, like any the code raises itself (`shell.events.trigger('post_run_cell', ...)`), end
-nothing: only the `post_run_cell` whose result is the announced cell's (its `info` is the one
-`pre_run_cell` armed for) does.
+and their events, like any the code raises itself (`shell.events.trigger('post_run_cell', ...)`, from
+a callback on the event loop too), end nothing. The announced cell's end is its own `post_run_cell`
+(the result carries the `info` `pre_run_cell` armed for), or any cell event, `expect` or
+`report_json` once the cell is over (`_ArmedCell.running`: IPython makes a new result when an
+interrupt lands in its own code, and may never reach `post_run_cell`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ import inspect
 import json
 import os
 import sys
+import threading
 from dataclasses import asdict, dataclass, field
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from twnb.kernel.guard.guard_files import risky_sightings, written_files
@@ -117,7 +120,7 @@ class KernelGuard:
         self._stack: contextlib.ExitStack | None = None
         self._run: GuardedRun | None = None
         self._watchdog: Watchdog | None = None
-        self._info: object = None  # the armed cell's ExecutionInfo: its own post_run_cell carries it
+        self._cell: _ArmedCell | None = None
         self._skip: list[str] = []
         # twnb's places the client names (trust_base.py), and the trust base built from them
         self._trust_bases: dict[tuple[str, ...], TrustBase] = {}
@@ -154,19 +157,23 @@ class KernelGuard:
         return self._report.to_json()
 
     def _refuse_from_the_cell(self, name: str) -> None:
-        """The client asks between cells (IPython ends the armed cell in post_run_cell, always): the
-        armed cell's own code asking would end its run early, disarmed, and so would a thread an
-        earlier run's code started (armed for that run for its life) asking during a later run."""
-        armed, current = self.guard.armed_run(), self._run
-        if armed is not None and (armed.refuse or (current is not None and current.refuse)):
+        """The client asks between cells: the armed cell's own code asking would end its run early,
+        disarmed, and so would a thread an earlier run's code started (armed for that run for its
+        life) asking during a later run. The thread that ran a cell that is over, still armed (its
+        post_run_cell never came), is the client's."""
+        armed, current, cell = self.guard.armed_run(), self._run, self._cell
+        if armed is None or (armed is current and cell is not None and not cell.running()):
+            return
+        if armed.refuse or (current is not None and current.refuse):
             message = f"calling the runtime guard's {name} is not allowed for generated code."
             self.guard.refuse(armed, self.guard.refusal_here(armed, CODE, f"KernelGuard.{name}", message, ""))
 
     def _pre_run_cell(self, info: ExecutionInfo) -> None:
-        if self._run is not None:
+        if self._cell is not None and self._cell.running():
             # Begun inside the armed cell (a nested run_cell, `%%capture`, a trigger of the event by
             # the code): it runs armed as part of that cell, and ends nothing.
             return
+        self._end()  # a cell that is over but never reached its post_run_cell
         expected, self._expected = self._expected, None
         if expected is None or code_digest(getattr(info, "raw_cell", "") or "") != expected["digest"]:
             if expected is not None:
@@ -187,21 +194,24 @@ class KernelGuard:
         except BaseException:
             stack.close()
             raise
-        self._stack, self._run, self._watchdog, self._info = stack, run, watchdog, info
+        self._stack, self._run, self._watchdog = stack, run, watchdog
+        # the frame that began the cell: IPython's run_cell_async, past the event manager's trigger
+        self._cell = _ArmedCell(info, threading.get_ident(), sys._getframe(2), _current_task())
         self._skip = list(expected["skip"])
         self._folder = os.getcwd()  # the notebook's folder, as the cell starts (it may move)
         self._report = GuardReport(ran=True, late=[str(r) for r in self.guard.take_late_refusals()])
 
     def _post_run_cell(self, result: CellResult) -> None:
-        if getattr(result, "info", None) is not self._info:
-            return  # a nested cell's end, or one the code made up: the armed cell is still running
+        cell = self._cell
+        if cell is not None and getattr(result, "info", None) is not cell.info and cell.running():
+            return  # a nested cell's end, or one the code made up while it runs
         self._end()
 
     def _end(self) -> None:
         stack, run, watchdog = self._stack, self._run, self._watchdog
         if stack is None or run is None or watchdog is None:
             return
-        self._stack = self._run = self._watchdog = self._info = None
+        self._stack = self._run = self._watchdog = self._cell = None
         stack.close()
         watchdog.close()
         created, modified = written_files(run, skip=self._skip, workdirs=(os.getcwd(),))
@@ -215,6 +225,48 @@ class KernelGuard:
         report.sightings = risky_sightings(run, self._folder, skip=self._skip)
         if os.getcwd() != self._folder and not any(s["kind"] == "working_folder" for s in report.sightings):
             report.sightings.append({"kind": "working_folder", "subject": os.getcwd()})
+
+
+@dataclass
+class _ArmedCell:
+    """Where the announced cell runs: its ExecutionInfo (the result its own post_run_cell gets carries
+    it), its thread, the frame that began it (IPython's run_cell_async: on the stack while the cell's
+    code runs, and when the code begins a cell of its own) and the asyncio task it ran in (a cell with
+    top-level await runs as a task of its own, suspended at each await)."""
+
+    info: object
+    thread: int
+    frame: FrameType | None
+    task: Any
+
+    def running(self) -> bool:
+        """Whether the cell may still be running, as the calling thread sees it: from another thread
+        (the code's own) it cannot tell, so yes; its task suspended (a callback on the event loop
+        runs meanwhile), or its frame on this stack, yes. A cell that is over is the client's, whose
+        post_run_cell came with another result (IPython makes a new one when an interrupt lands in
+        its own code) or never came."""
+        if threading.get_ident() != self.thread:
+            return True
+        task = self.task
+        if task is not None and task is not _current_task() and not task.done():
+            return True
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            if frame is self.frame:
+                return True
+            frame = frame.f_back
+        return False
+
+
+def _current_task() -> Any:
+    """The asyncio task running now, None outside one (or without asyncio loaded)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no event loop running in this thread
+        return None
 
 
 def _size(path: str) -> int:

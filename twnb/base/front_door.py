@@ -72,7 +72,7 @@ def lazy_exports(
 def _front_door_names(source: str, package: str) -> tuple[dict[str, str], list[str]]:
     """The names an `__init__.py` re-exports lazily (name -> module), and its `__all__`: those, and the
     public names it imports from its package's modules or defines itself."""
-    import ast  # parsed once, on the first name looked up: an import of the package alone needs no parser
+    import ast  # lazy: ast (~1.5 ms) parsed once, at the first name looked up, never at `import twnb`
 
     lazy: dict[str, str] = {}
     eager: set[str] = set()

@@ -34,6 +34,7 @@ from twnb.config.secret_rules import (
     redact_shapes,
     secret_environment_values,
 )
+from twnb.config.settings_secrets import settings_secrets
 
 if TYPE_CHECKING:
     from twnb.config.settings import ResolvedSettings
@@ -90,8 +91,6 @@ class Redactor:
     ) -> Redactor:
         """A redactor for these settings: the configured key, the `.env` file's secrets and those the
         settings hold (plugin configurations, MCP servers' environments), and the live environment."""
-        from twnb.config.settings_secrets import settings_secrets
-
         settings = resolved.settings
         api_key = settings.api_key if settings.has_real_api_key else None
         secrets = [*resolved.dotenv_secrets, *settings_secrets(settings)]

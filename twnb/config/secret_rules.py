@@ -65,7 +65,7 @@ def _lazy_scan(*words: str) -> Callable[[], LiteralScan]:
 
     @functools.cache
     def make() -> LiteralScan:
-        from twnb.config.literal_scan import LiteralScan
+        from twnb.config.literal_scan import LiteralScan  # lazy: ahocorasick_rs (~1.4 ms), not at %load_ext
 
         return LiteralScan(words)
 

@@ -179,7 +179,7 @@ def _parse(code: str) -> ast.Module | None:
     except SyntaxError:
         pass
     try:
-        from IPython.core.inputtransformer2 import TransformerManager
+        from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython (~45 ms), for magics
 
         transformed: str = TransformerManager().transform_cell(code)
         return ast.parse(transformed)

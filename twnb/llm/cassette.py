@@ -43,18 +43,17 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twnb.base import now_iso
 from twnb.config import Redactor
 from twnb.llm import errors as llm_errors
 from twnb.llm.chat_client import ChatClient, ReplyStream
-from twnb.llm.errors import LLMError
+from twnb.llm.errors import ErrorContext, LLMError
+from twnb.llm.stream import ChatStream
 from twnb.llm.stream_proxy import StreamProxy
 from twnb.llm.usage import messages_text
-
-if TYPE_CHECKING:
-    from twnb.llm.stream import ChatStream
+from twnb.memory import dump_yaml, load_yaml_documents
 
 __all__ = [
     "CASSETTE_VERSION",
@@ -170,7 +169,6 @@ class CassetteEntry:
 
 def load_cassette(path: str | Path) -> list[CassetteEntry]:
     """The entries of a cassette file, in recording order."""
-    from twnb.memory import load_yaml_documents
 
     path = Path(path)
     try:
@@ -288,10 +286,9 @@ class RecordingClient:
                 self._file_lock.release()
 
     def _append(self, entry: CassetteEntry) -> None:
-        from twnb.memory import dump_yaml  # the one YAML writer: lone surrogates, U+2028 and the like
-
         new = not self.path.exists() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # dump_yaml: the one YAML writer (lone surrogates, U+2028 and the like)
         with self.path.open("a", encoding="utf-8") as f:
             if new:
                 f.write(dump_yaml({"twnb_cassette": CASSETTE_VERSION}))
@@ -467,8 +464,6 @@ class ReplayClient:
         self._check_drift(call, role, messages, entry)
         if entry.error is not None and entry.error.get("at", "request") == "request":
             raise _recorded_error(entry)  # it failed before any stream, e.g. HTTP 401 or Ctrl-C
-        from twnb.llm.errors import ErrorContext
-        from twnb.llm.stream import ChatStream
 
         ctx = ErrorContext(url=f"cassette {self.path}", model=entry.model or model, role=role)
         return ChatStream(_replay_chunks(entry, self.chunk_size), ctx, prompt_text=messages_text(messages))

@@ -23,6 +23,7 @@ server that sends nothing at all).
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -165,8 +166,6 @@ def socket_closer(response: Any) -> Callable[[], None]:
         sock = stream.get_extra_info("socket") if stream is not None else None
         try:
             if sock is not None:
-                import socket
-
                 sock.shutdown(socket.SHUT_RDWR)
             else:
                 response.close()

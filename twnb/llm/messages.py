@@ -18,13 +18,10 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from twnb.base import now_iso
-from twnb.memory import PostExtra, SharedMemoryEntry
-
-if TYPE_CHECKING:
-    from twnb.memory import Post
+from twnb.memory import Attachment, AttachmentType, Post, PostExtra, SharedMemoryEntry
 
 __all__ = [
     "Base64Source",
@@ -344,7 +341,6 @@ def post_to_msg(post: Post, *, round_id: str | None = None) -> Msg:
 
 def msg_to_post(msg: Msg) -> Post:
     """The Post a :func:`post_to_msg` Msg came from, field by field (ids included)."""
-    from twnb.memory import Attachment, AttachmentType, Post
 
     twnb = msg.metadata.get("twnb")
     if not isinstance(twnb, dict):

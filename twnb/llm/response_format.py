@@ -26,6 +26,7 @@ from typing import Any
 
 from twnb.base import get_logger
 from twnb.llm.chat_client import ChatClient, ReplyStream
+from twnb.llm.errors import LLMBadRequestError, LLMContextExceeded, LLMError
 from twnb.llm.request_retries import names_response_format
 from twnb.llm.stream_proxy import StreamProxy
 
@@ -105,7 +106,6 @@ def json_object_format() -> dict[str, Any]:
 def is_response_format_rejection(exc: BaseException) -> bool:
     """True when ``exc`` is the server refusing the ``response_format`` parameter: an HTTP error (400,
     422, a 5xx, ...) that names it (its ``param``, or its text)."""
-    from twnb.llm.errors import LLMBadRequestError, LLMContextExceeded, LLMError
 
     if not isinstance(exc, LLMError) or isinstance(exc, LLMContextExceeded):
         return False

@@ -569,7 +569,7 @@ def check_code(
 ) -> list[Refusal]:
     """The refusals for `code` (IPython syntax allowed), lines counted from `line_offset` + 1.
     `outer`: the code a magic runs this body in."""
-    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython is heavy to import
+    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython (~45 ms, 100 modules)
 
     lines = code.splitlines()
     try:

@@ -35,6 +35,7 @@ from twnb.base import now_iso
 from twnb.llm import (
     ChatClient,
     ContextWindows,
+    LLMStreamDropped,
     Msg,
     PromptBudget,
     ReplyStream,
@@ -124,7 +125,6 @@ def attempt_text(error: BaseException, stream: ReplyStream | None) -> str:
     """The raw text one failed attempt received: each error class names it its own way."""
     if isinstance(error, TranslationError):
         return error.raw_text
-    from twnb.llm import LLMStreamDropped
 
     if isinstance(error, LLMStreamDropped):
         return error.partial_text
@@ -159,8 +159,6 @@ class LLMTurn:
         send_to: str,
         observer: Observer | None = None,
     ) -> TurnResult:
-        from twnb.llm import LLMStreamDropped
-
         request = _openai_request(messages)
         observer = observer or NullObserver()
         dropped: list[DroppedAttempt] = []

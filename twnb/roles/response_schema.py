@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from twnb.llm import json_object_format, json_schema_format
+
 ResponseFormatChoice = Literal["json_schema", "json_object"] | dict[str, Any] | None
 
 
@@ -23,8 +25,6 @@ def role_response_format(
 ) -> dict[str, Any] | None:
     """What a role sends as `response_format` for `choice`: "json_schema" (its own schema, strict),
     "json_object", a dict passed as is, or None (nothing)."""
-    from twnb.llm import json_object_format, json_schema_format
-
     if choice is None or isinstance(choice, dict):
         return choice
     if choice == "json_schema":

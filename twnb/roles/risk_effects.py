@@ -206,7 +206,7 @@ def code_effects(
 def python_of(code: str) -> str:
     """`code` as plain Python: IPython's `%magic` and `!cmd` syntax turned into calls, one line per
     line (as verification reads it)."""
-    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython is heavy to import
+    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython (~45 ms, 100 modules)
 
     try:
         return str(TransformerManager().transform_cell(code))

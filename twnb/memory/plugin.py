@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twnb.memory.reading import Location, dict_value, list_value, require_key, require_mapping, text_value
+from twnb.memory.yaml_io import load_yaml_file
 
 _KNOWN_KEYS = (
     "name",
@@ -240,8 +241,6 @@ class PluginEntry:
     @staticmethod
     def from_yaml_file(path: str | os.PathLike[str]) -> PluginEntry:
         """A plugin's YAML spec file (ValueError naming the file and what is wrong)."""
-        from twnb.memory.yaml_io import load_yaml_file
-
         return PluginEntry.from_yaml_content(load_yaml_file(path), Location(str(path)))
 
     @staticmethod

@@ -14,6 +14,7 @@ docstring's first paragraph), `required` (always described to the CodeInterprete
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -61,8 +62,6 @@ def plugin(
 def plugin_options(value: Any) -> dict[str, Any] | None:
     """The options `@twnb.plugin` left on a plain function, or None (never runs the object's code:
     only a function's own `__dict__` is read)."""
-    import types
-
     if type(value) is not types.FunctionType:
         return None
     options = value.__dict__.get(MARK)

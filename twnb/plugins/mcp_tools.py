@@ -101,7 +101,9 @@ class McpTools:
 
     def load(self) -> list[PluginState]:
         try:
-            import mcp  # noqa: F401  (the extra: its absence is said once per server)
+            # lazy: mcp (~700 ms, 400 modules) and httpx2 (~65 ms), an optional extra: its absence is
+            # said once per server
+            import mcp  # noqa: F401
         except ImportError:
             return [self._failed(name, INSTALL_HINT) for name in self.servers]
         states: list[PluginState] = []

@@ -38,6 +38,7 @@ _UNCOLOURED = re.compile(r'<span class="[nw]">([^<]*)</span>|<span></span>')
 @functools.lru_cache(maxsize=16)
 def code_html(code: str, language: str = "python") -> str:
     """`code` highlighted for `language` (Python when empty); unknown languages as plain `<pre>`."""
+    # lazy: pygments (~10 ms, 30 modules) loads with the first code shown, not with the layer
     from pygments import highlight
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound

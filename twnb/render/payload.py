@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.memory import round_plan
 from twnb.render.cell_images import leave_images_in_cell, previews_in_cell
 from twnb.render.links import display_path
 from twnb.render.view import round_view, stored_view
@@ -80,8 +81,6 @@ def round_payload(
 
 def plan_from_round(round: Round) -> Plan | None:
     """The plan as the Round's Planner posts left it (for Rounds shown again, e.g. after a load)."""
-    from twnb.memory import round_plan
-
     return round_plan(round)
 
 

@@ -127,7 +127,7 @@ def _thumbnail(raw: bytes, cap_bytes: int, side: int) -> bytes | None:
     """A PNG at most `side` pixels on its longer side and `cap_bytes` long (smaller sides if needed);
     None without Pillow (optional; matplotlib brings it) or for what Pillow cannot read (SVG)."""
     try:
-        from PIL import Image
+        from PIL import Image  # lazy: PIL (~9 ms), optional, for image previews only
     except ImportError:
         return None
     try:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any, Protocol
 
 from opentelemetry import trace
@@ -366,8 +367,6 @@ class RoundSpans:
 
 def _ns(iso: str) -> int | None:
     """UTC ISO 8601 as nanoseconds since the epoch (None when it does not parse)."""
-    from datetime import datetime
-
     try:
         return int(datetime.fromisoformat(iso).timestamp() * 1_000_000_000)
     except ValueError:

@@ -87,7 +87,7 @@ def configure_tracing(mode: str, endpoint: str | None = None) -> str:
         tracing.mode, tracing.endpoint, tracing.tracer = "off", None, None
         return "Tracing is off."
     try:
-        from twnb.telemetry.provider import tracer_for
+        from twnb.telemetry.provider import tracer_for  # lazy: opentelemetry (~35 ms), optional
     except ImportError as error:  # opentelemetry is not installed
         raise ImportError(INSTALL_HINT) from error
     _shutdown_own()
@@ -116,7 +116,7 @@ def round_tracer(
     """The observer that traces `round`, or None while tracing is off (nothing is imported then)."""
     if tracing.tracer is None:
         return None
-    from twnb.telemetry.round_spans import RoundSpans
+    from twnb.telemetry.round_spans import RoundSpans  # lazy: opentelemetry (~25 ms) while tracing
 
     spans = RoundSpans(
         tracing.tracer,

@@ -39,7 +39,7 @@ def main() -> None:
     # ipykernel's pipe for forked children's output binds a random port, which the ruleset refuses:
     # such output (multiprocessing's workers) is not shown; everything else works
     warnings.filterwarnings("ignore", message="Couldn't bind IOPub Pipe")
-    from ipykernel.kernelapp import IPKernelApp
+    from ipykernel.kernelapp import IPKernelApp  # lazy: ipykernel (~160 ms), once confined
 
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]

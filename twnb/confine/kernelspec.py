@@ -31,7 +31,7 @@ def confined_kernel_spec() -> dict[str, Any]:
 def install_confined_kernelspec(*, user: bool = False, prefix: str | None = None) -> str:
     """Install the kernelspec (in the user's Jupyter folder, under `prefix`, or the system's) and return
     the folder it went to."""
-    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.kernelspec import KernelSpecManager  # lazy: jupyter_client (~120 ms), to install
 
     with tempfile.TemporaryDirectory() as staging:
         folder = Path(staging) / CONFINED_KERNEL_NAME
@@ -47,7 +47,7 @@ def install_confined_kernelspec(*, user: bool = False, prefix: str | None = None
 
 def _ipykernel_logos() -> list[Path]:
     try:
-        from ipykernel.kernelspec import RESOURCES
+        from ipykernel.kernelspec import RESOURCES  # lazy: absent where ipykernel is not installed
     except ImportError:
         return []
     return sorted(Path(RESOURCES).glob("logo-*.png"))

@@ -22,7 +22,7 @@ class Upstream(NamedTuple):
 
     @property
     def scheme(self) -> str:
-        from urllib.parse import urlsplit  # here, not at the top: the launcher needs only `path`
+        from urllib.parse import urlsplit  # lazy: urllib.parse (~2 ms): the launcher needs only `path`
 
         return urlsplit(self.base_url).scheme
 
@@ -51,13 +51,13 @@ class Upstream(NamedTuple):
         return {"Authorization": f"Bearer {self.api_key}"}
 
     def connection(self, timeout: float) -> http.client.HTTPConnection:
-        import http.client
+        import http.client  # lazy: http.client (~20 ms, 46 modules), in the proxy's own process
         from urllib.parse import urlsplit
 
         parts = urlsplit(self.base_url)
         host = parts.hostname or "localhost"
         if parts.scheme == "https":
-            import ssl  # only for a remote server: ssl takes ~30 ms to import, at every kernel start
+            import ssl  # lazy: ssl (~30 ms at every kernel start), only for a remote server
 
             return http.client.HTTPSConnection(
                 host, parts.port, timeout=timeout, context=ssl.create_default_context()

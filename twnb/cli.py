@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from twnb._version import __version__
+from twnb.evaluation import add_eval_parser, run_eval_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_export_parser(commands)
     add_kernel_parser(commands)
-    from twnb.evaluation import add_eval_parser
 
     add_eval_parser(commands)
     return parser
@@ -173,6 +173,8 @@ def add_kernel_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def run_kernel_command(args: argparse.Namespace) -> int:
+    # lazy: each command loads its own layer when it runs, not for another's: twnb.confine (~30 ms),
+    # twnb.demo (~1.4 s, kernels and nbclient), twnb.replay (~90 ms; bench/bench_export_startup.py)
     from twnb.confine import abi_version, install_confined_kernelspec, unavailable_reason
 
     folder = install_confined_kernelspec(user=args.user, prefix=args.prefix)
@@ -270,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "kernel":
         return run_kernel_command(args)
     if args.command == "eval":
-        from twnb.evaluation import run_eval_command
-
         return run_eval_command(args)
     parser.print_help()
     return 0

@@ -14,10 +14,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 
 from twnb.demo.demo_notebook import DemoNotebook
 from twnb.kernel import (
+    AttachedKernelManager,
     KernelPlace,
     bring_back,
     evaluate,
@@ -26,10 +32,7 @@ from twnb.kernel import (
     read_file,
     this_python_kernel_manager,
 )
-
-if TYPE_CHECKING:
-    from jupyter_client.blocking.client import BlockingKernelClient
-    from jupyter_client.manager import AsyncKernelManager
+from twnb.memory import AttachmentType, load_conversation
 
 BUNDLED_CASSETTE = "@bundled"  # TWNB_REPLAY value the kernel replaces with its own twnb's cassette
 
@@ -104,13 +107,10 @@ class DemoKernel:
                     f"No connection file at {connection_file}; `jupyter --runtime-dir` holds running "
                     "kernels' files (kernel-*.json)."
                 )
-            from twnb.kernel import AttachedKernelManager
 
             return cls(AttachedKernelManager(connection_file), owned=False)
         if kernel_name is None:
             return cls(this_python_kernel_manager(kernel_argv), owned=True)
-        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-        from jupyter_client.manager import AsyncKernelManager
 
         try:
             KernelSpecManager().get_kernel_spec(kernel_name)
@@ -122,8 +122,6 @@ class DemoKernel:
 
     def _client(self) -> BlockingKernelClient:
         if self._kc is None:
-            from jupyter_client.blocking.client import BlockingKernelClient
-
             kc = BlockingKernelClient()
             kc.load_connection_info(self.km.get_connection_info())
             kc.start_channels()
@@ -176,7 +174,6 @@ class DemoKernel:
             self.notes.append(f"The conversation was not found in the kernel's folder {remote}.")
             return
         (out / conversation_file).write_bytes(data)
-        from twnb.memory import AttachmentType, load_conversation
 
         relative = {
             path
@@ -201,8 +198,6 @@ class DemoKernel:
 
     def release(self) -> None:
         """Shut down a kernel the demo started; give an attached one back its folder and environment."""
-        from jupyter_core.utils import run_sync
-
         if self.owned and not self.km.has_kernel:
             return  # never started
         try:

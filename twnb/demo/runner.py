@@ -7,6 +7,7 @@ executed notebook, the conversation YAML and the artifacts land in one folder.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import time
@@ -16,11 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+from twnb.config import SettingsError, resolve_settings
+from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
 from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
 from twnb.demo.quickstart import QUICKSTART
+from twnb.memory import AttachmentType, load_conversation
 from twnb.render import MIME_TYPE, state_label
 
 DEMO_NOTEBOOKS = {demo.name: demo for demo in (QUICKSTART, BIGGER_THAN_MEMORY)}
@@ -75,9 +81,6 @@ def run_demo(
     their files are not on this machine, the conversation and small artifacts come back through it
     (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests). `confine` runs
     this Python's kernel confined (twnb/confine), said once when the system cannot."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
-
     out = Path(out_dir).resolve()
     if record and not live:
         raise DemoError("Recording needs --live: offline, the demo replays the bundled cassette.")
@@ -194,8 +197,6 @@ _KERNEL_SETTINGS = (
 
 
 def _confined_argv(progress: Callable[[str], None]) -> list[str] | None:
-    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
-
     reason = unavailable_reason(abi_version())
     if reason is not None:
         progress(f"twnb demo: running unconfined: {reason}; the code can do whatever you can.")
@@ -222,7 +223,6 @@ def kernel_environment(live: bool, cassette: Path = QUICKSTART.cassette) -> dict
 
 def _check_requirements(demo: DemoNotebook) -> None:
     """Before a kernel starts: the modules the notebook needs, in this Python (its kernel's)."""
-    import importlib.util
 
     def missing(module: str) -> bool:
         try:
@@ -241,8 +241,6 @@ def _check_live_settings(env: dict[str, str]) -> None:
     Settings are resolved where the user runs `twnb demo` (its .env and twnb.yaml included); the kernel
     runs in the demo folder, so what was found is handed to it through its environment, never a file.
     """
-    from twnb.config import SettingsError, resolve_settings
-
     try:
         resolved = resolve_settings(environ=env, workdir=Path.cwd())
         resolved.require_model()
@@ -291,7 +289,6 @@ def _round_failures(cells: list[nbformat.NotebookNode]) -> list[str]:
 def _artifacts(conversation_path: Path) -> list[Path]:
     if not conversation_path.is_file():
         return []
-    from twnb.memory import AttachmentType, load_conversation
 
     conversation = load_conversation(conversation_path)
     found: list[Path] = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from twnb.base import now_iso
+from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
 from twnb.evaluation.case_file import CaseError, EvalCase, case_name, find_cases
 from twnb.evaluation.case_result import RESULT_FILE, CaseResult, read_result, write_result
 from twnb.evaluation.case_run import DEFAULT_MAX_ROUNDS, RunFolderError, fresh_folder, run_case
@@ -34,6 +35,7 @@ from twnb.evaluation.server_watch import (
     stopped_line,
     stream_was_cut,
 )
+from twnb.llm import CassetteError, load_cassette
 
 __all__ = [
     "EvalError",
@@ -168,8 +170,6 @@ def run_evaluation(options: EvalOptions, progress: Callable[[str], None] = print
 def _confined_argv(progress: Callable[[str], None]) -> list[str] | None:
     """The confined kernel's command for every case's kernel; None, said once, where this system
     cannot confine one."""
-    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
-
     reason = unavailable_reason(abi_version())
     if reason is not None:
         progress(f"twnb eval: running unconfined: {reason}; the agent's code can do whatever you can.")
@@ -202,8 +202,6 @@ def _default_models(access: ModelAccess) -> list[str]:
 def _recorded_model(folder: Path) -> str:
     """The model a recorded model folder holds (its name may have been made a folder name): the
     model its agent's cassettes recorded, else the folder's name."""
-    from twnb.llm import CassetteError, load_cassette
-
     for path in sorted(folder.glob(f"*/{AGENT_CASSETTE}")):
         try:
             models = [entry.model for entry in load_cassette(path) if entry.model]

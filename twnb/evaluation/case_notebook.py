@@ -15,6 +15,8 @@ from types import TracebackType
 from typing import Any
 
 import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
 
 from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
 from twnb.kernel import this_python_kernel_manager
@@ -52,8 +54,6 @@ class CaseNotebook:
         self._client: Any = None
 
     def __enter__(self) -> CaseNotebook:
-        from nbclient import NotebookClient
-
         self._client = NotebookClient(
             self.nb,
             km=this_python_kernel_manager(self.kernel_argv),
@@ -109,8 +109,6 @@ class CaseNotebook:
         return self._run(source)
 
     def _run(self, source: str) -> list[Any]:
-        from nbclient.exceptions import DeadKernelError
-
         cell = nbformat.v4.new_code_cell(source)
         self.nb.cells.append(cell)
         try:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from twnb.evaluation.case_file import EvalCase
 from twnb.evaluation.code_prefix import prefix_problem
 from twnb.memory import load_yaml_file
@@ -190,8 +192,6 @@ def setting_lines(settings: Mapping[str, Any]) -> list[str]:
 
 def missing_dependencies(dependencies: tuple[str, ...]) -> list[str]:
     """Why each dependency is not met in this Python (the case's kernel runs on it); [] when all are."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
     reasons = []
     for spec in dependencies:
         try:

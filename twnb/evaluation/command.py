@@ -112,6 +112,7 @@ def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
+    # lazy: twnb.evaluation.batch (~1.3 s, 550 modules: kernels, nbclient) once the arguments parse
     from twnb.evaluation.batch import EvalError, EvalOptions, run_evaluation
 
     def say(text: str) -> None:

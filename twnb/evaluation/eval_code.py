@@ -14,6 +14,7 @@ Case files are code you chose to run: `eval_code` runs with your rights, as in T
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -55,7 +56,6 @@ def run_eval_code(
         compile(code, "<eval_code>", "exec")
     except SyntaxError as error:
         return Verdict(point, None, "", "eval_code", f"eval_code is not valid Python: {error}")
-    import json
 
     with tempfile.TemporaryDirectory(prefix="twnb-eval-code-") as scratch:
         history_file = Path(scratch) / "chat_history.json"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twnb.config import Redactor, ResolvedSettings, SettingsError, resolve_settings
-from twnb.llm import ChatClient
+from twnb.llm import ChatClient, session_chat_client
 
 __all__ = ["AGENT_CASSETTE", "CONVERSATION_FILE", "JUDGE_CASSETTE", "ModelAccess", "ModelAccessError"]
 
@@ -134,8 +134,6 @@ class ModelAccess:
 
     def judge_client(self, folder: Path, relative: Path) -> ChatClient:
         """The client the virtual user and the evaluator share for one run in `folder`."""
-        from twnb.llm import session_chat_client
-
         if not self.live:
             cassette = self._recording(relative, JUDGE_CASSETTE, "the virtual user and evaluator")
             return session_chat_client(self.resolved, redactor=self.redactor, replay_from=cassette)

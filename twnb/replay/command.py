@@ -3,13 +3,16 @@ request) or notebook -> conversation. Bad input comes back as one line in `Expor
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.config import resolve_settings
 from twnb.replay.artifacts import visible_folder
 from twnb.replay.errors import ReplayError
+from twnb.session import load_conversation_and_session, redactor_for, rounds_folder, save_conversation_file
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -89,8 +92,6 @@ def overwrite_refusal(source: Path, out: Path, *, force: bool) -> str | None:
 def is_rerun_output(path: Path) -> bool:
     """Whether `path` is a notebook a re-run of twnb's wrote (its metadata holds the re-run's report,
     `metadata.twnb.rerun`): one re-run's output may replace another's without --force."""
-    import json
-
     if path.suffix.lower() != ".ipynb" or not path.is_file():
         return False
     try:
@@ -105,7 +106,6 @@ def is_rerun_output(path: Path) -> bool:
 
 def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:
     from twnb.replay.notebook_import import read_notebook
-    from twnb.session import save_conversation_file
 
     if out.suffix.lower() not in _YAML:
         raise ReplayError(
@@ -135,6 +135,10 @@ def rerun_path(notebook: Path) -> Path:
 def _rerun_notebook_as_it_is(
     request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
 ) -> ExportOutcome:
+    # lazy: `twnb export NOTEBOOK -o CONV.yaml` loads none of these (bench/bench_export_startup.py):
+    # nbformat with its validator (~1.3 s, 250 modules), twnb.replay.notebook_import, twnb.replay.export,
+    # twnb.replay.notebook_rerun and twnb.replay.rerun (nbformat, kernels), twnb.confine (~35 ms),
+    # twnb.replay.name_sources (~3 ms), recorded_code_check of twnb.session (~120 modules)
     import nbformat
 
     from twnb.replay.export import write_notebook
@@ -243,7 +247,6 @@ def _conversation_to_notebook(
 ) -> ExportOutcome:
     from twnb.replay.export import build_notebook, write_notebook
     from twnb.replay.name_sources import plugins_called
-    from twnb.session import load_conversation_and_session
 
     if out.suffix.lower() != ".ipynb":
         raise ReplayError(
@@ -370,8 +373,6 @@ def _check(request: ExportRequest) -> Callable[[str], str | None] | None:
 
 def _settings() -> ResolvedSettings | None:
     """The settings of the current folder, or None when they do not resolve (export needs no model)."""
-    from twnb.config import resolve_settings
-
     try:
         return resolve_settings(workdir=Path.cwd())
     except ValueError:
@@ -379,8 +380,6 @@ def _settings() -> ResolvedSettings | None:
 
 
 def _redactor() -> Redactor:
-    from twnb.session import redactor_for
-
     return redactor_for(_settings())
 
 
@@ -388,7 +387,6 @@ def _autosave_found(source: Path, rounds: int, session_id: str | None) -> str | 
     """What an autosave folder given as SOURCE held (a session's folder is read from its `rounds`)."""
     if not source.is_dir():
         return None
-    from twnb.session import rounds_folder
 
     session = f" of session {session_id}" if session_id else ""
     return f"Read {rounds} autosaved Round{_s(rounds)}{session} from {rounds_folder(source)}."

@@ -126,6 +126,7 @@ def plugins_called(conversation: Conversation) -> list[str]:
 def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
     """The conversation's code in the order it ran: each Round's user cells (but one too long to be
     recorded whole), then its code (each attempt that ran; none of a Round the user undid)."""
+    # lazy: twnb.replay.notebook_cells loads nbformat (~1 s, 250 modules), which `twnb export` may not need
     from twnb.replay.notebook_cells import code_piece
 
     for number, round in enumerate(conversation.rounds, start=1):
@@ -196,7 +197,7 @@ _PROMPT = re.compile(r">>>|In \[\d+\]:|\.\.\.:")
 @functools.cache
 def _transformer() -> TransformerManager:
     """IPython's cell transformer (`%magic` and `!shell` lines into Python), made once."""
-    from IPython.core.inputtransformer2 import TransformerManager
+    from IPython.core.inputtransformer2 import TransformerManager  # lazy: IPython (~45 ms, 100 modules)
 
     return TransformerManager()
 

@@ -19,25 +19,30 @@ lines it leaves in `__twnb_prepared` are the report's `notes`.
 
 from __future__ import annotations
 
+import ast
 import os
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode, from_dict
 
-from twnb.kernel import strip_ansi
+from twnb.confine import RefusedStartsRecord, program_refused, refused_programs
+from twnb.kernel import (
+    AttachedKernelManager,
+    KernelGuardChannel,
+    execute_quietly,
+    strip_ansi,
+    this_python_kernel_manager,
+)
+from twnb.render import MIME_TYPE
 from twnb.replay.compare import Comparison, compare_outputs, compare_raised, compare_shown_result
 from twnb.replay.notebook_cells import CodePiece
-
-if TYPE_CHECKING:
-    from nbclient import NotebookClient
-
-    from twnb.confine import RefusedStartsRecord
-    from twnb.kernel import KernelGuardChannel
 
 # How the confined kernel begins the line that explains a refusal (twnb.confine.refusals writes it)
 CONFINED_REFUSAL = "Confined kernel: "
@@ -149,25 +154,16 @@ def rerun_notebook(
     `check` (verification, for code recorded elsewhere) gives a refusal for a cell that must not run:
     it is left as recorded and reported as refused. `kernel_argv` starts this Python's kernel another
     way (the confined kernel's launcher)."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import DeadKernelError
-
-    from twnb.kernel import this_python_kernel_manager
-
     report = RerunReport(total=len(pieces))
     rounds = round_numbers(nb)
     options: dict[str, Any]
     record: RefusedStartsRecord | None = None
     if connection_file is not None:
-        from twnb.kernel import AttachedKernelManager
-
         options = {"km": AttachedKernelManager(connection_file)}  # never shut down by nbclient
     elif kernel_name:
         options = {"kernel_name": kernel_name}
     else:
         if kernel_argv is not None:
-            from twnb.confine import RefusedStartsRecord
-
             record = RefusedStartsRecord()  # the confined kernel's refused program starts
             kernel_argv = record.kernel_argv(kernel_argv)
         options = {"km": this_python_kernel_manager(kernel_argv)}
@@ -234,8 +230,6 @@ def _run_cells(
     guard: KernelGuardChannel | None = None,
     record: RefusedStartsRecord | None = None,
 ) -> None:
-    from nbclient.exceptions import DeadKernelError
-
     for done, (index, piece) in enumerate(sorted(pieces.items()), start=1):
         cell = nb.cells[index]
         number = rounds.get(piece.round_id, 0)
@@ -287,8 +281,6 @@ def _guard(client: NotebookClient, timeout: int) -> KernelGuardChannel | None:
     """The runtime guard set up in the re-run's kernel (None when it could not be: the cells then run
     verified only)."""
 
-    from twnb.kernel import KernelGuardChannel
-
     # nbclient's client is asynchronous: the guard's quiet requests go through a client of their own.
     if client.kc is None:  # called once the client has started the kernel
         raise RuntimeError("the re-run's kernel has no client to set the runtime guard up through")
@@ -303,10 +295,6 @@ def _guard(client: NotebookClient, timeout: int) -> KernelGuardChannel | None:
 def _prepare(client: NotebookClient, code: str, timeout: int) -> list[str]:
     """Run `code` quietly in the re-run's kernel before the cells; the lines it left in
     `__twnb_prepared` (or one saying why it failed)."""
-    import ast
-
-    from twnb.kernel import KernelGuardChannel, execute_quietly
-
     if client.kc is None:
         raise RuntimeError("the re-run's kernel has no client to prepare it through")
     # nbclient's client is asynchronous: the quiet request goes through a blocking client of its own
@@ -351,8 +339,6 @@ def _confine_refusal(outputs: list[NotebookNode]) -> str | None:
 
 def _started_refusal(record: RefusedStartsRecord) -> str | None:
     """The refused program starts recorded while the cell ran, in the confined kernel's words."""
-    from twnb.confine import program_refused, refused_programs
-
     programs = refused_programs(record.read_new())
     return program_refused(" and ".join(programs)) if programs else None
 
@@ -408,8 +394,6 @@ def round_numbers(nb: NotebookNode) -> dict[str, int]:
 
 
 def _payload_ids(cell: NotebookNode) -> list[Any]:
-    from twnb.render import MIME_TYPE
-
     return [
         (output.get("data") or {})[MIME_TYPE].get("id")
         for output in cell.get("outputs") or []

@@ -44,7 +44,7 @@ def save_conversation_file(
     data = conversation_dict(conversation, relative_to=path.parent)
     save_yaml_file(path, redact(data) if redact is not None else data)
     if cassette is not None and Path(cassette).is_file():
-        from twnb.llm import cassette_path_for
+        from twnb.llm import cassette_path_for  # lazy: twnb.llm (~50 modules, ~100 ms), for a cassette
 
         shutil.copyfile(cassette, cassette_path_for(path))
     return path

@@ -16,9 +16,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.base import create_id, set_log_scrubber
-from twnb.kernel import Executor, UserCellSource
-from twnb.llm import ChatClient
+from twnb.config import SettingsError
+from twnb.kernel import MB, Executor, UndoLog, UserCellSource
+from twnb.llm import (
+    ChatClient,
+    OpenAIChatClient,
+    ReplayClient,
+    context_windows,
+    make_client,
+    provider_name,
+    session_chat_client,
+)
 from twnb.memory import EventRelay, Memory
+from twnb.roles import (
+    DEFAULT_ALLOWED_MODULES,
+    DEFAULT_BLOCKED_FUNCTIONS,
+    TASKWEAVER_ALLOWED_MODULES,
+    TASKWEAVER_BLOCKED_FUNCTIONS,
+    CodeInterpreter,
+    CodeLimits,
+    Planner,
+    PostTranslator,
+    RoleBrief,
+    RoleLimits,
+    RoleSurroundings,
+    TaskWeaverRules,
+    VerificationConfig,
+    Worker,
+)
 from twnb.session.experience import ExperienceStore
 from twnb.session.experience_embeddings import ExperienceEmbeddings
 from twnb.session.project_rules import ProjectRules, RulesInForce, written_by_rounds
@@ -27,15 +52,15 @@ from twnb.session.redactor import redactor_for
 from twnb.session.risk_check import RiskCheck
 from twnb.session.session import Session
 from twnb.session.session_parts import Recording, RoundContext, RoundLimits, SessionParts
+from twnb.telemetry import apply_trace_setting, round_tracer
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.config import FileTrust, Redactor, ResolvedSettings, Settings
-    from twnb.kernel import UndoLog
     from twnb.memory import Conversation, Observer, Round
     from twnb.plugins import PluginCatalog
-    from twnb.roles import ResponseFormatChoice, TaskWeaverRules, VerificationConfig
+    from twnb.roles import ResponseFormatChoice
 
 
 def build_session(
@@ -64,18 +89,6 @@ def build_session(
     both roles; the executor must then be one that binds them (`build_live_session` wraps it).
     `risk` grades code for risky step mode (default: in the executor's folder, without the namespace).
     """
-    from twnb.llm import context_windows, session_chat_client
-    from twnb.roles import (
-        CodeInterpreter,
-        CodeLimits,
-        Planner,
-        PostTranslator,
-        RoleBrief,
-        RoleLimits,
-        RoleSurroundings,
-        Worker,
-    )
-
     plain = resolved.settings
     redactor = redactor if redactor is not None else redactor_for(resolved)
     set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
@@ -91,8 +104,6 @@ def build_session(
     replay = None
     replay_path = _setting_path(resolved, plain.replay) if client is None else None
     if replay_path is not None:
-        from twnb.llm import ReplayClient
-
         # The session keeps it: it rewinds it for a new conversation and writes its drift in the Round.
         replay = ReplayClient(replay_path, redactor=redactor, warn_on_drift=False)
     client = session_chat_client(
@@ -181,8 +192,6 @@ def _embedder(
 ) -> Callable[[list[str]], list[list[float]]]:
     """Texts to vectors by the settings' server, its client made at the first use (no key: it raises,
     and experience is ranked by BM25, said once)."""
-    from twnb.llm import OpenAIChatClient, make_client
-
     made: list[OpenAIChatClient] = []
 
     def embed(texts: list[str]) -> list[list[float]]:
@@ -217,10 +226,6 @@ def _role_format(plain: Settings) -> ResponseFormatChoice:
 def _tracing(plain: Settings) -> Callable[[Session, Round], Observer | None]:
     """The hook that gives each Round its tracing observer (nothing while tracing is off); the `trace`
     setting switches tracing on or off when it changes."""
-    from twnb.config import SettingsError
-    from twnb.llm import provider_name
-    from twnb.telemetry import apply_trace_setting, round_tracer
-
     try:
         apply_trace_setting(plain.trace)
     except ImportError as error:
@@ -250,6 +255,9 @@ def build_live_session(
     Round records the user's own cells that `user_cells` saw since the previous one. `plugins` (the
     notebook's, see `plugin_catalog`) are bound in the kernel while code runs and their calls recorded.
     Each run is recorded in `undo_log` (default: a new one, see `undo_log_for`) for `Session.undo`."""
+    # lazy: the live shell's executor (~130 ms, 43 modules), which verification_config's callers (a
+    # re-run's check) do not need; the plugins' executor, catalog and MCP tools (twnb.plugins, ~40-80
+    # modules each) load only for the settings that use them
     from twnb.kernel import LiveShellExecutor, NotebookOutput, RunRules
 
     redactor = redactor_for(resolved)
@@ -303,8 +311,6 @@ def undo_log_for(
     """The undo log of `shell`'s runs, with the settings' budget (`existing`, kept with its snapshots
     when given: a new session for other settings does not forget what can be undone). Copies of the
     files runs overwrite go in the session folder: twnb's own, never an artifact."""
-    from twnb.kernel import MB, UndoLog
-
     folder = Path(session_dir) / "undo"
     if existing is None or existing.namespace is not shell.user_ns:
         return UndoLog(resolved.settings.undo_budget_mb, folder, shell.user_ns)
@@ -375,8 +381,6 @@ def plugin_catalog(
 def verification_config(plain: Settings | None) -> VerificationConfig:
     """Verification as these settings ask for it (None: the defaults): generated code gets it, and so
     does recorded code before it runs again (recorded_code.py)."""
-    from twnb.roles import DEFAULT_ALLOWED_MODULES, DEFAULT_BLOCKED_FUNCTIONS, VerificationConfig
-
     if plain is None:
         return VerificationConfig()
     extra = frozenset(plain.allow_modules)
@@ -391,8 +395,6 @@ def verification_config(plain: Settings | None) -> VerificationConfig:
 
 def _taskweaver_rules(plain: Settings) -> TaskWeaverRules | None:
     """TaskWeaver's own rules when the settings ask for them (unset lists: TaskWeaver's defaults)."""
-    from twnb.roles import TASKWEAVER_ALLOWED_MODULES, TASKWEAVER_BLOCKED_FUNCTIONS, TaskWeaverRules
-
     if not plain.taskweaver_verification:
         return None
     allowed = plain.taskweaver_allowed_modules

@@ -199,6 +199,7 @@ def _frame_rows(value: Any) -> str:
 
 def _parquet_schema(path: Path) -> str:
     try:
+        # lazy: pyarrow (~150 ms, 120 modules), optional: absent, the schema is not read
         import pyarrow.parquet as pq  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         return "(its schema needs pyarrow)"

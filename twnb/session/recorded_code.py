@@ -29,6 +29,7 @@ def recorded_code_check(settings: Settings | None = None, *, verify: bool = True
     """A check for recorded code (None: run it unchecked): the refusal as one text, or None when the
     code may run. `settings` (None for the defaults) gives `verify` and `allow_modules`; `verify=False`
     is `--no-verify`."""
+    # lazy: twnb.session.factory (~50 ms, 33 modules: the session, the LLM client), for the check only
     from twnb.session.factory import verification_config
 
     config = verification_config(settings)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from twnb.config import Redactor
+
 if TYPE_CHECKING:
-    from twnb.config import Redactor, ResolvedSettings
+    from twnb.config import ResolvedSettings
 
 
 def redactor_for(resolved: ResolvedSettings | None) -> Redactor:
     """The Redactor for these settings: the configured key, `.env` secrets, the live environment.
     Without settings (None: they failed to resolve) the environment and the key shapes still count."""
-    from twnb.config import Redactor
-
     return Redactor.from_settings(resolved) if resolved is not None else Redactor()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from twnb.base import get_logger
+from twnb.llm import LLMError
 from twnb.roles import RoleFailure
 from twnb.session.code_request import NeedsApproval, UserStopped
 
@@ -22,8 +23,6 @@ class RoundLimitReached(Exception):
 
 def failure_reason(error: BaseException, redact: Callable[[str], str]) -> str:
     """The sentence `round.extra["failure_reason"]` gets for what ended the Round."""
-    from twnb.llm import LLMError
-
     if isinstance(error, UserStopped):
         return STOPPED
     if isinstance(error, NeedsApproval):

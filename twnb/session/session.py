@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from twnb.base import create_id, get_logger, now_iso
 from twnb.config import Confinement
 from twnb.kernel import ExecutionResult, Executor
+from twnb.llm import collect_reply
 from twnb.memory import (
     AUTOSAVE_FAILED,
     CodeRunEnded,
@@ -417,8 +418,6 @@ class Session:
     def remember(self, ref: str | None = None) -> Experience:
         """`%taskweaver remember [ROUND]`: the Round (default: the last) saved as `raw_exp_<id>.yaml`
         and summarised by the LLM into `exp_<id>.yaml`. Raises ValueError with what to do."""
-        from twnb.llm import collect_reply
-
         experience = self.context.experience
         if experience is None:
             raise ValueError("No experience folder is set (experience_dir).")

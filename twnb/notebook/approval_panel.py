@@ -15,6 +15,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from traitlets import Bool, Unicode
+
 from twnb.notebook.theme_colours import AMBER, GREEN, RED
 from twnb.render import clean_text, clip_middle, code_html, preformatted_html
 
@@ -59,8 +61,7 @@ def _editor_class() -> Any:
     message, and ipykernel 7.4 then routes this comm's later messages to that message's subshell
     thread, out of order with the clicks the main thread handles (comm_status.py has the rest).
     """
-    import ipywidgets as w
-    from traitlets import Bool, Unicode
+    import ipywidgets as w  # lazy: ipywidgets (~40 modules, ~80 ms), with a widget front end only
 
     class StepEditor(w.Textarea):  # type: ignore[misc]
         value = Unicode(help="String value").tag(sync=True, echo_update=False)
@@ -74,7 +75,7 @@ class ApprovalPanel:
     them while the decision is carried out; `close_panel` hides the panel when the Round ends."""
 
     def __init__(self, post: Callable[[tuple[str, Any]], None]) -> None:
-        import ipywidgets as w
+        import ipywidgets as w  # lazy: ipywidgets (~40 modules, ~80 ms), with a widget front end only
 
         self._w = w
         self.title = w.HTML()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from IPython.display import display
+
 from twnb.memory import AttachmentType, Event, Post, PostCommitted
 from twnb.render import replay_summary, state_label
 
@@ -96,8 +98,6 @@ class AttemptLine:
         self._show()
 
     def _show(self) -> None:
-        from IPython.display import display
-
         bundle = {"text/plain": self.text}
         if self._handle is None:
             self._handle = display(bundle, raw=True, display_id=True)

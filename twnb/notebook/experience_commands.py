@@ -11,6 +11,10 @@ from twnb.notebook.subcommand_context import SubcommandContext
 if TYPE_CHECKING:
     from twnb.memory import Round
 
+# lazy: %load_ext twnb imports this module; twnb.session (50-170 modules, ~100-250 ms),
+# twnb.notebook.round_display and twnb.notebook.remember_button (the view, ipywidgets) load when
+# experience is used
+
 
 def remember_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
     line, failed = remember_words(ctx, " ".join(args.words).strip())

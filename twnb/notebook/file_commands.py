@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from twnb.config import ResolvedSettings
     from twnb.memory import Conversation
 
+# lazy: %load_ext twnb imports this module; each command loads what it needs when it runs:
+# twnb.session (50-155 modules, ~100-250 ms), twnb.replay (2 modules, ~3 ms),
+# twnb.notebook.rerun_recorded and twnb.notebook.conversation_variables (1 module each, ~1-2 ms)
+
 
 def save_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
     rest: list[str] = args.words

@@ -19,7 +19,10 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from traitlets import observe, validate
 
 from twnb.config import SETTINGS
+from twnb.notebook.experience_commands import offer_to_remember
+from twnb.notebook.notebook_session import NotebookSession
 from twnb.notebook.setting_traits import setting_traits
+from twnb.notebook.step_transform import NOT_A_STEP_CELL
 from twnb.notebook.subcommand_context import SubcommandContext, one_line, round_running_message
 from twnb.notebook.subcommand_table import HELP, SUBCOMMAND_NAMES, find, line_flags, misplaced_flags
 
@@ -29,12 +32,17 @@ if TYPE_CHECKING:
 
     from twnb.config import ResolvedSettings
     from twnb.memory import Plan, Round
-    from twnb.notebook.notebook_session import NotebookSession
     from twnb.notebook.round_display import RoundDisplay
     from twnb.notebook.typed_arguments import argument, magic_arguments, parse_argstring
     from twnb.session import Session
 else:  # the same functions as typed_arguments.py's, untyped: `%load_ext` loads one module fewer
     from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+# lazy: %load_ext twnb imports this module; what a Round or a subcommand needs loads when it runs
+# (bench/bench_notebook.py): twnb.session (50-170 modules, ~100-250 ms), twnb.memory (47 modules),
+# twnb.render (71), twnb.notebook.held_back and twnb.notebook.round_display (72-77: the model, the
+# view), twnb.notebook.step_mode (126: asyncio), twnb.notebook.interrupt_guard (signal) and
+# twnb.base's logs (1 module, ~1 ms)
 
 
 class RoundRunning(RuntimeError):
@@ -93,7 +101,6 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         self._trait_origins: dict[str, str | None] = {}
         super().__init__(shell=shell, **kwargs)
         self._setting_via = _FROM_A_CELL
-        from twnb.notebook.notebook_session import NotebookSession
 
         # "The notebook's folder" is the kernel's working directory when the extension first loaded;
         # `notebook` is the one kept across `%reload_ext twnb` (see extension.py).
@@ -241,7 +248,6 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
         # reaching here means it was not: no kernel (terminal IPython), run_cell_magic, or a cell
         # where the magic is not first.
         from twnb.notebook.step_mode import refusal
-        from twnb.notebook.step_transform import NOT_A_STEP_CELL
 
         return self._fail(refusal(self.shell) or NOT_A_STEP_CELL, args.strict)
 
@@ -403,8 +409,6 @@ class TaskWeaverMagics(_SettingTraits):  # type: ignore[misc, valid-type]
 
     def _offer_to_remember(self, round: Round) -> None:
         """A Round the user steered ends by offering to remember it (experience_commands.py)."""
-        from twnb.notebook.experience_commands import offer_to_remember
-
         offer_to_remember(self.subcommands, round)
 
     def _final_round(self, round: Round | None, query: str, rounds_before: int, reason: str) -> Round:

@@ -21,7 +21,7 @@ def notebook_offer(workdir: Path, environ: Mapping[str, str] | None = None) -> s
     path = _find(Path(name), workdir)
     if path is None:
         return None
-    from twnb.replay import read_notebook
+    from twnb.replay import read_notebook  # lazy: twnb.replay loads nbformat (~300 modules, ~1 s)
 
     try:
         rounds = len(read_notebook(path).conversation.rounds)

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twnb.config import FileTrust, secret_environment_values
 from twnb.notebook.user_cell_watch import UserCellWatch
 
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
@@ -27,6 +28,11 @@ if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` mu
     from twnb.replay import ExportResult
     from twnb.session import PlanNotebook, Session, UndoLog, UndoOutcome
 
+# lazy: %load_ext twnb imports this module; the session, its files and its settings load with the
+# first Round or command (bench/bench_notebook.py): twnb.session (50-170 modules, ~100-250 ms),
+# twnb.memory (47), twnb.replay (nbformat: ~300 modules, ~1 s), twnb.config's resolver (4 modules,
+# ~15 ms) and twnb.base's ids (5 modules, ~1.5 ms)
+
 
 _CELL_ONLY_SETTINGS = frozenset({"step", "strict", "plugin_only"})
 
@@ -35,8 +41,6 @@ class NotebookSession:
     """Holds the Session (or, before one exists, the conversation) of one notebook kernel."""
 
     def __init__(self, shell: InteractiveShell, workdir: str | os.PathLike[str]) -> None:
-        from twnb.config import secret_environment_values
-
         self.shell = shell
         self.workdir = Path(workdir)
         # Once a secret, always a secret, from `%load_ext twnb` on: a value the environment held then
@@ -62,7 +66,6 @@ class NotebookSession:
         self.round_displays: dict[str, str] = {}
         # The files the settings and plugins are loaded from: never one a Round wrote; one the user
         # added or changed is said at the next Round (config/file_trust.py).
-        from twnb.config import FileTrust
 
         self.file_trust = FileTrust(written_by_code=_written_by_generated_code)
         # The magics whose traitlets are settings (set by TaskWeaverMagics): watched while code runs,

@@ -60,7 +60,7 @@ class RecordedRounds:
             return cached[1]
         rounds: dict[str, RecordedRound] = {}
         if stat.st_size <= MAX_SCANNED_BYTES:
-            from twnb.replay import read_notebook
+            from twnb.replay import read_notebook  # lazy: twnb.replay loads nbformat (~300 modules, ~1 s)
 
             try:
                 imported = read_notebook(path)

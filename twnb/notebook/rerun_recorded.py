@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from IPython.utils.capture import capture_output
+
+from twnb.replay import needs_skipped, outside_names, recorded_code
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -34,8 +38,6 @@ class RerunSummary:
 
 def user_cells_of(conversation: Conversation) -> list[RecordedCode]:
     """The user's own cells the conversation recorded that can run again (a clipped one cannot)."""
-    from twnb.replay import recorded_code
-
     return [piece for piece in recorded_code(conversation) if piece.user]
 
 
@@ -50,10 +52,7 @@ def rerun_recorded_code(
     """Run the recorded code on `shell` (the user's cells too with `user_cells`), each piece first
     passed through `check` (verification: None lets it run); `held_back` (what reads what the user's
     cells that do not run make: `pieces_needing_user_cells`) does not run."""
-    from IPython.utils.capture import capture_output
-
-    from twnb.replay import recorded_code
-    from twnb.session import run_recorded_cell
+    from twnb.session import run_recorded_cell  # lazy: twnb.session (~250 ms), to re-run only
 
     summary = RerunSummary()
     for piece in recorded_code(conversation):
@@ -82,8 +81,6 @@ def rerun_recorded_code(
 def pieces_needing_user_cells(conversation: Conversation, known: Iterable[str]) -> list[NeedsSkipped]:
     """The Rounds' code that reads what only the user's recorded cells make (the cells not run), in
     the order it ran: run without them, it would stop on a NameError half-way."""
-    from twnb.replay import needs_skipped, recorded_code
-
     considered = [piece for piece in recorded_code(conversation) if piece.user or piece.succeeded]
     return needs_skipped(considered, lambda piece: piece.user, known)
 
@@ -138,8 +135,6 @@ def replaced_line(rounds: int, session_id: str, autosave: Path | None) -> str | 
 def outside_lines(conversation: Conversation, namespace: Mapping[str, Any]) -> list[str]:
     """One line per name the recorded code reads that nothing recorded makes and this kernel lacks
     (but the conversation's plugins: a Round binds them, and `--rerun` does before it runs)."""
-    from twnb.replay import outside_names, recorded_code
-
     plugins = {entry.name for entry in conversation.plugins}
     return [
         f"{name.sentence()}."

@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from IPython.display import display, update_display
+
 from twnb.notebook.experience_commands import offer_to_remember
 from twnb.notebook.subcommand_context import SubcommandContext, round_running_message
 
 if TYPE_CHECKING:
     from twnb.memory import Round
+
+# lazy: %load_ext twnb imports this module; each command loads what it needs when it runs:
+# twnb.render (71 modules, ~100 ms), twnb.notebook.history_table and twnb.notebook.plans_table (72-73
+# modules), twnb.notebook.recorded_round and twnb.notebook.notebook_offer (1 module each, ~1 ms)
 
 
 def reset_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
@@ -22,7 +28,6 @@ def show_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
     if len(rest) != 1:
         ctx.say("Usage: %taskweaver show ROUND_ID (or a Round number, or last)", error=True)
         return
-    from IPython.display import display
 
     round = ctx.notebook.find_round(rest[0]) if ctx.notebook.conversation.rounds else None
     if round is None and _show_recorded(ctx, rest[0]):
@@ -44,8 +49,6 @@ def show_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
 def _show_recorded(ctx: SubcommandContext, round_id: str) -> bool:
     """A Round this session does not hold, shown as the notebook that recorded it holds it (an
     exported notebook run in a fresh kernel: recorded_round.py); nothing is loaded."""
-    from IPython.display import display
-
     from twnb.notebook.recorded_round import RecordedRounds
     from twnb.render import artifact_previews, plan_from_round, round_bundle
 
@@ -109,14 +112,11 @@ def _redraw_undone(ctx: SubcommandContext, round: Round) -> None:
     display_id = ctx.notebook.round_displays.get(round.id)
     if display_id is None:
         return
-    from IPython.display import update_display
 
     update_display(_round_bundle(ctx, round, in_cell=True), display_id=display_id, raw=True)
 
 
 def history_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
-    from IPython.display import display
-
     from twnb.notebook.history_table import history_bundle
 
     display(history_bundle(ctx.notebook.conversation), raw=True)
@@ -135,7 +135,6 @@ def _offer_notebook(ctx: SubcommandContext) -> None:
 
 def plans_command(ctx: SubcommandContext, args: argparse.Namespace) -> None:
     rest: list[str] = args.words
-    from IPython.display import display
 
     from twnb.notebook.plans_table import plans_bundle
 

@@ -27,17 +27,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from IPython.display import display
+
+from twnb.memory import ObserverGroup, Round
+from twnb.notebook.attempt_line import AttemptLine, replay_line
+from twnb.notebook.heartbeat import Heartbeat
+from twnb.notebook.text_progress import TextProgress
 from twnb.render import MIME_TYPE, artifact_previews, round_bundle, terminal_bundle
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import DisplayHandle
 
-    from twnb.memory import Observer, Plan, Round
-    from twnb.notebook.attempt_line import AttemptLine
-    from twnb.notebook.heartbeat import Heartbeat
+    from twnb.memory import Observer, Plan
     from twnb.notebook.round_view import RoundView
-    from twnb.notebook.text_progress import TextProgress
     from twnb.session import PlanNotebook
 
 CHECKLIST_HOOK = "twnb.round_view.checklist"  # the name the live widget's hook has on a plan notebook
@@ -98,9 +101,7 @@ class RoundDisplay:
         self.view: RoundView | AttemptLine | TextProgress
         self.observer: Observer
         if widgets:
-            from twnb.memory import ObserverGroup
-            from twnb.notebook.attempt_line import AttemptLine
-            from twnb.notebook.heartbeat import Heartbeat
+            # lazy: ipywidgets (~80 ms) with the live view, for widget front ends only
             from twnb.notebook.round_view import RoundView
 
             self.view = self.round_view = RoundView(request, base_dir=base_dir)
@@ -108,22 +109,15 @@ class RoundDisplay:
             self.attempt_line = AttemptLine()
             self.observer = ObserverGroup([self.round_view, self.attempt_line])
         elif self.in_place:
-            from twnb.notebook.attempt_line import AttemptLine
-
             self.attempt_line = AttemptLine()  # nobody watches: no progress printed, one line per attempt
             self.view = self.observer = self.attempt_line
         else:
-            from twnb.notebook.text_progress import TextProgress
-
             self.view = TextProgress()  # prints each attempt and the failure as it happens
             self.observer = self.view
 
     def start(self) -> None:
         if not self.in_place:
             return
-        from IPython.display import display
-
-        from twnb.memory import Round
 
         placeholder = Round.create(user_query=self.request)
         bundle = self._bundle(placeholder, plan=None, previews=[])
@@ -150,8 +144,6 @@ class RoundDisplay:
         """Show the final Round; called from a `finally`, so a failed or interrupted Round is saved too.
 
         The update carries no widget view, and the widget is closed whatever happens while writing it."""
-        from IPython.display import display
-
         if self.heartbeat is not None:
             self.heartbeat.stop()  # no widget update from its thread after this
         try:
@@ -168,8 +160,6 @@ class RoundDisplay:
             if self.attempt_line is not None:
                 self.attempt_line.finish(round)
             else:
-                from twnb.notebook.attempt_line import replay_line
-
                 replayed = replay_line(round)
                 if replayed:
                     print(f"[twnb] {replayed[0].upper() + replayed[1:]}.")
@@ -203,7 +193,6 @@ class RoundDisplay:
     ) -> dict[str, Any]:
         # The session's Rounds are redacted already; `redact` is for Rounds from elsewhere. Redact the
         # Round's data, not the bundle: base64 previews must not be rewritten by key patterns.
-        from twnb.memory import Round
 
         clean = round
         if self._redact is not None:

@@ -39,7 +39,16 @@ import inspect
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
+from IPython import get_ipython
+
+from twnb.memory import StatusChanged
+from twnb.notebook.approval_panel import ApprovalPanel, ran_output
+from twnb.notebook.comm_status import idle_after_concurrent_comms
 from twnb.notebook.held_back import held_back_reason, raise_if_held_back
+from twnb.notebook.interrupt_guard import interrupts_raise
+from twnb.notebook.round_display import RoundDisplay, has_widget_frontend
+from twnb.notebook.typed_arguments import parse_argstring
+from twnb.session import ApprovedRun, EditedRun, PlanRequest, RefusedEdit, Skipped, UndoneRun, UserStopped
 
 if TYPE_CHECKING:
     import argparse
@@ -49,16 +58,7 @@ if TYPE_CHECKING:
 
     from twnb.memory import Round, UndoneRecord
     from twnb.notebook.notebook_session import NotebookSession
-    from twnb.notebook.round_display import RoundDisplay
-    from twnb.session import (
-        CodeDecision,
-        CodeRequest,
-        PlanDecision,
-        PlanRequest,
-        Session,
-        Skipped,
-        UserStopped,
-    )
+    from twnb.session import CodeDecision, CodeRequest, PlanDecision, Session
 
 
 class RanCode(Protocol):
@@ -142,7 +142,7 @@ def _risky(args: argparse.Namespace, magics: StepMagics) -> bool:
 
 def _ipykernel_version() -> tuple[int, ...]:
     try:
-        from importlib.metadata import version
+        from importlib.metadata import version  # lazy: ~13 ms, 25 modules, for a refusal only
 
         parts = version("ipykernel").split(".")[:2]
         return tuple(int("".join(ch for ch in part if ch.isdigit()) or 0) for part in parts)
@@ -152,11 +152,6 @@ def _ipykernel_version() -> tuple[int, ...]:
 
 async def run_step_cell(flags: str, body: str) -> None:
     """What a rewritten `%%taskweaver --step` cell awaits."""
-    from IPython import get_ipython
-
-    from twnb.notebook.round_display import has_widget_frontend
-    from twnb.notebook.typed_arguments import parse_argstring
-
     shell = get_ipython()
     magics: StepMagics = shell.magics_manager.registry["TaskWeaverMagics"]
     args = parse_argstring(magics.taskweaver, flags)
@@ -216,18 +211,11 @@ class StepRound:
         self.loop.call_soon_threadsafe(self.inbox.put_nowait, item)
 
     async def run(self) -> None:
-        from IPython import get_ipython
-
-        from twnb.notebook.comm_status import idle_after_concurrent_comms
-
         # The text typed into the panel reaches the kernel only if each widget update gets its idle.
         with idle_after_concurrent_comms(getattr(get_ipython(), "kernel", None)):
             await self._run()
 
     async def _run(self) -> None:
-        from twnb.notebook.approval_panel import ApprovalPanel
-        from twnb.notebook.round_display import RoundDisplay
-
         notebook = self.magics.notebook
         display = RoundDisplay(
             self.query,
@@ -293,9 +281,6 @@ class StepRound:
     async def _drive(
         self, driver: Generator[CodeRequest | PlanRequest, CodeDecision | PlanDecision, Round]
     ) -> Round | None:
-        from twnb.notebook.interrupt_guard import interrupts_raise
-        from twnb.session import PlanRequest, UserStopped
-
         to_send: CodeDecision | PlanDecision = None
         to_throw: BaseException | None = None
         while True:
@@ -334,7 +319,6 @@ class StepRound:
 
     def _status(self, text: str) -> None:
         # The driver said "running code" as it asked; while the Round waits on a click, say so instead.
-        from twnb.memory import StatusChanged
 
         self.observer.on_event(StatusChanged(text))
 
@@ -346,8 +330,6 @@ class StepRound:
                     return action
 
     async def _approve_plan(self, request: PlanRequest) -> list[str] | None:
-        from twnb.session import UserStopped
-
         self.panel.ask_plan(request.steps)
         self._status("waiting for your approval of the plan")
         with self.view.waiting():  # the notes above fold: the panel is where the eye is
@@ -362,8 +344,6 @@ class StepRound:
         return steps if steps != request.steps else None
 
     async def _approve_code(self, request: CodeRequest) -> CodeDecision:
-        from twnb.session import ApprovedRun, EditedRun, Skipped, UndoneRun, UserStopped
-
         if self.risky and not request.risks:
             # Graded safe: it runs as in a plain Round, and the record says it ran without asking.
             sys.stdout.flush()
@@ -395,13 +375,10 @@ class StepRound:
     async def _offer_undo(self, request: CodeRequest, result: RanCode) -> UndoneRecord | None:
         """After code the user approved ran: Continue, or Undo it before the Round goes on (the record
         of what was undone). Stop ends the Round as at any other decision."""
-        from twnb.session import UserStopped
-
         if self.session.undo_log is None or self.session.undo_log.get(request.post_id) is None:
             return None  # code run elsewhere keeps no snapshot: nothing to offer
         if result.status == "interrupted":
             return None  # the Round ends interrupted: %taskweaver undo takes it back afterwards
-        from twnb.notebook.approval_panel import ran_output
 
         self.panel.ask_after_run(
             "it ran" if result.success else f"it ended: {result.status}", ran_output(result)
@@ -424,8 +401,6 @@ class StepRound:
         or `UserStopped` for Stop. An edit verification refuses does not run: the panel shows the
         refusal and offers Edit again, Skip and Stop; a Skip or Stop then keeps the last refused edit in
         the record, so what the user typed is not lost."""
-        from twnb.session import RefusedEdit, Skipped, UserStopped
-
         allowed: tuple[str, ...] = ("run", "edit", "skip", "stop")
         self._status("waiting for your approval: Run, Edit, Skip or Stop")
         editing = False

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from IPython.core.magic_arguments import MagicArgumentParser
+
 from twnb.notebook.experience_commands import experience_command, remember_command
 from twnb.notebook.file_commands import export_command, load_command, save_command
 from twnb.notebook.round_commands import (
@@ -25,8 +27,6 @@ from twnb.notebook.round_commands import (
 from twnb.notebook.setting_commands import config_command, plugins_command, rules_command, trace_command
 
 if TYPE_CHECKING:
-    from IPython.core.magic_arguments import MagicArgumentParser
-
     from twnb.notebook.subcommand_context import SubcommandContext
 
 
@@ -67,8 +67,6 @@ class Subcommand:
 
     def parser(self) -> MagicArgumentParser:
         """Its own parser: its flags and its words (argparse errors are IPython's one-line UsageError)."""
-        from IPython.core.magic_arguments import MagicArgumentParser
-
         parser = MagicArgumentParser(
             prog=f"%taskweaver {self.name}",
             usage=f"taskweaver {self.usage}",  # IPython's help formatter puts the % before it

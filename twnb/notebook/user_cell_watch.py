@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
     from twnb.session import UserCellLog, UserCells
 
+# lazy: %load_ext twnb imports this module; twnb.session (76 modules, ~100 ms) loads with the first
+# cell recorded
+
 
 class UserCellWatch:
     """The user's cells since the previous `take()` (the session takes them when a Round starts)."""

@@ -14,6 +14,7 @@ constant name.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 import sys
@@ -83,7 +84,7 @@ def find_imports(path: Path, repo: Path, modules: set[str]) -> list[Import]:
         if target in modules:
             found.append(Import(source, target, f"{rel}:{node.lineno}"))
 
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in import_nodes(path):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 add(_nearest_module(alias.name, modules), node)
@@ -101,6 +102,22 @@ def find_imports(path: Path, repo: Path, modules: set[str]) -> list[Import]:
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 add(_nearest_module(first.value, modules), node)
     return found
+
+
+def import_nodes(path: Path) -> tuple[ast.AST, ...]:
+    """The import statements and `import_module("...")` calls of `path`, wherever they are."""
+    return _import_nodes(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.cache
+def _import_nodes(source: str, filename: str) -> tuple[ast.AST, ...]:
+    # Parsed once per source: four tests read every module of twnb/ (~6 s each on a loaded machine).
+    return tuple(
+        node
+        for node in ast.walk(ast.parse(source, filename))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        or (isinstance(node, ast.Call) and _is_import_module(node.func))
+    )
 
 
 def _nearest_module(name: str, modules: set[str]) -> str:
@@ -172,7 +189,7 @@ def third_party_imports(path: Path) -> dict[str, str]:
     """The top-level names of the packages `path` imports that are neither the standard library nor its
     own package, each with where it is first imported."""
     found: dict[str, str] = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in import_nodes(path):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

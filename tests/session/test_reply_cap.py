@@ -24,10 +24,18 @@ def _runaway_script() -> dict:
     }
 
 
+@pytest.fixture(scope="module")
+def ran_once() -> dict:
+    return {}
+
+
 @pytest.fixture
-def runaway_round(make_session):
-    session = make_session(_runaway_script(), settings={"max_reply_chars": LIMIT})
-    return session.run_round("Print the data")
+def runaway_round(make_session, ran_once):
+    """The Round, run once for the module (~2 s of stream): the tests only read it."""
+    if "round" not in ran_once:
+        session = make_session(_runaway_script(), settings={"max_reply_chars": LIMIT})
+        ran_once["round"] = session.run_round("Print the data")
+    return ran_once["round"]
 
 
 @pytest.mark.timeout(20)  # the whole reply would take 30 s: a Round that read it all would time out

@@ -8,6 +8,7 @@ refusal handler installed and multiprocessing told it starts no new Python (new_
 from __future__ import annotations
 
 import contextlib
+import platform
 import sys
 import warnings
 
@@ -23,8 +24,6 @@ def _blank_processor() -> None:
     runs `uname -p`: refused here, after a refused exec in each folder of PATH, each a round trip to
     the supervisor and a line in its record. Set it beforehand to what platform makes of the
     refusal (blank), in the slot `functools.cached_property` fills."""
-    import platform
-
     with contextlib.suppress(TypeError):  # no such slot: the refused starts are only slower
         vars(platform.uname()).setdefault("processor", "")
 

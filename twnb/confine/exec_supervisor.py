@@ -3,9 +3,11 @@ is confined (outside Landlock's domain and the kernel's user namespace), which r
 of the kernel's exec filter (exec_notify.py) and answers every `execve`/`execveat` the kernel or any
 process it starts tries with EACCES, never letting one continue: Landlock's layer 2 stays the line,
 the supervisor only records. Each refusal is one JSON line `{"time", "program", "pid"}` appended to
-the record file whoever started the kernel named (`--refused-record PATH`, in a folder the kernel
-may not write: the launcher checks), written before the answer, so it is there by the time the
-kernel's call returns; without a record file, a line on the kernel's stderr (Jupyter's log).
+each record file: the one whoever started the kernel named (`--refused-record PATH`, in a folder the
+kernel may not write: the launcher checks) and the one the kernel itself reads but cannot write (the
+launcher's, named in `RECORD_ENV`: twnb inside puts it in a Round's record), written before the
+answer, so it is there by the time the kernel's call returns. Without a record file named by the
+starter, also a line on the kernel's stderr (Jupyter's log).
 
 The program is read from the calling process's memory (/proc/PID/mem), kept only when the
 notification is still valid afterwards (SECCOMP_IOCTL_NOTIF_ID_VALID: the caller could have been
@@ -29,6 +31,8 @@ import time
 from typing import IO
 
 RECORD_OPTION = "--refused-record"
+# The kernel's environment names here the record it may read, not write (launcher.py, refused_record.py)
+RECORD_ENV = "TWNB_REFUSED_STARTS"
 PROCESS_NAME = b"twnb-exec-sup"  # /proc/PID/comm: how a person (or a test) tells it apart
 
 # struct seccomp_notif: id, pid, flags, then struct seccomp_data: nr, arch, ip, args[6]
@@ -53,23 +57,24 @@ _PR_SET_NAME = 15
 _MAX_LINES = 100_000  # about 10 MB of record
 
 
-def start_supervisor(record: IO[bytes] | None) -> int:
-    """Fork the supervisor, writing to `record` (stderr when None); the kernel's end of the socket
-    that carries the listener over, inheritable across the kernel's exec (exec_notify.HANDOFF_ENV)."""
+def start_supervisor(records: list[IO[bytes]], *, log: bool = False) -> int:
+    """Fork the supervisor, writing to each of `records` (and a line to stderr with `log`); the
+    kernel's end of the socket that carries the listener over, inheritable across the kernel's exec
+    (exec_notify.HANDOFF_ENV)."""
     kernel_end, own_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     if os.fork() == 0:
         try:
             kernel_end.close()
             os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            out = record.fileno() if record is not None else 2
-            _close_all_but({own_end.fileno(), out})
+            files = [record.fileno() for record in records]
+            _close_all_but({own_end.fileno(), *files})
             ctypes.CDLL(None).prctl(_PR_SET_NAME, PROCESS_NAME, 0, 0, 0)
-            serve(own_end, out)
+            serve(own_end, files, log=log)
         finally:
             os._exit(0)
     own_end.close()
-    if record is not None:
+    for record in records:
         record.close()
     fd = kernel_end.detach()
     os.set_inheritable(fd, True)
@@ -86,7 +91,7 @@ def _close_all_but(keep: set[int]) -> None:
     os.closerange(start, os.sysconf("SC_OPEN_MAX"))
 
 
-def serve(channel: socket.socket, out: int) -> None:
+def serve(channel: socket.socket, files: list[int], *, log: bool = False) -> None:
     """Receive the listener over `channel`, then answer its notifications until it hangs up."""
     try:
         _, fds, _, _ = socket.recv_fds(channel, 1, 1)
@@ -98,7 +103,7 @@ def serve(channel: socket.socket, out: int) -> None:
         return  # the kernel ended before it handed the listener over
     listener = fds[0]
     libc = ctypes.CDLL(None, use_errno=True)
-    record = _Record(out)
+    record = _Record(files, log)
     poller = select.poll()
     poller.register(listener, select.POLLIN)
     while True:
@@ -127,33 +132,40 @@ def _answer_one(libc: ctypes.CDLL, listener: int, record: _Record) -> None:
 
 
 class _Record:
-    """Where each refusal goes: a JSON line in the record file, or a line on stderr for a person.
-    The same process trying the same program again is written once (a loop would fill the disk), on
-    stderr once for a whole search along PATH; past `_MAX_LINES` nothing more is written."""
+    """Where each refusal goes: a JSON line in each record file, and a line on stderr for a person
+    with `log`. The same process trying the same program again is written once (a loop would fill the
+    disk), on stderr once for a whole search along PATH; past `_MAX_LINES` nothing more is written."""
 
-    def __init__(self, out: int) -> None:
-        self.out = out
+    def __init__(self, files: list[int], log: bool) -> None:
+        self.files = files
+        self.log = log
         self.last: tuple[int, str | None] | None = None
+        self.last_logged: tuple[int, str] | None = None
         self.lines = 0
 
     def write(self, program: str | None, pid: int) -> None:
-        if self.out != 2:
-            seen: tuple[int, str | None] = (pid, program)
+        if self.lines >= _MAX_LINES:
+            return
+        if self.files and (pid, program) != self.last:
+            self.last = (pid, program)
+            self.lines += 1
             line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
-        else:
-            seen = (pid, os.path.basename(program or ""))
+            for file in self.files:
+                _write(file, line)
+        if self.log and (pid, os.path.basename(program or "")) != self.last_logged:
+            self.last_logged = (pid, os.path.basename(program or ""))
+            self.lines += 1
             shown = (
                 "a program" if program is None else ascii(program) if not program.isprintable() else program
             )
-            line = f"twnb-confined: running {shown} was refused (process {pid})\n"
-        if seen == self.last or self.lines >= _MAX_LINES:
-            return
-        self.last = seen
-        self.lines += 1
-        try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
-            os.write(self.out, line.encode())
-        except OSError:
-            pass  # the record is lost, the refusal is not
+            _write(2, f"twnb-confined: running {shown} was refused (process {pid})\n")
+
+
+def _write(fd: int, line: str) -> None:
+    try:  # noqa: SIM105 (contextlib is not loaded in the launcher)
+        os.write(fd, line.encode())
+    except OSError:
+        pass  # the record is lost, the refusal is not
 
 
 def _program(pid: int, nr: int, args: list[int]) -> str | None:

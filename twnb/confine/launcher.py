@@ -21,10 +21,11 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import IO
 
 from twnb.confine import landlock, seccomp
 from twnb.confine.exec_notify import HANDOFF_ENV
-from twnb.confine.exec_supervisor import RECORD_OPTION, start_supervisor
+from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION, start_supervisor
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only, private_tmpfs
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
@@ -124,27 +125,49 @@ def _start_warden(
     return port
 
 
-def _start_exec_supervisor(record: Path | None, plan: ConfinementPlan) -> int | None:
+def _start_exec_supervisor(record: Path | None, plan: ConfinementPlan, inside: Path) -> int | None:
     """Fork the supervisor that refuses and records the kernel's program starts (exec_supervisor.py),
     still outside every confinement; the descriptor the kernel hands its exec filter's listener over
-    (None where seccomp is not supported: Landlock alone refuses, unrecorded). The record must be in
-    a folder the kernel cannot write, or the kernel could write the record itself."""
+    (None where seccomp is not supported: Landlock alone refuses, unrecorded). It writes `inside`, the
+    record the kernel reads (`_record_the_kernel_reads`), and `record` when the starter named one,
+    which must be in a folder the kernel cannot write, or the kernel could write the record itself;
+    without one, also a line in Jupyter's log."""
     if not seccomp.supported():
         return None
-    file = None
-    if record is not None:
-        if is_inside(real_path(record), [real_path(p) for p in plan.write]):
-            raise ConfinementError(
-                f"the record of refused program starts ({record}) is in a folder the kernel may write; "
-                "name one outside the notebook's and the writable folders"
-            )
-        try:
-            file = open(record, "ab", buffering=0)  # noqa: SIM115 (the supervisor's from here on)
-        except OSError as error:
-            raise ConfinementError(
-                f"the record of refused program starts cannot be written: {error}"
-            ) from error
-    return start_supervisor(file)
+    files: list[IO[bytes]] = []
+    try:
+        if record is not None:
+            if is_inside(real_path(record), [real_path(p) for p in plan.write]):
+                raise ConfinementError(
+                    f"the record of refused program starts ({record}) is in a folder the kernel may "
+                    "write; name one outside the notebook's and the writable folders"
+                )
+            files.append(_open_record(record))
+        files.append(_open_record(inside))
+    except BaseException:
+        for file in files:
+            file.close()
+        raise
+    return start_supervisor(files, log=record is None)
+
+
+def _open_record(path: Path) -> IO[bytes]:
+    try:
+        return open(path, "ab", buffering=0)  # the supervisor's from here on
+    except OSError as error:
+        raise ConfinementError(f"the record of refused program starts cannot be written: {error}") from error
+
+
+def _record_the_kernel_reads(plan: ConfinementPlan) -> tuple[ConfinementPlan, Path]:
+    """The plan with a record of refused starts the kernel may read but not write (twnb inside puts
+    what a Round's code tried in its record): a file in a folder of the private folder, made now and
+    mounted read-only over itself with the plan's other read-only places, so the kernel can neither
+    append, truncate, rename nor remove it; the supervisor writes it through the descriptor it opens
+    before the mounts (`_start_exec_supervisor`)."""
+    folder = plan.private_dir / "refused-starts"
+    folder.mkdir(mode=0o700)
+    read_only = (*plan.read_only, folder)
+    return plan._replace(read_only=read_only), folder / "refused-starts.jsonl"
 
 
 def _make_private_dir() -> Path:
@@ -283,7 +306,8 @@ def confine_and_exec(
             bind_ports=kernel_ports,
             proxy_port=proxy_port,
         )
-        handoff = _start_exec_supervisor(refused_record, plan)  # before the mounts: outside them
+        plan, inside_record = _record_the_kernel_reads(plan)
+        handoff = _start_exec_supervisor(refused_record, plan, inside_record)  # before the mounts
         _apply_mounts(plan)
     except ConfinementError as error:
         _remove(private_dir)
@@ -314,6 +338,7 @@ def confine_and_exec(
     )
     if handoff is not None:
         env[HANDOFF_ENV] = str(handoff)
+        env[RECORD_ENV] = str(inside_record)
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]

@@ -6,6 +6,9 @@ ran is what that cell tried.
 
 This is how a refused start that raises nothing in the kernel is still seen: `os.system` and libc's
 `system` through ctypes return 127 from the forked child whose exec failed.
+
+Inside the kernel, twnb reads the record the launcher made for it (`RECORD_ENV`, mounted read-only:
+the kernel reads it, never writes it): `RefusedStartsRecord.of_this_kernel()`.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from pathlib import Path
 from types import TracebackType
 
 from twnb.base import clip
-from twnb.confine.exec_supervisor import RECORD_OPTION
+from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION
 from twnb.confine.kernelspec import confined_kernel_argv
+from twnb.confine.refusals import program_refused
 
 _SHOWN_CHARS = 200
 
@@ -35,13 +39,33 @@ class RefusedStart:
 
 
 class RefusedStartsRecord:
-    """One kernel's record file, in a new private folder (removed by `close`); `read_new` returns
-    what was appended since it was last called."""
+    """One kernel's record file, in a new private folder (removed by `close`), or the one at `path`
+    someone else keeps (left alone by `close`); `read_new` returns what was appended since it was
+    last called."""
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="twnb-refused-starts-"))
-        self.path = self.folder / "refused-starts.jsonl"
+    def __init__(self, path: Path | None = None) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="twnb-refused-starts-")) if path is None else None
+        self.path = self.folder / "refused-starts.jsonl" if self.folder is not None else Path(str(path))
         self._offset = 0
+
+    @classmethod
+    def of_this_kernel(cls) -> RefusedStartsRecord | None:
+        """The record of this confined kernel's refused starts, which its launcher named in the
+        environment (None in any other kernel), read from its end: what came before is not a run's.
+        Taken once, when twnb starts here: code that later points the variable elsewhere does not
+        move it."""
+        path = os.environ.get(RECORD_ENV)
+        if not path:
+            return None
+        record = cls(Path(path))
+        record.read_new()
+        return record
+
+    def take_notes(self) -> list[str]:
+        """What was recorded since the last call, as the line a run's notes give it (the Round's
+        record, and what the model is told), or none."""
+        programs = refused_programs(self.read_new())
+        return [f"Confined kernel: {program_refused(' and '.join(programs))}"] if programs else []
 
     def kernel_argv(self, argv: list[str]) -> list[str]:
         """`argv` with the record named, when it is the confined kernel's launcher; else unchanged."""
@@ -74,7 +98,8 @@ class RefusedStartsRecord:
         return starts
 
     def close(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> RefusedStartsRecord:
         return self

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.base import every_record_scrubbed
+from twnb.confine import RefusedStartsRecord
 from twnb.kernel.capture import (
     SYS_EXIT_NOTE,
     FileChanges,
@@ -118,6 +119,11 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
     With an `undo_log`, each run is recorded there so it can be undone (undo_log.py): what cannot be
     undone (an object over the undo budget) is said in the cell before the code runs, and in the
     result's `undo_limits`.
+    In a confined kernel (the `twnb-confined` kernelspec, `twnb eval`'s and `twnb demo --live`'s),
+    `refused_starts` (by default the record its launcher named: `RefusedStartsRecord.of_this_kernel`)
+    holds the program starts the supervisor outside refused; those made while the code ran are a
+    line of the result's `notes`, as `KernelExecutor` gives them (`os.system` and libc's `system`
+    raise nothing: the record is how the Round, and the model, learn of them).
     """
 
     def __init__(
@@ -131,8 +137,12 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         rules: RunRules = RunRules(),
         limits: RecordLimits = RecordLimits(),
         undo_log: UndoLog | None = None,
+        refused_starts: RefusedStartsRecord | None = None,
     ) -> None:
         self.shell = shell
+        self.refused_starts = (
+            refused_starts if refused_starts is not None else RefusedStartsRecord.of_this_kernel()
+        )
         # twnb's places the code may not write, besides Python's, IPython's and Jupyter's (trust_base.py)
         self.protected = [os.fspath(p) for p in rules.protected]
         self._trust_base: TrustBase | None = None
@@ -171,6 +181,8 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
 
     def _before(self, call: RunCall, notes: list[str]) -> _LiveRun:
         self._remember_secret_variables()
+        if self.refused_starts is not None:
+            self.refused_starts.read_new()  # the user's cells since the last run: not this code's
         guard = RuntimeGuard.installed()
         shell_guard = ShellGuard.for_shell(self.shell, guard)
         notes.extend(late_refusal_note(refusal) for refusal in guard.take_late_refusals())
@@ -231,6 +243,8 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
             state.cell, recorder, state.watchdog, call.limit, state.interrupted_outside_code, notes
         )
         status, error = with_refusals(status, error, run.refusals)
+        if self.refused_starts is not None:
+            notes.extend(self.refused_starts.take_notes())
         notes.extend(dict.fromkeys(state.inert_lines))
         created, modified = written_files(
             run, skip=self._skipped_dirs(), workdirs=(self.workdir, os.getcwd())

@@ -511,12 +511,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
     def _refused_start_notes(self) -> list[str]:
         """The programs the confined kernel's supervisor refused while the code ran, in the line the
         kernel gives a refused start that raised (`os.system` and libc's `system` raise nothing)."""
-        if self._refused_starts is None:
-            return []
-        from twnb.confine import program_refused, refused_programs
-
-        programs = refused_programs(self._refused_starts.read_new())
-        return [f"Confined kernel: {program_refused(' and '.join(programs))}"] if programs else []
+        return [] if self._refused_starts is None else self._refused_starts.take_notes()
 
     def _finish(self, result: ExecutionResult, state: _KernelRun) -> None:
         result.kernel_restarted = state.restarted

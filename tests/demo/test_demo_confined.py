@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 from fakellm import FakeLLMServer
 from support.confined_kernel import needs_landlock
+from support.nb_scripts import code, planner
 
 from twnb.demo.demo_notebook import DEMO_MODEL
 from twnb.demo.runner import QUICKSTART, run_demo
@@ -39,3 +41,32 @@ def test_the_live_quickstart_runs_confined_through_the_key_proxy(tmp_path: Path,
     assert headers == {f"Bearer {KEY}"}
     saved = result.conversation.read_text(encoding="utf-8")
     assert "confinement:" in saved and KEY not in saved
+
+
+def test_the_demo_names_the_program_start_a_rounds_code_was_refused(tmp_path: Path, monkeypatch) -> None:
+    marker = tmp_path / "out" / "started-by-system"
+    attack = f"import ctypes\nprint('status', ctypes.CDLL(None).system(b'touch {marker}'))"
+    script = {
+        "Planner": [
+            planner("Do it.", send_to="CodeInterpreter", step="1. touch the marker"),
+            planner("Done.", send_to="User", step="2. report", stop="Completed"),
+        ],
+        "CodeInterpreter": [code(attack)],
+    }
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(s) for s in ("%load_ext twnb", "%%taskweaver --no-verify\nTouch it.")
+    ]
+    with FakeLLMServer(script, models=(DEMO_MODEL,)) as server:
+        for name in ("TWNB_REPLAY", "TWNB_RECORD", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
+        lines: list[str] = []
+        result = run_demo(tmp_path / "out", live=True, confine=True, notebook=nb, progress=lines.append)
+    assert result.ok, result.failures
+    assert not marker.exists()
+    said = "Confined kernel: running /bin/sh was refused"
+    assert [n for n in result.notes if n.startswith(f"cell 2: {said}")], result.notes
+    assert any(line.strip().startswith(said) for line in lines)

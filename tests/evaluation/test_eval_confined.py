@@ -12,7 +12,7 @@ from support.confined_kernel import needs_landlock
 from support.session_script import answer, code_reply, planner_reply
 
 from twnb.cli import main
-from twnb.evaluation import EvalOptions, run_evaluation
+from twnb.evaluation import EvalOptions, case_run, run_evaluation
 
 pytestmark = [pytest.mark.slow, needs_landlock]
 
@@ -93,3 +93,24 @@ def test_the_cli_takes_no_confine(tmp_path, live, make_case, outside_file, capsy
     code = main(["eval", str(tmp_path / "cases"), "-o", str(out), "--model", "m", "--no-confine"])
     assert code == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "m" / "copy" / "copied.txt").read_text(encoding="utf-8") == SECRET
+
+
+def test_a_case_result_names_the_program_start_its_kernel_refused(tmp_path, live, make_case, monkeypatch):
+    # verification and the runtime guard off (no case can say so: set here), so the code reaches the
+    # operating system as an escape from them would
+    monkeypatch.setattr(
+        case_run, "setting_lines", lambda settings: ["%config TaskWeaverMagics.verify = False"]
+    )
+    marker = tmp_path / "out" / "m" / "shell" / "started-by-system"
+    make_case("shell")
+    live.load(_script(f"import ctypes\nprint('status', ctypes.CDLL(None).system(b'touch {marker}'))"))
+    outcome = run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"]),
+        progress=lambda _: None,
+    )
+    (result,) = outcome.ran
+    assert not marker.exists()
+    refused = [
+        n for n in result.notes if n.startswith("Round 1: Confined kernel: running /bin/sh was refused")
+    ]
+    assert len(refused) == 1, result.notes

@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 from twnb.config import SettingsError, resolve_settings
-from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
+from twnb.confine import RefusedStartsRecord, abi_version, confined_kernel_argv, unavailable_reason
 from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
@@ -93,13 +93,21 @@ def run_demo(
     if kernel_name is None and connection_file is None:
         _check_requirements(demo)
     attached = Path(connection_file).resolve() if connection_file is not None else None
+    refused: RefusedStartsRecord | None = None
     try:
         kernel_argv = (
             _confined_argv(progress) if confine and kernel_name is None and attached is None else None
         )
+        # the confined kernel's refused program starts, recorded outside it and read after each cell
+        if kernel_argv is not None:
+            refused = RefusedStartsRecord()
+            kernel_argv = refused.kernel_argv(kernel_argv)
         kernel = DemoKernel.create(kernel_name=kernel_name, connection_file=attached, kernel_argv=kernel_argv)
     except DemoKernelError as error:
+        if refused is not None:
+            refused.close()
         raise DemoError(str(error)) from error
+    refused_notes: list[str] = []
     prepare = kernel_name is not None or attached is not None
     progress(
         f"twnb demo: {'live, with your configured model' if live else 'offline, replaying scripted replies'}"
@@ -114,6 +122,8 @@ def run_demo(
         if cell_index not in code_cells:
             return
         started[cell_index] = time.monotonic()
+        if refused is not None:
+            refused.read_new()  # what came before this cell: not its code's
         first_line = cell.source.splitlines()[1 if cell.source.startswith("%%") else 0][:70]
         step = code_cells.index(cell_index) + 1
         progress(f"[{step}/{len(code_cells)}] {first_line}")
@@ -125,6 +135,9 @@ def run_demo(
         states = _round_states([cell])
         note = f"Round {states[0]}" if states else "done"
         progress(f"      {note} ({seconds:.1f} s)")
+        for line in refused.take_notes() if refused is not None else []:
+            refused_notes.append(f"cell {code_cells.index(cell_index) + 1}: {line}")
+            progress(f"      {line}")
 
     def on_notebook_start(**_: object) -> None:
         if prepare:
@@ -165,6 +178,8 @@ def run_demo(
                     kernel.bring_back(out, demo.conversation_file)
             finally:
                 kernel.release()
+                if refused is not None:
+                    refused.close()
 
     conversation_path = out / demo.conversation_file
     if not live:  # the scripted replies beside the conversation: the notebook replays from them again
@@ -176,7 +191,7 @@ def run_demo(
         round_states=_round_states(nb.cells),
         failures=_round_failures(nb.cells),
         artifacts=_artifacts(conversation_path),
-        notes=kernel.notes,
+        notes=[*kernel.notes, *refused_notes],
     )
     _report(result, progress)
     return result

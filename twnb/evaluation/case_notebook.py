@@ -4,6 +4,8 @@ The same parts as `twnb demo` and `twnb export --execute`: this interpreter's ip
 (`this_python_kernel_manager`), nbclient's `setup_kernel`/`execute_cell`, the kernel's stderr in a
 log file. Unlike the demo the notebook is not known in advance: each `%%taskweaver` cell is added
 when the virtual user has said what it holds, then run, and its Round read back from its output.
+A confined kernel is named a record of the program starts its supervisor refuses (`RefusedStartsRecord`,
+outside the kernel's reach), read after each Round: `refused_starts` gives what that Round's code tried.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
+from twnb.confine import RefusedStartsRecord
 from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
 from twnb.kernel import this_python_kernel_manager
 
@@ -52,11 +55,17 @@ class CaseNotebook:
         self.nb.metadata["language_info"] = {"name": "python"}
         self._stack = contextlib.ExitStack()
         self._client: Any = None
+        self._refused_starts: RefusedStartsRecord | None = None
+        self._refused_in_round: list[str] = []
 
     def __enter__(self) -> CaseNotebook:
+        argv = self.kernel_argv
+        if argv is not None:
+            self._refused_starts = self._stack.enter_context(RefusedStartsRecord())
+            argv = self._refused_starts.kernel_argv(argv)
         self._client = NotebookClient(
             self.nb,
-            km=this_python_kernel_manager(self.kernel_argv),
+            km=this_python_kernel_manager(argv),
             timeout=self.timeout,
             allow_errors=True,
             interrupt_on_timeout=True,
@@ -96,13 +105,22 @@ class CaseNotebook:
         """Run one `%%taskweaver` cell holding `request` and read its Round. A cell past the time limit
         is interrupted (nbclient), which ends its Round; the turn then says it ran out of time."""
         started = time.monotonic()
+        if self._refused_starts is not None:
+            self._refused_starts.read_new()  # the kernel's start and the set-up cells: not this Round's
         outputs = self._run(f"%%taskweaver\n{request}")
         seconds = time.monotonic() - started
+        if self._refused_starts is not None:
+            self._refused_in_round = self._refused_starts.take_notes()
         turn = turn_from_outputs(request, outputs, seconds)
         if seconds >= self.timeout:
             turn.state = "failed"
             turn.failure = f"the Round took longer than {self.timeout} s and was interrupted"
         return turn
+
+    def refused_starts(self) -> list[str]:
+        """The program starts the confined kernel refused while the last Round's code ran, each
+        program once, as the line a run's notes give it; none for an unconfined kernel."""
+        return list(self._refused_in_round)
 
     def run_quietly(self, source: str) -> list[Any]:
         """Run a code cell whose outputs the caller reads (e.g. `%taskweaver save`)."""

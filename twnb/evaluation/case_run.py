@@ -172,6 +172,10 @@ def _converse_and_judge(
                 # The request becomes a cell of a saved notebook: no secret may go there.
                 turn = notebook.ask(access.redactor.redact(request))
                 result.turns.append(turn)
+                # from the record outside the kernel: what the Round's code cannot forge or hide
+                result.notes.extend(
+                    f"Round {len(result.turns)}: {line}" for line in notebook.refused_starts()
+                )
                 progress(spec, f"Round {len(result.turns)} {turn.state} ({turn.seconds:.1f} s)")
                 if turn.failed:
                     result.failures.append(f"Round {len(result.turns)} {turn.state}: {turn.failure}")

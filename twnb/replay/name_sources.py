@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from twnb.replay.ran_code import ran_code
+
 if TYPE_CHECKING:
     from IPython.core.inputtransformer2 import TransformerManager
 
@@ -126,9 +128,6 @@ def plugins_called(conversation: Conversation) -> list[str]:
 def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
     """The conversation's code in the order it ran: each Round's user cells (but one too long to be
     recorded whole), then its code (each attempt that ran; none of a Round the user undid)."""
-    # lazy: twnb.replay.notebook_cells loads nbformat (~1 s, 250 modules), which `twnb export` may not need
-    from twnb.replay.notebook_cells import code_piece
-
     for number, round in enumerate(conversation.rounds, start=1):
         extra = round.extra if isinstance(round.extra, Mapping) else {}
         for cell in extra.get("user_cells") or []:
@@ -149,11 +148,11 @@ def recorded_code(conversation: Conversation) -> Iterator[RecordedCode]:
                 user=True,
             )
         for post in round.post_list:
-            piece = code_piece(round.id, post)
-            if piece is None or round.undone:  # the user took an undone Round's effects back
+            ran = ran_code(post)
+            if ran is None or round.undone:  # the user took an undone Round's effects back
                 continue
             yield RecordedCode(
-                piece.code, number, f"Round {number}'s code", succeeded=not piece.failed, made=_made_by(post)
+                ran.code, number, f"Round {number}'s code", succeeded=not ran.failed, made=_made_by(post)
             )
 
 

@@ -29,15 +29,15 @@ from twnb.render import (
 )
 from twnb.replay.large_outputs import cut_large_outputs, text_of
 from twnb.replay.nodes import code_cell, data_output, error_output, markdown_cell, stream
+from twnb.replay.ran_code import post_attachment, post_text, ran_code
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-    from twnb.memory import Attachment, Conversation, Plan, Post, Round
+    from twnb.memory import Conversation, Plan, Post, Round
 
 SHOW_COMMAND = "%taskweaver show"
 FAILED_TAG = "twnb-failed-attempt"
-_RAN = {"SUCCESS", "FAILURE"}  # TaskWeaver's execution_status when the code ran (NONE: it did not)
 
 
 @dataclass
@@ -146,7 +146,7 @@ def round_cells(
         decision = decision_line(shown)
         if decision is not None:
             lines += ["", f"*{decision}.*"]
-        thought = _text(post, "thought")
+        thought = post_text(post, "thought")
         if thought:
             lines += [
                 "",
@@ -246,14 +246,12 @@ def show_cell(
 
 
 def code_piece(round_id: str, post: Post) -> CodePiece | None:
-    """The code `post` ran, or None (no code, a text reply, code that was refused or never ran)."""
-    if _text(post, "reply_type") != "python":
+    """The code `post` ran with its recorded outputs, or None (no code, a text reply, code that was
+    refused or never ran)."""
+    ran = ran_code(post)
+    if ran is None:
         return None
-    status = (_text(post, "execution_status") or "").upper()
-    code = _text(post, "reply_content")
-    if status not in _RAN or code is None:
-        return None
-    result = _attachment(post, "execution_result")
+    result = post_attachment(post, "execution_result")
     extra = result.extra if result is not None and isinstance(result.extra, Mapping) else {}
     recorded = extra.get("outputs")
     if isinstance(recorded, list):
@@ -261,10 +259,10 @@ def code_piece(round_id: str, post: Post) -> CodePiece | None:
         kind = "outputs"
     else:
         text = PromptUtil.remove_all_delimiters(str(result.content)) if result is not None else ""
-        outputs = [stream("stdout" if status == "SUCCESS" else "stderr", text)]
+        outputs = [stream("stderr" if ran.failed else "stdout", text)]
         kind = "text"
     shown = str(result.content) if kind == "outputs" and result is not None and result.content else None
-    return CodePiece(round_id, post.id, code, outputs, kind, failed=status == "FAILURE", shown_result=shown)
+    return CodePiece(round_id, post.id, ran.code, outputs, kind, failed=ran.failed, shown_result=shown)
 
 
 def clean_output(raw: Any) -> Any:
@@ -353,15 +351,15 @@ def _round_heading(round: Round, number: int, plan: Plan | None) -> list[str]:
 def _not_run(post: Post, *, decided: bool = False) -> list[str]:
     """A CodeInterpreter reply that ran nothing: a text reply, code that was refused, or code the user
     skipped (`decided`: the decision line above already says why)."""
-    kind = _text(post, "reply_type")
-    content = _text(post, "reply_content")
+    kind = post_text(post, "reply_type")
+    content = post_text(post, "reply_content")
     if not content:
         return []
     if kind == "python":
-        error = _text(post, "code_error")
+        error = post_text(post, "code_error")
         if error is not None and is_no_error("code_error", error):
             error = None  # verification's "No error is found." is no reason
-        why = error or _text(post, "execution_result") or "it was not run"
+        why = error or post_text(post, "execution_result") or "it was not run"
         reason = "" if decided else " (" + _markdown(why.strip().split("\n")[0]) + ")"
         return ["", f"Code that was not run{reason}:", "", _fenced(content)]
     return ["", _markdown(content)]
@@ -369,7 +367,7 @@ def _not_run(post: Post, *, decided: bool = False) -> list[str]:
 
 def _shown_reply(post: Post) -> str | None:
     """A text reply already shown as Markdown (TaskWeaver repeats it as the post's message)."""
-    return _text(post, "reply_content") if _text(post, "reply_type") == "text" else None
+    return post_text(post, "reply_content") if post_text(post, "reply_type") == "text" else None
 
 
 def _fenced(code: str) -> str:
@@ -384,17 +382,6 @@ def _markdown(text: str, *, links: bool = False) -> str:
 
 def _inline(text: str) -> str:
     return escape_markdown(" ".join(str(text).split())).replace("`", "&#96;").replace("*", "&#42;")
-
-
-def _text(post: Post, kind: str) -> str | None:
-    attachment = _attachment(post, kind)
-    if attachment is None:
-        return None
-    return attachment.content if isinstance(attachment.content, str) else str(attachment.content)
-
-
-def _attachment(post: Post, kind: str) -> Attachment | None:
-    return next((a for a in post.attachment_list if a.type.value == kind), None)
 
 
 def _timing(round: Round) -> Mapping[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from twnb.memory import Conversation
 from twnb.replay.errors import ReplayError
-from twnb.replay.notebook_cells import code_piece
+from twnb.replay.ran_code import ran_code
 
 _EXPORT_AGAIN = "export it again from its conversation (twnb export CONV.yaml -o NOTEBOOK.ipynb)"
 
@@ -31,9 +31,9 @@ def refuse_code_not_shown(nb: Mapping[str, Any], conversation: Conversation, pat
     recorded: dict[str, tuple[str, str, bool]] = {}  # post id -> (round id, code, succeeded)
     for round in conversation.rounds:
         for post in round.post_list:
-            piece = code_piece(round.id, post)
-            if piece is not None and not round.undone:
-                recorded[post.id] = (round.id, piece.code, not piece.failed)
+            ran = ran_code(post)
+            if ran is not None and not round.undone:
+                recorded[post.id] = (round.id, ran.code, not ran.failed)
     shown_posts: set[str] = set()
     shown_user: dict[str, list[tuple[int, str]]] = {}
     for position, cell in enumerate(cells, start=1):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from twnb.memory import PromptUtil
 from twnb.render import (
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
     from twnb.memory import Conversation, Plan, Post, Round
+    from twnb.replay.name_sources import OutsideName
 
 SHOW_COMMAND = "%taskweaver show"
 FAILED_TAG = "twnb-failed-attempt"
@@ -66,12 +67,6 @@ class RoundCells:
     # cell position in `cells` -> the piece it runs (re-execution compares with `piece.outputs`)
     pieces: dict[int, CodePiece] = field(default_factory=dict)
     cut_files: list[str] = field(default_factory=list)
-
-
-class Sentence(Protocol):
-    """What the notebook says of a name (an `OutsideName` of name_sources.py, which imports this file)."""
-
-    def sentence(self) -> str: ...
 
 
 def title_cell(conversation: Conversation, session_id: str) -> NotebookNode:
@@ -106,7 +101,7 @@ def setup_cell(notebook_name: str) -> NotebookNode:
     return code_cell(source, [], {"twnb": {"cell": "setup"}})
 
 
-def outside_names_cell(names: Sequence[Sentence]) -> NotebookNode:
+def outside_names_cell(names: Sequence[OutsideName]) -> NotebookNode:
     """What the recorded code reads that nothing recorded makes (`OutsideName`s): a re-run needs it
     defined first, so the notebook says so before any Round."""
     lines = ["**Before you run this notebook**", ""]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from twnb.config import resolve_settings
 from twnb.replay.artifacts import visible_folder
 from twnb.replay.errors import ReplayError
+from twnb.replay.notebook_import import read_notebook
 from twnb.session import load_conversation_and_session, redactor_for, rounds_folder, save_conversation_file
 
 if TYPE_CHECKING:
@@ -105,8 +106,6 @@ def is_rerun_output(path: Path) -> bool:
 
 
 def _notebook_to_conversation(request: ExportRequest, source: Path, out: Path) -> ExportOutcome:
-    from twnb.replay.notebook_import import read_notebook
-
     if out.suffix.lower() not in _YAML:
         raise ReplayError(
             f"a notebook is read back into a conversation: -o must name a .yaml file, got {out}"
@@ -136,14 +135,14 @@ def _rerun_notebook_as_it_is(
     request: ExportRequest, source: Path, out: Path, progress: Callable[[str], None]
 ) -> ExportOutcome:
     # lazy: `twnb export NOTEBOOK -o CONV.yaml` loads none of these (bench/bench_export_startup.py):
-    # nbformat with its validator (~1.3 s, 250 modules), twnb.replay.notebook_import, twnb.replay.export,
-    # twnb.replay.notebook_rerun and twnb.replay.rerun (nbformat, kernels), twnb.confine (~35 ms),
-    # twnb.replay.name_sources (~3 ms), recorded_code_check of twnb.session (~120 modules)
+    # nbformat with its validator (~1.3 s, 250 modules; only a direction that writes a notebook, which
+    # write_notebook validates, needs it), twnb.replay.export, twnb.replay.notebook_rerun and
+    # twnb.replay.rerun (nbformat, kernels), twnb.confine (~35 ms), twnb.replay.name_sources (~3 ms),
+    # recorded_code_check of twnb.session (~120 modules)
     import nbformat
 
     from twnb.replay.export import write_notebook
     from twnb.replay.name_sources import plugins_called
-    from twnb.replay.notebook_import import read_notebook
     from twnb.replay.notebook_rerun import plan_rerun
 
     if out.suffix.lower() != ".ipynb":

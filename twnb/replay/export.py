@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Importing nbformat imports its validator (jsonschema, rfc3987_syntax: ~1.3 s). This module writes
+# notebooks, and an exported notebook is valid nbformat (contract 8: write_notebook validates it), so
+# it needs it; reading a notebook back (notebook_import.py) must not import this module or nbformat
+# (tests/replay/test_export_start.py).
 import nbformat
 
 from twnb.base import gc_paused

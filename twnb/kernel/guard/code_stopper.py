@@ -28,7 +28,9 @@ and is removed as soon as the code has ended. "The code's frames" are those belo
 outermost frame, below `entry` (where the watchdog was entered): a `<module>` frame whose globals are
 `code_namespace` (the shell's namespace), else any frame `entry` called. IPython's machinery above the
 code (which catches the exception and shows its traceback) and the user's own cell that asked for the
-Round (above `entry`, in the same namespace) are never touched.
+Round (above `entry`, in the same namespace) are never touched. Code that awaits at its top level (an
+async cell's task) is off the stack while it waits, not ended: `waiting` says so, and 3.11's trace
+function stays on meanwhile, so that it raises when the code's coroutine resumes.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import ctypes
 import dis
 import sys
 import threading
+from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
@@ -55,8 +58,11 @@ class CodeStopper:
         *,
         code_namespace: dict[str, Any] | None = None,
         entry: FrameType | None = None,
+        waiting: Callable[[], bool] | None = None,
     ) -> None:
         self.exception = exception
+        # Whether the code awaits, off the stack but not ended (an async cell's task: watchdog.py)
+        self.waiting = waiting
         self.code_namespace = code_namespace
         self.entry = entry
         self.installed = False
@@ -80,10 +86,10 @@ class CodeStopper:
         self._active = True
         here = sys._getframe(1)
         if self.installed:
-            if self.mode == "trace" and self.code_on_stack(here):
+            if self.mode == "trace" and self._code_alive(here):
                 self._install_trace(here)  # CPython switched it off after the last raise, or it paused
             return
-        if sys.version_info < (3, 12) and not self.code_on_stack(here):
+        if sys.version_info < (3, 12) and not self._code_alive(here):
             return  # nothing of the code's to stop (it has ended): the watchdog asks again if it runs
         self.installed = True
         if not (sys.version_info >= (3, 12) and self._install_monitoring()):
@@ -125,6 +131,10 @@ class CodeStopper:
                 return True
             f = f.f_back
         return False
+
+    def _code_alive(self, frame: FrameType | None) -> bool:
+        """The code runs in `frame`'s stack, or awaits (its coroutine resumes later: tracing stays on)."""
+        return self.code_on_stack(frame) or (self.waiting is not None and self.waiting())
 
     def _in_code(self, frame: FrameType | None) -> bool:
         """Whether `frame` is one of the code's: at or below its outermost frame, not the stopper's own."""
@@ -185,7 +195,7 @@ class CodeStopper:
 
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if not self._active or not self._in_code(frame):
-            if self._active and not self.code_on_stack(frame):
+            if self._active and not self._code_alive(frame):
                 # The code has ended (the shell formats its traceback: stack_data parses every file in
                 # it, millions of calls each paying this function): stop tracing. The watchdog asks
                 # for the stopper again if the code turns out to run on.
@@ -299,6 +309,7 @@ exempt(
     CodeStopper.remove,
     CodeStopper._in_code,
     CodeStopper.code_on_stack,
+    CodeStopper._code_alive,
     CodeStopper._on_event,
     CodeStopper._global_trace,
     CodeStopper._local_trace,

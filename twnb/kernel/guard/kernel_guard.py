@@ -185,7 +185,9 @@ class KernelGuard:
         if trust_base is None:
             trust_base = self._trust_bases[protect] = TrustBase.build(twnb_folders=protect)
         run = GuardedRun(refuse=bool(expected["refuse"]), code_namespace=namespace, trust_base=trust_base)
-        watchdog = Watchdog(expected["timeout"], code_namespace=namespace, on_unresponsive=_tell)
+        watchdog = Watchdog(
+            expected["timeout"], code_namespace=namespace, on_unresponsive=_tell, task=_cell_task()
+        )
         stack = contextlib.ExitStack()
         try:
             stack.enter_context(watchdog)  # its thread starts before arming: it is twnb's
@@ -267,6 +269,15 @@ def _current_task() -> Any:
         return asyncio.current_task()
     except RuntimeError:  # no event loop running in this thread
         return None
+
+
+def _cell_task() -> Any:
+    """The asyncio task that runs the cell, when it is one of its own: ipykernel (7.x) runs a cell with
+    top-level await as a task of IPython's `run_cell_async`, which waits on the event loop; other cells
+    run inside ipykernel's own task, synchronously, where an interrupt raises as usual (watchdog.py)."""
+    task = _current_task()
+    coro = task.get_coro() if task is not None else None
+    return task if getattr(getattr(coro, "cr_code", None), "co_name", "") == "run_cell_async" else None
 
 
 def _size(path: str) -> int:

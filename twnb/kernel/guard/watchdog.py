@@ -36,6 +36,19 @@ without closing the watchdog, whose thread would go on raising into whatever thr
 thread's id. So the watchdog's thread sends nothing while the code's thread is in the watchdog's own
 leaving code (it tries again a tick later, by when the block has closed it), and stops once that
 thread has ended.
+
+Code that awaits at its top level (an async cell: ipykernel 7 runs IPython's `run_cell_async` as an
+asyncio task of its own) is off the stack while it waits: the main thread then runs the event loop,
+and a KeyboardInterrupt raised there leaves the loop and ends the kernel (ipykernel's `IPKernelApp.start`
+catches it around `io_loop.start()` and returns: exit code 0, every variable lost; asyncio's Task
+re-raises a KeyboardInterrupt that leaves its coroutine, so one landing in IPython's machinery inside
+the cell's task does the same). ipykernel's own answer, `IPythonKernel._cancel_on_sigint` (7.x), is a
+SIGINT handler that cancels the cell's task; the watchdog replaces that handler while the code runs.
+So with `task` (the cell's task) the handler raises only in the code's own frames; elsewhere it wakes
+the task from the loop (`_wake_task`): the future the code awaits gets the KeyboardInterrupt (as a
+loop's would, with the same traceback ending at the code's `await`), or, awaiting another task or a
+gather, the task is cancelled. Escalations past an ignored interrupt wake it again, with
+`TimeLimitExceeded`.
 """
 
 from __future__ import annotations
@@ -77,9 +90,11 @@ class Watchdog:
         escalate_every_s: float = 0.5,
         unresponsive_after_s: float = 3.0,
         code_namespace: dict[str, Any] | None = None,
+        task: Any = None,
     ) -> None:
         self.timeout = timeout
         self.code_namespace = code_namespace
+        self.task = task  # the asyncio task the code runs in, for an async cell (module docstring)
         self.stopper: CodeStopper | None = None  # made on entering, on the main thread
         self.on_unresponsive = on_unresponsive
         self.escalate_every_s = escalate_every_s
@@ -116,7 +131,12 @@ class Watchdog:
                 self._saved_handler = signal.signal(signal.SIGINT, self._handler)
                 self._installed = True
                 _GUARDS.append(self)
-                self.stopper = CodeStopper(TimeLimitExceeded, code_namespace=self.code_namespace, entry=entry)
+                self.stopper = CodeStopper(
+                    TimeLimitExceeded,
+                    code_namespace=self.code_namespace,
+                    entry=entry,
+                    waiting=None if self.task is None else self._code_waiting,
+                )
             if self.timeout is not None or self._on_main:
                 self._thread = threading.Thread(target=self._watch, name="twnb-watchdog", daemon=True)
                 self._thread.start()
@@ -145,7 +165,31 @@ class Watchdog:
             self._handled += 1
             if self._finished or (frame is not None and frame.f_code in _LEAVING_CODES):
                 return  # it came after the code had ended: there is nothing left to stop
+        if self.task is not None and not self._code_at(frame):
+            # The event loop (or IPython's machinery in the cell's task) would end the kernel.
+            self._wake_soon(KeyboardInterrupt)
+            return
         raise KeyboardInterrupt
+
+    def _code_at(self, frame: FrameType | None) -> bool:
+        stopper = self.stopper
+        return stopper is not None and stopper.code_on_stack(frame)
+
+    def _wake_soon(self, exception: type[BaseException]) -> None:
+        """From any thread (a signal handler too): have the loop wake the cell's task with `exception`."""
+        with contextlib.suppress(Exception):  # the loop is closed: nothing is left to wake
+            self.task.get_loop().call_soon_threadsafe(self._wake_task, exception)
+
+    def _wake_task(self, exception: type[BaseException]) -> None:
+        """On the loop, the code waiting in the cell's task: raise `exception` at its `await`."""
+        task = self.task
+        if self._finished or task is None or task.done() or not _awaits_code(task, self.code_namespace):
+            return  # the code has ended (a late interrupt): nothing to stop
+        waiter = getattr(task, "_fut_waiter", None)
+        if waiter is not None and _plain_future(waiter) and not waiter.done():
+            waiter.set_exception(exception())
+        else:
+            task.cancel()  # another task, a gather, or about to resume: cancelling reaches all of it
 
     def close(self) -> None:
         """Disarm and restore the previous SIGINT handler. After this returns no interrupt from this
@@ -250,6 +294,8 @@ class Watchdog:
                             next_push = now + self.escalate_every_s
                             continue  # ended, the shell is formatting its traceback: nothing to stop
                         self.escalations += 1
+                        if self._code_waiting():
+                            self._wake_soon(TimeLimitExceeded)
                         if not stopper.installed or stopper.mode == "trace":
                             request_install(stopper)  # 3.11: again, if it paused while the code was gone
                     else:
@@ -297,7 +343,17 @@ class Watchdog:
         if self.stopper is None:
             return True
         frame = sys._current_frames().get(self._target_ident)
-        return frame is not None and self.stopper.code_on_stack(frame)
+        return (frame is not None and self.stopper.code_on_stack(frame)) or self._code_waiting()
+
+    def _code_waiting(self) -> bool:
+        """Whether the code awaits in the cell's task, off the stack (read from any thread)."""
+        task = self.task
+        if task is None or task.done():
+            return False
+        frame = sys._current_frames().get(self._target_ident)
+        stopper = self.stopper
+        on_stack = frame is not None and stopper is not None and stopper.code_on_stack(frame)
+        return not on_stack and _awaits_code(task, self.code_namespace)
 
     def _interrupt(self) -> None:
         if not self._on_main:
@@ -307,6 +363,9 @@ class Watchdog:
             return
         if signal.getsignal(signal.SIGINT) is self._handler:
             self._sent += 1
+        elif self.task is not None:
+            # Ignored now, and an exception raised in the thread could land in the event loop.
+            self._wake_soon(KeyboardInterrupt)
         elif not self._reinstall_queued:
             # Ignored now: raise in the thread at once rather than wait for the escalation.
             self._async_sent = True
@@ -326,6 +385,27 @@ def _unresponsive_text(elapsed: float, timeout: float | None) -> str:
         "interrupts (it is blocked in a call that does not return to Python, or ignores them). It stops "
         "when that call returns; to stop it now, restart the kernel (its variables are lost)."
     )
+
+
+def _awaits_code(task: Any, code_namespace: dict[str, Any] | None) -> bool:
+    """Whether the code's coroutine (its `<module>`, run in `code_namespace`) is in what `task` awaits."""
+    if code_namespace is None:
+        return True
+    awaited = task.get_coro()
+    while awaited is not None:
+        frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+        if frame is not None and frame.f_globals is code_namespace and frame.f_code.co_name == "<module>":
+            return True
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    return False
+
+
+def _plain_future(waiter: Any) -> bool:
+    """An asyncio Future itself (not a Task, nor a gather's), which the code's `await` reads."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    return type(waiter) in (asyncio.Future, getattr(asyncio.futures, "_PyFuture", asyncio.Future))
 
 
 class _Cancelled(BaseException):
@@ -376,6 +456,12 @@ ctypes.pythonapi.Py_AddPendingCall.restype = ctypes.c_int
 # The stopper never raises in these: they run on the code's thread but are the watchdog's own.
 exempt(
     Watchdog._on_sigint,
+    Watchdog._code_at,
+    Watchdog._wake_soon,
+    Watchdog._wake_task,
+    Watchdog._code_waiting,
+    _awaits_code,
+    _plain_future,
     Watchdog.close,
     Watchdog._disarm,
     Watchdog._restore,

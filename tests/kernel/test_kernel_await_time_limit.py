@@ -127,3 +127,13 @@ def test_on_the_live_shell_the_next_round_runs_after_awaiting_code(live_kernel):
     live_kernel.run_case(SLEEP_PAST_THE_LIMIT, timeout=1.0)
     result = live_kernel.run_case("6 * 7", timeout=5.0)
     assert (result["status"], result["result"]) == ("success", "42")
+
+
+def test_awaiting_code_that_swallows_every_interrupt_shows_where_it_was_stopped(kernel):
+    # On 3.11 the stopper raises at an instruction no `except` covers; the loop's jump back after the
+    # `except` has no line, and IPython cannot format a traceback with a line of None (it shows none).
+    result = kernel.run(AWAITING["swallows-every-interrupt"], timeout=1.0)
+    assert result.status == "timeout"
+    assert result.error is not None
+    assert "TimeLimitExceeded" in result.error.traceback
+    assert "Cell In[" in result.error.traceback

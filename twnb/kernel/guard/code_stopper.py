@@ -74,6 +74,7 @@ class CodeStopper:
         self._traced_frames: list[FrameType] = []
         self._previous_trace: Any = None
         self._handlers: dict[CodeType, list[tuple[int, int, bool]]] = {}
+        self._lineless: dict[CodeType, list[tuple[int, int]]] = {}
         self._own_codes = EXEMPT_CODES
         self._thread_ident = threading.get_ident()
 
@@ -115,6 +116,7 @@ class CodeStopper:
                 frame.f_trace_opcodes = False
         self._traced_frames = []
         self._handlers.clear()
+        self._lineless.clear()
 
     # -- where the code is -----------------------------------------------------------------------------
 
@@ -205,12 +207,23 @@ class CodeStopper:
         return self._local_trace
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if self._active and event == "opcode" and self._escape_point(frame):
+        if self._active and event == "opcode" and self._has_line(frame) and self._escape_point(frame):
             # CPython switches tracing off once this raises: should the code survive it after all
             # (a `with` whose __exit__ swallows it), tracing comes back at its next bytecode boundary.
             _queue_on_main(self)
             raise self.exception
         return self._local_trace
+
+    def _has_line(self, frame: FrameType) -> bool:
+        """Whether the frame's instruction has a line: raised at one without (the compiler's own, such
+        as a loop's jump back after an `except`), the traceback has a line of None, which IPython 9
+        cannot format (it shows "Unexpected exception formatting exception" and no traceback)."""
+        code = frame.f_code
+        lineless = self._lineless.get(code)
+        if lineless is None:
+            lineless = self._lineless[code] = [(a, b) for a, b, line in code.co_lines() if line is None]
+        lasti = frame.f_lasti
+        return not any(start <= lasti < end for start, end in lineless)
 
     def _escape_point(self, frame: FrameType) -> bool:
         """No handler of the code's frames covers where each of them is: raised here, it leaves the code."""
@@ -314,6 +327,7 @@ exempt(
     CodeStopper._global_trace,
     CodeStopper._local_trace,
     CodeStopper._escape_point,
+    CodeStopper._has_line,
     CodeStopper._swallowing_handler,
     CodeStopper._install_trace,
     CodeStopper._install_monitoring,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import signal
@@ -123,6 +124,29 @@ def test_code_that_swallows_every_interrupt_is_still_stopped():
                 pass  # and a careless `except KeyboardInterrupt` in a retry loop
     assert watchdog.fired
     assert time.monotonic() - started < 5
+
+
+async def _awaits_past_its_limit(seen: list[str]) -> bool:
+    """Code awaiting at its top level, in a task of its own (as ipykernel runs an async cell)."""
+    try:
+        with Watchdog(0.2, task=asyncio.current_task()) as watchdog:
+            await asyncio.sleep(10)
+    except KeyboardInterrupt:
+        seen.append("the code's await")
+    return watchdog.fired
+
+
+def test_code_awaiting_in_its_task_gets_the_interrupt_and_the_event_loop_runs_on():
+    # Raised in the loop instead, the interrupt would leave run_until_complete (ipykernel's kernel ends).
+    loop = asyncio.new_event_loop()
+    try:
+        seen: list[str] = []
+        started = time.monotonic()
+        assert loop.run_until_complete(_awaits_past_its_limit(seen)) is True
+        assert seen == ["the code's await"] and time.monotonic() - started < 5
+        assert loop.run_until_complete(asyncio.sleep(0.01, result="still running")) == "still running"
+    finally:
+        loop.close()
 
 
 def test_a_replaced_handler_is_given_back_so_the_users_ctrl_c_still_works():

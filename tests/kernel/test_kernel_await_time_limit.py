@@ -107,9 +107,10 @@ def test_the_users_interrupt_of_an_awaiting_cell_keeps_the_kernel(with_users_var
 
 
 # The live shell (a %%taskweaver Round on the notebook's own kernel): the executor runs the code with
-# `shell.run_cell` from inside the cell that asked, whose event loop is already running, so IPython's
-# loop runner refuses top-level await before the code starts ("This event loop is already running").
-# Nothing waits on the loop and no interrupt lands there: the kernel and its variables stay.
+# `shell.run_cell` from inside the cell that asked, whose event loop is already running, so code that
+# awaits at its top level is not started (twnb/kernel/live/busy_loop.py; the Round's side:
+# tests/notebook/test_await_in_rounds.py). Nothing waits on the loop and no interrupt lands there: the
+# kernel and its variables stay.
 
 
 def test_on_the_live_shell_awaiting_code_leaves_the_kernel_answering(live_kernel):
@@ -137,3 +138,14 @@ def test_awaiting_code_that_swallows_every_interrupt_shows_where_it_was_stopped(
     assert result.error is not None
     assert "TimeLimitExceeded" in result.error.traceback
     assert "Cell In[" in result.error.traceback
+
+
+def test_on_the_live_shell_awaiting_code_is_not_started_and_says_why_in_one_line(live_kernel):
+    result = live_kernel.run_case("import asyncio\nnot_started = 1\n" + SLEEP_PAST_THE_LIMIT, timeout=1.0)
+    assert (result["status"], result["error"]["ename"], result["error"]["traceback"]) == (
+        "error",
+        "TopLevelAwait",
+        "",
+    )
+    assert "\n" not in result["error"]["evalue"]
+    assert live_kernel.evaluate("'not_started' in globals()") is False

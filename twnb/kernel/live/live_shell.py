@@ -46,6 +46,7 @@ from twnb.kernel.guard import (
     settings_environment,
     written_files,
 )
+from twnb.kernel.live.busy_loop import TOP_LEVEL_AWAIT, TOP_LEVEL_AWAIT_ADVICE, awaits_on_the_busy_loop
 from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, summarize_namespace, variable_delta
 from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.undo import RunSnapshot, UndoLog
@@ -90,6 +91,7 @@ class _LiveRun:
     inert_lines: list[str] = field(default_factory=list)
     cell: Any = None
     interrupted_outside_code: bool = False
+    not_started: ExecutionError | None = None  # why the code was not run at all
 
 
 class LiveShellExecutor(RecordingExecutor[_LiveRun]):
@@ -211,6 +213,11 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         )
 
     def _execute(self, call: RunCall, state: _LiveRun, recorder: OutputRecorder, notes: list[str]) -> None:
+        if awaits_on_the_busy_loop(self.shell, call.code):
+            state.not_started = ExecutionError(TOP_LEVEL_AWAIT, TOP_LEVEL_AWAIT_ADVICE)
+            sys.stderr.write(f"twnb: {TOP_LEVEL_AWAIT_ADVICE}\n")  # where IPython's traceback would be
+            sys.stderr.flush()
+            return
         namespace = self.shell.user_global_ns
         with (
             exit_refused(self.shell),
@@ -239,8 +246,12 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         self._remember_secret_variables()
         _put_settings_environment_back(state.environment_before, notes)
         run, hidden, snapshot = state.run, state.hidden, state.snapshot
-        status, error = self._outcome(
-            state.cell, recorder, state.watchdog, call.limit, state.interrupted_outside_code, notes
+        status, error = (
+            ("error", state.not_started)
+            if state.not_started is not None
+            else self._outcome(
+                state.cell, recorder, state.watchdog, call.limit, state.interrupted_outside_code, notes
+            )
         )
         status, error = with_refusals(status, error, run.refusals)
         if self.refused_starts is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ import yaml
 from fakellm import FakeLLMServer
 from jupyter_client.manager import AsyncKernelManager
 from support.confined_kernel import ConfinedKernel, ConfinedSpecs, kernel_env, make_places, needs_landlock
-from support.loopback_wait import wait_until_listening
+from support.http_mcp_server import http_mcp_server
 from support.nb_run import cell_text
 from support.nb_scripts import code, planner
 
@@ -47,12 +46,6 @@ def _one_step(*codes: str) -> dict[str, list[str]]:
         ],
         "CodeInterpreter": [code(c) for c in codes],
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _processes_with(marker: str) -> list[int]:
@@ -193,22 +186,23 @@ def test_undo_takes_back_a_rounds_variables_and_files(
 @pytest.fixture(scope="module")
 def outside_server() -> Iterator[int]:
     """An MCP server the user started themselves, outside any confinement, on a loopback port."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(MCP_SERVER), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_until_listening(port, process, "the MCP server")
-    try:
+    with http_mcp_server(MCP_SERVER) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @pytest.fixture(scope="module")
-def plugin_round(tmp_path_factory: pytest.TempPathFactory, outside_server: int) -> Iterator[dict[str, Any]]:
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on, held (bound, not listening) for the module: one found free
+    and released could be handed to another process's server, or to the kernel's own ports."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def plugin_round(
+    tmp_path_factory: pytest.TempPathFactory, outside_server: int, closed_port: int
+) -> Iterator[dict[str, Any]]:
     """A confined kernel whose notebook has a `plugins/` folder (TaskWeaver's format) and, in its
     twnb.yaml, four MCP servers: `web` (the user's, by URL, its port in `confine_connect`), `calc`
     (stdio: the kernel would start it), `closed` (by URL, a port not allowed) and `tokened` (`web`
@@ -220,7 +214,7 @@ def plugin_round(tmp_path_factory: pytest.TempPathFactory, outside_server: int) 
     servers = {
         "web": {"url": f"http://127.0.0.1:{outside_server}/mcp"},
         "calc": {"command": sys.executable, "args": [str(MCP_SERVER), marker]},
-        "closed": {"url": f"http://127.0.0.1:{_free_port()}/mcp"},
+        "closed": {"url": f"http://127.0.0.1:{closed_port}/mcp"},
         "tokened": {
             "url": f"http://127.0.0.1:{outside_server}/mcp",
             "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"},

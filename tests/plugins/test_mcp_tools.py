@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from plugin_files import MCP_SERVER, mcp_server_config
 from plugin_scripts import one_step
+from support.http_mcp_server import http_mcp_server
 
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.slow
@@ -201,24 +202,7 @@ def test_a_round_calls_an_mcp_tool_and_records_the_call(make_catalog, make_sessi
 
 
 def test_a_streamable_http_server_is_reached_by_its_url(tmp_path):
-    import socket
-    import subprocess
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, str(MCP_SERVER), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as client:
-                if client.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+    with http_mcp_server(MCP_SERVER) as port:
         source = McpTools(
             {"web": {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"X-Team": "analytics"}}},
             timeout=20,
@@ -231,9 +215,6 @@ def test_a_streamable_http_server_is_reached_by_its_url(tmp_path):
             assert states["add"].function(a=20, b=22) == 42
         finally:
             source.close()
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def test_a_confined_kernel_says_why_it_starts_no_stdio_server_and_reaches_no_port_not_allowed(

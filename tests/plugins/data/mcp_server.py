@@ -4,7 +4,9 @@ Tools: `add` (structured: an int), `word_stats` (structured: a dict), `shout` (t
 longer than a test's time limit), `fails` (an error result), `show_secret` (prints the value of its
 environment's SECRET_TOKEN to stderr, then returns it, so the tests can check it is redacted).
 Run as `python mcp_server.py` (stdio); `--http PORT` serves streamable HTTP on 127.0.0.1:PORT/mcp
-instead; `--no-start` exits at once (a server that will not start).
+instead (`--http 0`: a port the system picks, printed as `listening on PORT` once bound, so no test
+has to find a free port that another process could take before the server binds it); `--no-start`
+exits at once (a server that will not start).
 """
 
 from __future__ import annotations
@@ -63,7 +65,16 @@ def show_secret() -> str:
 
 if __name__ == "__main__":
     if "--http" in sys.argv:
-        port = int(sys.argv[sys.argv.index("--http") + 1])
-        server.run("streamable-http", host="127.0.0.1", port=port)
+        import socket
+
+        import anyio
+        import uvicorn
+
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", int(sys.argv[sys.argv.index("--http") + 1])))
+        listener.listen(64)
+        print(f"listening on {listener.getsockname()[1]}", flush=True)
+        config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"), log_level="warning")
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[listener]))
     else:
         server.run("stdio")

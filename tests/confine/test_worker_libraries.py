@@ -10,9 +10,10 @@ Real confined kernels (tests/support/confined_kernel.py), a real Dask scheduler 
 
 from __future__ import annotations
 
-import socket
+import json
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,34 +179,51 @@ def test_dask_computes_with_its_threaded_scheduler(confined: ConfinedKernel) -> 
     assert said.split() == ["45", "6"], said
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def outside_cluster() -> Iterator[int]:
-    """A Dask scheduler and one worker the user started outside the confinement; the scheduler's port."""
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
+def outside_cluster(tmp_path: Path) -> Iterator[int]:
+    """A Dask scheduler and one worker the user started outside the confinement; the scheduler's port.
+    The scheduler binds a port of its own choosing (`--port 0`) and writes its address to its
+    scheduler file: a port found free here could be taken by another process before it binds."""
+    scheduler_file = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard"],
+        [
+            sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+            "--no-dashboard", "--scheduler-file", str(scheduler_file),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_until_listening(port, scheduler, "the Dask scheduler")
+    )  # fmt: skip
+    worker = None
     try:
+        address = _scheduler_address(scheduler_file, scheduler)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
+             "--nthreads", "1", "--no-dashboard"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        port = int(address.rsplit(":", 1)[1])
+        wait_until_listening(port, scheduler, "the Dask scheduler")
         yield port
     finally:
         for process in (worker, scheduler):
-            process.terminate()
-            process.wait(20)
+            if process is not None:
+                process.terminate()
+                process.wait(20)
+
+
+def _scheduler_address(scheduler_file: Path, scheduler: subprocess.Popen[bytes]) -> str:
+    """The `tcp://127.0.0.1:PORT` the scheduler wrote once listening (read again while absent or
+    half-written)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return str(json.loads(scheduler_file.read_text())["address"])
+        except (OSError, ValueError, KeyError):
+            assert scheduler.poll() is None and time.monotonic() < deadline, (
+                "the Dask scheduler did not start"
+            )
+            time.sleep(0.2)  # polling the file, not waiting a guessed time
 
 
 @needs_landlock

@@ -1,7 +1,8 @@
 """A JupyterLab or Notebook 7 server for browser tests and the README screenshot, stopped by its PID.
 
 `JupyterServer("lab" | "notebook", root_dir, scratch, env)` starts `python -m jupyterlab` (or
-`notebook`) on 127.0.0.1 with a free port, a random token, `--allow-root` (tests run as root), fresh
+`notebook`) on 127.0.0.1 on a port the server picks itself (`--port=0`, read back from the server
+information file it writes), a random token, `--allow-root` (tests run as root), fresh
 settings, workspace, config and runtime folders under `scratch`, and `env` as the environment its
 kernels inherit, and `settings` (user settings by plugin id) beside the fresh ones. Its log is
 `scratch/<app>.log`.
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -28,17 +28,12 @@ import nbformat
 LABEXTENSION_NAME = "twnb-labextension"
 LABEXTENSION_BUNDLE = Path(__file__).resolve().parents[2] / "twnb" / "labextension"
 STARTUP_TIMEOUT_S = 90  # a cold start on a loaded 2-core machine takes ~10 s; a hang says so after this
+PORT_LOST = "is already in use."  # jupyter_server's warning when its port was taken
 SAVE_WRITE_TIMEOUT_S = 10  # a notebook's file half-written for longer than this is broken, not in progress
 
 
 class JupyterServerError(RuntimeError):
     """The server did not start or answer; the message says why and where the log is."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def write_frontend_settings(settings_dir: Path, extra: dict[str, dict[str, Any]] | None = None) -> None:
@@ -81,8 +76,9 @@ class JupyterServer:
         self.labextension = labextension  # False: twnb's extension disabled (Rounds show as HTML)
         self.settings = settings  # user settings beside the fresh defaults (write_frontend_settings)
         self.token = secrets.token_hex(16)
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        # The server's port once started: one found free here could be taken before the server binds it.
+        self.port = 0
+        self.base_url = "http://127.0.0.1:0"
         self.log_path = scratch / f"{app}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -92,7 +88,7 @@ class JupyterServer:
         ]
         command = [
             sys.executable, "-m", module, "--no-browser", "--allow-root",
-            "--ip", "127.0.0.1", "--port", str(self.port),
+            "--ip", "127.0.0.1", "--port=0", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}", "--ServerApp.password=",
             f"--ServerApp.root_dir={self.root_dir}",
             f"--{app_class}.expose_app_in_browser=True",  # window.jupyterapp: the kernel's status
@@ -103,16 +99,26 @@ class JupyterServer:
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             ]
         env = self._server_environment()
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                command, cwd=self.root_dir, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        try:
-            self._wait_until_ready()
-        except BaseException:
-            self.stop()
-            raise
-        return self
+        for attempt in range(2):
+            self.port, self.base_url = 0, "http://127.0.0.1:0"
+            with self.log_path.open("wb") as log:
+                self.process = subprocess.Popen(
+                    command, cwd=self.root_dir, env=env, stdout=log, stderr=subprocess.STDOUT
+                )
+            try:
+                self._wait_until_ready()
+                return self
+            except JupyterServerError:
+                # The server finds its free port, closes it and binds it again a moment later: another
+                # process may take it in between. It then exits saying so; that alone is tried again.
+                if attempt == 0 and PORT_LOST in self.log_path.read_text(errors="replace"):
+                    continue
+                self.stop()
+                raise
+            except BaseException:
+                self.stop()
+                raise
+        raise AssertionError("not reached")
 
     def stop(self) -> None:
         """Stop this PID only; the server shuts its kernels down as it exits."""
@@ -203,15 +209,31 @@ class JupyterServer:
                 raise JupyterServerError(
                     f"jupyter {self.app} exited with {self.process.returncode}:\n{self.log_path.read_text()}"
                 )
-            try:
-                self.api("api/status")
-                return
-            except OSError:
-                time.sleep(0.3)  # polling the port, not waiting for a guessed duration
+            if not self.port:
+                self._read_port()
+            if self.port:
+                try:
+                    self.api("api/status")
+                    return
+                except OSError:
+                    pass
+            time.sleep(0.3)  # polling the server, not waiting for a guessed duration
         raise JupyterServerError(
             f"jupyter {self.app} did not answer on {self.base_url} within {STARTUP_TIMEOUT_S} s; "
             f"log: {self.log_path}"
         )
+
+    def _read_port(self) -> None:
+        """The port the server bound, from the `jpserver-PID.json` it writes in its runtime folder once
+        it listens (empty or half-written before that: read again)."""
+        assert self.process is not None
+        info = self.scratch / "jupyter-runtime" / f"jpserver-{self.process.pid}.json"
+        try:
+            port = int(json.loads(info.read_text(encoding="utf-8"))["port"])
+        except (OSError, ValueError, KeyError):
+            return
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}"
 
 
 def clean_environment(home: Path) -> dict[str, str]:

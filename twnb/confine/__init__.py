@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from twnb.confine.kernelspec import confined_kernel_spec as confined_kernel_spec
     from twnb.confine.kernelspec import install_confined_kernelspec as install_confined_kernelspec
     from twnb.confine.landlock import abi_version as abi_version
+    from twnb.confine.launcher import PORT_TAKEN_EXIT as PORT_TAKEN_EXIT
     from twnb.confine.launcher import unavailable_reason as unavailable_reason
     from twnb.confine.plan import ConfinementError as ConfinementError
     from twnb.confine.refusals import program_refused as program_refused

@@ -56,6 +56,43 @@ STILL_PROTECTS = (
     "inside the kernel (mistakes, not attacks); use the plain `python3` kernel knowingly"
 )
 _PORT_KEYS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
+# The launcher's exit status when a port of the connection file is already taken (BSD's EX_TEMPFAIL):
+# the starter tries once more with new ports.
+PORT_TAKEN_EXIT = 75
+
+
+class PortTakenError(Exception):
+    """A port of the connection file is bound by another process."""
+
+
+def hold_kernel_ports(connection: dict[str, object]) -> list[socket.socket]:
+    """Bind the connection file's TCP ports now, and keep them bound through the exec until the kernel
+    binds them. jupyter_client found them free by binding and closing each; the kernel binds them a
+    second later, once Python and ipykernel are loaded, and another process handed one of them in
+    between would make it fail on "Address already in use" and hang until the starter's timeout.
+    Bound with SO_REUSEADDR and not listening, a port stays bound here (the system hands it to no one
+    asking for a free port, and refuses it to a plain bind) while ZeroMQ, which sets SO_REUSEADDR too,
+    binds and listens on it. One already taken is a PortTakenError naming it, at once."""
+    if connection.get("transport", "tcp") != "tcp":
+        return []
+    ip = str(connection.get("ip") or "127.0.0.1")
+    held: list[socket.socket] = []
+    for name in _PORT_KEYS:
+        port = int(str(connection[name]))
+        sock = socket.socket(socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("0.0.0.0" if ip == "*" else ip, port))
+        except OSError as error:
+            sock.close()
+            for other in held:
+                other.close()
+            raise PortTakenError(
+                f"port {port} of the connection file ({name}) is taken by another process ({error}); "
+                "start the kernel again: new ports are chosen"
+            ) from error
+        held.append(sock)
+    return held
 
 
 def unavailable_reason(abi: int) -> str | None:
@@ -286,6 +323,14 @@ def confine_and_exec(
     except (ConfinementError, OSError, ValueError) as error:  # SettingsError is a ValueError
         print(f"twnb-confined: not started: {error}", file=sys.stderr)
         return 1
+    try:  # before any work: a port already lost is said at once, not at the starter's timeout
+        held_ports = hold_kernel_ports(connection)
+    except PortTakenError as error:
+        print(f"twnb-confined: not started: {error}", file=sys.stderr)
+        return PORT_TAKEN_EXIT
+    except (KeyError, ValueError) as error:
+        print(f"twnb-confined: not started: the connection file has no valid {error}", file=sys.stderr)
+        return 1
     private_dir = _make_private_dir()
     try:
         private_connection = _prepare_private(private_dir, connection_file, real_home)
@@ -339,6 +384,8 @@ def confine_and_exec(
     if handoff is not None:
         env[HANDOFF_ENV] = str(handoff)
         env[RECORD_ENV] = str(inside_record)
+    for sock in held_ports:  # the kernel's until its ZeroMQ sockets bind the same ports
+        sock.set_inheritable(True)
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]

@@ -139,6 +139,13 @@ class KernelStartError(RuntimeError):
     """The kernel could not be started or did not become ready in time."""
 
 
+def _exit_status(km: Any) -> int | None:
+    """The exit status of the kernel's process jupyter_client started (its provisioner's), once it
+    ended; None while it runs or when the provisioner keeps no process."""
+    process = getattr(km.provisioner, "process", None)
+    return None if process is None else process.poll()
+
+
 class KernelExecutor(RecordingExecutor[_KernelRun]):
     """A separate kernel started in `workdir`. Use as a context manager, or call `shutdown()`.
 
@@ -283,7 +290,12 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         if self.kernel_name is None:  # this Python's kernel: confined unless the settings say not
             # lazy: twnb.confine (~30 ms, 24 modules) and twnb.config, for this Python's own kernel only
             from twnb.config import SettingsError
-            from twnb.confine import ConfinementError, RefusedStartsRecord, separate_kernel_launch
+            from twnb.confine import (
+                PORT_TAKEN_EXIT,
+                ConfinementError,
+                RefusedStartsRecord,
+                separate_kernel_launch,
+            )
 
             try:
                 # twnb drives this kernel from outside: its session folder is not the code's to write
@@ -305,27 +317,45 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             # UNIX sockets where the kernel is ipykernel itself (no port for another process to take
             # first: unix_sockets.py); the confined kernel, refused them, and other kernels keep TCP
             manager = KernelManager if launch is not None else UnixSocketKernelManager
-            km = manager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+            # The confined launcher holds the kernel's TCP ports until the kernel binds them, and exits
+            # at once with PORT_TAKEN_EXIT (saying which on stderr) when another process took one
+            # between jupyter_client choosing it and the launcher's start: tried once more, new ports.
+            retry_on_exit = None if launch is None else PORT_TAKEN_EXIT
         else:
-            km = KernelManager(kernel_name=self.kernel_name)
-        try:
-            km.start_kernel(cwd=str(self.workdir), env=env)
-        except NoSuchKernel as exc:
-            raise KernelStartError(
-                f"No kernel named {self.kernel_name!r}; `jupyter kernelspec list` shows the installed ones."
-            ) from exc
-        kc = km.client()
-        kc.start_channels()
-        try:
-            kc.wait_for_ready(timeout=self.startup_timeout)
-        except RuntimeError as exc:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
-            which = repr(self.kernel_name) if self.kernel_name else "of this Python"
-            raise KernelStartError(
-                f"The kernel {which} did not become ready within {self.startup_timeout:g} s "
-                f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
-            ) from exc
+            manager, specs, retry_on_exit = KernelManager, None, None
+        for attempt in (1, 2):
+            km = manager(
+                kernel_name=self.kernel_name or KERNEL_NAME,
+                **({} if specs is None else {"kernel_spec_manager": specs}),
+            )
+            try:
+                km.start_kernel(cwd=str(self.workdir), env=env)
+            except NoSuchKernel as exc:
+                raise KernelStartError(
+                    f"No kernel named {self.kernel_name!r}; `jupyter kernelspec list` shows the installed "
+                    "ones."
+                ) from exc
+            kc = km.client()
+            kc.start_channels()
+            try:
+                kc.wait_for_ready(timeout=self.startup_timeout)
+                break
+            except RuntimeError as exc:
+                kc.stop_channels()
+                lost_port = retry_on_exit is not None and _exit_status(km) == retry_on_exit
+                km.shutdown_kernel(now=True)
+                if lost_port and attempt == 1:
+                    continue
+                if lost_port:
+                    raise KernelStartError(
+                        "The confined kernel lost a port of its connection file to another process twice "
+                        "in a row (its launcher said which on stderr); start it again."
+                    ) from exc
+                which = repr(self.kernel_name) if self.kernel_name else "of this Python"
+                raise KernelStartError(
+                    f"The kernel {which} did not become ready within {self.startup_timeout:g} s "
+                    f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
+                ) from exc
         self._km, self._kc = km, kc
 
     def shutdown(self) -> None:

@@ -1,0 +1,107 @@
+"""The confined kernel keeps TCP (its seccomp filter refuses UNIX sockets), and jupyter_client finds its
+five ports free by binding and closing each: another process can take one before the kernel binds it,
+and the kernel then failed on "Address already in use" and hung until the starter's timeout (60-90 s).
+The launcher holds the ports from its start until the kernel binds them; one already taken when it
+starts ends it at once with one line naming the port, and KernelExecutor tries once more, new ports.
+
+Real confined kernels: the launcher started by jupyter_client as Jupyter starts the kernelspec, and
+KernelExecutor. A port of the connection file is made to be one the test holds (listening, as another
+process's server would) through jupyter_client's port cache, the one place it picks them."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.connect import LocalPortCache
+from jupyter_client.manager import KernelManager
+from support.confined_kernel import ConfinedSpecs, kernel_env, make_places, needs_landlock
+
+from twnb.confine import CONFINED_KERNEL_NAME, PORT_TAKEN_EXIT
+from twnb.kernel import KernelExecutor, KernelSetup, KernelStartError
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
+
+# Far below the 60-90 s a kernel that lost a port took to fail, far above a launcher's start (~0.3 s)
+# and a confined kernel's (~3 s) on a loaded 2-core machine.
+FAST_S = 30
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A loopback port another process's server listens on, for the whole test."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        yield int(server.getsockname()[1])
+
+
+def _hand_out_first(monkeypatch: pytest.MonkeyPatch, port: int, times: int) -> list[int]:
+    """jupyter_client's port cache hands out `port` as the shell port (the first of the five it is
+    asked for) of each of the first `times` kernels, and free ones as usual otherwise; the ports
+    handed out."""
+    real = LocalPortCache.find_available_port
+    handed: list[int] = []
+
+    def find_available_port(cache: LocalPortCache, ip: str) -> int:
+        chosen = port if len(handed) % 5 == 0 and len(handed) < 5 * times else real(cache, ip)
+        handed.append(chosen)
+        return chosen
+
+    monkeypatch.setattr(LocalPortCache, "find_available_port", find_available_port)
+    return handed
+
+
+def test_the_launcher_ends_at_once_naming_a_port_another_process_took(
+    tmp_path: Path, taken_port: int
+) -> None:
+    places = make_places(tmp_path)
+    km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+    km.cache_ports = False  # the ports already set are kept, the others found free
+    km.shell_port = taken_port  # as if another process took it after jupyter_client chose it
+    stderr_path = tmp_path / "stderr.txt"
+    started = time.monotonic()
+    with stderr_path.open("w") as stderr:
+        km.start_kernel(cwd=str(places.notebook), env=kernel_env(places), stderr=stderr)
+    try:
+        process: Any = km.provisioner.process  # type: ignore[union-attr]
+        status = process.wait(timeout=FAST_S)
+        took = time.monotonic() - started
+    finally:
+        km.shutdown_kernel(now=True)
+    (line,) = stderr_path.read_text().splitlines()
+    assert status == PORT_TAKEN_EXIT, line
+    assert took < FAST_S
+    assert f"port {taken_port} of the connection file (shell_port) is taken by another process" in line
+    assert line.startswith("twnb-confined: not started: ")
+
+
+def test_a_separate_kernel_that_lost_a_port_starts_on_new_ports(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places = make_places(tmp_path)
+    handed = _hand_out_first(monkeypatch, taken_port, times=1)
+    started = time.monotonic()
+    with KernelExecutor(places.notebook, kernel=KernelSetup(env={"HOME": str(places.home)})) as kernel:
+        took = time.monotonic() - started
+        result = kernel.run("import os\nprint('confined' if os.environ.get('TWNB_CONFINED') else 'not')")
+    assert result.stdout.strip() == "confined", result.error
+    assert handed.count(taken_port) == 1 and len(handed) == 10  # two kernels' five ports each
+    assert took < FAST_S
+
+
+def test_a_separate_kernel_that_lost_a_port_twice_fails_at_once_saying_so(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places = make_places(tmp_path)
+    handed = _hand_out_first(monkeypatch, taken_port, times=2)
+    executor = KernelExecutor(places.notebook, kernel=KernelSetup(env={"HOME": str(places.home)}))
+    started = time.monotonic()
+    with pytest.raises(KernelStartError, match="lost a port of its connection file to another process twice"):
+        executor.start()
+    assert time.monotonic() - started < FAST_S
+    assert handed.count(taken_port) == 2 and len(handed) == 10

@@ -1,10 +1,18 @@
 """`twnb export RECEIVED.ipynb --execute --check` of a hostile notebook a stranger sent (issue 37,
 "Done when"): the check runs in a confined kernel by default, none of the notebook's attacks (in its
-user cells and in its Rounds' code) happens, the report names each refused cell with what refused it
-(verification, the runtime guard or the confined kernel), and the notebook's benign cells reproduce.
+user cells and in its Rounds' code) happens, the report names each refused cell with what refused it,
+and the notebook's benign cells reproduce. It is checked twice:
 
-One re-run for the module (real confined kernel, real Landlock); each test reads one fact from it.
-test_hostile_notebook_unverified.py checks the same notebook with the confinement alone.
+- `verified`: as a user runs it; verification, the runtime guard and the confined kernel each refuse
+  what is theirs to refuse, and the report says which.
+- `unverified`: with `--no-verify`, verification and the runtime guard are off, so every attack reaches
+  the operating system and the confined kernel alone must stop each one; each is named as refused by
+  it, those that raise nothing in their cell too (`os.system`, libc's `system`: the supervisor outside
+  the kernel recorded the program they tried).
+
+What must hold either way is tested against both runs; what only one of them shows, against that one
+(`only_verified`, `only_unverified`). One re-run per mode for the module (real confined kernel, real
+Landlock); each test reads one fact from it.
 """
 
 from __future__ import annotations
@@ -26,6 +34,11 @@ from support.hostile_notebook import (
 
 pytestmark = [pytest.mark.slow, needs_landlock, pytest.mark.timeout(300)]
 
+FLAGS = {"verified": (), "unverified": ("--no-verify",)}
+# The run a test reads, when only one of them shows what it checks (the module's run, not a new one).
+only_verified = pytest.mark.parametrize("checked", ["verified"], indirect=True)
+only_unverified = pytest.mark.parametrize("checked", ["unverified"], indirect=True)
+
 _REFUSED = re.compile(
     r"^  (?:not run, verification refused it|stopped, the runtime guard refused what it did|"
     r"refused by the confined kernel): cell (\d+) \(",
@@ -33,10 +46,14 @@ _REFUSED = re.compile(
 )
 
 
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
-    with checked_hostile(tmp_path_factory.mktemp("hostile")) as result:
+@pytest.fixture(scope="module", params=list(FLAGS))
+def checked(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
+    mode = request.param
+    with checked_hostile(tmp_path_factory.mktemp(f"hostile-{mode}"), *FLAGS[mode]) as result:
         yield result
+
+
+# --- either way -----------------------------------------------------------------------------------
 
 
 def test_the_check_runs_in_a_confined_kernel(checked: Checked) -> None:
@@ -68,12 +85,23 @@ def test_neither_the_api_key_nor_the_ssh_key_reached_the_rerun_notebook(checked:
     assert (REAL_KEY in text, "BEGIN OPENSSH PRIVATE KEY" in text) == (False, False)
 
 
+def test_the_benign_cells_reproduce(checked: Checked) -> None:
+    benign = checked.cells_of(TABLE) + checked.cells_of(WRITE_HERE)
+    reproduced = {int(n) for n in re.findall(r"cell (\d+): reproduced$", checked.err, re.M)}
+    assert len(benign) == 3 and set(benign) <= reproduced
+
+
+# --- verified: each layer refuses what is its to refuse ---------------------------------------------
+
+
+@only_verified
 def test_each_refused_attack_is_named_once_in_the_report_for_each_of_its_cells(checked: Checked) -> None:
     named = sorted(int(n) for n in _REFUSED.findall(checked.out))
     attacked = sorted(n for a in checked.attacks if a.refused for n in checked.cells_of(a.code))
     assert named == attacked and len(attacked) == 2 * sum(a.refused for a in checked.attacks)
 
 
+@only_verified
 def test_what_the_confined_kernel_refused_is_named_with_the_setting_that_would_allow_it(
     checked: Checked,
 ) -> None:
@@ -84,11 +112,52 @@ def test_what_the_confined_kernel_refused_is_named_with_the_setting_that_would_a
     assert named == [True, True]
 
 
-def test_the_benign_cells_reproduce(checked: Checked) -> None:
-    benign = checked.cells_of(TABLE) + checked.cells_of(WRITE_HERE)
-    reproduced = {int(n) for n in re.findall(r"cell (\d+): reproduced$", checked.err, re.M)}
-    assert len(benign) == 3 and set(benign) <= reproduced
-
-
+@only_verified
 def test_the_benign_cell_wrote_its_file_in_the_notebooks_folder(checked: Checked) -> None:
     assert (checked.places.notebook / "kept.csv").read_text() == "region,amount\nnorth,8\n"
+
+
+# --- unverified: the confined kernel alone refuses each attack --------------------------------------
+
+
+@only_unverified
+def test_each_refused_attack_is_named_as_refused_by_the_confined_kernel(checked: Checked) -> None:
+    refused = [a for a in checked.attacks if a.refused]
+    attacked = sorted(n for a in refused for n in checked.cells_of(a.code))
+    assert sorted(confined_refusals(checked.out)) == attacked and len(attacked) == 2 * len(refused)
+
+
+@only_unverified
+def test_a_program_start_that_raised_nothing_is_named_with_the_program_it_tried(checked: Checked) -> None:
+    silent = [a for a in checked.attacks if a.silent]
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for a in silent for n in checked.cells_of(a.code)]
+    assert len(whys) == 6 and all(why.startswith("running /bin/sh was refused") for why in whys)
+
+
+@only_unverified
+def test_posix_spawn_is_named_with_the_program_it_tried(checked: Checked) -> None:
+    spawn = next(a for a in checked.attacks if a.name == "os.posix_spawn")
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for n in checked.cells_of(spawn.code)]
+    assert len(whys) == 2 and all(why.startswith("running /bin/sh was refused") for why in whys)
+
+
+@only_unverified
+def test_a_program_refused_is_named_as_no_setting_allows_it(checked: Checked) -> None:
+    loader = next(a for a in checked.attacks if a.name == "the dynamic loader")
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for n in checked.cells_of(loader.code)]
+    assert whys and all("runs no programs (no setting allows it" in why for why in whys)
+
+
+@only_unverified
+def test_reading_another_processs_environ_or_memory_is_named_as_such_not_as_a_write(checked: Checked) -> None:
+    peeking = [
+        a
+        for a in checked.attacks
+        if a.name.startswith(("the API key in the parent", "the API key in the key"))
+    ]
+    lines = confined_refusals(checked.out)
+    whys = [lines.get(n, "") for a in peeking for n in checked.cells_of(a.code)]
+    assert len(whys) == 6 and all("may not look into other processes" in why for why in whys)

@@ -1,4 +1,4 @@
-"""A twnb session: one conversation, the Round driver, autosave, limits and cancellation.
+"""A twnb session: the Round driver of one conversation, its limits and cancellation.
 
 The Round loop is a generator (docs/architecture.md, "A Round's data flow"): it yields each piece of code to
 run as a `CodeRequest` and receives the kernel's `ExecutionResult`. `run_round` drives it with the executor;
@@ -27,7 +27,6 @@ client reports its calls through `llm_events`, connected to those observers whil
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Generator
@@ -38,9 +37,7 @@ from typing import TYPE_CHECKING, Any
 from twnb.base import create_id, get_logger, now_iso
 from twnb.config import Confinement
 from twnb.kernel import ExecutionResult, Executor
-from twnb.llm import collect_reply
 from twnb.memory import (
-    AUTOSAVE_FAILED,
     CodeRunEnded,
     CodeRunStarted,
     Conversation,
@@ -50,7 +47,6 @@ from twnb.memory import (
     ObserverGroup,
     Plan,
     PluginCalled,
-    PluginEntry,
     Post,
     PostCommitted,
     Round,
@@ -66,7 +62,6 @@ from twnb.memory import (
 )
 from twnb.roles import CodeInterpreter, Planner, ReplyCutShort, RoleFailure, without_kernel_state
 from twnb.session.artifact_names import artifact_stem
-from twnb.session.autosave import save_plugins, save_round
 from twnb.session.code_request import (
     CodeDecision,
     CodeRequest,
@@ -78,12 +73,13 @@ from twnb.session.code_request import (
     UserStopped,
     keep_refused_edit,
 )
-from twnb.session.conversation_store import load_conversation_and_session, save_conversation_file
-from twnb.session.experience import SUMMARY_PROMPT, Experience, round_transcript
+from twnb.session.conversation_store import load_conversation_and_session
+from twnb.session.experience import Experience
 from twnb.session.ledger_recorder import LedgerRecorder
 from twnb.session.plan_edit import apply_plan_edit, user_plan_message
 from twnb.session.plan_notebook import PlanNotebook
-from twnb.session.project_rules import RulesInForce, recorded_files, written_by_rounds
+from twnb.session.project_rules import recorded_files
+from twnb.session.redaction import Redaction
 from twnb.session.round_failure import (
     CANCELLED,
     INTERRUPTED,
@@ -93,12 +89,16 @@ from twnb.session.round_failure import (
     no_result,
 )
 from twnb.session.round_run import RoundRun
-from twnb.session.round_undo import KEPT_ROUNDS, UndoOutcome, find_round, undo_piece, undo_round
+from twnb.session.round_setup import RoundSetup
+from twnb.session.round_undo import UndoOutcome
+from twnb.session.session_archive import SessionArchive
 from twnb.session.session_parts import RoundLimits, SessionParts, TracingHook
+from twnb.session.session_undo import SessionUndo
 from twnb.session.settings_watch import SettingsWatch
 
 if TYPE_CHECKING:
     from twnb.config import Redactor
+    from twnb.kernel import UndoLog
     from twnb.plugins import PluginCatalog
 
 logger = get_logger(__name__)
@@ -107,16 +107,12 @@ __all__ = ["CANCELLED", "INTERRUPTED", "STOPPED", "RoundLimitReached", "Session"
 
 
 class Session:
-    """One conversation and the Round driver (the module's docstring says how a Round goes). A running
-    Round's own state is its `RoundRun` (round_run.py); the session keeps the conversation, the plans,
-    the settings a Round reads (`max_posts`, `timeout`, `autosave`: watched, put back when generated
-    code changes them) and its collaborators (session_parts.py).
-
-    Why it is longer than 500 lines: the Round driver is one generator whose steps (commit, keep, autosave,
-    redact, end the plan) must see the same conversation, redactor and autosave folder as the operations
-    on the conversation between Rounds (save, load, undo, reset); split apart, each half would take the
-    other's state back as parameters. What is not shared lives beside it: a Round's own state
-    (round_run.py), how a Round fails (round_failure.py), the decisions (code_request.py)."""
+    """The Round driver (the module's docstring says how a Round goes). A running Round's own state is
+    its `RoundRun` (round_run.py); the conversation, its autosave and the operations on it between
+    Rounds (save, load, reset) are the `archive` (session_archive.py), undo is `undoing`
+    (session_undo.py), what a Round starts with besides the request is `setup` (round_setup.py). The
+    session keeps the settings a Round reads (`max_posts`, `timeout`: watched, put back when generated
+    code changes them) and its collaborators (session_parts.py)."""
 
     def __init__(
         self,
@@ -135,18 +131,17 @@ class Session:
         self.planner = planner
         self.code_interpreter = code_interpreter
         self.executor = executor
-        self.session_dir = Path(session_dir)
-        self.memory = memory if memory is not None else Memory(session_id=create_id())
-        self.session_id: str = self.memory.session_id
-        self.redactor = redactor
+        self.redaction = Redaction(redactor)
+        self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
+        memory = memory if memory is not None else Memory(session_id=create_id())
+        self.archive = SessionArchive(memory, session_dir, limits.autosave, self.redaction, self.plans)
+        self.undoing = SessionUndo(parts.undo_log, self.archive, executor)
+        self.setup = RoundSetup(parts.context, planner, code_interpreter, self.archive, executor)
         self.max_posts = limits.max_posts
         self.timeout = limits.timeout
-        self.autosave = limits.autosave
         self.recording = parts.recording
         self.context = parts.context
-        self.undo_log = parts.undo_log  # the live kernel's runs, for `undo` (None: code runs elsewhere)
         self.risk = parts.risk
-        self.rules_in_force = RulesInForce()  # what the latest Round's prompts carried
         # What the next Round's @-mentions point at (mentions.py; the magic sets it): taken by the Round.
         self.next_mentions: list[dict[str, str]] = []
         self.next_context_notes: list[str] = []  # and what to say of them (a replay's, recorded_context.py)
@@ -164,10 +159,6 @@ class Session:
                     self.settings_watch.watch(holder, attribute, attribute)
         self.pending_notes: list[str] = []
         self._run: RoundRun | None = None  # the latest Round's own state, while it runs and until the next
-        # (the conversation, the entries) its plugins section was last made from: made again only when
-        # either changed (a reset or a load brings another conversation)
-        self._plugin_entries: tuple[int, list[int]] = (0, [])
-        self.plans = PlanNotebook()  # the Round's plan lives there, and whoever follows it subscribes there
         planner.plan_hint = lambda: self.plans.hint(self.plans.carried)
 
     @property
@@ -185,18 +176,46 @@ class Session:
         """The notebook's plugins (owned by whoever built them: never closed here)."""
         return self.context.plugins
 
-    # -- where things go ---------------------------------------------------------------------------
+    # -- the conversation, kept by the archive ---------------------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        return self.archive.memory
+
+    @property
+    def session_id(self) -> str:
+        return self.archive.session_id
+
+    @property
+    def redactor(self) -> Redactor | None:
+        return self.redaction.redactor
+
+    @property
+    def session_dir(self) -> Path:
+        return self.archive.session_dir
+
+    @property
+    def autosave(self) -> bool:
+        """Whether each Round is written to the session's folder as it goes."""
+        return self.archive.autosave
+
+    @autosave.setter
+    def autosave(self, value: bool) -> None:
+        self.archive.autosave = value
 
     @property
     def autosave_dir(self) -> Path:
         """Where this session's Rounds are autosaved, one file each (the newest file is the latest)."""
-        return self.session_dir / self.session_id / "rounds"
+        return self.archive.autosave_dir
 
-    def _redact(self, data: Any) -> Any:
-        return self.redactor.redact_data(data) if self.redactor is not None else data
+    @property
+    def undo_log(self) -> UndoLog | None:
+        """The live kernel's runs, for `undo` (None: code runs elsewhere)."""
+        return self.undoing.log
 
-    def _redact_text(self, text: str) -> str:
-        return self.redactor.redact(text) if self.redactor is not None else text
+    @undo_log.setter
+    def undo_log(self, log: UndoLog | None) -> None:
+        self.undoing.log = log
 
     # -- the Round driver ----------------------------------------------------------------------------
 
@@ -220,15 +239,15 @@ class Session:
         the ledger draws the time between yielding code and its run, and after the run until the
         decision comes back, as waiting for the user, not as the code's time."""
         rewound = self._replay_again_if_used_up()
-        current = self.memory.create_round(self._redact_text(query))
-        self._record_user_cells(current)
-        self._use_rules(current)
+        current = self.memory.create_round(self.redaction.text(query))
+        self.setup.record_user_cells(current)
+        self.setup.use_rules(current)
         if self.next_mentions:
-            current.extra["mentions"] = self._redact(self.next_mentions)
+            current.extra["mentions"] = self.redaction.data(self.next_mentions)
         if self.next_context_notes:
-            current.extra["context_notes"] = [self._redact_text(note) for note in self.next_context_notes]
+            current.extra["context_notes"] = [self.redaction.text(note) for note in self.next_context_notes]
         self.next_mentions, self.next_context_notes = [], []
-        self._use_experience(current)
+        self.setup.use_experience(current)
         index = len(self.memory.conversation.rounds) - 1
         self.plans.start_round()
         started = time.perf_counter()
@@ -243,10 +262,10 @@ class Session:
         watcher.on_event(RoundStarted(current.id, current.user_query))
         failure: str | None = None
         failure_type: str | None = None
-        run = RoundRun(current, index, watcher, self._redact_text, self.risk, grade_risk, waits_for_user)
+        run = RoundRun(current, index, watcher, self.redaction.text, self.risk, grade_risk, waits_for_user)
         self._run = run
         try:
-            self._start_plugins(current, plugin_only, watcher)
+            self.setup.start_plugins(current, plugin_only, watcher)
             _record_confinement(current)
             notes, self.pending_notes = self.pending_notes, []
             self.settings_watch.start()
@@ -279,7 +298,7 @@ class Session:
             # A reply cut short comes with what arrived of it; the Round ends on the error inside.
             error = raised.error if isinstance(raised, ReplyCutShort) else raised
             unfinished = raised.post if isinstance(raised, ReplyCutShort) else None
-            failure = failure_reason(error, self._redact_text)
+            failure = failure_reason(error, self.redaction.text)
             failure_type = type(error).__name__
             self._keep(current, index, unfinished or (run.waiting[-1] if run.waiting else None), watcher)
             if not isinstance(error, Exception | KeyboardInterrupt | GeneratorExit):
@@ -292,7 +311,7 @@ class Session:
                 current.change_round_state("failed")
                 current.extra["failure_reason"] = failure
             self._end_plan(current)  # before the Round's last events: done or abandoned
-            replayed = self.recording.replay_record(rewound, self._redact_text)
+            replayed = self.recording.replay_record(rewound, self.redaction.text)
             if replayed is not None:
                 current.extra["replay"] = replayed
             offered = self.plugins.offer_record(current.id) if self.plugins is not None else None
@@ -304,43 +323,12 @@ class Session:
             timing["ended_at"] = now_iso()
             timing["duration_s"] = round(time.perf_counter() - started, 3)
             current.extra["ledger"] = ledger.ledger(timing["duration_s"]).to_dict()
-            self._bound_undo()
-            self._autosave(current, index, watcher)
+            self.undoing.bound()
+            self.archive.autosave_round(current, index, watcher)
             watcher.on_event(RoundEnded(current.id, current.state, failure))
             if llm_events is not None:
                 llm_events.connect(None)
         return current
-
-    def _start_plugins(self, round: Round, plugin_only: bool, watcher: Observer) -> None:
-        """The Round's plugins: loaded the first time (the folders, the MCP servers), the notebook's
-        functions looked at again; what could not be loaded is said once, in the Round
-        (`plugin_problems`) and as a status; the conversation's `plugins:` section lists what the
-        session has. The roles hear whether the Round is plugin-only."""
-        self.planner.start_round(plugin_only=plugin_only)
-        self.code_interpreter.start_round(plugin_only=plugin_only)
-        if plugin_only:
-            round.extra["plugin_only"] = True
-        if self.plugins is None:
-            return
-        try:
-            problems = self.plugins.refresh()
-        except Exception as error:  # a broken plugin source must not stop the Round
-            logger.exception("loading plugins failed")
-            problems = [f"plugins: loading failed ({type(error).__name__}: {error})"]
-        entries = self.plugins.conversation_entries()
-        conversation = self.memory.conversation
-        made_from = (id(conversation), [id(e) for e in entries])
-        # A loaded conversation's list stays while this session has no plugins.
-        if made_from != self._plugin_entries and (entries or self._plugin_entries[0] == id(conversation)):
-            redacted = [self._redact(entry.to_dict()) for entry in entries]  # once per change
-            conversation.plugins = [PluginEntry.from_yaml_content(entry) for entry in redacted]
-            self._autosave_plugins(round, watcher)
-        self._plugin_entries = made_from
-        if problems:
-            said = [self._redact_text(f"Plugin {problem}") for problem in problems]
-            round.extra["plugin_problems"] = said
-            for line in said:
-                watcher.on_event(StatusChanged(line))
 
     def _replay_again_if_used_up(self) -> bool:
         """A replay whose cassette served every reply (Run All again in the same kernel) starts over:
@@ -350,112 +338,6 @@ class Session:
             return False
         self.reset()
         return True
-
-    def _use_rules(self, round: Round) -> None:
-        """The user's rules as they are now, in both roles' system prompts and in the Round's record;
-        files the conversation's code wrote are left out (and named in the record). A replayed Round
-        uses those its recording used, none if it used none (recorded_context.py)."""
-        in_force = self._recorded_rules(round)
-        if in_force is None:
-            rules = self.context.rules
-            if rules is None:
-                return
-            in_force = rules.read(written_by_rounds(self.memory.conversation, self.executor.workdir))
-        self.rules_in_force = in_force
-        section = in_force.section
-        self.planner.prompt.rules_section = section
-        self.code_interpreter.prompt.rules_section = section
-        if in_force.files or in_force.written_by_code:
-            round.extra["rules"] = in_force.record()
-
-    def _recorded_rules(self, round: Round) -> RulesInForce | None:
-        """In a replay, the rules the recorded Round's prompts carried; None when not known (not a
-        replay, no such Round, or a record that kept no rule texts): then the files are read."""
-        recorded = self._recorded_round(round)
-        if recorded is None:
-            return None
-        data = recorded.extra.get("rules")
-        return RulesInForce.from_record(data) if isinstance(data, dict) else RulesInForce()
-
-    def _use_experience(self, round: Round) -> None:
-        """The experiences relevant to the request, for both roles' prompts and the Round's record; a
-        replayed Round uses those its recording used, none if it used none (recorded_context.py)."""
-        recorded = self._recorded_round(round)
-        if recorded is not None:
-            used = recorded.extra.get("experiences")
-            if used:
-                round.extra["experiences"] = copy.deepcopy(used)
-            return
-        experience = self.context.experience
-        if experience is None:
-            return
-        found = experience.retrieve(round.user_query)
-        note = experience.take_note()
-        if note:
-            round.extra.setdefault("context_notes", []).append(note)
-        if found:
-            ranked_by = experience.ranked_by
-            round.extra["experiences"] = [
-                {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
-                for e, score in found
-            ]
-
-    def recorded_round_for(self, query: str) -> Round | None:
-        """In a replay, the recorded Round a Round asked `query` now would replay, if known (the magic
-        describes the request's mentions from it, before the Round starts)."""
-        replay = self.recording.replay
-        if self.context.recorded is None:
-            return None
-        index = 0 if replay is not None and replay.used_up else len(self.memory.conversation.rounds)
-        return self.context.recorded.round_at(index, self._redact_text(query.strip()))
-
-    def _recorded_round(self, round: Round) -> Round | None:
-        """In a replay, the recorded Round this one replays (same place, same request), if known."""
-        if self.context.recorded is None:
-            return None
-        return self.context.recorded.round_at(len(self.memory.conversation.rounds) - 1, round.user_query)
-
-    def remember(self, ref: str | None = None) -> Experience:
-        """`%taskweaver remember [ROUND]`: the Round (default: the last) saved as `raw_exp_<id>.yaml`
-        and summarised by the LLM into `exp_<id>.yaml`. Raises ValueError with what to do."""
-        experience = self.context.experience
-        if experience is None:
-            raise ValueError("No experience folder is set (experience_dir).")
-        round = find_round(self.memory.conversation, ref or "last")
-        if round is None:
-            raise ValueError(f"No Round {ref or 'yet'} to remember: see %taskweaver history.")
-        exp_id = create_id()
-        kept = Conversation.init()
-        kept.add_round(round)
-        raw = experience.save_raw(self._redact(kept.to_dict()), exp_id)
-        transcript = self._redact_text(round_transcript(round))
-        turn = self.planner.turn
-        messages = [
-            {"role": "system", "content": SUMMARY_PROMPT},
-            {"role": "user", "content": transcript},
-        ]
-        reply = collect_reply(turn.client.stream(messages, model=turn.model, role="Experience"))
-        return experience.save_summary(exp_id, reply.text, raw)
-
-    def _record_user_cells(self, round: Round) -> None:
-        """The user's own cells since the previous Round go into this one's record (redacted), so a
-        replay can run them before the Round's code."""
-        if self.context.user_cells is None:
-            return
-        taken = self.context.user_cells.take()
-        if taken.cells:
-            round.extra["user_cells"] = self._redact([cell.to_dict() for cell in taken.cells])
-        if taken.omitted:
-            round.extra["user_cells_omitted"] = taken.omitted
-
-    def _autosave_plugins(self, round: Round, watcher: Observer) -> None:
-        """The conversation's plugins section beside the autosaved Rounds (written when it changes)."""
-        if not self.autosave:
-            return
-        try:
-            save_plugins(self.autosave_dir, self.memory.conversation)
-        except OSError as error:  # the Round's own autosave says what the disk refuses; the Round goes on
-            logger.warning("could not autosave the plugins section: %s", error)
 
     def _round_tracer(self, round: Round) -> Observer | None:
         return self.recording.round_tracer(self, round)
@@ -474,7 +356,7 @@ class Session:
     ) -> Generator[CodeRequest, CodeDecision, tuple[Post, ExecutionResult | None]]:
         """The next post, for `recipient`, and the result of the code it ran (None if none ran)."""
         if recipient == self.planner.alias:
-            post = self._redacted_post(self.planner.reply(self.memory, observer=run.watcher))
+            post = self.redaction.post(self.planner.reply(self.memory, observer=run.watcher))
             if moves_the_plan(post):  # derived from what is recorded: a secret it echoes is not kept
                 self.plans.update(derive_plan(self.plans.current, post, user_query=run.round.user_query))
             return post, None
@@ -553,7 +435,7 @@ class Session:
             post.extra["approved_by"] = "User"  # the record only: the Planner's prompt does not change
             return post
         apply_plan_edit(post, edited)
-        post = self._redacted_post(post)
+        post = self.redaction.post(post)
         self.plans.update(derive_plan(None, post, user_query=round.user_query))
         self._commit(round, index, post, watcher)
         return Post.create(user_plan_message(edited), "User", self.planner.alias)
@@ -573,55 +455,14 @@ class Session:
         )
         return artifact_stem(number, round.user_query)
 
-    def _redacted_post(self, post: Post) -> Post:
-        """`post` with every field through the redactor: the one place posts are redacted, before
-        they are committed or anything is derived from them (the plan's steps and outcomes)."""
-        if self.redactor is None:
-            return post
-        return Post.from_dict(self.redactor.redact_data(post.to_dict()), keep_ids=True)
-
-    def _redact_round_extra(self, round: Round) -> None:
-        """Every field of `round.extra` (the plan, notes, reasons, what roles and plugins added) through
-        the redactor, in place, before the Round is saved or shown as ended."""
-        if self.redactor is None:
-            return
-        round.extra = self._redact(dict(round.extra))  # a copy, every string in it redacted
-
     def _commit(self, round: Round, index: int, post: Post, watcher: Observer) -> None:
-        post = self._redacted_post(post)
+        post = self.redaction.post(post)
         round.add_post(post)
         usage = post.extra.get("usage")
         if usage:
             round.extra["usage"] = add_usage(round.extra.get("usage", {}).copy(), usage)
-        self._autosave(round, index, watcher)  # before the event: a watcher may read the file
+        self.archive.autosave_round(round, index, watcher)  # before the event: a watcher may read the file
         watcher.on_event(PostCommitted(post))
-
-    def _autosave(self, round: Round, index: int, watcher: Observer | None = None) -> None:
-        """Write `round`'s autosave file; it carries the conversation's own top-level keys too (the
-        plan waiting for the next Round), as `save` writes them; the last Round's file's are what loads."""
-        self._redact_round_extra(round)
-        self.plans.save_into(self.memory.conversation)  # also for a session built later around it
-        if not self.autosave:
-            return
-        try:
-            save_round(
-                self.autosave_dir,
-                round,
-                conversation=self.memory.conversation,
-                session_id=self.session_id,
-                index=index,
-            )
-        except OSError as error:  # a full disk must not lose the Round in memory, nor stop it
-            if AUTOSAVE_FAILED in round.extra:
-                return  # said once per Round: the next post's save fails the same way
-            note = self._redact_text(
-                f"Autosave to {self.autosave_dir} failed ({error.strerror or error}); the Round goes on "
-                "and is kept in memory: save it elsewhere with %taskweaver save PATH."
-            )
-            round.extra[AUTOSAVE_FAILED] = note
-            logger.warning("could not autosave Round %s: %s", round.id, error)
-            if watcher is not None:
-                watcher.on_event(StatusChanged(note))
 
     # -- the plain driver ------------------------------------------------------------------------------
 
@@ -695,31 +536,12 @@ class Session:
             return None
         return [str(path) for path in recorded_files(self.memory.conversation)]
 
-    # -- the conversation ------------------------------------------------------------------------------
-
-    def recover_plan(self, number: int) -> Plan:
-        """Make earlier plan `number` current again (see PlanNotebook.recover), and autosave it with the
-        last Round, so a kernel that dies before the next Round still has it."""
-        plan = self.plans.recover(number)
-        rounds = self.memory.conversation.rounds
-        if rounds:
-            self._autosave(rounds[-1], len(rounds) - 1)
-        return plan
-
-    def note_held_back_cells(self, round: Round, note: str) -> None:
-        """Why the cells queued below the Round did not run (`Round.extra["held_back_cells"]`, known
-        only after the Round ended and was autosaved), written into the Round's autosave too, so a
-        reload says it as the notebook did."""
-        round.extra = {**(round.extra or {}), "held_back_cells": self._redact_text(note)}
-        rounds = self.memory.conversation.rounds
-        if any(r is round for r in rounds):
-            self._autosave(round, next(i for i, r in enumerate(rounds) if r is round))
+    # -- the conversation between Rounds (the archive, undo, the experience folder) -------------------
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """The whole conversation as TaskWeaver YAML (see conversation_store); its posts were redacted
         when committed. The cassette, when recording, is copied beside it (`x.cassette.yaml`)."""
-        self.plans.save_into(self.memory.conversation)
-        return save_conversation_file(self.memory.conversation, path, cassette=self.cassette_path)
+        return self.archive.save(path, self.cassette_path)
 
     def load(self, path: str | os.PathLike[str]) -> Conversation:
         """Replace the conversation with a saved one, ids kept: a conversation YAML, an autosave folder
@@ -734,79 +556,54 @@ class Session:
         here as committed posts are, under `session_id` (the session the file names, so an autosaved
         conversation goes on in its own folder; None: a new one). Never under the replaced
         conversation's session: its autosave folder stays its own, and loads back as it was."""
-        conversation = self._redacted_conversation(conversation)
-        if self.undo_log is not None:
-            self.undo_log.clear()  # its runs were another conversation's
-        self.memory = Memory(session_id=session_id or create_id())
-        self.memory.conversation = conversation
-        self.session_id = self.memory.session_id
-        self.plans.load_from(conversation)
-        for index, round in enumerate(conversation.rounds):  # so this session's autosave is complete
-            self._autosave(round, index)
-        return conversation
+        conversation = self.redaction.conversation(conversation)
+        self.undoing.clear()  # its runs were another conversation's
+        return self.archive.replace_conversation(conversation, session_id)
 
     def adopt(self, memory: Memory) -> None:
         """Carry on `memory`'s conversation (made before this session existed, say loaded from a file):
         it is redacted once here, as committed posts are."""
-        memory.conversation = self._redacted_conversation(memory.conversation)
-        self.memory = memory
-        self.session_id = memory.session_id
-        self.plans.load_from(memory.conversation)
+        self.archive.adopt(memory)
 
-    def _redacted_conversation(self, conversation: Conversation) -> Conversation:
-        if self.redactor is None:
-            return conversation
-        rounds = [Round.from_dict(self._redact(r.to_dict()), keep_ids=True) for r in conversation.rounds]
-        conversation.rounds = rounds
-        return conversation
+    def reset(self) -> None:
+        """A new, empty conversation under a new session id (a replay starts its cassette over)."""
+        self.undoing.clear()
+        self.archive.start_new()
+        if self.recording.replay is not None:
+            # The kernel keeps the variables the finished conversation made, which the recording's
+            # fresh kernel did not have: what the prompts say of them is no drift (the rest still is).
+            self.recording.replay.rewind(without_kernel_state)
 
-    # -- undo ----------------------------------------------------------------------------------------
+    def recover_plan(self, number: int) -> Plan:
+        """Make earlier plan `number` current again, autosaved with the last Round (SessionArchive)."""
+        return self.archive.recover_plan(number)
+
+    def note_held_back_cells(self, round: Round, note: str) -> None:
+        """Why the cells queued below the Round did not run, in its record and autosave (SessionArchive)."""
+        self.archive.note_held_back_cells(round, note)
 
     def undo(self, ref: str | None = None, *, force: bool = False) -> UndoOutcome:
         """Put the kernel back as it was before Round `ref` (its id, number or `last`; None: the last
         Round not undone yet), for what the Round did: see round_undo.py. Refused in the outcome's line
         when something changed the same names since, unless `force`. The Round stays, marked undone."""
-        if self.undo_log is None:
-            return UndoOutcome(
-                False, "Undo needs code run on the notebook's own kernel; this session runs it elsewhere."
-            )
-        outcome = undo_round(
-            self.memory.conversation, self.undo_log, ref, force=force, workdir=self.executor.workdir
-        )
-        if outcome.done and outcome.round is not None:
-            self.memory.forget_views()  # the model is told from the next call on
-            rounds = self.memory.conversation.rounds
-            self._autosave(outcome.round, rounds.index(outcome.round))
-        return outcome
+        return self.undoing.undo_round(ref, force=force)
 
     def undo_piece(self, post_id: str) -> UndoneRecord | None:
         """Step mode's Undo of the piece of code that just ran (its post `post_id`, in the Round now
         running), before the Round goes on: what was undone (its `line`, the `files_moved`, which the
         `UndoneRun` sent back carries so the post links them where undo put them), None when it
         cannot be."""
-        rounds = self.memory.conversation.rounds
-        if self.undo_log is None or not rounds:
-            return None
-        return undo_piece(self.undo_log, post_id, rounds[-1], self.executor.workdir)
+        return self.undoing.undo_piece(post_id)
 
-    def _bound_undo(self) -> None:
-        """Only the last KEPT_ROUNDS Rounds keep their snapshots (round_undo.py)."""
-        if self.undo_log is None:
-            return
-        recent = self.memory.conversation.rounds[-KEPT_ROUNDS:]
-        self.undo_log.keep_only({post.id for round in recent if not round.undone for post in round.post_list})
+    def recorded_round_for(self, query: str) -> Round | None:
+        """In a replay, the recorded Round a Round asked `query` now would replay (RoundSetup's)."""
+        replay = self.recording.replay
+        return self.setup.recorded_round_for(query, starts_over=replay is not None and replay.used_up)
 
-    def reset(self) -> None:
-        """A new, empty conversation under a new session id (a replay starts its cassette over)."""
-        if self.undo_log is not None:
-            self.undo_log.clear()
-        self.memory = Memory(session_id=create_id())
-        self.session_id = self.memory.session_id
-        self.plans.reset()
-        if self.recording.replay is not None:
-            # The kernel keeps the variables the finished conversation made, which the recording's
-            # fresh kernel did not have: what the prompts say of them is no drift (the rest still is).
-            self.recording.replay.rewind(without_kernel_state)
+    def remember(self, ref: str | None = None) -> Experience:
+        """`%taskweaver remember [ROUND]`: the Round (default: the last) saved as `raw_exp_<id>.yaml`
+        and summarised by the LLM into `exp_<id>.yaml`. Raises ValueError with what to do."""
+        return self.setup.remember(ref)
 
 
 def _decision_of(received: CodeDecision) -> StepDecision:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twnb.config import SETTINGS_BY_NAME, ResolvedSettings, is_secret_name, resolve_settings
-from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
+from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings, ModelRoute
 from twnb.confine.plan import ConfinementError, is_inside, real_path
 
 _OPENAI = "https://api.openai.com/v1"
@@ -82,10 +82,7 @@ def launch_settings(
             *([settings.examples_dir] if settings.examples_dir else []),
             *(os.fspath(p) for p in read_only),
         ),
-        upstream_url=upstream_url,
-        azure=azure,
-        key_names=key_names,
-        base_url_names=base_url_names,
+        model=ModelRoute(upstream_url, azure, key_names, base_url_names),
     )
     return launch, settings.api_key or ""
 

@@ -10,7 +10,7 @@ import pytest
 from support.replay_rounds import code_round, conversation, stdout, user_cell, with_user_cells
 
 from twnb.replay.export import build_notebook
-from twnb.replay.rerun import rerun_notebook
+from twnb.replay.rerun import RerunOptions, rerun_notebook
 
 LOAD = user_cell("sales = [3, 4, 5]", 2, made=("sales",))
 
@@ -63,7 +63,7 @@ def test_several_rounds_each_get_the_cells_that_ran_before_them(tmp_path):
 def test_a_rerun_runs_the_users_cells_first_and_reproduces_every_cell(tmp_path):
     rounds = conversation(with_user_cells(code_round("Sum", "print(sum(sales))", [stdout("12\n")]), LOAD))
     built = build_notebook(rounds, tmp_path / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     assert report.summary() == "2 of 2 cells reproduced"
     assert [cell.where for cell in report.cells] == ["your cell before Round 1", "Round 1"]
 
@@ -78,7 +78,7 @@ def test_a_users_cell_reproduces_when_it_raises_as_it_did_and_differs_when_it_do
         )
     )
     built = build_notebook(rounds, tmp_path / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     assert [cell.comparison.reproduced for cell in report.cells] == [True, False, True]
     assert report.cells[1].comparison.reason == "it raised when recorded, not now"
 

@@ -11,7 +11,7 @@ from support.nb_run import cell_text
 from twnb.memory import Attachment, AttachmentType, Conversation, Post, Round
 from twnb.replay.compare import compare_outputs
 from twnb.replay.export import build_notebook, write_notebook
-from twnb.replay.rerun import rerun_notebook
+from twnb.replay.rerun import RerunOptions, rerun_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def test_a_rerun_reproduces_matching_cells_and_lists_the_one_that_diverged(tmp_p
         _round("diverges", "print(x + 1)", [_stdout("42\n")]),  # recorded 42; it prints 43 now
     )
     built = build_notebook(conversation, tmp_path / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     write_notebook(built.notebook, built.path)
     assert report.summary() == "2 of 3 cells reproduced" and report.stopped is None
     (differing,) = report.differing
@@ -72,7 +72,7 @@ def test_a_rerun_reproduces_matching_cells_and_lists_the_one_that_diverged(tmp_p
 def test_a_rerun_keeps_the_show_cells_as_recorded(tmp_path):
     built = build_notebook(_conversation(analysis_round()), tmp_path / "a.ipynb", source_dir=tmp_path)
     show = dict(built.notebook.cells[2])
-    rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     assert dict(built.notebook.cells[2]) == show and built.notebook.cells[2].execution_count is None
 
 
@@ -82,7 +82,7 @@ def test_the_kernel_runs_in_the_given_folder(tmp_path):
         _round("read", "print(open('data.txt').read())", [_stdout("from the folder\n")])
     )
     built = build_notebook(conversation, tmp_path / "out" / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     assert report.ok
 
 
@@ -92,7 +92,7 @@ def test_a_kernel_that_dies_stops_the_rerun_and_says_where(tmp_path):
         _round("after", "print('never')", [_stdout("never\n")]),
     )
     built = build_notebook(conversation, tmp_path / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=60)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
     assert report.stopped.startswith("the kernel died while running cell 5 (Round 1)")
     assert [c.round_number for c in report.cells] == [1] and report.total == 2
 
@@ -103,7 +103,7 @@ def test_a_cell_that_hangs_is_stopped_after_its_timeout_and_the_next_one_runs(tm
         _round("after", "print('next')", [_stdout("next\n")]),
     )
     built = build_notebook(conversation, tmp_path / "a.ipynb", source_dir=tmp_path)
-    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, timeout=3)
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=3))
     hung, after = report.cells
     assert hung.comparison.reason == "stopped after its time limit of 3 s"
     assert after.comparison.reproduced
@@ -152,7 +152,10 @@ def test_what_a_rerun_prints_is_redacted_before_it_is_compared_and_saved(tmp_pat
         conversation, tmp_path / "a.ipynb", source_dir=tmp_path, redact=redactor.redact_data
     )
     report = rerun_notebook(
-        built.notebook, built.pieces, cwd=tmp_path, timeout=60, redact=redactor.redact_data
+        built.notebook,
+        built.pieces,
+        cwd=tmp_path,
+        options=RerunOptions(timeout=60, redact=redactor.redact_data),
     )
     write_notebook(built.notebook, built.path)
     assert report.ok

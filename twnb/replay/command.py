@@ -211,7 +211,7 @@ def _rerun(
     """Run `pieces` of `nb` (verified first) once the plugins the settings describe are bound in the
     kernel (`plugins`: those the code calls, named when still missing), record the report in its
     metadata, and return it."""
-    from twnb.replay.rerun import rerun_notebook
+    from twnb.replay.rerun import RerunOptions, rerun_notebook
 
     redactor = _redactor()
     where = (
@@ -223,19 +223,22 @@ def _rerun(
     if kernel_argv is not None:
         where = f"a fresh confined kernel in {cwd}"
     progress(f"Re-running {len(pieces)} code cell{_s(len(pieces))} in {where}")
+    options = RerunOptions(
+        timeout=request.timeout,
+        strict_images=request.strict_images,
+        redact=redactor.redact_data,
+        check=_check(request),
+        prepare=_plugin_binding(plugins),
+        kernel_name=request.kernel_name,
+        connection_file=attached,
+        kernel_argv=kernel_argv,
+    )
     report = rerun_notebook(
         nb,
         pieces,
         cwd=cwd,
-        timeout=request.timeout,
-        strict_images=request.strict_images,
-        kernel_name=request.kernel_name,
-        connection_file=attached,
+        options=options,
         progress=lambda done, total, cell: progress(redactor.redact(_progress_line(done, total, cell))),
-        redact=redactor.redact_data,
-        check=_check(request),
-        prepare=_plugin_binding(plugins),
-        kernel_argv=kernel_argv,
     )
     nb.metadata.setdefault("twnb", {})["rerun"] = redactor.redact_data(report.to_dict())
     return report

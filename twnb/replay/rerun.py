@@ -134,46 +134,57 @@ class RerunReport:
 Progress = Callable[[int, int, CellOutcome], None]
 
 
+@dataclass(frozen=True)
+class RerunOptions:
+    """How a notebook is re-run. `timeout`: each cell's limit in seconds; `strict_images`: images
+    compare by their bytes, not their dimensions; `redact`: the new outputs pass through it; `check`
+    (verification, for code recorded elsewhere): a refusal for a cell that must not run (left as
+    recorded, reported as refused); `prepare`: code run quietly first (binding the plugins). The
+    kernel: `kernel_name`'s kernelspec, the running kernel of `connection_file` (left running), or
+    this Python's, started as `kernel_argv` says (the confined kernel's launcher) when given."""
+
+    timeout: int = 600
+    strict_images: bool = False
+    redact: Callable[[Any], Any] | None = None
+    check: Callable[[str], str | None] | None = None
+    prepare: str | None = None
+    kernel_name: str | None = None
+    connection_file: str | os.PathLike[str] | None = None
+    kernel_argv: list[str] | None = None
+
+
 def rerun_notebook(
     nb: NotebookNode,
     pieces: dict[int, CodePiece],
     *,
     cwd: str | os.PathLike[str],
-    timeout: int = 600,
-    strict_images: bool = False,
-    kernel_name: str | None = None,
-    connection_file: str | os.PathLike[str] | None = None,
+    options: RerunOptions = RerunOptions(),
     progress: Progress | None = None,
-    redact: Callable[[Any], Any] | None = None,
-    check: Callable[[str], str | None] | None = None,
-    prepare: str | None = None,
-    kernel_argv: list[str] | None = None,
 ) -> RerunReport:
-    """Execute the cells `pieces` names (their outputs are replaced by the new ones, passed through
-    `redact` when given; each cell's `metadata.twnb.rerun` says whether it reproduced) and report.
-    `check` (verification, for code recorded elsewhere) gives a refusal for a cell that must not run:
-    it is left as recorded and reported as refused. `kernel_argv` starts this Python's kernel another
-    way (the confined kernel's launcher)."""
+    """Execute the cells `pieces` names, a fresh kernel started in `cwd` (their outputs are replaced by
+    the new ones; each cell's `metadata.twnb.rerun` says whether it reproduced) and report, as `options`
+    say."""
     report = RerunReport(total=len(pieces))
     rounds = round_numbers(nb)
-    options: dict[str, Any]
+    kernel: dict[str, Any]
     record: RefusedStartsRecord | None = None
-    if connection_file is not None:
-        options = {"km": AttachedKernelManager(connection_file)}  # never shut down by nbclient
-    elif kernel_name:
-        options = {"kernel_name": kernel_name}
+    if options.connection_file is not None:
+        kernel = {"km": AttachedKernelManager(options.connection_file)}  # never shut down by nbclient
+    elif options.kernel_name:
+        kernel = {"kernel_name": options.kernel_name}
     else:
+        kernel_argv = options.kernel_argv
         if kernel_argv is not None:
             record = RefusedStartsRecord()  # the confined kernel's refused program starts
             kernel_argv = record.kernel_argv(kernel_argv)
-        options = {"km": this_python_kernel_manager(kernel_argv)}
+        kernel = {"km": this_python_kernel_manager(kernel_argv)}
     client = NotebookClient(
         nb,
-        timeout=timeout,
+        timeout=options.timeout,
         allow_errors=True,
         interrupt_on_timeout=True,
         resources={"metadata": {"path": str(Path(cwd))}},
-        **options,
+        **kernel,
     )
     # The kernel's own stderr (start-up notices, a crash message) is kept off the progress lines; its
     # last line explains a death.
@@ -181,23 +192,10 @@ def rerun_notebook(
         guard: KernelGuardChannel | None = None
         try:
             with client.setup_kernel(stderr=log):
-                guard = _guard(client, timeout) if check is not None else None
-                if prepare is not None:
-                    report.notes = _prepare(client, prepare, timeout)
-                _run_cells(
-                    client,
-                    nb,
-                    pieces,
-                    report,
-                    rounds,
-                    timeout,
-                    strict_images,
-                    progress,
-                    redact,
-                    check,
-                    guard,
-                    record,
-                )
+                guard = _guard(client, options.timeout) if options.check is not None else None
+                if options.prepare is not None:
+                    report.notes = _prepare(client, options.prepare, options.timeout)
+                _run_cells(client, nb, pieces, report, rounds, options, progress, guard, record)
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"
         except RuntimeError as error:  # the kernel did not start or not answer in time
@@ -206,7 +204,7 @@ def rerun_notebook(
         finally:
             if guard is not None:
                 guard.close()
-            if connection_file is not None and client.kc is not None:
+            if options.connection_file is not None and client.kc is not None:
                 client.kc.stop_channels()  # the kernel is not ours: only disconnect
             if record is not None:
                 record.close()
@@ -222,14 +220,13 @@ def _run_cells(
     pieces: dict[int, CodePiece],
     report: RerunReport,
     rounds: dict[str, int],
-    timeout: int,
-    strict_images: bool,
+    options: RerunOptions,
     progress: Progress | None,
-    redact: Callable[[Any], Any] | None,
-    check: Callable[[str], str | None] | None,
     guard: KernelGuardChannel | None = None,
     record: RefusedStartsRecord | None = None,
 ) -> None:
+    timeout, redact, check = options.timeout, options.redact, options.check
+
     for done, (index, piece) in enumerate(sorted(pieces.items()), start=1):
         cell = nb.cells[index]
         number = rounds.get(piece.round_id, 0)
@@ -260,7 +257,7 @@ def _run_cells(
                 elif time.monotonic() - started >= timeout:
                     comparison = Comparison(False, f"stopped after its time limit of {timeout} s")
                 else:
-                    comparison = _compare(piece, cell.outputs, strict_images)
+                    comparison = _compare(piece, cell.outputs, options.strict_images)
                     if not comparison.reproduced:
                         confine_refusal = _confine_refusal(cell.outputs)
                     started_refusal = _started_refusal(record) if record is not None else None

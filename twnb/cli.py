@@ -197,17 +197,18 @@ def _seconds(text: str) -> int:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    from twnb.demo.runner import DEMO_NOTEBOOKS, DemoError, run_demo
+    from twnb.demo.runner import DEMO_NOTEBOOKS, DemoError, KernelChoice, run_demo
 
+    kernel_choice = KernelChoice(
+        kernel_name=args.kernel, connection_file=args.existing, confine=args.live and not args.no_confine
+    )
     try:
         result = run_demo(
             args.out,
             live=args.live,
             timeout=args.timeout,
-            kernel_name=args.kernel,
-            connection_file=args.existing,
             demo=DEMO_NOTEBOOKS[args.notebook],
-            confine=args.live and not args.no_confine,
+            kernel_choice=kernel_choice,
         )
     except DemoError as error:
         print(f"twnb demo failed: {error}", file=sys.stderr)

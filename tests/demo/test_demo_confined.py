@@ -15,7 +15,7 @@ from support.confined_kernel import needs_landlock
 from support.nb_scripts import code, planner
 
 from twnb.demo.demo_notebook import DEMO_MODEL
-from twnb.demo.runner import QUICKSTART, run_demo
+from twnb.demo.runner import QUICKSTART, KernelChoice, run_demo
 
 pytestmark = [pytest.mark.slow, needs_landlock, pytest.mark.timeout(600)]
 
@@ -35,7 +35,9 @@ def test_the_live_quickstart_runs_confined_through_the_key_proxy(tmp_path: Path,
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
         lines: list[str] = []
-        result = run_demo(tmp_path / "out", live=True, confine=True, progress=lines.append)
+        result = run_demo(
+            tmp_path / "out", live=True, kernel_choice=KernelChoice(confine=True), progress=lines.append
+        )
         headers = {r["headers"]["authorization"] for r in server.chat_requests()}
     assert result.ok, result.failures
     assert headers == {f"Bearer {KEY}"}
@@ -64,7 +66,13 @@ def test_the_demo_names_the_program_start_a_rounds_code_was_refused(tmp_path: Pa
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
         lines: list[str] = []
-        result = run_demo(tmp_path / "out", live=True, confine=True, notebook=nb, progress=lines.append)
+        result = run_demo(
+            tmp_path / "out",
+            live=True,
+            kernel_choice=KernelChoice(confine=True),
+            notebook=nb,
+            progress=lines.append,
+        )
     assert result.ok, result.failures
     assert not marker.exists()
     said = "Confined kernel: running /bin/sh was refused"

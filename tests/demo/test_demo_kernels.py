@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from twnb.demo.runner import DemoError, run_demo
+from twnb.demo.runner import DemoError, KernelChoice, run_demo
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,9 @@ def test_the_demo_runs_in_a_running_kernel_elsewhere_and_leaves_it_as_it_was(tmp
         kc.wait_for_ready(timeout=60)
         out = tmp_path / "out"
         result = run_demo(
-            out, connection_file=km.connection_file, shares_filesystem=False, progress=lambda line: None
+            out,
+            kernel_choice=KernelChoice(connection_file=km.connection_file, shares_filesystem=False),
+            progress=lambda line: None,
         )
         assert result.round_states == ["finished", "finished", "finished"], result.failures
         assert (out / "quickstart-conversation.yaml").is_file()
@@ -84,4 +86,4 @@ def test_twnb_demo_runs_in_a_kernelspec_named_on_the_command_line(tmp_path):
 
 def test_an_unknown_kernel_name_is_a_clear_error(tmp_path):
     with pytest.raises(DemoError, match=r"No kernel named 'no-such-kernel'; `jupyter kernelspec list`"):
-        run_demo(tmp_path / "out", kernel_name="no-such-kernel", progress=lambda line: None)
+        run_demo(tmp_path / "out", kernel_choice=KernelChoice("no-such-kernel"), progress=lambda line: None)

@@ -55,6 +55,21 @@ class DemoResult:
         return bool(self.round_states) and all(state == "finished" for state in self.round_states)
 
 
+@dataclass(frozen=True)
+class KernelChoice:
+    """Which kernel the demo runs in. `kernel_name`: that kernelspec's kernel; `connection_file`: a
+    running kernel (left running, its folder and environment given back); both are prepared through the
+    kernel and, when their files are not on this machine, the conversation and small artifacts come
+    back through it (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests).
+    Neither named: this Python's kernel, `confine`d (twnb/confine) when asked, said once when the
+    system cannot."""
+
+    kernel_name: str | None = None
+    connection_file: str | os.PathLike[str] | None = None
+    shares_filesystem: bool | None = None
+    confine: bool = False
+
+
 def run_demo(
     out_dir: str | os.PathLike[str] = "twnb-demo",
     *,
@@ -63,24 +78,18 @@ def run_demo(
     timeout: int = 600,
     progress: Callable[[str], None] = print,
     notebook: nbformat.NotebookNode | None = None,
-    kernel_name: str | None = None,
-    connection_file: str | os.PathLike[str] | None = None,
-    shares_filesystem: bool | None = None,
     demo: DemoNotebook = QUICKSTART,
-    confine: bool = False,
+    kernel_choice: KernelChoice = KernelChoice(),
 ) -> DemoResult:
-    """Run the quickstart (or `demo`) into `out_dir`; raises DemoError with a clear message when it cannot.
+    """Run the quickstart (or `demo`) into `out_dir`, in the kernel `kernel_choice` names; raises
+    DemoError with a clear message when it cannot.
 
     `timeout` is each cell's limit in whole seconds. `record` (live only) records the LLM calls to a
     cassette beside the conversation: that is how the bundled cassette is made from the scripted
     replies (tests/demo/record_quickstart_cassette.py). `notebook` runs another notebook in its place
-    (default: the one `demo` builds).
-
-    `kernel_name` runs it in that kernelspec's kernel, `connection_file` in a running kernel (left
-    running, its folder and environment given back); both are prepared through the kernel and, when
-    their files are not on this machine, the conversation and small artifacts come back through it
-    (demo_kernel.py). `shares_filesystem` False treats the kernel as elsewhere (tests). `confine` runs
-    this Python's kernel confined (twnb/confine), said once when the system cannot."""
+    (default: the one `demo` builds)."""
+    kernel_name, connection_file = kernel_choice.kernel_name, kernel_choice.connection_file
+    shares_filesystem, confine = kernel_choice.shares_filesystem, kernel_choice.confine
     out = Path(out_dir).resolve()
     if record and not live:
         raise DemoError("Recording needs --live: offline, the demo replays the bundled cassette.")

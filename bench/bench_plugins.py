@@ -55,7 +55,7 @@ _FIRST_ROUND = textwrap.dedent(
     from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor
     from twnb.plugins import PluginCatalog, PluginExecutor
-    from twnb.session import build_session
+    from twnb.session import NotebookParts, build_session
     from twnb.session.factory import plugin_folders
 
     shell = InteractiveShell.instance()
@@ -70,7 +70,7 @@ _FIRST_ROUND = textwrap.dedent(
     live = LiveShellExecutor(shell, workdir, artifacts, session_dir=session_dir)
     session = build_session(
         resolved, PluginExecutor(live, catalog, artifacts), client=InstantClient(),
-        session_dir=session_dir, plugins=catalog,
+        session_dir=session_dir, notebook=NotebookParts(plugins=catalog),
     )
     times = []
     for n in range(2):

@@ -97,7 +97,7 @@ def main() -> None:
 
     from twnb.config import ResolvedSettings, Settings
     from twnb.kernel import LiveShellExecutor, UndoLog
-    from twnb.session import build_session
+    from twnb.session import NotebookParts, build_session
 
     shell = InteractiveShell.instance()
     data = fresh_data(args.rows)
@@ -136,7 +136,7 @@ def main() -> None:
             kept,
             client=AnalysisClient(),
             session_dir=session_dir,
-            undo_log=log,
+            notebook=NotebookParts(undo_log=log),
         )
         session.autosave = False
         undo_times: list[float] = []

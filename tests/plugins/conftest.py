@@ -81,7 +81,7 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
     from twnb.kernel import LiveShellExecutor, NotebookOutput
     from twnb.llm import ClientLimits, OpenAIChatClient
     from twnb.plugins import PluginExecutor
-    from twnb.session import build_session
+    from twnb.session import NotebookParts, build_session
     from twnb.session.factory import redactor_for
 
     def make(script: dict[str, Any], catalog: Any, **settings: Any) -> Any:
@@ -102,7 +102,12 @@ def make_session(fake_llm: Any, shell: Any, workdir: Path) -> Callable[..., Any]
             api_key="test-key", base_url=fake_llm.base_url, limits=ClientLimits(max_retries=0)
         )
         return build_session(
-            resolved, executor, client=client, session_dir=session_dir, redactor=redactor, plugins=catalog
+            resolved,
+            executor,
+            client=client,
+            session_dir=session_dir,
+            redactor=redactor,
+            notebook=NotebookParts(plugins=catalog),
         )
 
     return make

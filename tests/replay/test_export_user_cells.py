@@ -11,6 +11,7 @@ from support.replay_rounds import code_round, conversation, stdout, user_cell, w
 
 from twnb.replay.export import build_notebook
 from twnb.replay.rerun import RerunOptions, rerun_notebook
+from twnb.session.factory import NotebookParts
 
 LOAD = user_cell("sales = [3, 4, 5]", 2, made=("sales",))
 
@@ -92,7 +93,9 @@ def test_a_session_with_the_users_cells_replays_from_its_saved_file(make_session
     log = UserCellLog(shell).start()
     try:
         shell.run_cell("prices = [2, 3, 4]", store_history=True)
-        session = make_session(one_step("total = sum(prices)\nprint(total)"), user_cells=log)
+        session = make_session(
+            one_step("total = sum(prices)\nprint(total)"), notebook=NotebookParts(user_cells=log)
+        )
         assert session.run_round("Add up the prices").state == "finished"
     finally:
         log.close()

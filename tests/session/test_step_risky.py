@@ -12,6 +12,7 @@ from support.session_script import one_step
 
 from twnb.render import round_payload, round_text
 from twnb.session.code_request import ApprovedRun, CodeRequest, EditedRun
+from twnb.session.factory import NotebookParts
 from twnb.session.risk_check import RiskCheck
 
 
@@ -24,7 +25,7 @@ def risky_session(make_session, shell, workdir: Path):
             namespace=lambda: shell.user_ns,
             hidden=lambda: set(shell.user_ns_hidden),
         )
-        return make_session(one_step(code), risk=risk)
+        return make_session(one_step(code), notebook=NotebookParts(risk=risk))
 
     return make
 

@@ -11,6 +11,7 @@ import pytest
 from support.session_script import one_step
 
 from twnb.session.code_request import CodeRequest, Skipped
+from twnb.session.factory import NotebookParts
 from twnb.session.risk_check import RiskCheck
 
 BEFORE = "a\n1\n"
@@ -45,7 +46,7 @@ def risky_session(make_session, shell, workdir: Path):
             namespace=lambda: shell.user_ns,
             hidden=lambda: set(shell.user_ns_hidden),
         )
-        return make_session(one_step(code), risk=risk)
+        return make_session(one_step(code), notebook=NotebookParts(risk=risk))
 
     return make
 

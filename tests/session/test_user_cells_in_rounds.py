@@ -12,6 +12,7 @@ from support.session_script import one_step
 from twnb.kernel import UserCellLog
 from twnb.memory import load_conversation
 from twnb.session.autosave import load_autosaved_conversation
+from twnb.session.factory import NotebookParts
 
 SECRET = "sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD"
 
@@ -28,7 +29,7 @@ def users_cell(shell: Any, source: str) -> None:
 
 
 def test_a_round_records_the_users_cells_that_ran_before_it(make_session, shell, cells):
-    session = make_session(one_step("total = prices.sum()\ntotal"), user_cells=cells)
+    session = make_session(one_step("total = prices.sum()\ntotal"), notebook=NotebookParts(user_cells=cells))
     users_cell(shell, "import pandas as pd\nprices = pd.Series([1, 2, 3])")
     round = session.run_round("Add up the prices")
     assert round.state == "finished"
@@ -39,7 +40,7 @@ def test_a_round_records_the_users_cells_that_ran_before_it(make_session, shell,
 
 
 def test_the_next_round_records_only_the_cells_since_the_previous_one(make_session, fake_llm, shell, cells):
-    session = make_session(one_step("a = 1"), user_cells=cells)
+    session = make_session(one_step("a = 1"), notebook=NotebookParts(user_cells=cells))
     users_cell(shell, "first = 1")
     session.run_round("One")
     fake_llm.load(one_step("b = 2"))
@@ -49,12 +50,12 @@ def test_the_next_round_records_only_the_cells_since_the_previous_one(make_sessi
 
 
 def test_a_round_with_no_cells_before_it_records_none(make_session, cells):
-    round = make_session(one_step("a = 1"), user_cells=cells).run_round("One")
+    round = make_session(one_step("a = 1"), notebook=NotebookParts(user_cells=cells)).run_round("One")
     assert "user_cells" not in round.extra
 
 
 def test_a_secret_in_a_users_cell_is_redacted_in_the_record(make_session, shell, cells, workdir):
-    session = make_session(one_step("a = 1"), user_cells=cells)
+    session = make_session(one_step("a = 1"), notebook=NotebookParts(user_cells=cells))
     users_cell(shell, f"key = {SECRET!r}")
     round = session.run_round("One")
     assert SECRET not in str(round.extra["user_cells"])
@@ -64,7 +65,7 @@ def test_a_secret_in_a_users_cell_is_redacted_in_the_record(make_session, shell,
 
 
 def test_the_cells_are_saved_and_loaded_with_the_conversation(make_session, shell, cells, workdir):
-    session = make_session(one_step("a = 1"), user_cells=cells)
+    session = make_session(one_step("a = 1"), notebook=NotebookParts(user_cells=cells))
     users_cell(shell, "x = 1\nundefined_thing")
     round = session.run_round("One")
     session.save(workdir / "conv.yaml")

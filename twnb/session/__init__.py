@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from twnb.session.conversation_store import save_conversation_file as save_conversation_file
     from twnb.session.conversation_store import saved_round_count as saved_round_count
     from twnb.session.experience import remember_offer as remember_offer
+    from twnb.session.factory import NotebookParts as NotebookParts
     from twnb.session.factory import artifacts_folder as artifacts_folder
     from twnb.session.factory import build_live_session as build_live_session
     from twnb.session.factory import build_session as build_session

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,22 @@ if TYPE_CHECKING:
     from twnb.roles import ResponseFormatChoice
 
 
+@dataclass(frozen=True)
+class NotebookParts:
+    """What the notebook lends a session it has built (each optional). `memory`: the conversation to
+    carry on (its session id names the folder of both the cassette and the autosaved Rounds);
+    `user_cells`: the user's own cells each Round records; `plugins` (the notebook's PluginCatalog):
+    offered to both roles, the executor must then be one that binds them (`build_live_session` wraps
+    it); `undo_log`: the live kernel's runs, for `Session.undo`; `risk`: grades code for risky step
+    mode (default: in the executor's folder, without the namespace)."""
+
+    memory: Memory | None = None
+    user_cells: UserCellSource | None = None
+    plugins: PluginCatalog | None = None
+    undo_log: UndoLog | None = None
+    risk: RiskCheck | None = None
+
+
 def build_session(
     resolved: ResolvedSettings,
     executor: Executor,
@@ -71,29 +88,23 @@ def build_session(
     session_dir: Path | None = None,
     record: bool | None = None,
     redactor: Redactor | None = None,
-    memory: Memory | None = None,
-    user_cells: UserCellSource | None = None,
-    plugins: PluginCatalog | None = None,
-    undo_log: UndoLog | None = None,
-    risk: RiskCheck | None = None,
+    notebook: NotebookParts = NotebookParts(),
 ) -> Session:
-    """A Session for the settings `resolved` running code on `executor`.
+    """A Session for the settings `resolved` running code on `executor`, with the parts the `notebook`
+    lends it.
 
     `client` defaults to the one the settings describe: a replay of the cassette `settings.replay`
     (relative to the notebook's folder), else the live client. A client passed in (tests, benches) gets
     the same redaction and response_format fallback as the live one. `record` (default:
     `settings.record`) appends every LLM call to `<session_dir>/<session_id>/cassette.yaml`, which
-    `save` copies beside the conversation. `memory` is the conversation to carry on (the notebook's):
-    given here, its session id names the folder of both the cassette and the autosaved Rounds.
-    `save` copies beside the conversation. `plugins` (the notebook's PluginCatalog) are offered to
-    both roles; the executor must then be one that binds them (`build_live_session` wraps it).
-    `risk` grades code for risky step mode (default: in the executor's folder, without the namespace).
+    `save` copies beside the conversation.
     """
     plain = resolved.settings
+    plugins, risk = notebook.plugins, notebook.risk
     redactor = redactor if redactor is not None else redactor_for(resolved)
     set_log_scrubber(redactor.redact)  # twnb's own log records, whatever handlers the user has
     folder = Path(session_dir if session_dir is not None else plain.session_dir)
-    memory = memory if memory is not None else Memory(session_id=create_id())
+    memory = notebook.memory if notebook.memory is not None else Memory(session_id=create_id())
     cassette = None
     if record if record is not None else plain.record:
         cassette = folder / memory.session_id / "cassette.yaml"
@@ -151,13 +162,13 @@ def build_session(
             tracing=_tracing(plain),
         ),
         context=RoundContext(
-            user_cells=user_cells,
+            user_cells=notebook.user_cells,
             plugins=plugins,
             rules=rules_for(resolved, redactor),
             experience=experience_store(resolved, redactor, embed=replay is None),
             recorded=RecordedRounds(replay.path) if replay is not None else None,
         ),
-        undo_log=undo_log,
+        undo_log=notebook.undo_log,
         risk=risk if risk is not None else RiskCheck(executor.workdir, undo_budget_mb=plain.undo_budget_mb),
     )
     return Session(
@@ -291,16 +302,18 @@ def build_live_session(
         executor,
         session_dir=session_dir,
         redactor=redactor,
-        memory=memory,
-        user_cells=user_cells,
-        plugins=plugins,
-        undo_log=undo_log,
-        risk=RiskCheck(
-            workdir,
-            artifacts,
-            namespace=lambda: shell.user_ns,
-            hidden=lambda: set(getattr(shell, "user_ns_hidden", None) or ()),  # In, Out, get_ipython, ...
-            undo_budget_mb=resolved.settings.undo_budget_mb,
+        notebook=NotebookParts(
+            memory=memory,
+            user_cells=user_cells,
+            plugins=plugins,
+            undo_log=undo_log,
+            risk=RiskCheck(
+                workdir,
+                artifacts,
+                namespace=lambda: shell.user_ns,
+                hidden=lambda: set(getattr(shell, "user_ns_hidden", None) or ()),  # In, Out, get_ipython, ...
+                undo_budget_mb=resolved.settings.undo_budget_mb,
+            ),
         ),
     )
 

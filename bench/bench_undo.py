@@ -96,7 +96,7 @@ def main() -> None:
     from IPython.core.interactiveshell import InteractiveShell
 
     from twnb.config import ResolvedSettings, Settings
-    from twnb.kernel import LiveShellExecutor, UndoLog
+    from twnb.kernel import LiveBookkeeping, LiveShellExecutor, UndoLog
     from twnb.session import NotebookParts, build_session
 
     shell = InteractiveShell.instance()
@@ -108,7 +108,11 @@ def main() -> None:
         log = UndoLog(1024, session_dir / "undo", shell.user_ns)
         plain = LiveShellExecutor(shell, workdir, session_dir / "artifacts", session_dir=session_dir)
         kept = LiveShellExecutor(
-            shell, workdir, session_dir / "artifacts", session_dir=session_dir, undo_log=log
+            shell,
+            workdir,
+            session_dir / "artifacts",
+            session_dir=session_dir,
+            bookkeeping=LiveBookkeeping(undo_log=log),
         )
         tracemalloc.start()
         timed_run(plain, shell, data)  # warm-up: imports, pandas' first group-by

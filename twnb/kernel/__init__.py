@@ -3,7 +3,7 @@
 Public API:
 - `ExecutionResult` (with `ExecutionError`, `VariableChange`) and the `Executor` protocol
 - `LiveShellExecutor(shell, workdir, artifacts_dir, session_dir=None, output=NotebookOutput(...), ...)`:
-  the notebook's own kernel
+  the notebook's own kernel; `bookkeeping=LiveBookkeeping(undo_log=..., refused_starts=...)`
 - `KernelExecutor(workdir, kernel_name=None, kernel=KernelSetup(...), ...)`: a separate kernel over
   jupyter_client
 - both take `rules=RunRules(...)` (time limit, guard, protected places) and `limits=RecordLimits(...)`
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from twnb.kernel.guard import refuse_setting_change as refuse_setting_change
     from twnb.kernel.guard import run_cell_guarded as run_cell_guarded
     from twnb.kernel.guard import written_by_generated_code as written_by_generated_code
+    from twnb.kernel.live import LiveBookkeeping as LiveBookkeeping
     from twnb.kernel.live import LiveShellExecutor as LiveShellExecutor
     from twnb.kernel.live import NotebookOutput as NotebookOutput
     from twnb.kernel.namespace import BIG_DATA_LIBRARIES as BIG_DATA_LIBRARIES

@@ -269,7 +269,7 @@ def build_live_session(
     # lazy: the live shell's executor (~130 ms, 43 modules), which verification_config's callers (a
     # re-run's check) do not need; the plugins' executor, catalog and MCP tools (twnb.plugins, ~40-80
     # modules each) load only for the settings that use them
-    from twnb.kernel import LiveShellExecutor, NotebookOutput, RunRules
+    from twnb.kernel import LiveBookkeeping, LiveShellExecutor, NotebookOutput, RunRules
 
     redactor = redactor_for(resolved)
     undo_log = undo_log if undo_log is not None else undo_log_for(resolved, shell, session_dir)
@@ -290,7 +290,7 @@ def build_live_session(
             guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
             protected=trusted_places(resolved, workdir),
         ),
-        undo_log=undo_log,
+        bookkeeping=LiveBookkeeping(undo_log=undo_log),
     )
     if plugins is not None:
         from twnb.plugins import PluginExecutor

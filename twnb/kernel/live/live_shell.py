@@ -74,6 +74,19 @@ class NotebookOutput:
     allow_active_output: bool = False
 
 
+@dataclass(frozen=True)
+class LiveBookkeeping:
+    """The records a `LiveShellExecutor` keeps beside its results.
+
+    `undo_log` (None for none) records each run so it can be undone; `refused_starts` (None for the
+    record the confined kernel's launcher named: `RefusedStartsRecord.of_this_kernel`) is read for
+    the program starts the supervisor outside refused while the code ran.
+    """
+
+    undo_log: UndoLog | None = None
+    refused_starts: RefusedStartsRecord | None = None
+
+
 @dataclass
 class _LiveRun:
     """What one run's steps on the live shell share."""
@@ -98,8 +111,8 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
     """Runs code with `shell.run_cell(code, store_history=False)`: the output shows in the calling cell,
     variables land in the user's namespace, and the returned ExecutionResult records all of it.
 
-    `rules` (a `RunRules`) and `output` (a `NotebookOutput`) hold the options named below; `limits` (a
-    `RecordLimits`) say how much of each run is kept.
+    `rules` (a `RunRules`), `output` (a `NotebookOutput`) and `bookkeeping` (a `LiveBookkeeping`) hold
+    the options named below; `limits` (a `RecordLimits`) say how much of each run is kept.
     `timeout` (seconds, None for none) is enforced by a watchdog that interrupts the main thread,
     even when the code ignores SIGINT or swallows every interrupt; code it cannot stop (blocked in C)
     is reported in the cell while it blocks, with what to do (restart the kernel).
@@ -118,14 +131,15 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
     (base/logs.py) and to what comms send (comm_redaction.py: widget state), and display metadata.
     `output.remember_secrets` (the redactor's `remember`) is told the values of secret-named variables before
     and after each run, so they stay secrets once the variable is gone.
-    With an `undo_log`, each run is recorded there so it can be undone (undo_log.py): what cannot be
-    undone (an object over the undo budget) is said in the cell before the code runs, and in the
-    result's `undo_limits`.
+    With a `bookkeeping.undo_log`, each run is recorded there so it can be undone (undo_log.py): what
+    cannot be undone (an object over the undo budget) is said in the cell before the code runs, and in
+    the result's `undo_limits`.
     In a confined kernel (the `twnb-confined` kernelspec, `twnb eval`'s and `twnb demo --live`'s),
-    `refused_starts` (by default the record its launcher named: `RefusedStartsRecord.of_this_kernel`)
-    holds the program starts the supervisor outside refused; those made while the code ran are a
-    line of the result's `notes`, as `KernelExecutor` gives them (`os.system` and libc's `system`
-    raise nothing: the record is how the Round, and the model, learn of them).
+    `bookkeeping.refused_starts` (by default the record its launcher named:
+    `RefusedStartsRecord.of_this_kernel`) holds the program starts the supervisor outside refused;
+    those made while the code ran are a line of the result's `notes`, as `KernelExecutor` gives them
+    (`os.system` and libc's `system` raise nothing: the record is how the Round, and the model, learn
+    of them).
     """
 
     def __init__(
@@ -138,17 +152,17 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         output: NotebookOutput = NotebookOutput(),
         rules: RunRules = RunRules(),
         limits: RecordLimits = RecordLimits(),
-        undo_log: UndoLog | None = None,
-        refused_starts: RefusedStartsRecord | None = None,
+        bookkeeping: LiveBookkeeping = LiveBookkeeping(),
     ) -> None:
         self.shell = shell
+        refused_starts = bookkeeping.refused_starts
         self.refused_starts = (
             refused_starts if refused_starts is not None else RefusedStartsRecord.of_this_kernel()
         )
         # twnb's places the code may not write, besides Python's, IPython's and Jupyter's (trust_base.py)
         self.protected = [os.fspath(p) for p in rules.protected]
         self._trust_base: TrustBase | None = None
-        self.undo_log = undo_log
+        self.undo_log = bookkeeping.undo_log
         self.redact = output.redact
         self.remember_secrets = output.remember_secrets
         self.workdir = Path(workdir)

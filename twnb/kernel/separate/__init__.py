@@ -12,11 +12,11 @@ if TYPE_CHECKING:
     from twnb.kernel.separate.guard_channel import KernelGuardChannel as KernelGuardChannel
     from twnb.kernel.separate.kernel_client import KernelExecutor as KernelExecutor
     from twnb.kernel.separate.kernel_client import KernelSetup as KernelSetup
-    from twnb.kernel.separate.kernel_client import KernelStartError as KernelStartError
     from twnb.kernel.separate.kernel_files import KernelPlace as KernelPlace
     from twnb.kernel.separate.kernel_files import bring_back as bring_back
     from twnb.kernel.separate.kernel_files import probe_place as probe_place
     from twnb.kernel.separate.kernel_files import read_file as read_file
+    from twnb.kernel.separate.kernel_start import KernelStartError as KernelStartError
     from twnb.kernel.separate.quiet_requests import evaluate as evaluate
     from twnb.kernel.separate.quiet_requests import execute_quietly as execute_quietly
     from twnb.kernel.separate.this_python import this_python_kernel_manager as this_python_kernel_manager

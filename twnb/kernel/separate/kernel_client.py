@@ -65,6 +65,7 @@ from twnb.kernel.namespace import (
 from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.separate.guard_channel import KernelGuardChannel
 from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
+from twnb.kernel.separate.kernel_start import KernelStartError, attach_kernel, start_ready_kernel
 from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly
 from twnb.memory import DEFAULT_SESSION_FOLDER
 
@@ -133,17 +134,6 @@ class KernelSetup:
     interrupt_grace_s: float = 5.0
     guard_grace_s: float = 6.0
     track_variables: bool = True
-
-
-class KernelStartError(RuntimeError):
-    """The kernel could not be started or did not become ready in time."""
-
-
-def _exit_status(km: Any) -> int | None:
-    """The exit status of the kernel's process jupyter_client started (its provisioner's), once it
-    ended; None while it runs or when the provisioner keeps no process."""
-    process = getattr(km.provisioner, "process", None)
-    return None if process is None else process.poll()
 
 
 class KernelExecutor(RecordingExecutor[_KernelRun]):
@@ -226,7 +216,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         if not self.workdir.is_dir():
             raise KernelStartError(f"The working directory {self.workdir} does not exist; create it first.")
         if self.connection_file is not None:
-            self._attach(self.connection_file)
+            self._kc = attach_kernel(self.connection_file, self.startup_timeout)
         else:
             self._start_kernel()
         prelude = _PRELUDE.replace("@SOURCE@", repr(namespace_signatures_source())).replace(
@@ -253,37 +243,11 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             reply = self._execute_quietly(remote_scan_source(), timeout=self.startup_timeout)
             self._remote_scan = reply.get("status") == "ok"
 
-    def _attach(self, connection_file: Path) -> None:
-        # lazy: jupyter_client (~200 ms) loads when a kernel is reached, not for KernelSetup and the rest
-        from jupyter_client.blocking.client import BlockingKernelClient
-
-        if not connection_file.is_file():
-            raise KernelStartError(
-                f"No connection file at {connection_file}; `jupyter --runtime-dir` holds running kernels' "
-                "files (kernel-*.json)."
-            )
-        kc = BlockingKernelClient()
-        try:
-            kc.load_connection_file(str(connection_file))
-        except (ValueError, KeyError) as exc:
-            raise KernelStartError(f"{connection_file} is not a kernel connection file: {exc}") from exc
-        kc.start_channels()
-        try:
-            kc.wait_for_ready(timeout=self.startup_timeout)
-        except RuntimeError as exc:
-            kc.stop_channels()
-            raise KernelStartError(
-                f"The kernel of {connection_file} did not answer within {self.startup_timeout:g} s ({exc}); "
-                "is it still running?"
-            ) from exc
-        self._kc = kc
-
     def _start_kernel(self) -> None:
         # lazy: jupyter_client (~200 ms) loads when a kernel is reached, not for KernelSetup and the rest
-        from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
 
-        from twnb.kernel.separate.this_python import KERNEL_NAME, ThisPythonKernelSpecs
+        from twnb.kernel.separate.this_python import ThisPythonKernelSpecs
         from twnb.kernel.separate.unix_sockets import UnixSocketKernelManager
 
         env = {**os.environ, **self.env}
@@ -323,40 +287,15 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             retry_on_exit = None if launch is None else PORT_TAKEN_EXIT
         else:
             manager, specs, retry_on_exit = KernelManager, None, None
-        for attempt in (1, 2):
-            km = manager(
-                kernel_name=self.kernel_name or KERNEL_NAME,
-                **({} if specs is None else {"kernel_spec_manager": specs}),
-            )
-            try:
-                km.start_kernel(cwd=str(self.workdir), env=env)
-            except NoSuchKernel as exc:
-                raise KernelStartError(
-                    f"No kernel named {self.kernel_name!r}; `jupyter kernelspec list` shows the installed "
-                    "ones."
-                ) from exc
-            kc = km.client()
-            kc.start_channels()
-            try:
-                kc.wait_for_ready(timeout=self.startup_timeout)
-                break
-            except RuntimeError as exc:
-                kc.stop_channels()
-                lost_port = retry_on_exit is not None and _exit_status(km) == retry_on_exit
-                km.shutdown_kernel(now=True)
-                if lost_port and attempt == 1:
-                    continue
-                if lost_port:
-                    raise KernelStartError(
-                        "The confined kernel lost a port of its connection file to another process twice "
-                        "in a row (its launcher said which on stderr); start it again."
-                    ) from exc
-                which = repr(self.kernel_name) if self.kernel_name else "of this Python"
-                raise KernelStartError(
-                    f"The kernel {which} did not become ready within {self.startup_timeout:g} s "
-                    f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
-                ) from exc
-        self._km, self._kc = km, kc
+        self._km, self._kc = start_ready_kernel(
+            manager,
+            self.kernel_name,
+            specs,
+            workdir=self.workdir,
+            env=env,
+            startup_timeout=self.startup_timeout,
+            retry_on_exit=retry_on_exit,
+        )
 
     def shutdown(self) -> None:
         """Stop the kernel twnb started; from an attached kernel, only disconnect."""

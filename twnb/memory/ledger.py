@@ -4,7 +4,7 @@ One entry per LLM call (a retried or fallen-back call is an entry of its own: it
 code run, each with when it started (seconds after the Round began), how long it took, its tokens
 (input, output, cached) and, when prices are set for the model, its cost. The Round keeps it as
 `Round.extra["ledger"]` (`Ledger.to_dict()`), which the Round's MIME bundle carries in its record, so
-any frontend can draw the Round's timeline (the bundle's `twnb.ledger` keeps only the totals).
+any frontend can draw the Round's timeline (and again, whole, as `twnb.ledger`).
 
 Costs are never guessed: a call gets a cost only when its model has a price for every kind of token it
 used and the server reported the counts (estimated counts get none). The Round's total cost is given

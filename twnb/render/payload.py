@@ -7,9 +7,8 @@ docs/architecture.md).
 
 The record (`post_list`, `extra`) is the Round whole, which import reads; the `twnb` object says what
 the record does not, once: its `plan` is the plan's state and each step's name and state (the full
-plan, when the Round kept one, is `extra.plan`), and its `ledger` the ledger's totals (each entry is
-`extra.ledger`'s). A payload saved before keeps both whole in `twnb`; readers take the entries from
-`extra.ledger` first (view.ledger_of).
+plan, when the Round kept one, is `extra.plan`; a payload saved before keeps it whole in `twnb`). Its
+`ledger` is the whole ledger, as in `extra.ledger`: the ledger's contract is that both keep it.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def round_payload(
         "plan": plan_summary(settled_plan(plan_to_dict(plan), str(data.get("state", "")))),
         "timing": plain_data(extra.get("timing") or {}),
         "usage": plain_data(extra.get("usage") or {}),
-        "ledger": ledger_summary(extra.get("ledger")),
+        "ledger": plain_data(extra.get("ledger") or {}),
         "previews": [dict(p) for p in previews or []],
     }
     if conversation_id:
@@ -113,14 +112,6 @@ def plan_summary(plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
     summary = {key: plan[key] for key in ("id", "state") if key in plan}
     summary["subtasks"] = [{"name": step.get("name"), "state": step.get("state")} for step in steps]
     return summary
-
-
-def ledger_summary(ledger: object) -> dict[str, Any]:
-    """The ledger's totals and duration, without its entries (those are `extra.ledger`'s, once)."""
-    if not isinstance(ledger, Mapping):
-        return {}
-    kept = ("schema_version", "duration_s", "totals")
-    return {key: plain_data(ledger[key]) for key in kept if key in ledger}
 
 
 def plain_data(value: Any) -> Any:

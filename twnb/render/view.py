@@ -394,8 +394,8 @@ def notes(payload: Mapping[str, Any]) -> list[NoteView]:
 
 
 def ledger_of(payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The Round's whole ledger, entries included: the record's `extra.ledger`, or a payload's
-    `twnb.ledger` saved before the `twnb` object kept only its totals."""
+    """The Round's whole ledger, entries included: the record's `extra.ledger`, else `twnb.ledger`
+    (a payload whose record has none)."""
     for ledger in ((payload.get("extra") or {}).get("ledger"), (payload.get("twnb") or {}).get("ledger")):
         if isinstance(ledger, Mapping) and ledger.get("entries"):
             return ledger

@@ -112,6 +112,8 @@ def _complete_alone(page: Page, name: str) -> None:
 def _set_theme(page: Page, theme: str, light: bool) -> None:
     page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: {theme!r}}})")
     page.locator(f'body[data-jp-theme-light="{str(light).lower()}"]').wait_for(state="attached")
+    # a theme change shows JupyterLab's splash over the page until the theme has loaded
+    expect(page.locator("#jupyterlab-splash")).to_have_count(0)
 
 
 def test_in_lab_at_sal_tab_lists_the_notebooks_frames(lab_page: Page) -> None:

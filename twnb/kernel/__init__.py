@@ -6,7 +6,8 @@ Public API:
   the notebook's own kernel; `bookkeeping=LiveBookkeeping(undo_log=..., refused_starts=...)`
 - `KernelExecutor(workdir, kernel_name=None, kernel=KernelSetup(...), ...)`: a separate kernel over
   jupyter_client
-- both take `rules=RunRules(...)` (time limit, guard, protected places) and `limits=RecordLimits(...)`
+- both take `rules=RunRules(...)` (time limit, guard, protected places) and `limits=RecordLimits(...)`;
+  `AWAIT_ON_A_THREAD`: the code the live shell's advice for top-level `await` may give, when verified
 - `summarize_namespace(namespace, ...)`: the variables, described for a prompt, secrets left out
 - `execution_text_for_llm(result, ...)`: one result, bounded, for a prompt
 - `KernelGuardChannel(kc, alive)`: the runtime guard in another kernel, for whatever runs cells there
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from twnb.kernel.guard import refuse_setting_change as refuse_setting_change
     from twnb.kernel.guard import run_cell_guarded as run_cell_guarded
     from twnb.kernel.guard import written_by_generated_code as written_by_generated_code
+    from twnb.kernel.live import AWAIT_ON_A_THREAD as AWAIT_ON_A_THREAD
     from twnb.kernel.live import LiveBookkeeping as LiveBookkeeping
     from twnb.kernel.live import LiveShellExecutor as LiveShellExecutor
     from twnb.kernel.live import NotebookOutput as NotebookOutput

@@ -44,6 +44,7 @@ from twnb.roles import (
     TaskWeaverRules,
     VerificationConfig,
     Worker,
+    verify_code,
 )
 from twnb.session.experience import ExperienceStore
 from twnb.session.experience_embeddings import ExperienceEmbeddings
@@ -269,7 +270,7 @@ def build_live_session(
     # lazy: the live shell's executor (~130 ms, 43 modules), which verification_config's callers (a
     # re-run's check) do not need; the plugins' executor, catalog and MCP tools (twnb.plugins, ~40-80
     # modules each) load only for the settings that use them
-    from twnb.kernel import LiveBookkeeping, LiveShellExecutor, NotebookOutput, RunRules
+    from twnb.kernel import AWAIT_ON_A_THREAD, LiveBookkeeping, LiveShellExecutor, NotebookOutput, RunRules
 
     redactor = redactor_for(resolved)
     undo_log = undo_log if undo_log is not None else undo_log_for(resolved, shell, session_dir)
@@ -289,6 +290,8 @@ def build_live_session(
             default_timeout=resolved.settings.timeout,
             guarded=bool(resolved.settings.verify),  # --no-verify turns the runtime guard's refusals off too
             protected=trusted_places(resolved, workdir),
+            # the advice for code that awaits at its top level gives only a recipe verification passes
+            await_on_a_thread=not verify_code(AWAIT_ON_A_THREAD, verification_config(resolved.settings)),
         ),
         bookkeeping=LiveBookkeeping(undo_log=undo_log),
     )

@@ -32,11 +32,15 @@ class RunRules:
     seconds, None for none; `run(timeout=...)` overrides it), whether the runtime guard refuses what it
     guards (`guarded`; False when verification is off: the files the code writes are recorded
     either way), and twnb's places the code may not write (`protected`, besides Python's, IPython's
-    and Jupyter's: trust_base.py)."""
+    and Jupyter's: trust_base.py). `await_on_a_thread`: whether verification lets the code run a
+    coroutine on a thread of its own (live/busy_loop.py's `AWAIT_ON_A_THREAD`), so that the live
+    shell's advice for code that awaits at its top level may say so; the separate kernel runs such
+    code itself."""
 
     default_timeout: float | None = None
     guarded: bool = True
     protected: Collection[str | os.PathLike[str]] = ()
+    await_on_a_thread: bool = False
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from twnb.kernel.guard import (
     settings_environment,
     written_files,
 )
-from twnb.kernel.live.busy_loop import TOP_LEVEL_AWAIT, TOP_LEVEL_AWAIT_ADVICE, awaits_on_the_busy_loop
+from twnb.kernel.live.busy_loop import TOP_LEVEL_AWAIT, awaits_on_the_busy_loop, top_level_await_advice
 from twnb.kernel.namespace import IPYTHON_NAMES, namespace_signatures, summarize_namespace, variable_delta
 from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.undo import RunSnapshot, UndoLog
@@ -170,6 +170,7 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         self.session_dir = Path(session_dir) if session_dir is not None else None
         self.default_timeout = rules.default_timeout
         self.guarded = rules.guarded
+        self.await_on_a_thread = rules.await_on_a_thread
         self.allow_active_output = output.allow_active_output
         self.stream_head_chars = limits.stream_head_chars
         self.stream_tail_chars = limits.stream_tail_chars
@@ -228,8 +229,9 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
 
     def _execute(self, call: RunCall, state: _LiveRun, recorder: OutputRecorder, notes: list[str]) -> None:
         if awaits_on_the_busy_loop(self.shell, call.code):
-            state.not_started = ExecutionError(TOP_LEVEL_AWAIT, TOP_LEVEL_AWAIT_ADVICE)
-            sys.stderr.write(f"twnb: {TOP_LEVEL_AWAIT_ADVICE}\n")  # where IPython's traceback would be
+            advice = top_level_await_advice(self.await_on_a_thread)
+            state.not_started = ExecutionError(TOP_LEVEL_AWAIT, advice)
+            sys.stderr.write(f"twnb: {advice}\n")  # where IPython's traceback would be
             sys.stderr.flush()
             return
         namespace = self.shell.user_global_ns

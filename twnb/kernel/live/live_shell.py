@@ -206,7 +206,9 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         hidden = self._hidden_names()
         before_vars = _signatures_or_note(self.shell.user_ns, hidden, notes, self._signatures_memo)
         namespace = self.shell.user_global_ns
-        snapshot = self._undo_begin(call.execution_id, call.code, hidden, notes)
+        # Known before anything runs, so no undo snapshot is taken for it (nothing to undo, nor to offer).
+        not_started = self._not_started(call.code)
+        snapshot = None if not_started else self._undo_begin(call.execution_id, call.code, hidden, notes)
         watchdog = Watchdog(call.limit, on_unresponsive=_telling(sys.stderr), code_namespace=namespace)
         run = GuardedRun(
             refuse=self.guarded,
@@ -225,13 +227,18 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
             os.getcwd(),
             list(sys.path),
             settings_environment(),
+            not_started=not_started,
         )
 
+    def _not_started(self, code: str) -> ExecutionError | None:
+        """Why this code will not be run at all (it awaits on the busy loop: busy_loop.py), or None."""
+        if awaits_on_the_busy_loop(self.shell, code):
+            return ExecutionError(TOP_LEVEL_AWAIT, top_level_await_advice(self.await_on_a_thread))
+        return None
+
     def _execute(self, call: RunCall, state: _LiveRun, recorder: OutputRecorder, notes: list[str]) -> None:
-        if awaits_on_the_busy_loop(self.shell, call.code):
-            advice = top_level_await_advice(self.await_on_a_thread)
-            state.not_started = ExecutionError(TOP_LEVEL_AWAIT, advice)
-            sys.stderr.write(f"twnb: {advice}\n")  # where IPython's traceback would be
+        if state.not_started is not None:
+            sys.stderr.write(f"twnb: {state.not_started.evalue}\n")  # where IPython's traceback would be
             sys.stderr.flush()
             return
         namespace = self.shell.user_global_ns

@@ -211,3 +211,34 @@ def test_the_trust_base_is_still_refused_after_a_nested_cell_on_the_live_shell(l
     assert result["status"] == "refused", result
     assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
     assert not (Path(live_kernel.workdir) / "twnb.yaml").exists()
+
+
+# A cell the code begins with `store_history=True` runs, but adds nothing to the user's history: no
+# execution count, no In entry (IPython numbers the user's cells; the code's are not among them). Its
+# value shows in the cell that ran the code, and is that cell's Out, under that cell's number.
+NESTED_WITH_HISTORY = (
+    "get_ipython().run_cell('nested_in_history = 6 * 7\\nnested_in_history', store_history=True)\n"
+    "nested_value = nested_in_history"
+)
+HISTORY = (
+    "(get_ipython().execution_count, len(In), sorted(Out),"
+    " any(cell.startswith('nested_in_history') for cell in In))"
+)
+
+
+def test_a_nested_cell_with_history_adds_nothing_to_the_kernels_history(users_kernel):
+    kernel = users_kernel
+    count, entries, outs, typed = kernel._expression(HISTORY)
+    result = kernel.run(NESTED_WITH_HISTORY)
+    assert (result.status, kernel.run("nested_value").result) == ("success", "42")
+    # each announced cell is one entry of the executor's own (KernelExecutor numbers its runs)
+    assert kernel._expression(HISTORY) == (count + 2, entries + 2, [*outs, count, count + 1], typed)
+
+
+def test_a_nested_cell_with_history_adds_nothing_to_the_users_history_on_the_live_shell(live_kernel):
+    count, entries, outs, typed = live_kernel.evaluate(HISTORY)
+    result = live_kernel.run_case(NESTED_WITH_HISTORY)
+    assert result["status"] == "success", result
+    assert live_kernel.evaluate("nested_value") == 42
+    # the user's own cell that ran the code is the one entry
+    assert live_kernel.evaluate(HISTORY) == (count + 1, entries + 1, [*outs, count], typed)

@@ -12,6 +12,11 @@ Two routes to lost work raise no audit event, because they are plain Python on t
   the same object, and the run records a refusal. Names generated code made (created or rebound by
   an earlier or this run, and not rebound by the user since) are its own to delete.
 
+And the user's history: a cell generated code begins (`get_ipython().run_cell(..., store_history=True)`,
+through the class or `run_cell_async` too) runs without history, so it takes no execution count and no
+In/Out entry: IPython numbers the cells the user ran, and the code's are not among them. The cell that
+runs the code itself starts unarmed (the guard arms inside it), so its own history is as asked.
+
 Stdlib and the shell object only (no IPython import): sent as source to other kernels (kernel_guard.py).
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import sys
 import weakref
 from collections.abc import Iterator
@@ -117,7 +123,8 @@ def _namespace_refusal(removed: list[str], swapped: list[str], hidden: set[str])
 
 
 def _wrap_shell_routes(shell_class: type, guard: RuntimeGuard) -> None:
-    """Wrap `reset` and `ask_exit` on every class of the shell that defines them (once)."""
+    """Wrap `reset` and `ask_exit` on every class of the shell that defines them (once), and its
+    `run_cell` and `run_cell_async`, which keep no history for generated code."""
     routes = {
         "reset": (NAMESPACE, "resetting the shell would delete every variable of the user.", _NAMESPACE_HINT),
         "ask_exit": (
@@ -127,6 +134,10 @@ def _wrap_shell_routes(shell_class: type, guard: RuntimeGuard) -> None:
         ),
     }
     for cls in shell_class.__mro__:
+        for name in ("run_cell", "run_cell_async"):
+            original = vars(cls).get(name)
+            if original is not None and not getattr(original, "_twnb_guarded", False):
+                setattr(cls, name, _without_history_when_armed(original, guard))
         for name, (rule, message, hint) in routes.items():
             original = vars(cls).get(name)
             if original is None or getattr(original, "_twnb_guarded", False):
@@ -145,6 +156,35 @@ def _refusing_route(
         if run is not None and run.refuse and not guard.trusted_here(sys._getframe(1)):
             guard.refuse(run, guard.refusal_here(run, rule, event, message, hint))
         return original(*args, **kwargs)
+
+    route._twnb_guarded = True  # type: ignore[attr-defined]
+    return route
+
+
+def _without_history_when_armed(original: Any, guard: RuntimeGuard) -> Any:
+    """`run_cell` or `run_cell_async` (`self, raw_cell, store_history, ...`), with `store_history`
+    False when the calling thread runs generated code (armed, trusted or not)."""
+
+    def without_history(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        if guard.armed_run() is not None:
+            if len(args) > 2:
+                return (*args[:2], False, *args[3:])
+            if "store_history" in kwargs:
+                kwargs["store_history"] = False
+        return args
+
+    if inspect.iscoroutinefunction(original):
+
+        @functools.wraps(original)
+        async def route_async(*args: Any, **kwargs: Any) -> Any:
+            return await original(*without_history(args, kwargs), **kwargs)
+
+        route_async._twnb_guarded = True  # type: ignore[attr-defined]
+        return route_async
+
+    @functools.wraps(original)
+    def route(*args: Any, **kwargs: Any) -> Any:
+        return original(*without_history(args, kwargs), **kwargs)
 
     route._twnb_guarded = True  # type: ignore[attr-defined]
     return route

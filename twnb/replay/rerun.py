@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode, from_dict
 
-from twnb.confine import RefusedStartsRecord, program_refused, refused_programs
+from twnb.confine import RefusedStartsRecord
 from twnb.kernel import (
     AttachedKernelManager,
     KernelGuardChannel,
@@ -335,9 +335,10 @@ def _confine_refusal(outputs: list[NotebookNode]) -> str | None:
 
 
 def _started_refusal(record: RefusedStartsRecord) -> str | None:
-    """The refused program starts recorded while the cell ran, in the confined kernel's words."""
-    programs = refused_programs(record.read_new())
-    return program_refused(" and ".join(programs)) if programs else None
+    """The refused program starts recorded while the cell ran, in the words a run's notes give them
+    (the report says "refused by the confined kernel" in its own words: the prefix is left off)."""
+    notes = record.take_notes()
+    return notes[0].removeprefix(CONFINED_REFUSAL) if notes else None
 
 
 def _compare(piece: CodePiece, outputs: list[NotebookNode], strict_images: bool) -> Comparison:

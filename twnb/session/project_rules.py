@@ -68,13 +68,17 @@ class RulesInForce:
     def tokens(self) -> int:
         return estimate_tokens(self.section)
 
-    def record(self) -> dict[str, Any]:
+    def record(self, text_in: str | None = None) -> dict[str, Any]:
         """`Round.extra["rules"]`: the files with their text as the prompts carried it (redacted) and
-        their estimated token cost, and what was left out; a replay builds its prompts from it."""
-        data: dict[str, Any] = {
-            "files": [{"path": r.shown_as, "tokens": r.tokens, "text": r.text} for r in self.files],
-            "tokens": self.tokens,
-        }
+        their estimated token cost, and what was left out; a replay builds its prompts from it. With
+        `text_in` (an earlier Round of the conversation whose record holds these texts: rules_record.py)
+        the texts are left out and that Round is named."""
+        files = [{"path": r.shown_as, "tokens": r.tokens, "text": r.text} for r in self.files]
+        if text_in is not None:
+            files = [{k: v for k, v in entry.items() if k != "text"} for entry in files]
+        data: dict[str, Any] = {"files": files, "tokens": self.tokens}
+        if text_in is not None:
+            data["text_in"] = text_in
         if self.written_by_code:
             data["written_by_code"] = list(self.written_by_code)
         return data

@@ -6,6 +6,7 @@ request and the notebook's plugins, each put into both roles' prompts and the Ro
 from __future__ import annotations
 
 import copy
+from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from twnb.base import create_id, get_logger
@@ -15,6 +16,7 @@ from twnb.roles import CodeInterpreter, Planner
 from twnb.session.experience import SUMMARY_PROMPT, Experience, round_transcript
 from twnb.session.project_rules import RulesInForce, written_by_rounds
 from twnb.session.round_undo import find_round
+from twnb.session.rules_record import rules_record, with_texts
 from twnb.session.session_archive import SessionArchive
 from twnb.session.session_parts import RoundContext
 
@@ -73,7 +75,8 @@ class RoundSetup:
         self.planner.prompt.rules_section = section
         self.code_interpreter.prompt.rules_section = section
         if in_force.files or in_force.written_by_code:
-            round.extra["rules"] = in_force.record()
+            earlier = list(takewhile(lambda r: r is not round, self.archive.conversation.rounds))
+            round.extra["rules"] = rules_record(in_force, earlier)  # the texts once while unchanged
 
     def _recorded_rules(self, round: Round) -> RulesInForce | None:
         """In a replay, the rules the recorded Round's prompts carried; None when not known (not a
@@ -82,7 +85,11 @@ class RoundSetup:
         if recorded is None:
             return None
         data = recorded.extra.get("rules")
-        return RulesInForce.from_record(data) if isinstance(data, dict) else RulesInForce()
+        if not isinstance(data, dict):
+            return RulesInForce()
+        recorded_rounds = self.context.recorded.rounds() if self.context.recorded is not None else []
+        whole = with_texts(data, recorded_rounds)
+        return RulesInForce.from_record(whole) if whole is not None else None
 
     def use_experience(self, round: Round) -> None:
         """The experiences relevant to the request, for both roles' prompts and the Round's record; a

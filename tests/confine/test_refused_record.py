@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 from twnb.confine import RefusedStartsRecord, confined_kernel_argv, refused_programs
-from twnb.confine.exec_supervisor import RECORD_OPTION
+from twnb.confine.exec_supervisor import RECORD_OPTION, UNREAD_HIDDEN, unread_program
 from twnb.confine.refused_record import RefusedStart
 
 
@@ -32,8 +32,20 @@ def test_a_long_path_is_clipped() -> None:
     assert len(shown) <= 200
 
 
-def test_an_unreadable_program_is_named_as_a_program() -> None:
-    assert refused_programs([RefusedStart(1.0, None, 7)]) == ["a program"]
+def test_an_unreadable_program_is_named_as_one_whose_name_could_not_be_read_and_why() -> None:
+    assert refused_programs([RefusedStart(1.0, None, 7, UNREAD_HIDDEN)]) == [unread_program(UNREAD_HIDDEN)]
+    assert unread_program(UNREAD_HIDDEN).startswith("a program whose name could not be read (its path")
+
+
+def test_a_start_whose_name_is_hidden_is_still_named_beside_a_readable_one() -> None:
+    starts = [RefusedStart(1.0, "/bin/sh", 7), RefusedStart(2.0, None, 8, UNREAD_HIDDEN)]
+    assert refused_programs(starts) == ["/bin/sh", unread_program(UNREAD_HIDDEN)]
+
+
+def test_the_reason_a_name_could_not_be_read_is_read_back_from_the_record() -> None:
+    with RefusedStartsRecord() as record:
+        record.path.write_text('{"time": 1.0, "program": null, "pid": 7, "unread": "why"}\n')
+        assert record.read_new() == [RefusedStart(1.0, None, 7, "why")]
 
 
 def test_the_record_is_named_to_the_confined_launcher_only() -> None:

@@ -19,7 +19,7 @@ import pytest
 from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
 
 from twnb.confine import RefusedStartsRecord, refused_programs
-from twnb.confine.exec_supervisor import PROCESS_NAME, RECORD_OPTION
+from twnb.confine.exec_supervisor import PROCESS_NAME, RECORD_OPTION, UNREAD_HIDDEN, unread_program
 
 pytestmark = [pytest.mark.slow, needs_landlock, pytest.mark.timeout(180)]
 
@@ -105,6 +105,58 @@ def test_execveat_of_an_open_program_is_recorded_by_its_path(recorded) -> None:
     assert (marker.exists(), programs) == (False, [os.path.realpath("/bin/sh")])
 
 
+def test_a_process_that_made_itself_non_dumpable_runs_nothing_and_is_recorded_with_its_program(
+    recorded,
+) -> None:
+    """PR_SET_DUMPABLE 0 keeps same-user processes out of /proc/PID/mem, but not the supervisor: it is
+    in the user namespace that owns the kernel's, with CAP_SYS_PTRACE over it."""
+    kernel, record = recorded
+    marker = _marker(kernel.places, "by-non-dumpable")
+    code = (
+        "import ctypes, os\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    libc = ctypes.CDLL(None)\n"
+        "    libc.prctl(4, 0, 0, 0, 0)\n"  # PR_SET_DUMPABLE 0
+        f"    os.system('touch {marker}')\n"
+        "    os._exit(libc.prctl(3, 0, 0, 0, 0))\n"  # PR_GET_DUMPABLE: 0 while it tried
+        "print(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))"
+    )
+    shown, programs = _tried(kernel, record, code)
+    assert (shown.strip(), marker.exists(), programs) == ("0", False, ["/bin/sh"])
+
+
+# a start whose path is in secret memory (memfd_secret: out of the kernel's direct map, so no other
+# process can read it, while the caller's own execve can): the child's exit status is the exec's errno
+_SECRET_PATH_EXEC = """
+import ctypes, errno, mmap, os
+child = os.fork()
+if child == 0:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = libc.syscall(447, 0)  # memfd_secret
+    if fd < 0:
+        os._exit(200)
+    os.ftruncate(fd, 4096)
+    page = mmap.mmap(fd, 4096)
+    page[:8] = b"/bin/sh\\0"
+    path = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    argv = (ctypes.c_char_p * 4)(b"sh", b"-c", b"touch MARKER", None)
+    libc.syscall(59, ctypes.c_void_p(path), argv, None)  # execve
+    os._exit(ctypes.get_errno())
+print(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))
+"""
+
+
+def test_a_start_whose_path_no_one_can_read_runs_nothing_and_is_recorded_saying_so(recorded) -> None:
+    kernel, record = recorded
+    marker = _marker(kernel.places, "by-secret-path")
+    shown, programs = _tried(kernel, record, _SECRET_PATH_EXEC.replace("MARKER", str(marker)))
+    if shown.strip() == "200":
+        pytest.skip("this kernel has no memfd_secret")
+    assert (shown.strip(), marker.exists(), programs) == ("13", False, [unread_program(UNREAD_HIDDEN)])
+
+
 def test_a_process_trying_again_and_again_is_recorded_once(recorded) -> None:
     kernel, record = recorded
     code = (
@@ -175,3 +227,14 @@ def test_a_record_the_kernel_could_write_stops_the_launcher_in_one_line(tmp_path
     with pytest.raises(RuntimeError) as stopped:
         ConfinedKernel(places, kernel_env(places), extra=(RECORD_OPTION, str(inside)))
     assert "is in a folder the kernel may write" in str(stopped.value) and not inside.exists()
+
+
+def test_without_a_record_named_a_start_whose_path_no_one_can_read_is_a_line_saying_so(
+    confined: ConfinedKernel,
+) -> None:
+    marker = _marker(confined.places, "by-secret-path-logged")
+    shown = confined.run(_SECRET_PATH_EXEC.replace("MARKER", str(marker)))
+    if shown.strip() == "200":
+        pytest.skip("this kernel has no memfd_secret")
+    said = f"twnb-confined: running {unread_program(UNREAD_HIDDEN)} was refused (process "
+    assert (marker.exists(), said in confined.stderr()) == (False, True)

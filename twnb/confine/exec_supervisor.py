@@ -3,15 +3,20 @@ is confined (outside Landlock's domain and the kernel's user namespace), which r
 of the kernel's exec filter (exec_notify.py) and answers every `execve`/`execveat` the kernel or any
 process it starts tries with EACCES, never letting one continue: Landlock's layer 2 stays the line,
 the supervisor only records. Each refusal is one JSON line `{"time", "program", "pid"}` appended to
-each record file: the one whoever started the kernel named (`--refused-record PATH`, in a folder the
-kernel may not write: the launcher checks) and the one the kernel itself reads but cannot write (the
-launcher's, named in `RECORD_ENV`: twnb inside puts it in a Round's record), written before the
-answer, so it is there by the time the kernel's call returns. Without a record file named by the
-starter, also a line on the kernel's stderr (Jupyter's log).
+each record file (`program` null and `unread` saying why when the path could not be read): the one
+whoever started the kernel named (`--refused-record PATH`, in a folder the kernel may not write: the
+launcher checks) and the one the kernel itself reads but cannot write (the launcher's, named in
+`RECORD_ENV`: twnb inside puts it in a Round's record), written before the answer, so it is there by
+the time the kernel's call returns. Without a record file named by the starter, also a line on the
+kernel's stderr (Jupyter's log).
 
 The program is read from the calling process's memory (/proc/PID/mem), kept only when the
 notification is still valid afterwards (SECCOMP_IOCTL_NOTIF_ID_VALID: the caller could have been
-replaced meanwhile). The supervisor ends when the filter has no process left (the listener hangs up).
+replaced meanwhile). A start is recorded even when its path cannot be read (the path in secret or
+unmapped memory, Yama's ptrace_scope 2 or 3, the caller killed meanwhile): code can hide which program
+it tried, never that it tried one. Making itself non-dumpable hides nothing: the supervisor, in the
+user namespace that owns the kernel's, has CAP_SYS_PTRACE over it. The supervisor ends when the
+filter has no process left (the listener hangs up).
 
 The launcher's imports are paid at every kernel start: only ctypes, json, os, select, socket and
 struct, already loaded by then.
@@ -123,10 +128,11 @@ def _answer_one(libc: ctypes.CDLL, listener: int, record: _Record) -> None:
     if libc.ioctl(listener, ctypes.c_ulong(NOTIF_RECV), buffer) != 0:
         return  # ENOENT: the caller died meanwhile
     ident, pid, _, nr, _, _, *args = _NOTIF.unpack(buffer.raw)
-    program = _program(pid, nr, args)
+    program, unread = _program(pid, nr, args)
     valid = libc.ioctl(listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
-    if valid:  # what was read is the caller's, not a process that took its place
-        record.write(program, pid)
+    if not valid:  # what was read may be a process's that took the caller's place: not the caller's
+        program, unread = None, UNREAD_ENDED
+    record.write(program, pid, unread)
     answer = ctypes.create_string_buffer(_RESP.pack(ident, 0, -errno.EACCES, 0), _RESP.size)
     libc.ioctl(listener, ctypes.c_ulong(NOTIF_SEND), answer)
 
@@ -139,26 +145,34 @@ class _Record:
     def __init__(self, files: list[int], log: bool) -> None:
         self.files = files
         self.log = log
-        self.last: tuple[int, str | None] | None = None
+        self.last: tuple[int, str | None, str | None] | None = None
         self.last_logged: tuple[int, str] | None = None
         self.lines = 0
 
-    def write(self, program: str | None, pid: int) -> None:
+    def write(self, program: str | None, pid: int, unread: str | None = None) -> None:
+        """One refusal: `program` the path tried, or None with `unread` saying why it is not known."""
         if self.lines >= _MAX_LINES:
             return
-        if self.files and (pid, program) != self.last:
-            self.last = (pid, program)
+        if self.files and (pid, program, unread) != self.last:
+            self.last = (pid, program, unread)
             self.lines += 1
-            line = json.dumps({"time": time.time(), "program": program, "pid": pid}) + "\n"
+            item: dict[str, object] = {"time": time.time(), "program": program, "pid": pid}
+            if program is None:
+                item["unread"] = unread
+            line = json.dumps(item) + "\n"
             for file in self.files:
                 _write(file, line)
-        if self.log and (pid, os.path.basename(program or "")) != self.last_logged:
-            self.last_logged = (pid, os.path.basename(program or ""))
+        shown = unread_program(unread) if program is None else program
+        if self.log and (pid, os.path.basename(shown)) != self.last_logged:
+            self.last_logged = (pid, os.path.basename(shown))
             self.lines += 1
-            shown = (
-                "a program" if program is None else ascii(program) if not program.isprintable() else program
-            )
+            shown = shown if shown.isprintable() else ascii(shown)
             _write(2, f"twnb-confined: running {shown} was refused (process {pid})\n")
+
+
+def unread_program(unread: str | None) -> str:
+    """How a refused start whose path could not be read is named (the record, the notes, the log)."""
+    return f"a program whose name could not be read ({unread or 'no reason recorded'})"
 
 
 def _write(fd: int, line: str) -> None:
@@ -168,21 +182,44 @@ def _write(fd: int, line: str) -> None:
         pass  # the record is lost, the refusal is not
 
 
-def _program(pid: int, nr: int, args: list[int]) -> str | None:
-    """The path the caller asked to run, made absolute; None when it cannot be read."""
+def _program(pid: int, nr: int, args: list[int]) -> tuple[str | None, str | None]:
+    """The path the caller asked to run, made absolute, or None and why it could not be read."""
     try:
-        if nr == _EXECVEAT:
-            dirfd, path = ctypes.c_int32(args[0]).value, _read_string(pid, args[1])
-            if path == "" and args[4] & _AT_EMPTY_PATH:
-                return os.readlink(f"/proc/{pid}/fd/{dirfd}")
-        else:
-            dirfd, path = _AT_FDCWD, _read_string(pid, args[0])
-        if path.startswith("/"):
-            return path
-        base = f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}"
-        return os.path.join(os.readlink(base), path)
-    except (OSError, ValueError):
-        return None
+        return _path(pid, nr, args), None
+    except OSError as error:
+        return None, _unread_reason(error)
+    except ValueError:
+        return None, UNREAD_NO_PATH
+
+
+UNREAD_DENIED = "the system refuses reading its memory: Yama's ptrace_scope 2 or 3, or a security module"
+UNREAD_HIDDEN = "its path is in memory no other process can read: secret (memfd_secret) or unmapped"
+UNREAD_ENDED = "the process ended before it was read"
+UNREAD_NO_PATH = "no path ends within PATH_MAX"
+
+
+def _unread_reason(error: OSError) -> str:
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return UNREAD_DENIED
+    if error.errno in (errno.EIO, errno.EFAULT):
+        return UNREAD_HIDDEN
+    if error.errno in (errno.ESRCH, errno.ENOENT):
+        return UNREAD_ENDED
+    return f"{error.strerror or error}"
+
+
+def _path(pid: int, nr: int, args: list[int]) -> str:
+    """The path the caller asked to run, made absolute (OSError, ValueError: it cannot be read)."""
+    if nr == _EXECVEAT:
+        dirfd, path = ctypes.c_int32(args[0]).value, _read_string(pid, args[1])
+        if path == "" and args[4] & _AT_EMPTY_PATH:
+            return os.readlink(f"/proc/{pid}/fd/{dirfd}")
+    else:
+        dirfd, path = _AT_FDCWD, _read_string(pid, args[0])
+    if path.startswith("/"):
+        return path
+    base = f"/proc/{pid}/cwd" if dirfd == _AT_FDCWD else f"/proc/{pid}/fd/{dirfd}"
+    return os.path.join(os.readlink(base), path)
 
 
 def _read_string(pid: int, address: int) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from twnb.base import clip
-from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION
+from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION, unread_program
 from twnb.confine.kernelspec import confined_kernel_argv
 from twnb.confine.refusals import program_refused
 
@@ -31,11 +31,13 @@ _SHOWN_CHARS = 200
 
 @dataclass(frozen=True)
 class RefusedStart:
-    """One exec the supervisor refused: when, the program (None: unreadable), the calling process."""
+    """One exec the supervisor refused: when, the program (None: unreadable, `unread` says why), the
+    calling process."""
 
     time: float
     program: str | None
     pid: int
+    unread: str | None = None
 
 
 class RefusedStartsRecord:
@@ -87,10 +89,13 @@ class RefusedStartsRecord:
         for line in complete.splitlines():
             try:
                 item = json.loads(line)
-                program = item["program"]
+                program, unread = item["program"], item.get("unread")
                 starts.append(
                     RefusedStart(
-                        float(item["time"]), None if program is None else str(program), int(item["pid"])
+                        float(item["time"]),
+                        None if program is None else str(program),
+                        int(item["pid"]),
+                        None if unread is None else str(unread),
                     )
                 )
             except (ValueError, KeyError, TypeError):
@@ -119,19 +124,18 @@ def _shown(program: str) -> str:
 def refused_programs(starts: list[RefusedStart]) -> list[str]:
     """The programs `starts` tried, once each, in order. A search along PATH (execvp, `subprocess` with
     a bare name) tries each folder in turn, each refused: for each process, the first that exists
-    stands for the search."""
+    stands for the search. A start whose path could not be read is named so, with why, even beside
+    others: code that hides a program's name does not hide that it tried one."""
     searches: dict[tuple[int, str], list[str]] = {}
-    unreadable = False
     for start in starts:
-        if start.program is None:
-            unreadable = True
-        else:
-            searches.setdefault((start.pid, os.path.basename(start.program)), []).append(start.program)
+        key = (start.pid, os.path.basename(start.program)) if start.program is not None else (-1, "")
+        searches.setdefault(key, []).append(start.program or unread_program(start.unread))
     programs: list[str] = []
-    for tried in searches.values():
-        found = _shown(next((p for p in tried if os.path.isfile(p) and os.access(p, os.X_OK)), tried[0]))
-        if found not in programs:
-            programs.append(found)
-    if unreadable and not programs:
-        programs.append("a program")
+    for (pid, _), tried in searches.items():
+        if pid == -1:
+            shown = [_shown(p) for p in dict.fromkeys(tried)]  # one per reason
+        else:
+            found = next((p for p in tried if os.path.isfile(p) and os.access(p, os.X_OK)), tried[0])
+            shown = [_shown(found)]
+        programs += [p for p in shown if p not in programs]
     return programs

@@ -3,7 +3,8 @@ still one thread and no code but this, it takes a second Landlock ruleset that e
 (the first one still allowed this Python and its loader, for the exec that started it: from now on
 neither `python` nor `ld-linux.so /bin/sh` can be started), hands the listener of its exec filter to the
 supervisor that records each refused start (exec_notify.py), then starts ipykernel with the shell's
-refusal handler installed and multiprocessing told it starts no new Python (new_python.py)."""
+refusal handler installed and multiprocessing told it starts no new Python (new_python.py) and serves
+no Manager (manager_server.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import warnings
 from twnb.config import Confinement
 from twnb.confine import landlock
 from twnb.confine.exec_notify import hand_over_from_environ
+from twnb.confine.manager_server import refuse_unservable_managers
 from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
 
@@ -43,6 +45,7 @@ def main() -> None:
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
     refuse_new_pythons()
+    refuse_unservable_managers()
     confinement = Confinement.from_environ()
     if confinement is not None and app.shell is not None:
         install_refusal_handler(app.shell, confinement)

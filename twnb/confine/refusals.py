@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from twnb.config import Confinement
+from twnb.confine.manager_server import ManagerRefusedError
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -95,6 +96,13 @@ def refusal_line(error: BaseException, confinement: Confinement) -> str | None:
             "confined kernel may not run (no setting allows it). Use the `fork` start method "
             '(multiprocessing.get_context("fork")) or threads; on Python 3.13+, '
             "`SharedMemory(..., track=False)`."
+        )
+    if isinstance(error, ManagerRefusedError):
+        return (
+            "Confined kernel: multiprocessing's Manager serves its objects from a process listening on a "
+            "socket of its own (UNIX, or a TCP port), which a confined kernel may not open (no setting "
+            "allows it). Share through a `fork` context's Queue, Pipe, Value or Array "
+            '(multiprocessing.get_context("fork")), or use threads.'
         )
     refused = _refused_error(error)
     if refused is None:

@@ -2,7 +2,9 @@
 five ports free by binding and closing each: another process can take one before the kernel binds it,
 and the kernel then failed on "Address already in use" and hung until the starter's timeout (60-90 s).
 The launcher holds the ports from its start until the kernel binds them; one already taken when it
-starts ends it at once with one line naming the port, and KernelExecutor tries once more, new ports.
+starts ends it at once with one line naming the port, and KernelExecutor tries once more, new ports,
+as do twnb's nbclient runs (`twnb export --execute`, `twnb eval`'s case notebooks, `twnb demo --live`),
+which say so in one line.
 
 Real confined kernels: the launcher started by jupyter_client as Jupyter starts the kernelspec, and
 KernelExecutor. A port of the connection file is made to be one the test holds (listening, as another
@@ -16,13 +18,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from jupyter_client.connect import LocalPortCache
 from jupyter_client.manager import KernelManager
 from support.confined_kernel import ConfinedSpecs, kernel_env, make_places, needs_landlock
+from support.nb_rounds import analysis_round
 
-from twnb.confine import CONFINED_KERNEL_NAME, PORT_TAKEN_EXIT
+from twnb.cli import main
+from twnb.confine import CONFINED_KERNEL_NAME, PORT_TAKEN_EXIT, confined_kernel_argv
+from twnb.demo.demo_notebook import DEMO_MODEL
+from twnb.demo.runner import KernelChoice, run_demo
+from twnb.evaluation.case_notebook import CaseNotebook
 from twnb.kernel import KernelExecutor, KernelSetup, KernelStartError
+from twnb.kernel.separate.kernel_start import LOST_PORT_RETRY
+from twnb.memory import Conversation, save_conversation
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
@@ -105,3 +115,88 @@ def test_a_separate_kernel_that_lost_a_port_twice_fails_at_once_saying_so(
         executor.start()
     assert time.monotonic() - started < FAST_S
     assert handed.count(taken_port) == 2 and len(handed) == 10
+
+
+# --- twnb's nbclient runs: `twnb export --execute`, `twnb eval`'s case notebook, `twnb demo --live` ---
+
+
+def test_export_execute_starts_a_kernel_that_lost_a_port_once_more_and_says_so(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    places = make_places(tmp_path)
+    save_conversation(_one_round(), places.notebook / "conv.yaml")
+    monkeypatch.chdir(places.notebook)
+    monkeypatch.setenv("HOME", str(places.home))
+    handed = _hand_out_first(monkeypatch, taken_port, times=1)
+    started = time.monotonic()
+    status = main(["export", "conv.yaml", "--execute", "-o", "out.ipynb"])
+    took = time.monotonic() - started
+    said = capsys.readouterr().out
+    assert (status, said.count(LOST_PORT_RETRY), "1 of 1 cells reproduced" in said) == (0, 1, True), said
+    assert handed.count(taken_port) == 1 and len(handed) == 10
+    assert took < FAST_S * 2
+
+
+def test_export_execute_that_lost_a_port_twice_stops_at_once_saying_so(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    places = make_places(tmp_path)
+    save_conversation(_one_round(), places.notebook / "conv.yaml")
+    monkeypatch.chdir(places.notebook)
+    monkeypatch.setenv("HOME", str(places.home))
+    _hand_out_first(monkeypatch, taken_port, times=2)
+    started = time.monotonic()
+    main(["export", "conv.yaml", "--execute", "-o", "out.ipynb"])
+    said = capsys.readouterr().out
+    assert "lost a port of its connection file to another process twice in a row" in said, said
+    assert time.monotonic() - started < FAST_S
+
+
+def test_an_eval_cases_kernel_that_lost_a_port_starts_on_new_ports_and_says_so(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places = make_places(tmp_path)
+    handed = _hand_out_first(monkeypatch, taken_port, times=1)
+    lines: list[str] = []
+    notebook = CaseNotebook(
+        places.notebook, "case.ipynb", kernel_env(places), 60, confined_kernel_argv(), lines.append
+    )
+    with notebook:
+        outputs = notebook.run_quietly(
+            "import os\nprint('confined' if os.environ.get('TWNB_CONFINED') else '')"
+        )
+    assert [o.get("text") for o in outputs] == ["confined\n"]
+    assert lines == [LOST_PORT_RETRY]
+    assert handed.count(taken_port) == 1 and len(handed) == 10
+
+
+def test_the_live_demos_kernel_that_lost_a_port_starts_on_new_ports_and_says_so(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places = make_places(tmp_path)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import os\nprint('confined' if os.environ.get('TWNB_CONFINED') else '')")
+    ]
+    for name, value in kernel_env(places, TWNB_MODEL=DEMO_MODEL).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("TWNB_REPLAY", raising=False)
+    handed = _hand_out_first(monkeypatch, taken_port, times=1)
+    lines: list[str] = []
+    result = run_demo(
+        tmp_path / "out",
+        live=True,
+        kernel_choice=KernelChoice(confine=True),
+        notebook=nb,
+        progress=lines.append,
+    )
+    ran = nbformat.read(result.notebook, as_version=4).cells[0].outputs
+    assert [o.get("text") for o in ran] == ["confined\n"]
+    assert lines.count(LOST_PORT_RETRY) == 1, lines
+    assert handed.count(taken_port) == 1 and len(handed) == 10
+
+
+def _one_round() -> Conversation:
+    conversation = Conversation.init()
+    conversation.add_round(analysis_round())
+    return conversation

@@ -26,6 +26,7 @@ from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
 from twnb.demo.quickstart import QUICKSTART
+from twnb.kernel import start_notebook_kernel
 from twnb.memory import AttachmentType, load_conversation
 from twnb.render import MIME_TYPE, state_label
 
@@ -168,6 +169,8 @@ def run_demo(
     # The kernel's own stderr (start-up notices, a crash) goes to a file, not over the progress lines.
     with kernel_log.open("w", encoding="utf-8") as log:
         try:
+            if kernel.owned and kernel_name is None:  # this Python's: once more when it lost a port
+                kernel.km = start_notebook_kernel(client, kernel_argv, said=progress, env=env, stderr=log)
             client.execute(env=env, stderr=log)
         except CellTimeoutError as error:
             raise DemoError(

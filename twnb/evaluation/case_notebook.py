@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,7 +23,7 @@ from nbclient.exceptions import DeadKernelError
 
 from twnb.confine import RefusedStartsRecord
 from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
-from twnb.kernel import this_python_kernel_manager
+from twnb.kernel import start_notebook_kernel, this_python_kernel_manager
 
 __all__ = ["CaseNotebook", "KernelFailure"]
 
@@ -44,8 +45,11 @@ class CaseNotebook:
         env: dict[str, str],
         timeout: int,
         kernel_argv: list[str] | None = None,
+        said: Callable[[str], None] | None = None,
     ) -> None:
+        """`said`: a line about the kernel's start (a lost port, started once more)."""
         self.folder = folder
+        self.said = said
         self.kernel_argv = kernel_argv  # None: this Python's ipykernel; else e.g. the confined launcher
         self.path = folder / notebook_file
         self.env = env
@@ -74,6 +78,7 @@ class CaseNotebook:
         # The kernel's own stderr (start-up notices, a crash) goes to a file beside the notebook.
         log = self._stack.enter_context((self.folder / KERNEL_LOG).open("w", encoding="utf-8"))
         try:
+            start_notebook_kernel(self._client, argv, said=self.said, env=self.env, stderr=log)
             self._stack.enter_context(self._client.setup_kernel(env=self.env, stderr=log))
         except RuntimeError as error:
             self._stack.close()

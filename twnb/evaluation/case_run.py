@@ -158,7 +158,12 @@ def _converse_and_judge(
     user = ModelCaller(client, spec.user_model, USER_ROLE, access.prices)
     judge = ModelCaller(client, spec.evaluator_model, EVALUATOR_ROLE, access.prices)
     virtual_user = VirtualUser(user, case.task_description)
-    notebook = CaseNotebook(folder, f"{case.name}.ipynb", env, timeout, kernel_argv)
+
+    def said(line: str) -> None:  # about the kernel's start: in the case's notes and on the terminal
+        result.notes.append(line)
+        progress(spec, line)
+
+    notebook = CaseNotebook(folder, f"{case.name}.ipynb", env, timeout, kernel_argv, said)
     limit = case.max_rounds or max_rounds
     try:
         # Asked before the kernel starts: a server that is down fails the run at once.

@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from twnb.kernel.separate import execute_quietly as execute_quietly
     from twnb.kernel.separate import probe_place as probe_place
     from twnb.kernel.separate import read_file as read_file
+    from twnb.kernel.separate import start_notebook_kernel as start_notebook_kernel
     from twnb.kernel.separate import this_python_kernel_manager as this_python_kernel_manager
     from twnb.kernel.undo import DATABASE_MODULES as DATABASE_MODULES
     from twnb.kernel.undo import MB as MB

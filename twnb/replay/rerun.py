@@ -37,6 +37,7 @@ from twnb.kernel import (
     AttachedKernelManager,
     KernelGuardChannel,
     execute_quietly,
+    start_notebook_kernel,
     strip_ansi,
     this_python_kernel_manager,
 )
@@ -168,6 +169,8 @@ def rerun_notebook(
     rounds = round_numbers(nb)
     kernel: dict[str, Any]
     record: RefusedStartsRecord | None = None
+    kernel_argv: list[str] | None = None
+    own = False  # this Python's kernel, started here (once more when the confined launcher lost a port)
     if options.connection_file is not None:
         kernel = {"km": AttachedKernelManager(options.connection_file)}  # never shut down by nbclient
     elif options.kernel_name:
@@ -177,7 +180,7 @@ def rerun_notebook(
         if kernel_argv is not None:
             record = RefusedStartsRecord()  # the confined kernel's refused program starts
             kernel_argv = record.kernel_argv(kernel_argv)
-        kernel = {"km": this_python_kernel_manager(kernel_argv)}
+        kernel, own = {"km": this_python_kernel_manager(kernel_argv)}, True
     client = NotebookClient(
         nb,
         timeout=options.timeout,
@@ -191,10 +194,12 @@ def rerun_notebook(
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         guard: KernelGuardChannel | None = None
         try:
+            if own:
+                start_notebook_kernel(client, kernel_argv, said=report.notes.append, stderr=log)
             with client.setup_kernel(stderr=log):
                 guard = _guard(client, options.timeout) if options.check is not None else None
                 if options.prepare is not None:
-                    report.notes = _prepare(client, options.prepare, options.timeout)
+                    report.notes += _prepare(client, options.prepare, options.timeout)
                 _run_cells(client, nb, pieces, report, rounds, options, progress, guard, record)
         except DeadKernelError:
             report.stopped = report.stopped or "the kernel died"

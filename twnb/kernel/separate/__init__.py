@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from twnb.kernel.separate.kernel_files import probe_place as probe_place
     from twnb.kernel.separate.kernel_files import read_file as read_file
     from twnb.kernel.separate.kernel_start import KernelStartError as KernelStartError
+    from twnb.kernel.separate.kernel_start import start_notebook_kernel as start_notebook_kernel
     from twnb.kernel.separate.quiet_requests import evaluate as evaluate
     from twnb.kernel.separate.quiet_requests import execute_quietly as execute_quietly
     from twnb.kernel.separate.this_python import this_python_kernel_manager as this_python_kernel_manager

@@ -2,21 +2,34 @@
 
 `KernelExecutor` (kernel_client.py) decides which kernel and with what environment; here the kernel
 is started (once more on fresh ports when the confined launcher lost one) or attached, and waited for.
+twnb's nbclient runs (`twnb export --execute/--check`, `twnb eval`, `twnb demo --live`) start this
+Python's kernel the same way, through their NotebookClient (`start_notebook_kernel`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient
     from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager, KernelManager
 
 
 class KernelStartError(RuntimeError):
     """The kernel could not be started or did not become ready in time."""
+
+
+LOST_PORT_RETRY = (
+    "the confined kernel lost a port of its connection file to another process before it started; "
+    "starting it once more, on new ports"
+)
+LOST_PORT_TWICE = (
+    "The confined kernel lost a port of its connection file to another process twice in a row (its "
+    "launcher said which on stderr); start it again."
+)
 
 
 def _exit_status(km: Any) -> int | None:
@@ -94,13 +107,49 @@ def start_ready_kernel(
             if lost_port and attempt == 1:
                 continue
             if lost_port:
-                raise KernelStartError(
-                    "The confined kernel lost a port of its connection file to another process twice "
-                    "in a row (its launcher said which on stderr); start it again."
-                ) from exc
+                raise KernelStartError(LOST_PORT_TWICE) from exc
             which = repr(kernel_name) if kernel_name else "of this Python"
             raise KernelStartError(
                 f"The kernel {which} did not become ready within {startup_timeout:g} s "
                 f"({exc}); check that ipykernel is installed for it, or raise startup_timeout."
             ) from exc
     return km, kc
+
+
+def start_notebook_kernel(
+    client: Any,
+    kernel_argv: list[str] | None,
+    *,
+    said: Callable[[str], None] | None = None,
+    **start: Any,
+) -> AsyncKernelManager:
+    """Start this Python's kernel (through `kernel_argv` when given: the confined launcher) for
+    nbclient's `client` (a NotebookClient made with `km=this_python_kernel_manager(kernel_argv)`) and
+    wait until it is ready, as its `setup_kernel` would (`start`: its keyword arguments, such as `env`
+    and `stderr`); `setup_kernel` and `execute` then find it started. A launcher that exits at once
+    with PORT_TAKEN_EXIT (another process took a port between jupyter_client choosing it and the
+    launcher's start) is started once more, by a new manager on new ports, said in one line through
+    `said`; losing a port again is a KernelStartError saying so. The manager that started."""
+    # lazy: twnb.confine's launcher module, for its exit status only
+    from twnb.confine import PORT_TAKEN_EXIT
+    from twnb.kernel.separate.this_python import this_python_kernel_manager
+
+    for attempt in (1, 2):
+        if attempt == 2:
+            client.km = this_python_kernel_manager(kernel_argv)
+        client.start_new_kernel(**start)
+        km = client.km
+        process = getattr(km.provisioner, "process", None)
+        try:
+            client.start_new_kernel_client()  # on failure, nbclient shuts the kernel down and drops km
+        except RuntimeError as exc:
+            lost_port = kernel_argv is not None and process is not None and process.poll() == PORT_TAKEN_EXIT
+            if not lost_port:
+                raise
+            if attempt == 2:
+                raise KernelStartError(LOST_PORT_TWICE) from exc
+            if said is not None:
+                said(LOST_PORT_RETRY)
+            continue
+        return km  # type: ignore[no-any-return]
+    raise AssertionError("not reached")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from twnb.confine.refused_record import refused_programs as refused_programs
     from twnb.confine.resolve_launch import ConfinedLaunch as ConfinedLaunch
     from twnb.confine.resolve_launch import confined_launch as confined_launch
+    from twnb.confine.resolve_launch import dotenv_key_notice as dotenv_key_notice
     from twnb.confine.separate_kernel import separate_kernel_launch as separate_kernel_launch
 else:
     __getattr__, __dir__ = lazy_front_door(__name__, __file__)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from twnb.confine import landlock, seccomp
+from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.exec_notify import HANDOFF_ENV
 from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION, start_supervisor
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
@@ -352,6 +353,10 @@ def confine_and_exec(
             proxy_port=proxy_port,
         )
         plan, inside_record = _record_the_kernel_reads(plan)
+        # before the mounts hide them: a key there is the kernel's once such a file is saved
+        notice = key_notice(key_dotenvs(plan.hidden, settings.key_names, key), settings.key_names)
+        if notice is not None:
+            print(f"twnb-confined: {notice}", file=sys.stderr)
         handoff = _start_exec_supervisor(refused_record, plan, inside_record)  # before the mounts
         _apply_mounts(plan)
     except ConfinementError as error:

@@ -10,9 +10,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from twnb.config import SETTINGS_BY_NAME, ResolvedSettings, is_secret_name, resolve_settings
+from twnb.config import SETTINGS_BY_NAME, ResolvedSettings, SettingsError, is_secret_name, resolve_settings
+from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings, ModelRoute
-from twnb.confine.plan import ConfinementError, is_inside, real_path
+from twnb.confine.plan import ConfinementError, is_inside, plan_confinement, real_path
 
 _OPENAI = "https://api.openai.com/v1"
 # The confinement's own rules, and whether twnb's kernels are confined at all.
@@ -115,3 +116,26 @@ def confined_launch(
         env[KEY_ENV] = key
     drop = tuple(name for name in environ if is_secret_name(name) and name not in env)
     return ConfinedLaunch(launcher_argv(), env, drop)
+
+
+def dotenv_key_notice(workdir: Path, environ: Mapping[str, str]) -> str | None:
+    """The line the launcher of a confined kernel started in `workdir` with `environ` writes to its
+    stderr when a `.env` it hides from the kernel holds the model's key (dotenv_key.py), for a
+    starter that shows the user its own lines (the kernel's stderr goes to a log there); None when
+    none does, or when the settings do not resolve (the launcher then says why it did not start)."""
+    try:
+        launch = confined_launch(workdir, environ)
+    except (ConfinementError, SettingsError):
+        return None
+    settings = LaunchSettings.from_json(launch.env[LAUNCH_ENV])
+    # the same places as the launcher's plan; its private folder is new and empty, so none is named
+    plan = plan_confinement(
+        workdir=workdir,
+        private_dir=workdir,
+        settings=settings,
+        home=home_of(environ),
+        bind_ports=(),
+        proxy_port=None,
+    )
+    paths = key_dotenvs(plan.hidden, settings.key_names, launch.env.get(KEY_ENV, ""))
+    return key_notice(paths, settings.key_names)

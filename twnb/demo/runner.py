@@ -21,7 +21,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 from twnb.config import SettingsError, resolve_settings
-from twnb.confine import RefusedStartsRecord, abi_version, confined_kernel_argv, unavailable_reason
+from twnb.confine import (
+    RefusedStartsRecord,
+    abi_version,
+    confined_kernel_argv,
+    dotenv_key_notice,
+    unavailable_reason,
+)
 from twnb.demo.bigger_than_memory import BIGGER_THAN_MEMORY
 from twnb.demo.demo_kernel import DemoKernel, DemoKernelError, environ_for_kernel
 from twnb.demo.demo_notebook import DEMO_MODEL, DemoNotebook
@@ -106,7 +112,9 @@ def run_demo(
     refused: RefusedStartsRecord | None = None
     try:
         kernel_argv = (
-            _confined_argv(progress) if confine and kernel_name is None and attached is None else None
+            _confined_argv(progress, out, env)
+            if confine and kernel_name is None and attached is None
+            else None
         )
         # the confined kernel's refused program starts, recorded outside it and read after each cell
         if kernel_argv is not None:
@@ -223,11 +231,16 @@ _KERNEL_SETTINGS = (
 )
 
 
-def _confined_argv(progress: Callable[[str], None]) -> list[str] | None:
+def _confined_argv(progress: Callable[[str], None], out: Path, env: dict[str, str]) -> list[str] | None:
+    """The confined kernel's command; said once when this system cannot confine, or when a `.env` the
+    kernel (in `out`, with `env`) could come to read holds the model's key."""
     reason = unavailable_reason(abi_version())
     if reason is not None:
         progress(f"twnb demo: running unconfined: {reason}; the code can do whatever you can.")
         return None
+    notice = dotenv_key_notice(out, env)
+    if notice is not None:
+        progress(f"twnb demo: confined kernel: {notice}")
     return confined_kernel_argv()
 
 

@@ -4,6 +4,7 @@ request) or notebook -> conversation. Bad input comes back as one line in `Expor
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,18 +185,22 @@ def _where_to_run(request: ExportRequest, default: Path) -> tuple[Path, Path | N
 
 
 def _confined_argv(
-    request: ExportRequest, attached: Path | None, progress: Callable[[str], None]
+    request: ExportRequest, attached: Path | None, progress: Callable[[str], None], cwd: Path
 ) -> list[str] | None:
-    """The confined kernel's command when the re-run starts this Python's kernel and may confine it;
-    said once when this system cannot."""
+    """The confined kernel's command when the re-run starts this Python's kernel (in `cwd`) and may
+    confine it; said once when this system cannot, or when a `.env` it could come to read holds the
+    model's key."""
     if not request.confine or attached is not None or request.kernel_name:
         return None
-    from twnb.confine import abi_version, confined_kernel_argv, unavailable_reason
+    from twnb.confine import abi_version, confined_kernel_argv, dotenv_key_notice, unavailable_reason
 
     reason = unavailable_reason(abi_version())
     if reason is not None:
         progress(f"Running unconfined: {reason}; the code can do whatever you can.")
         return None
+    notice = dotenv_key_notice(cwd, os.environ)
+    if notice is not None:
+        progress(f"Confined kernel: {notice}")
     return confined_kernel_argv()
 
 
@@ -219,7 +224,7 @@ def _rerun(
         if attached
         else f"a fresh kernel in {cwd}"
     )
-    kernel_argv = _confined_argv(request, attached, progress)
+    kernel_argv = _confined_argv(request, attached, progress, cwd)
     if kernel_argv is not None:
         where = f"a fresh confined kernel in {cwd}"
     progress(f"Re-running {len(pieces)} code cell{_s(len(pieces))} in {where}")

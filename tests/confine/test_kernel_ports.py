@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from jupyter_client.connect import LocalPortCache
 from jupyter_client.manager import KernelManager
-from support.confined_kernel import ConfinedSpecs, kernel_env, make_places, needs_landlock
+from support.confined_kernel import ConfinedKernel, ConfinedSpecs, kernel_env, make_places, needs_landlock
 from support.nb_rounds import analysis_round
 
 from twnb.cli import main
@@ -200,3 +200,17 @@ def _one_round() -> Conversation:
     conversation = Conversation.init()
     conversation.add_round(analysis_round())
     return conversation
+
+
+def test_the_tests_own_confined_kernels_start_once_more_when_the_launcher_lost_a_port(
+    tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/support/confined_kernel.py tells the lost port by the launcher's exit status."""
+    places = make_places(tmp_path)
+    _hand_out_first(monkeypatch, taken_port, times=1)
+    kernel = ConfinedKernel(places, kernel_env(places))
+    try:
+        assert (kernel.ports_lost, kernel.value("6 * 7")) == (1, 42)
+        assert f"port {taken_port} of the connection file (shell_port) is taken" in kernel.stderr()
+    finally:
+        kernel.shutdown()

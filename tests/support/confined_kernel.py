@@ -19,7 +19,13 @@ from typing import Any
 import pytest
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
-from twnb.confine import CONFINED_KERNEL_NAME, abi_version, confined_kernel_spec, unavailable_reason
+from twnb.confine import (
+    CONFINED_KERNEL_NAME,
+    PORT_TAKEN_EXIT,
+    abi_version,
+    confined_kernel_spec,
+    unavailable_reason,
+)
 
 REAL_KEY = "sk-proj-confinedTEST0123456789abcdefXYZ"
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
@@ -74,15 +80,14 @@ def make_places(root: Path, *, notebook_in_home: bool = False) -> Places:
 
 # The confined kernel talks over TCP (its seccomp filter refuses UNIX sockets, which the other test
 # kernels use: twnb/kernel/separate/unix_sockets.py). jupyter_client chooses its ports free and the
-# kernel binds them a second later: another test process may take one in between, and the kernel then
-# fails to bind ("Address already in use") and can hang rather than exit. That one failure, and only
-# it, is retried with new ports.
-PORT_TAKEN = "Address already in use"
+# launcher binds them as it starts, holding them until the kernel binds them: another test process may
+# take one in between, and the launcher then exits at once with PORT_TAKEN_EXIT, naming the port on
+# stderr. That one failure, and only it, is retried with new ports.
 START_ATTEMPTS = 3
 
 
 class PortTakenError(RuntimeError):
-    """The kernel could not bind a port jupyter_client had found free: another process took it."""
+    """The launcher found a port jupyter_client had chosen taken by another process."""
 
 
 class ConfinedKernel:
@@ -125,8 +130,8 @@ class ConfinedKernel:
                 self.kc.wait_for_ready(timeout=1)
                 return
             except (RuntimeError, TimeoutError) as error:
-                if PORT_TAKEN in self.stderr()[said_before:]:
-                    raise PortTakenError(PORT_TAKEN) from error
+                if self._exit_status() == PORT_TAKEN_EXIT:
+                    raise PortTakenError(self.stderr()[said_before:].strip()) from error
                 if time.monotonic() < deadline and self.km.is_alive():
                     continue
                 waited = time.monotonic() - started
@@ -135,6 +140,10 @@ class ConfinedKernel:
                     f"the confined kernel did not start ({error}; after {waited:.1f} s); "
                     f"its stderr:\n{self.stderr()}"
                 ) from error
+
+    def _exit_status(self) -> int | None:
+        process = getattr(self.km.provisioner, "process", None)
+        return None if process is None else process.poll()
 
     def execute(self, code: str, *, timeout: float = 60) -> dict[str, Any]:
         msg_id = self.kc.execute(code, allow_stdin=False)

@@ -5,9 +5,9 @@ notebook's folder, which the kernel itself may write, stays absent). And what us
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -187,10 +187,16 @@ def test_the_parent_cannot_be_signalled(confined: ConfinedKernel) -> None:
 
 def test_neither_the_proxy_nor_the_supervisor_can_be_killed(confined: ConfinedKernel) -> None:
     pids = _outside_pids(confined)
-    for pid in pids:
-        confined.error(f"import os; os.kill({pid}, 9)")
-    time.sleep(0.2)
-    assert [Path(f"/proc/{pid}/fd/0").exists() for pid in pids] == [True, True]
+    ends = [os.pidfd_open(pid) for pid in pids]  # each readable once its process has ended
+    try:
+        refused = [confined.error(f"import os; os.kill({pid}, 9)")["ename"] for pid in pids]
+        # kill() failed in the kernel, so no signal is pending: each is still running now, and
+        # neither ended in between (a pid taken over by another process would not hide that)
+        ended, _, _ = select.select(ends, [], [], 0)
+    finally:
+        for end in ends:
+            os.close(end)
+    assert (refused, ended) == (["PermissionError", "PermissionError"], [])
 
 
 def test_its_own_children_can_be_signalled(confined: ConfinedKernel) -> None:

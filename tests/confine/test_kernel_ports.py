@@ -12,6 +12,8 @@ process's server would) through jupyter_client's port cache, the one place it pi
 
 from __future__ import annotations
 
+import ctypes
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from support.nb_rounds import analysis_round
 
 from twnb.cli import main
 from twnb.confine import CONFINED_KERNEL_NAME, PORT_TAKEN_EXIT, confined_kernel_argv
+from twnb.confine.held_ports import listening_ports
 from twnb.demo.demo_notebook import DEMO_MODEL
 from twnb.demo.runner import KernelChoice, run_demo
 from twnb.evaluation.case_notebook import CaseNotebook
@@ -39,6 +42,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 # Far below the 60-90 s a kernel that lost a port took to fail, far above a launcher's start (~0.3 s)
 # and a confined kernel's (~3 s) on a loaded 2-core machine.
 FAST_S = 30
+_PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
 @pytest.fixture
@@ -214,3 +218,57 @@ def test_the_tests_own_confined_kernels_start_once_more_when_the_launcher_lost_a
         assert f"port {taken_port} of the connection file (shell_port) is taken" in kernel.stderr()
     finally:
         kernel.shutdown()
+
+
+def _held_on(ports: set[int], pid: int) -> list[int]:
+    """The ports of `ports` that a socket of process `pid` is bound to without listening or being
+    connected: a hold like the launcher's (read through copies of its descriptors, pidfd_getfd)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    held: list[int] = []
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                    continue
+            except OSError:
+                continue  # closed meanwhile
+            fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd
+            if fd < 0:
+                continue
+            with socket.socket(fileno=fd) as sock:
+                if sock.family not in (socket.AF_INET, socket.AF_INET6):
+                    continue
+                port = sock.getsockname()[1]
+                listening = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                try:
+                    sock.getpeername()
+                    connected = True
+                except OSError:
+                    connected = False
+                if port in ports and not listening and not connected:
+                    held.append(port)
+    finally:
+        os.close(pidfd)
+    return held
+
+
+def test_once_the_kernel_listens_no_process_holds_its_ports_any_more(confined: ConfinedKernel) -> None:
+    """The launcher's hold is for the moment between jupyter_client choosing the ports and the kernel
+    binding them: closed in the kernel once it listens, and never kept by the processes it forked."""
+    kernel_pid = confined.km.provisioner.process.pid  # type: ignore[union-attr]
+    ports = {int(confined.km.get_connection_info()[name]) for name in _PORTS}
+    # the kernel closes them from a thread of its own, beside its start: waited for here
+    confined.run(
+        "import threading\n[t.join(30) for t in threading.enumerate() if t.name == 'twnb-held-ports']"
+    )
+    children = [
+        int(child)
+        for task in os.listdir(f"/proc/{kernel_pid}/task")
+        for child in Path(f"/proc/{kernel_pid}/task/{task}/children").read_text().split()
+    ]
+    assert len(children) == 2  # the warden (key proxy) and the supervisor of program starts
+    assert {pid: _held_on(ports, pid) for pid in [kernel_pid, *children]} == {
+        pid: [] for pid in [kernel_pid, *children]
+    }
+    assert ports <= listening_ports()  # the kernel listens on each

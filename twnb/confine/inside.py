@@ -2,20 +2,24 @@
 still one thread and no code but this, it takes a second Landlock ruleset that executes nothing at all
 (the first one still allowed this Python and its loader, for the exec that started it: from now on
 neither `python` nor `ld-linux.so /bin/sh` can be started), hands the listener of its exec filter to the
-supervisor that records each refused start (exec_notify.py), then starts ipykernel with the shell's
+supervisor that records each refused start (exec_notify.py), then starts ipykernel (closing the ports
+its launcher held once the kernel listens on them: held_ports.py) with the shell's
 refusal handler installed and multiprocessing told it starts no new Python (new_python.py) and serves
 no Manager (manager_server.py)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 import sys
 import warnings
+from threading import Thread
 
 from twnb.config import Confinement
 from twnb.confine import landlock
 from twnb.confine.exec_notify import hand_over_from_environ
+from twnb.confine.held_ports import HELD_PORTS_ENV, release_when_listening
 from twnb.confine.manager_server import refuse_unservable_managers
 from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
@@ -42,8 +46,12 @@ def main() -> None:
     warnings.filterwarnings("ignore", message="Couldn't bind IOPub Pipe")
     from ipykernel.kernelapp import IPKernelApp  # lazy: ipykernel (~160 ms), once confined
 
+    held_ports = os.environ.pop(HELD_PORTS_ENV, None)
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
+    if held_ports is not None:  # the launcher's hold on the ports, closed once the kernel listens
+        # beside the start (about 10 ms, mostly the heartbeat thread's bind): none of it waits for this
+        Thread(target=release_when_listening, args=(held_ports,), name="twnb-held-ports", daemon=True).start()
     refuse_new_pythons()
     refuse_unservable_managers()
     confinement = Confinement.from_environ()

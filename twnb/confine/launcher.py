@@ -27,6 +27,7 @@ from twnb.confine import landlock, seccomp
 from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.exec_notify import HANDOFF_ENV
 from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION, start_supervisor
+from twnb.confine.held_ports import HELD_PORTS_ENV, held_ports_value
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only, private_tmpfs
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
@@ -126,18 +127,25 @@ def _proxy_listener(kernel_ports: set[int]) -> socket.socket:
 
 
 def _start_warden(
-    upstream: Upstream | None, private_dir: Path, kernel_ports: set[int], held: list[tuple[Path, int]]
+    upstream: Upstream | None,
+    private_dir: Path,
+    kernel_ports: set[int],
+    held: list[tuple[Path, int]],
+    held_ports: list[socket.socket],
 ) -> int | None:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
     is configured: its port is returned) and removes the kernel's private folder and the stand-in
     settings files (`held`, placeholders.py) when the kernel ends.
     It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
-    be a signal from the confined kernel to a process outside its domain: Landlock refuses it)."""
+    be a signal from the confined kernel to a process outside its domain: Landlock refuses it).
+    `held_ports` (hold_kernel_ports) are the kernel's: closed in the warden."""
     listener = None if upstream is None else _proxy_listener(kernel_ports)
     alive_read, alive_write = os.pipe()
     if os.fork() == 0:
         try:
             os.close(alive_write)
+            for sock in held_ports:  # or the kernel's ports stay bound for its life, here
+                sock.close()
             os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             if upstream is not None and listener is not None:
@@ -340,7 +348,7 @@ def confine_and_exec(
         # before the mounts: a settings file that does not exist could not be made read-only
         held = hold_placeholders(Path(os.path.realpath(workdir)))
         try:
-            proxy_port = _start_warden(upstream, private_dir, kernel_ports, held)
+            proxy_port = _start_warden(upstream, private_dir, kernel_ports, held, held_ports)
         except BaseException:
             release_placeholders(held)  # no warden to do it
             raise
@@ -389,8 +397,10 @@ def confine_and_exec(
     if handoff is not None:
         env[HANDOFF_ENV] = str(handoff)
         env[RECORD_ENV] = str(inside_record)
-    for sock in held_ports:  # the kernel's until its ZeroMQ sockets bind the same ports
+    for sock in held_ports:  # the kernel's until its ZeroMQ sockets listen on the same ports
         sock.set_inheritable(True)
+    if held_ports:  # inside.py closes them then (held_ports.py)
+        env[HELD_PORTS_ENV] = held_ports_value([(s.fileno(), int(s.getsockname()[1])) for s in held_ports])
     _ruleset(plan, abi).restrict_self()
     seccomp.install(udp=plan.udp)
     argv = [sys.executable, "-m", "twnb.confine.inside", "-f", str(private_connection), *kernel_args]

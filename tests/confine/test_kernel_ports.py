@@ -24,6 +24,7 @@ import nbformat
 import pytest
 from jupyter_client.connect import LocalPortCache
 from jupyter_client.manager import KernelManager
+from support.child_kernels import running_kernels
 from support.confined_kernel import ConfinedKernel, ConfinedSpecs, kernel_env, make_places, needs_landlock
 from support.nb_rounds import analysis_round
 
@@ -272,3 +273,16 @@ def test_once_the_kernel_listens_no_process_holds_its_ports_any_more(confined: C
         pid: [] for pid in [kernel_pid, *children]
     }
     assert ports <= listening_ports()  # the kernel listens on each
+
+
+def test_an_eval_cases_kernel_has_ended_when_its_notebook_closes(tmp_path: Path) -> None:
+    """`twnb eval` scores a case with its kernel shut down (case_run.py): nbclient shuts down only
+    kernels of managers it made, so the case's notebook ends its own."""
+    places = make_places(tmp_path)
+    before = running_kernels()
+    with CaseNotebook(
+        places.notebook, "case.ipynb", kernel_env(places), 60, confined_kernel_argv()
+    ) as notebook:
+        notebook.run_quietly("pass")
+        started = running_kernels() - before
+    assert (len(started), running_kernels() - before) == (1, set())

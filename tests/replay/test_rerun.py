@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from support.child_kernels import running_kernels
 from support.nb_rounds import analysis_round
 from support.nb_run import cell_text
 
@@ -160,3 +161,14 @@ def test_what_a_rerun_prints_is_redacted_before_it_is_compared_and_saved(tmp_pat
     write_notebook(built.notebook, built.path)
     assert report.ok
     assert secret not in built.path.read_text() and "[redacted]" in built.path.read_text()
+
+
+def test_the_kernel_a_rerun_started_has_ended_when_it_returns(tmp_path):
+    before = running_kernels()
+    built = build_notebook(
+        _conversation(_round("print", "print(6 * 7)", [_stdout("42\n")])),
+        tmp_path / "a.ipynb",
+        source_dir=tmp_path,
+    )
+    report = rerun_notebook(built.notebook, built.pieces, cwd=tmp_path, options=RerunOptions(timeout=60))
+    assert (report.summary(), running_kernels() - before) == ("1 of 1 cells reproduced", set())

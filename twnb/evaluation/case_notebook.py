@@ -79,7 +79,8 @@ class CaseNotebook:
         log = self._stack.enter_context((self.folder / KERNEL_LOG).open("w", encoding="utf-8"))
         try:
             start_notebook_kernel(self._client, argv, said=self.said, env=self.env, stderr=log)
-            self._stack.enter_context(self._client.setup_kernel(env=self.env, stderr=log))
+            # nbclient shuts down only kernels of managers it made: this one ends with the `with` block
+            self._stack.enter_context(self._client.setup_kernel(env=self.env, stderr=log, cleanup_kc=True))
         except RuntimeError as error:
             self._stack.close()
             raise KernelFailure(f"the case's kernel did not start: {error}") from error

@@ -196,7 +196,8 @@ def rerun_notebook(
         try:
             if own:
                 start_notebook_kernel(client, kernel_argv, said=report.notes.append, stderr=log)
-            with client.setup_kernel(stderr=log):
+            # nbclient shuts down only kernels of managers it made: this Python's is ours to end too
+            with client.setup_kernel(stderr=log, cleanup_kc=options.connection_file is None):
                 guard = _guard(client, options.timeout) if options.check is not None else None
                 if options.prepare is not None:
                     report.notes += _prepare(client, options.prepare, options.timeout)

@@ -130,7 +130,8 @@ def start_notebook_kernel(
     with PORT_TAKEN_EXIT (another process took a port between jupyter_client choosing it and the
     launcher's start) is started once more, by a new manager on new ports, said in one line through
     `said`; losing a port again is a KernelStartError saying so. The manager that started."""
-    # lazy: twnb.confine's launcher module, for its exit status only
+    # lazy: twnb.confine (~60 ms), for the launcher's exit status only; this_python loads
+    # jupyter_client (~140 ms): both only when a notebook's kernel starts
     from twnb.confine import PORT_TAKEN_EXIT
     from twnb.kernel.separate.this_python import this_python_kernel_manager
 

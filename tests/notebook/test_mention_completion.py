@@ -3,6 +3,7 @@ IPython's own Completer (what every frontend's completion request reaches), in a
 
 from __future__ import annotations
 
+import pytest
 from IPython.core.completer import provisionalcompleter
 
 
@@ -76,3 +77,35 @@ def test_cells_are_offered_newest_first_as_numbers_not_as_text(shell):
     assert completions(shell, "%%taskweaver\nExplain @cell ")[:3] == [
         str(n) for n in (newest, newest - 1, newest - 2)
     ]
+
+
+@pytest.fixture(params=[True, False], ids=["jedi", "python-names"])
+def completer_kind(shell, request):
+    """IPython's two ways to complete Python: Jedi (kernels' default) and its own namespace matcher."""
+    was = shell.Completer.use_jedi
+    shell.Completer.use_jedi = request.param
+    try:
+        yield shell
+    finally:
+        shell.Completer.use_jedi = was
+
+
+def test_after_at_a_partial_no_mention_matches_offers_nothing_not_pythons_names(completer_kind):
+    """`@pri` is no variable, file, cell or Round: before, IPython offered `print` (and `@op` `open`),
+    since it applies a matcher's `suppress` only when the matcher gave at least one name."""
+    shell = completer_kind
+    assert completions(shell, "%%taskweaver\nShow @pri") == []
+    assert completions(shell, "%%taskweaver\nRead @op") == []
+    assert completions(shell, "%%taskweaver\nJoin @no_such/fi") == []
+
+
+def test_after_at_cell_with_no_such_cell_offers_nothing(completer_kind):
+    assert completions(completer_kind, "%%taskweaver\nExplain @cell 9999") == []
+
+
+def test_outside_a_mention_python_names_are_still_offered(completer_kind):
+    """Only a mention is exclusive: a plain word in the request, and code in another cell, still
+    complete as IPython would."""
+    shell = completer_kind
+    assert "print" in completions(shell, "pri")
+    assert "print" in completions(shell, "%%taskweaver\nMail bob@pri")

@@ -58,3 +58,8 @@ def test_the_replaced_range_is_the_text_after_the_at(kernel):
     reply = complete(kernel, code)
     assert reply["matches"] == ["sales_2026"]
     assert code[reply["cursor_start"] : reply["cursor_end"]] == "sal"  # the `@` stays
+
+
+def test_a_partial_no_mention_matches_gets_no_python_names(kernel):
+    """Before, `@pri` + Tab offered Jedi's `print`: nothing after `@` may be other than a mention."""
+    assert complete(kernel, "%%taskweaver\nShow @pri")["matches"] == []

@@ -5,14 +5,15 @@ An IPython completion matcher (API v2) on the shell's own Completer, so every fr
 kernel to complete (JupyterLab, Notebook 7, VS Code, the terminal) gets the same names. It answers only
 inside a cell whose first line is `%%taskweaver` and only right after an `@` (not an e-mail address's),
 and then it is the only answer (suppressing Python's names, which are no mentions), in its own order:
-variables, files, then `cell ` and `round `; cells and Rounds newest first.
+variables, files, then `cell ` and `round `; cells and Rounds newest first. When no mention matches the
+partial name, the answer is empty and still the only one: `@pri` offers nothing, not `print`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from IPython.core.completer import SimpleCompletion, SimpleMatcherResult, context_matcher
@@ -44,12 +45,31 @@ def mention_matcher(
         # IPython replaces the token (it splits at "@" and spaces): give what follows the last split.
         cut = len(partial) - len(context.token)
         texts = [name[cut:] for name in names if name.startswith(partial)][:MAX_COMPLETIONS]
-        completions = [SimpleCompletion(text, type="mention") for text in texts]
+        completions: Sequence[SimpleCompletion] = [SimpleCompletion(text, type="mention") for text in texts]
         # `ordered`: IPython would sort them as text ("cell 10" before "cell 2", files among variables)
-        return {"completions": completions, "suppress": True, "ordered": True}
+        return {"completions": completions or NO_MENTION, "suppress": True, "ordered": True}
 
     matcher: Callable[[CompletionContext], SimpleMatcherResult] = complete_mention  # decorated: untyped
     return matcher
+
+
+class _NoMention(Sequence[SimpleCompletion]):
+    """No completion, yet one IPython lets suppress the others: IPython's Completer applies a matcher's
+    `suppress` only when `has_any_completions` (it asks `len`) sees at least one name, so an empty list
+    would let Jedi and the Python-names matcher offer `print` after `@pri`. This answer reports a length
+    of one and holds nothing: what the frontend gets is an empty list of matches."""
+
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, index: object) -> SimpleCompletion:  # type: ignore[override]
+        raise IndexError(index)
+
+    def __iter__(self) -> Iterator[SimpleCompletion]:
+        return iter(())
+
+
+NO_MENTION = _NoMention()
 
 
 def _user_variables(shell: InteractiveShell) -> list[str]:

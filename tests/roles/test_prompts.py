@@ -152,6 +152,48 @@ def test_consecutive_calls_of_a_role_only_append_to_the_history_between_condensa
         assert 0 < count <= 20 // POLICY.condensed_step + 1
 
 
+def test_the_codeinterpreters_fold_of_the_previous_round_keeps_its_task_and_appends_its_outcome():
+    """The CodeInterpreter keeps the previous Round in full, opened by its item in the list of earlier
+    tasks: when that Round folds (at the next Round), its item gains the outcome where it stands, so
+    the next request starts with the previous one up to that task (before, the fold rewrote the
+    history from the end of the list: the folded Round's line and the next task were sent anew)."""
+    _, code = make_roles()
+    rounds = [analysis_round(n) for n in range(1, 5)]
+    before = render(code.compose(with_task(memory_with(rounds[:3]))))  # Round 3 in full
+    after = render(code.compose(with_task(memory_with(rounds))))  # Round 3 folded, Round 4 in full
+    item = '- "Aggregate month 3 into table_3."'
+    assert before.count(item) == 1 and "table_3 = sales" in before
+    assert after.startswith(before[: before.index(item) + len(item)])
+    assert f"{item} -> code SUCCESS; made table_3 (DataFrame, 23x10)" in after
+    assert "table_3 = sales" not in after and "table_4 = sales" in after
+
+
+def test_the_previous_rounds_task_is_listed_once_with_its_code_and_feedback_after_it():
+    """The model is told what it was before: the previous task's words, then its code, then the
+    feedback, then the new task."""
+    _, code = make_roles()
+    messages = sent(code.compose(with_task(memory_with([analysis_round(1)]))))
+    history = messages[len(code.prompt.prefix()) :]
+    assert [m["role"] for m in history] == ["user", "assistant", "user"]
+    assert history[0]["content"].endswith(
+        'Earlier tasks (their code ran; the variables they made still exist):\n- "Aggregate month 1 into '
+        'table_1."'
+    )
+    assert "table_1 = sales" in history[1]["content"]
+    assert "RESULT-OF-ROUND-1" in history[2]["content"]
+    assert "The task for this step is: Compare the regions across months." in history[2]["content"]
+    assert "Aggregate month 1" not in history[2]["content"]
+
+
+def test_the_previous_rounds_long_task_is_listed_whole_though_its_digest_will_clip_it():
+    _, code = make_roles()
+    long_task = "Aggregate month 1 per region.\nThen " + "rank the regions by revenue, " * 20 + "done."
+    first = analysis_round(1)
+    next(p for p in first.post_list if p.send_to == "CodeInterpreter").message = long_task
+    text = render(code.compose(with_task(memory_with([first]))))
+    assert f'- "{long_task}"' in text
+
+
 # -- the conversation ------------------------------------------------------------------------------
 
 

@@ -97,6 +97,11 @@ class ChatPrompt:
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         raise NotImplementedError(f"{type(self).__name__}.digest_round")
 
+    def lists_in_full(self, full: Sequence[Round]) -> bool:
+        """Whether the first of the Rounds shown in full opens with its item in the list of condensed
+        Rounds (the list's header is then shown even with no Round condensed yet)."""
+        return False
+
     def keeps_in_full(self, round: Round) -> bool:
         """Whether the previous Round stays in full while the next one runs, although the policy
         digests it (`block_rounds` 0): the role needs more of it than its digest."""
@@ -124,8 +129,8 @@ class ChatPrompt:
             clipped = clip(summary.strip(), fit.summary_chars, count=True) if fit.summary_chars else ""
             snapshot, changes = NamespaceSnapshot().split(None, clipped)
         parts = [snapshot] if snapshot else []
-        if digest:
-            parts.append(self.templates.text("condensed_header") + "\n" + "\n".join(digest))
+        if digest or self.lists_in_full(layout.full):
+            parts.append("\n".join([self.templates.text("condensed_header"), *digest]))
         head = "\n\n".join(parts) + "\n" if parts else ""
         return head, layout.full, changes
 

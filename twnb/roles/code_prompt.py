@@ -8,6 +8,10 @@ Layout:
    full: the Planner's task as a user turn, the CodeInterpreter's JSON (thought, reply_type,
    reply_content) as an assistant turn, then the feedback on that code as the next user turn (the
    output capped for earlier Rounds).
+   The previous Round, kept in full, opens with its task as the next item of the digest's list (not
+   as "The task for this step is: ..."): when it folds, at the Round after, its item gains its outcome
+   where it stands, and the request is the previous one's up to that task; opened with the task line,
+   the fold would send the folded Round's line and the next task anew.
    The history changes shape only in steps (round_digest.history_layout); in between, a call only adds
    at its end, so a provider's prompt cache reuses all that came before.
 4. the namespace summary as a snapshot after the digest (taken when the history last changed shape);
@@ -44,6 +48,11 @@ def code_reply_json(post: Post) -> str:
             text = str(attachment.content)
             response[key] = f"{response[key]}\n{text}" if key in response else text
     return json.dumps({"response": response}, ensure_ascii=False)
+
+
+def is_task(post: Post) -> bool:
+    """A task the Planner gave the CodeInterpreter."""
+    return post.send_from == "Planner" and post.send_to == "CodeInterpreter"
 
 
 def code_feedback(post: Post, output_cap: int | None) -> str:
@@ -86,7 +95,8 @@ class CodePrompt(ChatPrompt):
         "CodeInterpreter", include_failure_rounds=True)`: the last one is the current Round. `fit` cuts
         it to fit the model's context (prompt_fit.py)."""
         lead, full, changes = self.condensed_past(rounds, namespace_summary, fit)
-        history = self._render_full(full, self.output_caps(full, fit), lead=lead)
+        listed = self.lists_in_full(full)
+        history = self._render_full(full, self.output_caps(full, fit), lead=lead, listed=listed)
         tail = []
         if rounds:
             tail.append(self.templates.fill("request_format", query=rounds[-1].user_query))
@@ -99,15 +109,26 @@ class CodePrompt(ChatPrompt):
     def digest_round(self, round: Round, *, one_line: bool) -> str:
         return code_digest(round, self.policy, one_line=one_line)
 
-    def _render_full(self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str) -> list[Msg]:
+    def lists_in_full(self, full: Sequence[Round]) -> bool:
+        """An earlier Round shown in full (the previous one) that has a task opens with it listed."""
+        return len(full) > 1 and any(is_task(post) for post in full[0].post_list)
+
+    def _render_full(
+        self, rounds: Sequence[Round], caps: dict[str, int | None], *, lead: str, listed: bool = False
+    ) -> list[Msg]:
+        """`listed`: the first task is the next item of the digest's list that ends `lead`, quoted as
+        a digest quotes it (`- "task"`), so its digest, once folded, only appends to the item."""
         messages: list[Msg] = []
         pending = lead  # text waiting to open the next user turn (digest, or feedback on earlier code)
         for round in rounds:
             cap = caps.get(round.id)
             for post in round.post_list:
-                if post.send_from == "Planner" and post.send_to == "CodeInterpreter":
-                    task = self.templates.fill("task_format", message=post.message)
-                    text = f"{pending.rstrip()}\n\n{task}" if pending.strip() else task
+                if is_task(post):
+                    if listed:  # whole, though its digest clips it: only the prefix stops sooner
+                        text, listed = f'{pending.rstrip()}\n- "{post.message}"', False
+                    else:
+                        task = self.templates.fill("task_format", message=post.message)
+                        text = f"{pending.rstrip()}\n\n{task}" if pending.strip() else task
                     messages.append(user_msg(post.send_from, text))
                     pending = ""
                 elif post.send_from == "CodeInterpreter":

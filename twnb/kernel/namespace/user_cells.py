@@ -60,11 +60,7 @@ class UserCell:
             "source": self.source,
             "execution_count": self.execution_count,
             "error": self.error,
-            # Only the facts a change has: a cell's record is read by people and replays alike.
-            "variables": [
-                {key: value for key, value in change.to_dict().items() if value is not None}
-                for change in self.variables
-            ],
+            "variables": [change.to_dict() for change in self.variables],  # only the facts it has
         }
         if self.clipped:
             data["clipped"] = True

@@ -39,6 +39,10 @@ class VariableChange:
     `changed` means the same object now has another type, shape or dtype (an in-place change such as a
     new DataFrame column). Objects are compared by identity and cheap attributes, never by hashing their
     contents, so an in-place edit that keeps shape and dtype (`lst[0] = 1`) is not reported.
+
+    Its dict holds only the facts a change has (no `None` fields: most changes have no previous type
+    or dtype, and every saved Round keeps each change); reading takes a missing field as `None`, so
+    records written with every field (before 2026-12) read the same.
     """
 
     name: str
@@ -50,7 +54,7 @@ class VariableChange:
     previous_shape: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> VariableChange:

@@ -7,9 +7,13 @@
  */
 
 import { IRoundPayload, SCHEMA_VERSION, attachment, posts } from './payload';
+import { putBack } from './recorded';
 
-/** The `twnb.view.version` this extension draws (1 carried every text; 2 leaves some to the record). */
-export const VIEW_VERSION = 2;
+/**
+ * The `twnb.view.version` this extension draws (1 carried every text; 2 leaves some to the record; 3
+ * also the facts the record gives as they are, and keys at their defaults: recorded.ts).
+ */
+export const VIEW_VERSION = 3;
 
 export interface IPlanStepView {
   text: string;
@@ -155,7 +159,8 @@ function recordedAnswer(payload: IRoundPayload): string | null {
 }
 
 /** A view from the payload, each field checked: the payload is untrusted and may be from any twnb. */
-function readView(raw: Record<string, unknown>, payload: IRoundPayload): IRoundView {
+function readView(stored: Record<string, unknown>, payload: IRoundPayload): IRoundView {
+  const raw = putBack(stored, payload);
   const ledger = isObject(raw.ledger) ? raw.ledger : null;
   const view: IRoundView = {
     version: num(raw.version),

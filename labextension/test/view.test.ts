@@ -31,6 +31,36 @@ describe('viewOf', () => {
     expect(viewOf(payload).view?.answer).toBeNull();
   });
 
+  it('reads the plan, post titles and ledger labels a view left out from the record', () => {
+    const payload = fixture('artifacts');
+    const raw = (payload.twnb as { view: Record<string, unknown> }).view;
+    expect(raw).not.toHaveProperty('plan');
+    expect(raw).not.toHaveProperty('posts');
+    payload.twnb!.plan!.subtasks![0].name = 'The record says so';
+    posts(payload)[1].send_to = 'Reviewer';
+    const entries = (payload.extra as { ledger: { entries: { role: string }[] } }).ledger.entries;
+    entries[0].role = 'Reviewer';
+    const { view } = viewOf(payload);
+    expect(view?.plan[0].text).toBe('The record says so');
+    expect(view?.posts[1].title).toBe('Planner → Reviewer');
+    expect(view?.ledger?.rows[0].label).toBe('Reviewer LLM');
+  });
+
+  it('draws a fact the view carries from the view, whatever the record says', () => {
+    const payload = fixture('artifacts');
+    const raw = (payload.twnb as { view: Record<string, unknown> }).view;
+    raw.plan = [{ text: 'The view says so', state: 'done' }];
+    raw.posts = [{ title: 'A title only the view knows' }, {}, {}, {}];
+    const { view } = viewOf(payload);
+    expect(view?.plan).toEqual([{ text: 'The view says so', state: 'done' }]);
+    expect(view?.posts.map(post => post.title)).toEqual([
+      'A title only the view knows',
+      'Planner → CodeInterpreter',
+      'CodeInterpreter → Planner',
+      'Planner → User'
+    ]);
+  });
+
   it('gives no view for an older payload without one, and says how to have it drawn', () => {
     const payload = fixture('older-without-view');
     const { view, note } = viewOf(payload);
@@ -47,7 +77,7 @@ describe('viewOf', () => {
 
   it('draws a newer view from the keys it knows, and says what it cannot', () => {
     const { view, note } = viewOf(fixture('newer-view'));
-    expect(note).toMatch(/newer twnb \(view 99; this extension reads 2\)/);
+    expect(note).toMatch(/newer twnb \(view 99; this extension reads 3\)/);
     expect(view.code).toHaveLength(1);
     expect(view).not.toHaveProperty('sparkles');
   });

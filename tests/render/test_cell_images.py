@@ -13,6 +13,7 @@ from support.nb_rounds import analysis_round
 
 from twnb.memory import Attachment, AttachmentType, Post
 from twnb.render import IN_CELL_NOTE, MIME_TYPE, artifact_previews, round_bundle, with_images_from_cell
+from twnb.render.view import view_of
 
 
 def _figure_png(path: Path) -> bytes:
@@ -62,7 +63,7 @@ def test_a_bundle_shown_elsewhere_still_carries_the_image(tmp_path):
 def test_every_view_says_where_the_displayed_figure_is(tmp_path):
     round, _, _ = _plot_round(tmp_path)
     bundle = _in_cell_bundle(round, tmp_path)
-    (artifact,) = bundle[MIME_TYPE]["twnb"]["view"]["artifacts"]
+    (artifact,) = view_of(bundle[MIME_TYPE])["artifacts"]
     assert (artifact["path"], artifact["preview"], artifact["omitted"]) == ("fig.png", None, IN_CELL_NOTE)
     page = html.unescape(bundle["text/html"])
     assert 'href="fig.png"' in page and IN_CELL_NOTE in page

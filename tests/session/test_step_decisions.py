@@ -8,6 +8,7 @@ from support.session_script import answer, attachment, code_reply, kinds, one_st
 from support.shell_reset import reset_shell
 
 from twnb.render import MIME_TYPE, round_bundle
+from twnb.render.view import view_of
 from twnb.session.code_request import (
     ApprovedRun,
     CodeRequest,
@@ -167,7 +168,7 @@ def test_code_the_user_stopped_at_reads_not_run_in_every_view(make_session):
     with pytest.raises(StopIteration) as stop:
         driver.throw(UserStopped())
     bundle = round_bundle(stop.value.value, session_id="s")
-    (block,) = bundle["application/vnd.twnb.round+json"]["twnb"]["view"]["code"]
+    (block,) = view_of(bundle["application/vnd.twnb.round+json"])["code"]
     assert block["outcome"] == "not_run" and block["error"] == ""
     for view in VIEWS:
         assert "raised" not in bundle[view], view

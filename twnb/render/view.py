@@ -15,8 +15,9 @@ the extension). A new fact is one key here, with a default a reader of an older 
 absent; `VIEW_VERSION` changes only when an existing key changes meaning.
 
 The payload carries the view without the texts that are the record's own as they are (the request,
-the answer, each code block's code and result: `stored_view`), so a saved notebook keeps each once;
-`view_of` puts them back, as the extension's view.ts does.
+the answer, each code block's code and result: `stored_view`) and the facts the record gives as they
+are (recorded_facts.py), so a saved notebook keeps each once; `view_of` puts them back, as the
+extension's view.ts and recorded.ts do.
 """
 
 from __future__ import annotations
@@ -45,14 +46,17 @@ from twnb.render.labels import (
 )
 from twnb.render.links import artifact_label, artifact_url
 from twnb.render.previews import IMAGE_SUFFIXES
+from twnb.render.recorded_facts import leave_to_record, put_back
 from twnb.render.replay_note import replay_summary
 from twnb.render.text import as_text, clean_text, clip_middle
 from twnb.render.timeline import LedgerRowView, ledger_rows, totals_text
 from twnb.render.user_cells import UserCellsView, user_cells_view
 
 # 2: the texts that are the record's own as they are are left to it (stored_view); a reader of 1
-# would draw them empty.
-VIEW_VERSION = 2
+# would draw them empty. 3: so are the facts the record gives as they are (recorded_facts.py): plan
+# steps, post titles, code blocks' files, ledger rows' labels and times, and keys at their defaults; a
+# reader of 2 would draw no plan or posts.
+VIEW_VERSION = 3
 RESULT_LIMIT = 4000  # characters of a code block's result or error in the view; the posts keep all
 HELD_BACK_CELLS = "held_back_cells"  # RoundExtra: why the cells queued below the Round did not run
 
@@ -206,7 +210,7 @@ def stored_view(view: RoundView, payload: Mapping[str, Any]) -> dict[str, Any]:
     """`view` as the payload carries it: the request, the answer, and each code block's code and result
     are left out where they are the record's own text as it is (the Round's `user_query`, its last
     answer's message, the post's `reply_content` and `execution_result`): a saved notebook keeps each
-    once. `with_recorded_texts` puts them back."""
+    once; then the facts recorded_facts.py leaves to the record. `with_recorded_texts` puts all back."""
     stored: dict[str, Any] = dict(view)
     if view["request"] == _recorded_request(payload):
         del stored["request"]
@@ -220,19 +224,20 @@ def stored_view(view: RoundView, payload: Mapping[str, Any]) -> dict[str, Any]:
                 del kept[key]
         blocks.append(kept)
     stored["code"] = blocks
+    leave_to_record(stored, payload)
     return stored
 
 
 def with_recorded_texts(view: Mapping[str, Any], payload: Mapping[str, Any]) -> RoundView:
-    """A stored view whole again: each text it left to the record read from there."""
-    whole: dict[str, Any] = dict(view)
+    """A stored view whole again: each text and fact it left to the record read from there."""
+    whole: dict[str, Any] = put_back(view, payload)
     if "request" not in whole:
         whole["request"] = str(_recorded_request(payload) or "")
     if "answer" not in whole:
         answer = _recorded_answer(payload)
         whole["answer"] = answer if isinstance(answer, str) and answer else None
     blocks = []
-    for block in view.get("code") or []:
+    for block in whole["code"]:
         full = dict(block)
         for key, kind in _BLOCK_TEXTS:
             if key not in full:

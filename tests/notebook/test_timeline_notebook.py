@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow
 
 PRICES = {"fake-model": {"input": 3.0, "output": 15.0, "cached": 0.3}}
 BAR = re.compile(
-    r'<div class="twnb-bar" data-kind="(\w+)" data-start="([\d.e-]+)" data-duration="([\d.e-]+)" '
-    r'data-left="([\d.]+)" data-width="([\d.]+)"'
+    r'<div style="[^"]*">(\w+) (\w+) · ([\d.]+) s[^<]*</div>'  # the line above the bar: what it says
+    r'<div class="twnb-bar" data-kind="(\w+)" style="margin-left:([\d.]+)%;width:([\d.]+)%'
 )
 
 
@@ -46,8 +46,10 @@ def test_the_drawn_bars_and_totals_are_the_saved_ledgers_figures(fake_llm, tmp_p
     (drawn,) = [v for v in client.html_values if 'class="twnb-timeline"' in v]
     bars = BAR.findall(drawn)
     assert len(bars) == len(entries)
-    for (kind, start, length, left, width), entry in zip(bars, entries, strict=True):
-        assert (kind, float(start), float(length)) == (entry["kind"], entry["start_s"], entry["duration_s"])
+    for (role, what, seconds, kind, left, width), entry in zip(bars, entries, strict=True):
+        assert (role, kind) == (entry["role"], entry["kind"])
+        assert what == {"llm": "LLM", "code": "code"}[kind]
+        assert float(seconds) == pytest.approx(entry["duration_s"], abs=0.006)
         assert float(left) == pytest.approx(entry["start_s"] / duration * 100, abs=0.01)
         assert float(width) == pytest.approx(max(entry["duration_s"] / duration * 100, 0.3), abs=0.01)
 

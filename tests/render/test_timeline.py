@@ -24,29 +24,28 @@ LEDGER = Ledger(
 
 BAR = re.compile(
     r'<div style="[^"]*">([^<]*)</div>'  # the line above the bar: what it says
-    r'<div class="twnb-bar" data-kind="(\w+)" data-start="([\d.]+)" data-duration="([\d.]+)" '
-    r'data-left="([\d.]+)" data-width="([\d.]+)" style="([^"]*)"'
+    r'<div class="twnb-bar" data-kind="(\w+)" style="(margin-left:([\d.]+)%;width:([\d.]+)%[^"]*)"'
 )
 
 
 def bars(html: str) -> list[tuple[str, ...]]:
-    """Each bar as (kind, start, duration, left, width, what its line says, style)."""
-    return [
-        (kind, start, duration, left, width, says, style)
-        for says, kind, start, duration, left, width, style in BAR.findall(html)
-    ]
+    """Each bar as (kind, left, width, what its line says, style)."""
+    return [(kind, left, width, says, style) for says, kind, style, left, width in BAR.findall(html)]
 
 
 def test_each_entry_is_one_bar_placed_and_sized_by_its_start_and_duration():
     found = bars(timeline_html(LEDGER))
-    assert [(kind, float(left), float(width)) for kind, _, _, left, width, _, _ in found] == [
+    assert [(kind, float(left), float(width)) for kind, left, width, _, _ in found] == [
         ("llm", 0.0, 20.0),
         ("llm", 20.0, 30.0),
         ("code", 50.0, 40.0),
         ("llm", 90.0, 0.3),  # a hairline: never invisible
     ]
-    for *_, left, width, _, style in found:
-        assert f"margin-left:{left}%;width:{width}%" in style
+
+
+def test_a_bar_holds_no_copy_of_its_figures():
+    html = timeline_html(LEDGER)
+    assert "data-start" not in html and "data-duration" not in html and "data-left" not in html
 
 
 def test_a_bar_repeats_nothing_its_line_says():
@@ -57,9 +56,9 @@ def test_a_bar_repeats_nothing_its_line_says():
 
 def test_failed_entries_are_red_and_say_why():
     found = bars(timeline_html(LEDGER))
-    assert "#cf222e" in found[2][6] and "error" in found[2][5]
-    assert "#cf222e" in found[3][6] and "LLMStreamDropped" in found[3][5]
-    assert "#cf222e" not in found[0][6]
+    assert "#cf222e" in found[2][4] and "error" in found[2][3]
+    assert "#cf222e" in found[3][4] and "LLMStreamDropped" in found[3][3]
+    assert "#cf222e" not in found[0][4]
 
 
 def test_totals_give_time_tokens_and_cost():
@@ -115,5 +114,5 @@ def test_a_round_without_a_ledger_draws_no_waterfall():
 def test_code_the_user_skipped_is_a_grey_bar_that_says_not_run():
     skipped = Ledger(1.0, [LedgerEntry("code", "CodeInterpreter", 0.5, 0.0, "skipped")])
     (bar,) = bars(timeline_html(skipped))
-    assert bar[5] == "CodeInterpreter code · 0.00 s, not run"
-    assert "#cf222e" not in bar[6]
+    assert bar[3] == "CodeInterpreter code · 0.00 s, not run"
+    assert "#cf222e" not in bar[4]

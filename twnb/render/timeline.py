@@ -2,8 +2,9 @@
 line under a line saying what it was, and the totals (time, tokens, cost) beneath.
 
 Pure: a ledger (`Round.extra["ledger"]`) in, self-contained HTML out
-(inline styles only: no script, no `<style>` block). Each bar's `data-*` attributes give its figures, so
-what is drawn can be checked against the ledger; its line says them once (no `title` repeating it).
+(inline styles only: no script, no `<style>` block). A bar says its kind (`data-kind`); its place is
+its style's `margin-left` and `width`, its figures are in its line (said once: no `title` repeating
+them) and in the ledger the Round carries, so the bar holds no copy of them.
 """
 
 from __future__ import annotations
@@ -133,9 +134,6 @@ def timeline_html(ledger: Ledger | Mapping[str, Any] | None) -> str:
             '<div style="margin:2px 0">'
             f'<div style="font-size:80%;{_MUTED}">{html.escape(label)} · {html.escape(figures)}</div>'
             f'<div class="twnb-bar" data-kind="{html.escape(str(row.get("kind", "")))}" '
-            f'data-start="{float(row.get("start_s") or 0.0)}" '
-            f'data-duration="{float(row.get("duration_s") or 0.0)}" '
-            f'data-left="{left}" data-width="{width}" '
             f'style="margin-left:{left}%;width:{width}%;height:6px;border-radius:2px;background:{colour}">'
             "</div></div>"
         )

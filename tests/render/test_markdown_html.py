@@ -32,7 +32,7 @@ def test_a_pipe_table_becomes_a_table_with_escaped_cells():
 def test_fenced_python_is_highlighted_with_pygments_classes():
     html = markdown_html("```python\nimport os\n```")
     assert '<div class="highlight"' in html
-    assert '<span class="kn">import</span>' in html
+    assert "<span class=kn>import</span>" in html
 
 
 @pytest.mark.parametrize(

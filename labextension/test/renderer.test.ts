@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { ROUND_ACTION_EVENT, IRoundAction } from '../src/events';
 import { OPEN_SECTION_LIMIT } from '../src/renderer';
-import { fixture } from './fixtures';
+import { FIXTURE_NAMES, fixture, wholeView } from './fixtures';
 import { rendered } from './render';
 
 /** The Round's main view: everything but the folded conversation. */
@@ -267,5 +267,31 @@ describe("the user's own cells and replays", () => {
     expect(note?.textContent).toBe(
       'Replay: 1 call drifted from the recording in q.cassette.yaml (the recorded replies were served)'
     );
+  });
+});
+
+describe('a view that leaves facts to the record', () => {
+  // many-posts is left out: which of its 249 code blocks have rendered by a given moment depends on
+  // what the page rendered before (the same in either order of these two renders), not on the view.
+  const withView = FIXTURE_NAMES.filter(
+    name => !['older-without-view', 'oldest-without-twnb', 'newer-view', 'many-posts'].includes(name)
+  );
+
+  /** The node's HTML once its code blocks have rendered. */
+  async function settled(node: HTMLElement): Promise<string> {
+    let before = '';
+    while (before !== node.innerHTML) {
+      before = node.innerHTML;
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+    return before;
+  }
+
+  it.each(withView)('%s renders as the whole view twnb read from it renders', async name => {
+    const stored = await settled(await rendered(fixture(name)));
+    document.body.textContent = '';
+    const whole = fixture(name);
+    whole.twnb!.view = wholeView(name);
+    expect(stored).toBe(await settled(await rendered(whole)));
   });
 });

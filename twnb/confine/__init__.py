@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from twnb.confine.landlock import abi_version as abi_version
     from twnb.confine.launcher import PORT_TAKEN_EXIT as PORT_TAKEN_EXIT
     from twnb.confine.launcher import unavailable_reason as unavailable_reason
+    from twnb.confine.lost_mounts import check_lost_mounts as check_lost_mounts
     from twnb.confine.plan import ConfinementError as ConfinementError
     from twnb.confine.refusals import program_refused as program_refused
     from twnb.confine.refused_record import RefusedStartsRecord as RefusedStartsRecord

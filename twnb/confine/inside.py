@@ -20,6 +20,7 @@ from twnb.config import Confinement
 from twnb.confine import landlock
 from twnb.confine.exec_notify import hand_over_from_environ
 from twnb.confine.held_ports import HELD_PORTS_ENV, release_when_listening
+from twnb.confine.lost_mounts import take_from_environ as take_protected_mounts
 from twnb.confine.manager_server import refuse_unservable_managers
 from twnb.confine.new_python import refuse_new_pythons
 from twnb.confine.refusals import install_refusal_handler
@@ -38,6 +39,7 @@ def main() -> None:
     landlock.Ruleset(handled_fs=landlock.EXECUTE).restrict_self()
     # from here every program start goes to the supervisor outside, which refuses and records it
     hand_over_from_environ()
+    take_protected_mounts()  # before any code that could read or change it: lost_mounts.py
     _blank_processor()
     if sys.path and sys.path[0] in ("", "."):
         del sys.path[0]  # as ipykernel_launcher does: IPython puts the working folder back its own way

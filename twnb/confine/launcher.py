@@ -29,6 +29,13 @@ from twnb.confine.exec_notify import HANDOFF_ENV
 from twnb.confine.exec_supervisor import RECORD_ENV, RECORD_OPTION, start_supervisor
 from twnb.confine.held_ports import HELD_PORTS_ENV, held_ports_value
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings
+from twnb.confine.lost_mounts import (
+    PROTECTED_MOUNTS_ENV,
+    ProtectedMount,
+    protected_mounts,
+    protected_value,
+    read_mountinfo,
+)
 from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_read_only, private_tmpfs
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
 from twnb.confine.plan import (
@@ -273,6 +280,18 @@ def _apply_mounts(plan: ConfinementPlan) -> None:
         ) from error
 
 
+def _watched_mounts(plan: ConfinementPlan) -> list[ProtectedMount]:
+    """The mounts a save from outside can take away (lost_mounts.py), read right after they were made;
+    not the private folder's, which no person saves into."""
+    places = [(str(p), False) for p in plan.read_only if not is_inside(p, [plan.private_dir])]
+    places += [(str(p), True) for p in plan.hidden]
+    try:
+        mountinfo = read_mountinfo()
+    except OSError:  # no /proc: nothing to watch, and nothing said
+        return []
+    return protected_mounts(places, str(plan.notebook_dir), mountinfo)
+
+
 def _mount_private_shm(plan: ConfinementPlan) -> None:
     """The kernel's own /dev/shm, after the other mounts (a mount under /dev/shm would be hidden by
     it): multiprocessing's semaphores and queues are made there, and no other process sees them."""
@@ -394,6 +413,7 @@ def confine_and_exec(
         },
         sort_keys=True,
     )
+    env[PROTECTED_MOUNTS_ENV] = protected_value(_watched_mounts(plan))
     if handoff is not None:
         env[HANDOFF_ENV] = str(handoff)
         env[RECORD_ENV] = str(inside_record)

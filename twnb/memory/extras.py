@@ -208,7 +208,8 @@ class RoundExtra(TypedDict, total=False):
     (what of the Round cannot be undone, one line each, said before its code ran: "`big` (6.1 GB)
     changed in place cannot be undone"), `undone` (the user undid it: `UndoneRecord`),
     `confinement` (only when the kernel that ran the code was a confined kernel: its rules, read,
-    write, connect, proxy, landlock_abi, seccomp, mounts),
+    write, connect, proxy, landlock_abi, seccomp, mounts, and `lost_mounts`: the protected files a save
+    from outside took out of their mount while the kernel ran, when there are any),
     `trust_notes` (what twnb did about what it trusts, one line each: a setting the code changed and
     twnb put back, a settings or plugin file a Round wrote that it did not load, one the user added
     or changed that it loaded), `rules` (the user's rule files in the Round's prompts, with their

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from twnb.base import create_id, get_logger, now_iso
 from twnb.config import Confinement
+from twnb.confine import check_lost_mounts
 from twnb.kernel import ExecutionResult, Executor
 from twnb.memory import (
     CodeRunEnded,
@@ -266,8 +267,7 @@ class Session:
         self._run = run
         try:
             self.setup.start_plugins(current, plugin_only, watcher)
-            _record_confinement(current)
-            notes, self.pending_notes = self.pending_notes, []
+            notes, self.pending_notes = [*self.pending_notes, *_record_confinement(current)], []
             self.settings_watch.start()
             run.trust_notes(notes, watcher)
             post = Post.create(current.user_query, "User", self.planner.alias)
@@ -651,12 +651,20 @@ def _asks_for_approval(post: Post, planner: str) -> bool:
     return to_worker and bool(_first(post, "init_plan"))
 
 
-def _record_confinement(round: Round) -> None:
+def _record_confinement(round: Round) -> list[str]:
     """Whether the kernel this Round's code runs in was confined, and with which rules (the launcher's
-    marker, twnb/config/confinement.py): the record says what the operating system kept the code from."""
+    marker, twnb/config/confinement.py): the record says what the operating system kept the code from.
+    In the `twnb-confined` kernelspec's kernel, where the Round itself runs, also the protected files
+    a save from outside took out of their mount (`lost_mounts`, every Round's record) and, for those
+    not said before in this kernel, a line each to say now (confine/lost_mounts.py)."""
     confinement = Confinement.from_environ()
-    if confinement is not None:  # absent: an ordinary kernel (no key in every other Round's record)
-        round.extra["confinement"] = confinement.to_dict()
+    if confinement is None:  # an ordinary kernel (no key in every other Round's record)
+        return []
+    round.extra["confinement"] = confinement.to_dict()
+    check = check_lost_mounts()
+    if check.lost:
+        round.extra["confinement"]["lost_mounts"] = list(check.lost)
+    return list(check.new_lines)
 
 
 def _executors(executor: Any) -> list[Any]:

@@ -17,6 +17,7 @@ from fakellm import FakeLLMServer
 from support.confined_kernel import ConfinedKernel, kernel_env, make_places, needs_landlock
 from support.nb_scripts import planner
 
+from twnb.kernel import KernelExecutor, KernelSetup
 from twnb.session.conversation_store import load_conversation_file
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
@@ -130,3 +131,24 @@ def test_a_hidden_env_saved_from_outside_is_named_as_readable_and_is(kernel: Con
     assert len(lines) == 1 and lines[0].startswith("`.env` was saved from outside")
     assert "the kernel can now read it, and any key in it" in lines[0]
     assert "search-token" in kernel.value("open('.env').read()")
+
+
+def test_the_separate_kernel_twnb_starts_says_it_once_in_the_run_notes(
+    tmp_path: Path, fake_server: FakeLLMServer
+) -> None:
+    places = make_places(tmp_path)
+    (places.notebook / "AGENTS.md").write_text(RULES)
+    env = {
+        **kernel_env(places, OPENAI_BASE_URL=fake_server.base_url, TWNB_MODEL="fake-model"),
+        "MPLBACKEND": "Agg",
+    }
+    with KernelExecutor(places.notebook, kernel=KernelSetup(env=env)) as executor:
+        before = executor.run("x = 1")
+        assert before.status == "success", before.error
+        assert not [n for n in before.notes if "saved from outside" in n]
+        _save_by_rename(places.notebook / "AGENTS.md", SAVED_RULES)
+        after = executor.run("y = 2")
+        said = [n for n in after.notes if "saved from outside" in n]
+        assert len(said) == 1 and said[0].startswith("`AGENTS.md` was saved from outside"), after.notes
+        again = executor.run("z = 3")
+        assert not [n for n in again.notes if "saved from outside" in n], "said again at the next run"

@@ -66,7 +66,7 @@ from twnb.kernel.record import ExecutionError, ExecutionResult, ExecutionStatus
 from twnb.kernel.separate.guard_channel import KernelGuardChannel
 from twnb.kernel.separate.kernel_files import KernelPlace, bring_back, probe_place, remote_scan_source
 from twnb.kernel.separate.kernel_start import KernelStartError, attach_kernel, start_ready_kernel
-from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, execute_quietly
+from twnb.kernel.separate.quiet_requests import POLL_S, evaluate, evaluate_many, execute_quietly
 from twnb.memory import DEFAULT_SESSION_FOLDER
 
 if TYPE_CHECKING:
@@ -134,6 +134,22 @@ class KernelSetup:
     interrupt_grace_s: float = 5.0
     guard_grace_s: float = 6.0
     track_variables: bool = True
+
+
+_SIGNATURES = "__twnb_signatures_json()"
+# In a confined kernel twnb started: what lost_mounts.py has to say since the last run.
+_LOST_MOUNT_LINES = "__import__('twnb.confine.lost_mounts', fromlist=['_']).check_lost_mounts().new_lines"
+
+
+def _signatures_of(text: Any) -> dict[str, Signature] | None:
+    """The signatures' JSON as the kernel gave it (None when it gave none)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 class KernelExecutor(RecordingExecutor[_KernelRun]):
@@ -341,10 +357,24 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         if not self.track_variables:
             return None
         try:
-            text = self._expression("__twnb_signatures_json()")
-            return json.loads(text) if isinstance(text, str) else None
+            return _signatures_of(self._expression(_SIGNATURES))
         except (ValueError, SyntaxError):
             return None
+
+    def _before_values(self) -> tuple[dict[str, Signature] | None, list[str]]:
+        """Before the code runs, in one request: the variables' signatures, and in a confined kernel twnb
+        started the protected files a save from outside took out of their mount since the last run, a
+        line each, once per kernel (asked of the kernel, whose namespace holds the mounts:
+        twnb/confine/lost_mounts.py, imported there by its first stage)."""
+        expressions = {"signatures": _SIGNATURES} if self.track_variables else {}
+        if self._refused_starts is not None:
+            expressions["lost_mounts"] = _LOST_MOUNT_LINES
+        if not expressions:
+            return None, []
+        values = evaluate_many(self._client, expressions, alive=self._alive)
+        lines = values.get("lost_mounts")
+        notes = [str(line) for line in lines] if isinstance(lines, tuple) else []
+        return _signatures_of(values.get("signatures")), notes
 
     def namespace_summary(self, **options: Any) -> str:
         """The kernel's variables described for a prompt (needs twnb importable in the kernel; else "")."""
@@ -405,7 +435,9 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 + (f" ({self.guard_missing})" if self.guard_missing else "")
                 + ": the code ran unguarded, and its files were found by comparing the working folder."
             )
-        return _KernelRun(restarted, guarded, skip, before_files, self._signatures())
+        signatures, lost_mounts = self._before_values()
+        notes.extend(lost_mounts)
+        return _KernelRun(restarted, guarded, skip, before_files, signatures)
 
     def _execute(self, call: RunCall, state: _KernelRun, recorder: OutputRecorder, notes: list[str]) -> None:
         msg_id = self._client.execute(

@@ -4,6 +4,7 @@ whose value is read back (variable signatures, the namespace summary, files thro
 from __future__ import annotations
 
 import ast
+import contextlib
 import queue
 import time
 from collections.abc import Callable
@@ -50,3 +51,19 @@ def evaluate(
     if value.get("status") != "ok":
         return None
     return ast.literal_eval(value["data"]["text/plain"])
+
+
+def evaluate_many(
+    kc: BlockingKernelClient, expressions: dict[str, str], *, alive: Callable[[], bool], timeout: float = 30.0
+) -> dict[str, Any]:
+    """The values of several expressions in the kernel, in one request: each read back from its repr,
+    left out when it failed or its repr is no literal."""
+    reply = execute_quietly(kc, "", alive=alive, user_expressions=expressions, timeout=timeout)
+    values: dict[str, Any] = {}
+    for name, value in (reply.get("user_expressions") or {}).items():
+        if isinstance(value, dict) and value.get("status") == "ok":
+            with contextlib.suppress(
+                ValueError, SyntaxError, TypeError, KeyError, MemoryError, RecursionError
+            ):
+                values[name] = ast.literal_eval(value["data"]["text/plain"])
+    return values

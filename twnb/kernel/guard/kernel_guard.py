@@ -273,7 +273,8 @@ def _current_task() -> Any:
 
 def _cell_task() -> Any:
     """The asyncio task that runs the cell, when it is one of its own: ipykernel (7.x) runs a cell with
-    top-level await as a task of IPython's `run_cell_async`, which waits on the event loop; other cells
+    top-level await as a task of IPython's `run_cell_async` (or of shell_guard.py's wrapper of it, which
+    bears its name), which waits on the event loop; other cells
     run inside ipykernel's own task, synchronously, where an interrupt raises as usual (watchdog.py)."""
     task = _current_task()
     coro = task.get_coro() if task is not None else None

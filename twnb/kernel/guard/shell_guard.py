@@ -174,13 +174,14 @@ def _without_history_when_armed(original: Any, guard: RuntimeGuard) -> Any:
         return args
 
     if inspect.iscoroutinefunction(original):
-
+        # Named as the method it stands for: ipykernel runs a cell with top-level await as a task of
+        # this coroutine, and kernel_guard.py knows the cell's task by its code's name.
         @functools.wraps(original)
-        async def route_async(*args: Any, **kwargs: Any) -> Any:
+        async def run_cell_async(*args: Any, **kwargs: Any) -> Any:
             return await original(*without_history(args, kwargs), **kwargs)
 
-        route_async._twnb_guarded = True  # type: ignore[attr-defined]
-        return route_async
+        run_cell_async._twnb_guarded = True  # type: ignore[attr-defined]
+        return run_cell_async
 
     @functools.wraps(original)
     def route(*args: Any, **kwargs: Any) -> Any:

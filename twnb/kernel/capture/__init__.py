@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from twnb.kernel.capture.outcome import RunTrace as RunTrace
     from twnb.kernel.capture.outcome import build_result as build_result
     from twnb.kernel.capture.outcome import late_refusal_note as late_refusal_note
+    from twnb.kernel.capture.outcome import say_note as say_note
     from twnb.kernel.capture.outcome import time_limit_notes as time_limit_notes
     from twnb.kernel.capture.outcome import timed_out as timed_out
     from twnb.kernel.capture.outcome import traceback_text as traceback_text

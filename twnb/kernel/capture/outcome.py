@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,14 @@ SYS_EXIT_NOTE = "The code called sys.exit(); it stopped there and the kernel kee
 def late_refusal_note(refusal: GuardRefusal | str) -> str:
     """A refusal of a thread that generated code started, after that code had ended."""
     return f"A thread that earlier generated code started was refused after that code had ended: {refusal}"
+
+
+def say_note(note: str, notes: list[str]) -> None:
+    """A note the user must see now, not only in the record: in the cell (the executor's stderr, once
+    the code's output is no longer recorded) and in the run's notes."""
+    sys.stderr.write(f"twnb: {note}\n")
+    sys.stderr.flush()
+    notes.append(note)
 
 
 def time_limit_notes(*, handler_restored: bool, unresponsive: bool) -> list[str]:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from twnb.kernel.guard.settings_refusal import written_by_generated_code as written_by_generated_code
     from twnb.kernel.guard.shell_guard import ShellGuard as ShellGuard
     from twnb.kernel.guard.shell_guard import run_cell_guarded as run_cell_guarded
+    from twnb.kernel.guard.started_threads import left_threads_note as left_threads_note
     from twnb.kernel.guard.trust_base import TrustBase as TrustBase
     from twnb.kernel.guard.trust_base import restore_settings_environment as restore_settings_environment
     from twnb.kernel.guard.trust_base import settings_environment as settings_environment

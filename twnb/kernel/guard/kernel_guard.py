@@ -38,6 +38,7 @@ from twnb.kernel.guard.guard_files import risky_sightings, written_files
 from twnb.kernel.guard.guard_refusal import CODE, GuardRefusal
 from twnb.kernel.guard.runtime_guard import GuardedRun, RuntimeGuard
 from twnb.kernel.guard.shell_guard import ShellGuard
+from twnb.kernel.guard.started_threads import left_threads_note
 from twnb.kernel.guard.trust_base import TrustBase
 from twnb.kernel.guard.watchdog import Watchdog
 
@@ -56,6 +57,7 @@ _MODULES = (
     "guard_provenance",
     "code_stopper",
     "library_writers",
+    "started_threads",
     "runtime_guard",
     "shell_guard",
     "guard_files",
@@ -85,6 +87,8 @@ class GuardReport:
     late: list[str] = field(default_factory=list)
     # What risky step mode is told of (guard_files.risky_sightings), in the kernel's file system.
     sightings: list[dict[str, str]] = field(default_factory=list)
+    # One line on the threads the code started that were still running when it ended (started_threads.py).
+    threads: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -106,6 +110,7 @@ class GuardReport:
                 for s in data.get("sightings", [])
                 if isinstance(s, dict)
             ],
+            threads=str(data.get("threads", "")),
         )
 
 
@@ -207,9 +212,9 @@ class KernelGuard:
         cell = self._cell
         if cell is not None and getattr(result, "info", None) is not cell.info and cell.running():
             return  # a nested cell's end, or one the code made up while it runs
-        self._end()
+        self._end(interrupted=isinstance(getattr(result, "error_in_exec", None), KeyboardInterrupt))
 
-    def _end(self) -> None:
+    def _end(self, interrupted: bool = False) -> None:
         stack, run, watchdog = self._stack, self._run, self._watchdog
         if stack is None or run is None or watchdog is None:
             return
@@ -224,6 +229,8 @@ class KernelGuard:
         report.timed_out = watchdog.fired
         report.handler_restored = bool(watchdog.handler_restored)
         report.unresponsive = watchdog.unresponsive
+        why = "at the time limit" if watchdog.fired else "on interrupt" if interrupted else ""
+        report.threads = left_threads_note(run.threads, run.code_namespace, why)
         report.sightings = risky_sightings(run, self._folder, skip=self._skip)
         if os.getcwd() != self._folder and not any(s["kind"] == "working_folder" for s in report.sightings):
             report.sightings.append({"kind": "working_folder", "subject": os.getcwd()})

@@ -87,6 +87,7 @@ from twnb.kernel.guard.guard_refusal import (
 )
 from twnb.kernel.guard.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
 from twnb.kernel.guard.library_writers import LibraryWriters
+from twnb.kernel.guard.started_threads import StartedThread, started_thread
 from twnb.kernel.guard.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
 
 _MAX_SIGHTINGS = 100  # a loop of requests is said once per address, and not without end
@@ -120,6 +121,8 @@ class GuardedRun:
     outer: GuardedRun | None = None
     # What the code may never write (trust_base.py); None: the process's own (RuntimeGuard.watching).
     trust_base: TrustBase | None = None
+    # The threads the code started that are running now, by id (started_threads.py).
+    threads: dict[int, StartedThread] = field(default_factory=dict)
 
     def record(self, effect: FileEffect) -> None:
         path = effect.path
@@ -147,6 +150,15 @@ class GuardedRun:
             for table in (self.writes, self.maybe_writes):
                 for written in [p for p in table if p == path or p.startswith(prefix)]:
                     del table[written]
+
+    def with_outer(self) -> list[GuardedRun]:
+        """This run and those it was armed inside: a thread its code starts is theirs too."""
+        runs: list[GuardedRun] = []
+        each: GuardedRun | None = self
+        while each is not None:
+            runs.append(each)
+            each = each.outer
+        return runs
 
     def _keep_before(self, effect: FileEffect) -> None:
         keep = self.keep_before
@@ -603,17 +615,24 @@ class TrustedSection:
 class _Follower:
     """A new thread's function, wrapped: the thread arms itself for its parent's run, for its life.
     `trusted`: started by trusted code inside a trusted section, the thread is trusted from its root
-    (and still not where generated code runs in it)."""
+    (and still not where generated code runs in it). `new_thread`: the function a thread starts with
+    (not a pool's work item): the run keeps the thread in its `threads` while it runs."""
 
-    __slots__ = ("function", "guard", "run", "trusted")
+    __slots__ = ("function", "guard", "new_thread", "run", "trusted")
 
     def __init__(
-        self, function: Callable[..., Any], guard: RuntimeGuard, run: GuardedRun, trusted: bool = False
+        self,
+        function: Callable[..., Any],
+        guard: RuntimeGuard,
+        run: GuardedRun,
+        trusted: bool = False,
+        new_thread: bool = False,
     ) -> None:
         self.function = function
         self.guard = guard
         self.run = run
         self.trusted = trusted
+        self.new_thread = new_thread
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ident = threading.get_ident()
@@ -624,9 +643,16 @@ class _Follower:
         armed[ident] = self.run
         if self.trusted:
             sections[ident] = [ROOT]
+        runs = self.run.with_outer() if self.new_thread else []
         try:
+            if runs:
+                started = started_thread(self.function, ident)
+                for run in runs:
+                    run.threads[ident] = started
             return self.function(*args, **kwargs)
         finally:
+            for run in runs:
+                run.threads.pop(ident, None)
             sections.pop(ident, None)
             if was_armed is None:
                 armed.pop(ident, None)
@@ -646,7 +672,8 @@ class _ThreadStart:
     def __call__(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         run = self.guard._armed.get(threading.get_ident())
         if run is not None:
-            function = _Follower(function, self.guard, run, self.guard.trusted_here(sys._getframe(1)))
+            trusted = self.guard.trusted_here(sys._getframe(1))
+            function = _Follower(function, self.guard, run, trusted, new_thread=True)
         return self.original(function, *args, **kwargs)
 
 

@@ -26,6 +26,7 @@ from twnb.kernel.capture import (
     comm_messages_redacted,
     late_refusal_note,
     recorded_shell_output,
+    say_note,
     secret_variable_values,
     time_limit_notes,
     timed_out,
@@ -41,6 +42,7 @@ from twnb.kernel.guard import (
     Watchdog,
     exit_refused,
     interrupts_end_in_user_code,
+    left_threads_note,
     restore_settings_environment,
     risky_sightings,
     settings_environment,
@@ -276,6 +278,10 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
                 state.cell, recorder, state.watchdog, call.limit, state.interrupted_outside_code, notes
             )
         )
+        why = {"timeout": "at the time limit", "interrupted": "on interrupt"}.get(status, "")
+        left_threads = left_threads_note(run.threads, run.code_namespace, why)
+        if left_threads:
+            say_note(left_threads, notes)
         status, error = with_refusals(status, error, run.refusals)
         if self.refused_starts is not None:
             notes.extend(self.refused_starts.take_notes())

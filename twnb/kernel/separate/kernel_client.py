@@ -49,6 +49,7 @@ from twnb.kernel.capture import (
     late_refusal_note,
     redact_bundle,
     redact_value,
+    say_note,
     scan_directory,
     time_limit_notes,
     timed_out,
@@ -531,6 +532,8 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         notes.extend(
             time_limit_notes(handler_restored=report.handler_restored, unresponsive=report.unresponsive)
         )
+        if report.threads:
+            say_note(report.threads, notes)
         if report.timed_out and status in ("interrupted", "error", "success"):
             status, error = "timeout", timed_out(limit, error.traceback if error is not None else "")
         return with_refusals(status, error, report.refusals)

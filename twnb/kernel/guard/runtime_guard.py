@@ -646,7 +646,7 @@ class _Follower:
         runs = self.run.with_outer() if self.new_thread else []
         try:
             if runs:
-                started = started_thread(self.function, ident)
+                started = started_thread(self.function, ident, self.run.code_namespace)
                 for run in runs:
                     run.threads[ident] = started
             return self.function(*args, **kwargs)

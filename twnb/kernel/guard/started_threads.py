@@ -39,24 +39,30 @@ _RESEND_S = 0.1
 
 @dataclass
 class StartedThread:
-    """A thread a run's code started: its id, what it runs (`spin (Thread-3)`), and the code object
-    of its work (None: a C function), whose frame on the thread's stack says it still runs it."""
+    """A thread a run's code started: its id, what it runs (`spin (Thread-3)`), the code object of its
+    work (None: a C function), whose frame on the thread's stack says it still runs it, and whether
+    that work is the code's own function (else a library's: tqdm's monitor, an idle pool worker,
+    which may end by themselves)."""
 
     ident: int
     what: str
     code: CodeType | None
+    own: bool = True
 
 
-def started_thread(function: Callable[..., Any], ident: int) -> StartedThread:
+def started_thread(
+    function: Callable[..., Any], ident: int, namespace: dict[str, Any] | None = None
+) -> StartedThread:
     """The thread `ident` about to run `function` (what a thread start was given: threading's
-    `Thread._bootstrap`, or the code's own function through `_thread`)."""
+    `Thread._bootstrap`, or the code's own function through `_thread`); `namespace`: the code's, where
+    its own functions live."""
     try:
-        return _described(function, ident)
+        return _described(function, ident, namespace)
     except Exception:  # an odd callable must never keep the thread from starting
         return StartedThread(ident, "a thread", None)
 
 
-def _described(function: Callable[..., Any], ident: int) -> StartedThread:
+def _described(function: Callable[..., Any], ident: int, namespace: dict[str, Any] | None) -> StartedThread:
     target: Any = function
     name = ""
     owner = getattr(function, "__self__", None)
@@ -72,9 +78,9 @@ def _described(function: Callable[..., Any], ident: int) -> StartedThread:
     # threading names a thread after its target already: "Thread-3 (spin)"
     name = name.removesuffix(f" ({getattr(target, '__name__', '')})")
     code = getattr(target, "__code__", None)
-    return StartedThread(
-        ident, f"{label} ({name})" if name else str(label), code if isinstance(code, CodeType) else None
-    )
+    own = namespace is None or getattr(target, "__globals__", None) is namespace
+    what = f"{label} ({name})" if name else str(label)
+    return StartedThread(ident, what, code if isinstance(code, CodeType) else None, own)
 
 
 def still_running(threads: dict[int, StartedThread]) -> list[StartedThread]:
@@ -125,9 +131,12 @@ def threads_note(stopped: list[StartedThread], running: list[StartedThread], why
                 f"{_it(running)}."
             )
         else:
+            ends = "it may end by itself; " if len(running) == 1 else "they may end by themselves; "
+            advice = "" if any(thread.own for thread in running) else ends
             parts.append(
                 f"{_count(running)} the code started {'is' if len(running) == 1 else 'are'} still running "
-                f"after it ended: {_names(running)}; restart the kernel to stop {_it(running)}."
+                f"after it ended: {_names(running)}; {advice}restart the kernel to stop {_it(running)}"
+                f"{' now' if advice else ''}."
             )
     return " ".join(parts)
 
@@ -141,7 +150,7 @@ def _it(threads: list[StartedThread]) -> str:
 
 
 def _names(threads: list[StartedThread]) -> str:
-    shown = ", ".join(thread.what for thread in threads[:5])
+    shown = ", ".join(thread.what + ("" if thread.own else " from a library") for thread in threads[:5])
     return shown + (f" and {len(threads) - 5} more" if len(threads) > 5 else "")
 
 

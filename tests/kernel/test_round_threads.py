@@ -101,6 +101,28 @@ def test_a_thread_blocked_in_c_is_said_to_be_still_running_past_the_time_limit(l
     assert "could not be stopped at the time limit" in note and "nap" in note and "still running" in note
 
 
+# The code's own pool: its worker threads are the library's (concurrent.futures).
+POOL = "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(1)\n"
+
+
+def test_an_idle_pool_worker_the_code_started_is_not_named(live_kernel):
+    result = live_kernel.run_case(POOL + "pool.submit(sum, [1, 2]).result()", timeout=30)
+    assert result["status"] == "success"
+    assert not any("thread" in note for note in result["notes"])
+
+
+def test_the_codes_work_in_a_pool_is_stopped_at_the_time_limit_and_the_pool_serves_on(live_kernel):
+    result = live_kernel.run_case(SPIN + POOL + "pool.submit(spin)\ntime.sleep(30)", timeout=1.0)
+    try:
+        assert result["status"] == "timeout"
+        (note,) = [n for n in result["notes"] if "thread" in n]
+        assert "stopped at the time limit" in note and "from a library" in note
+        assert not _counting(lambda: live_kernel.evaluate("counter[0]"))
+        assert live_kernel.evaluate("pool.submit(sum, [1, 2]).result(timeout=5)") == 3
+    finally:
+        live_kernel.execute(STOP_SPIN)
+
+
 def test_a_thread_the_users_own_cell_started_is_left_alone(live_kernel):
     live_kernel.execute(
         "import threading\nmine = [0]\ndef user_spin():\n    while mine[-1] is not None:\n"

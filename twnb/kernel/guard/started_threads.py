@@ -11,6 +11,11 @@ watchdog stops code off the main thread: an asynchronous exception in the thread
 The exception is SystemExit itself, which `threading` ends a thread with silently (its excepthook
 ignores exactly SystemExit, not a subclass: no traceback printed in whatever cell runs by then).
 
+A library's thread (its function is not the code's: an executor's worker, tqdm's monitor, Dask's
+pool) is the library's: named and stopped only while it runs the code's own functions, where the
+exception lands in the code's work (a pool's worker catches it, fails that work item and serves on).
+An idle worker stays: stopping it would leave its pool short of a thread for the kernel's life.
+
 An asynchronous exception lands at the thread's next bytecode: a thread blocked in a call that does
 not return to Python (a long `time.sleep`, a socket read), or that swallows every exception, cannot be
 stopped this way; the line says it is still running and that restarting the kernel stops it. Threads
@@ -83,10 +88,15 @@ def _described(function: Callable[..., Any], ident: int, namespace: dict[str, An
     return StartedThread(ident, what, code if isinstance(code, CodeType) else None, own)
 
 
-def still_running(threads: dict[int, StartedThread]) -> list[StartedThread]:
-    """The threads of `threads` (a run's) that are still running, in the order they started."""
+def still_running(threads: dict[int, StartedThread], namespace: dict[str, Any] | None) -> list[StartedThread]:
+    """The threads of `threads` (a run's) still running for the code, in the order they started: its
+    own, and a library's while it runs the code's functions."""
     frames = sys._current_frames()
-    return [thread for ident, thread in list(threads.items()) if ident in frames]
+    return [
+        thread
+        for ident, thread in list(threads.items())
+        if ident in frames and (thread.own or _working(frames[ident], thread, namespace))
+    ]
 
 
 def stop_threads(
@@ -98,7 +108,11 @@ def stop_threads(
     running = list(threads)
     while running:
         frames = sys._current_frames()
-        running = [thread for thread in running if thread.ident in frames]
+        running = [
+            thread
+            for thread in running
+            if thread.ident in frames and (thread.own or _working(frames[thread.ident], thread, namespace))
+        ]
         now = time.monotonic()
         if not running or now >= deadline:
             break
@@ -131,12 +145,9 @@ def threads_note(stopped: list[StartedThread], running: list[StartedThread], why
                 f"{_it(running)}."
             )
         else:
-            ends = "it may end by itself; " if len(running) == 1 else "they may end by themselves; "
-            advice = "" if any(thread.own for thread in running) else ends
             parts.append(
                 f"{_count(running)} the code started {'is' if len(running) == 1 else 'are'} still running "
-                f"after it ended: {_names(running)}; {advice}restart the kernel to stop {_it(running)}"
-                f"{' now' if advice else ''}."
+                f"after it ended: {_names(running)}; restart the kernel to stop {_it(running)}."
             )
     return " ".join(parts)
 
@@ -150,21 +161,24 @@ def _it(threads: list[StartedThread]) -> str:
 
 
 def _names(threads: list[StartedThread]) -> str:
-    shown = ", ".join(thread.what + ("" if thread.own else " from a library") for thread in threads[:5])
+    library = " from a library, running the code's function"
+    shown = ", ".join(thread.what + ("" if thread.own else library) for thread in threads[:5])
     return shown + (f" and {len(threads) - 5} more" if len(threads) > 5 else "")
 
 
 def _working(frame: FrameType | None, thread: StartedThread, namespace: dict[str, Any] | None) -> bool:
-    """Whether the thread runs its work now (its function's frame on its stack; without Python code,
-    any frame of the code's namespace), not threading's start or end around it, nor the guard's own
-    code: an exception landing there would cut its bookkeeping short."""
+    """Whether the thread runs the code's work now: for the code's own thread its function's frame on
+    its stack (without Python code, any frame of the code's namespace), for a library's a frame of the
+    code's namespace; not threading's start or end around it, nor the guard's own code: an exception
+    landing there would cut its bookkeeping short."""
     if frame is None or frame.f_code in EXEMPT_CODES:
         return False
+    own_code = thread.code if thread.own else None
     f: FrameType | None = frame
     while f is not None:
-        if thread.code is not None and f.f_code is thread.code:
+        if own_code is not None and f.f_code is own_code:
             return True
-        if thread.code is None and namespace is not None and f.f_globals is namespace:
+        if own_code is None and namespace is not None and f.f_globals is namespace:
             return True
         f = f.f_back
     return False
@@ -178,7 +192,7 @@ def left_threads_note(threads: dict[int, StartedThread], namespace: dict[str, An
     """When a run's code has ended: its threads still running, stopped first when `why` says it was
     stopped ("at the time limit", "on interrupt"; "" when it ended by itself), in one line ('' when
     none is left)."""
-    running = still_running(threads)
+    running = still_running(threads, namespace)
     if not running:
         return ""
     stopped: list[StartedThread] = []

@@ -124,6 +124,20 @@ def refused_port() -> Iterator[int]:
         yield int(held.getsockname()[1])
 
 
+@pytest.fixture
+def no_loop_running() -> Iterator[None]:
+    """No event loop marked running on this thread, as in a terminal's IPython or when a test runs a
+    loop of its own: Playwright's sync API (tests/browser/conftest.py starts it once per test process)
+    leaves its loop marked running on the main thread while it is started, so a later test in the same
+    worker would find "another loop running"."""
+    import asyncio
+
+    marked = asyncio._get_running_loop()
+    asyncio._set_running_loop(None)
+    yield
+    asyncio._set_running_loop(marked)
+
+
 @pytest.fixture(autouse=True)
 def forget_refused_formats() -> Iterator[None]:
     """The process remembers which response_format each server refused (per URL and model): a test's

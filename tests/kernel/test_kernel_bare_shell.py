@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from collections.abc import Iterator
@@ -149,16 +148,6 @@ def test_code_that_changes_directory_is_compared_against_the_same_folder(tmp_pat
     executor = LiveShellExecutor(InteractiveShell.instance(), ".", "artifacts", session_dir=".twnb")
     result = executor.run("import os\nos.chdir('sub')\nopen('new.txt', 'w').write('y')")
     assert result.files_created == [str(tmp_path.resolve() / "sub" / "new.txt")]
-
-
-@pytest.fixture
-def no_loop_running() -> Iterator[None]:
-    """No event loop marked running on this thread, as in a terminal's IPython (Playwright's sync API,
-    earlier in the same test process, can leave one marked so on the main thread)."""
-    marked = asyncio._get_running_loop()
-    asyncio._set_running_loop(None)
-    yield
-    asyncio._set_running_loop(marked)
 
 
 def test_top_level_await_runs_where_no_event_loop_is_busy(executor, no_loop_running):

@@ -10,11 +10,13 @@ no Manager (manager_server.py)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import platform
 import sys
 import warnings
 from threading import Thread
+from typing import NoReturn
 
 from twnb.config import Confinement
 from twnb.confine import landlock
@@ -35,6 +37,24 @@ def _blank_processor() -> None:
         vars(platform.uname()).setdefault("processor", "")
 
 
+def _end_on_a_lost_port(error: Exception) -> NoReturn:
+    """A port the launcher held was bound and listened on by another process before this kernel
+    bound it: another process's kernel (a launcher like this one, or any ZeroMQ socket: both set
+    SO_REUSEADDR, which shares a bound port that no socket listens on yet), handed the same free
+    port by its own jupyter_client. End as the launcher ends on a port already taken, so the
+    starter tries once more on new ports instead of reporting a kernel that died."""
+    # lazy: twnb.confine.launcher (~14 ms, 8 modules) for its exit status, only on this failure
+    from twnb.confine.launcher import PORT_TAKEN_EXIT
+
+    print(
+        f"twnb-confined: not started: a port of the connection file was taken by another process"
+        f" before the kernel listened on it ({error}); start the kernel again: new ports are chosen",
+        file=sys.__stderr__,
+        flush=True,
+    )
+    os._exit(PORT_TAKEN_EXIT)  # ipykernel's threads may have started: none of them has work to finish
+
+
 def main() -> None:
     landlock.Ruleset(handled_fs=landlock.EXECUTE).restrict_self()
     # from here every program start goes to the supervisor outside, which refuses and records it
@@ -50,7 +70,12 @@ def main() -> None:
 
     held_ports = os.environ.pop(HELD_PORTS_ENV, None)
     app = IPKernelApp.instance()
-    app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
+    try:
+        app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
+    except Exception as error:  # ZeroMQ's error, by its errno: the layer does not import zmq
+        if getattr(error, "errno", None) != errno.EADDRINUSE:
+            raise
+        _end_on_a_lost_port(error)
     if held_ports is not None:  # the launcher's hold on the ports, closed once the kernel listens
         # beside the start (about 10 ms, mostly the heartbeat thread's bind): none of it waits for this
         Thread(target=release_when_listening, args=(held_ports,), name="twnb-held-ports", daemon=True).start()

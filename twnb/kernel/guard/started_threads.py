@@ -92,11 +92,7 @@ def still_running(threads: dict[int, StartedThread], namespace: dict[str, Any] |
     """The threads of `threads` (a run's) still running for the code, in the order they started: its
     own, and a library's while it runs the code's functions."""
     frames = sys._current_frames()
-    return [
-        thread
-        for ident, thread in list(threads.items())
-        if ident in frames and (thread.own or _working(frames[ident], thread, namespace))
-    ]
+    return [thread for thread in list(threads.values()) if _runs_for_the_code(thread, frames, namespace)]
 
 
 def stop_threads(
@@ -108,11 +104,7 @@ def stop_threads(
     running = list(threads)
     while running:
         frames = sys._current_frames()
-        running = [
-            thread
-            for thread in running
-            if thread.ident in frames and (thread.own or _working(frames[thread.ident], thread, namespace))
-        ]
+        running = [thread for thread in running if _runs_for_the_code(thread, frames, namespace)]
         now = time.monotonic()
         if not running or now >= deadline:
             break
@@ -164,6 +156,15 @@ def _names(threads: list[StartedThread]) -> str:
     library = " from a library, running the code's function"
     shown = ", ".join(thread.what + ("" if thread.own else library) for thread in threads[:5])
     return shown + (f" and {len(threads) - 5} more" if len(threads) > 5 else "")
+
+
+def _runs_for_the_code(
+    thread: StartedThread, frames: dict[int, FrameType], namespace: dict[str, Any] | None
+) -> bool:
+    """Whether `thread` (in `frames`, sys._current_frames()) still runs for the code: alive when it is
+    the code's own, running the code's functions when it is a library's."""
+    frame = frames.get(thread.ident)
+    return frame is not None and (thread.own or _working(frame, thread, namespace))
 
 
 def _working(frame: FrameType | None, thread: StartedThread, namespace: dict[str, Any] | None) -> bool:

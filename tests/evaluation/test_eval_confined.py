@@ -114,3 +114,37 @@ def test_a_case_result_names_the_program_start_its_kernel_refused(tmp_path, live
         n for n in result.notes if n.startswith("Round 1: Confined kernel: running /bin/sh was refused")
     ]
     assert len(refused) == 1, result.notes
+
+
+def test_a_dotenv_with_the_key_beside_the_case_notebooks_is_said_once_never_the_key(
+    tmp_path, live, make_case, monkeypatch
+):
+    from support.confined_kernel import REAL_KEY
+
+    monkeypatch.setenv("OPENAI_API_KEY", REAL_KEY)  # the key the settings use, and the one in the .env
+    dotenv = {".env": f"OPENAI_API_KEY={REAL_KEY}\n"}
+    make_case("answer", data=dotenv, data_files=[".env"])
+    make_case("again", data=dotenv, data_files=[".env"])
+    script = _script("print('The answer is 42.')")
+    live.load({role: replies * 2 for role, replies in script.items()})
+    said: list[str] = []
+    outcome = run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"]), progress=said.append
+    )
+    assert [r.status for r in outcome.ran] == ["scored", "scored"], [r.failures for r in outcome.ran]
+    told = [line for line in said if "the model's key is in " in line]
+    assert len(told) == 1, said  # once for the whole evaluation, not once per case
+    assert told[0].startswith("twnb eval: confined kernel: the model's key is in "), told
+    assert told[0].endswith("and take it out of the file."), told
+    for result in outcome.ran:  # each run's record names its own file, as its launcher did in its log
+        folder = tmp_path / "out" / "m" / result.case
+        (note,) = [n for n in result.notes if n.startswith("Confined kernel: the model's key is in ")]
+        assert note.startswith(f"Confined kernel: the model's key is in {(folder / '.env').resolve()}: ")
+        launcher_said = (folder / "kernel.log").read_text(encoding="utf-8").splitlines()
+        assert note.replace("Confined kernel: ", "twnb-confined: ", 1) in launcher_said
+    written = [
+        path.read_text(encoding="utf-8")
+        for path in (tmp_path / "out").rglob("*")
+        if path.is_file() and path.name != ".env"
+    ]
+    assert REAL_KEY not in "\n".join([*said, *written])

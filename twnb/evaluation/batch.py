@@ -301,10 +301,17 @@ def _run_all(
     gate = RunGate(options.jobs)
     numbers = {_key(spec): number for number, spec in enumerate(plan, start=1)}
     no_connection: list[str] = []  # the server's URL, once per run in a row that could not connect
+    told: list[str] = []  # what a case's kernel start says for the whole evaluation, once
 
     def say(spec: CaseRun, text: str) -> None:
         with lock:
             progress(f"[{numbers[_key(spec)]}/{len(plan)}] {spec.label}: {text}")
+
+    def tell_once(text: str) -> None:
+        with lock:
+            if not told:
+                told.append(text)
+                progress(f"twnb eval: confined kernel: {text}")
 
     def attempt(spec: CaseRun) -> CaseResult:
         say(spec, "started")
@@ -318,6 +325,7 @@ def _run_all(
                 progress=say,
                 stop=stop,
                 kernel_argv=kernel_argv,
+                tell_once=tell_once,
             )
         except RunFolderError as error:  # checked before the start; another process got there since
             return CaseResult(

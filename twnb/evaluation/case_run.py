@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from twnb.base import now_iso
+from twnb.confine import dotenv_key_notice
 from twnb.evaluation.case_file import EvalCase, ScoringPoint
 from twnb.evaluation.case_notebook import CaseNotebook, KernelFailure
 from twnb.evaluation.case_result import CaseResult, read_result, write_result
@@ -65,11 +66,14 @@ def run_case(
     progress: Progress = lambda spec, text: None,
     stop: threading.Event | None = None,
     kernel_argv: list[str] | None = None,
+    tell_once: Callable[[str], None] = lambda line: None,
 ) -> CaseResult:
     """Run `spec` into `out_dir / spec.relative` and return (and save) its result. Never raises for
     what goes wrong inside the run: that is the result's status `error` with its failures. `stop`, once
     set (Ctrl-C while runs go on in threads), ends the run before its next cell or scoring point.
-    `kernel_argv` starts the case's kernel another way (the confined kernel's launcher)."""
+    `kernel_argv` starts the case's kernel another way (the confined kernel's launcher). `tell_once`:
+    a line about the kernel's start that the whole evaluation says once, however many runs tell it
+    (a `.env` the confined kernel could come to read holds the model's key)."""
     started = time.monotonic()
     folder = out_dir / spec.relative
     case = spec.case
@@ -111,6 +115,7 @@ def run_case(
             progress,
             stop or threading.Event(),
             kernel_argv,
+            tell_once,
         )
     except RunStopped:
         result.status = "error"
@@ -148,12 +153,18 @@ def _converse_and_judge(
     progress: Progress,
     stop: threading.Event,
     kernel_argv: list[str] | None,
+    tell_once: Callable[[str], None],
 ) -> None:
     case = spec.case
     settings = setup.settings
     # The prefix's hook goes in before twnb's own, so twnb's guard does not count its file as the code's.
     prefix = prefix_setup_lines(setup.code_prefix) if setup.code_prefix else []
     env = access.agent_environment(spec.model, spec.relative, confined=kernel_argv is not None)
+    # the launcher says it in the kernel's log; the run's record and the terminal (once) say it too
+    notice = dotenv_key_notice(folder, env) if kernel_argv is not None else None
+    if notice is not None:
+        result.notes.append(f"Confined kernel: {notice}")
+        tell_once(notice)
     client = access.judge_client(folder, spec.relative)
     user = ModelCaller(client, spec.user_model, USER_ROLE, access.prices)
     judge = ModelCaller(client, spec.evaluator_model, EVALUATOR_ROLE, access.prices)

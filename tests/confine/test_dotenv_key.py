@@ -2,7 +2,7 @@
 the launcher hides it, but a save from outside while the kernel runs (a new file renamed over it)
 undoes the hiding, and no sound fix exists. So the start says so once, in one line naming the file and
 where the key belongs instead (the environment), never the key: on the launcher's stderr (Jupyter's
-log) and in the lines `twnb export --execute` prints.
+log), in the lines `twnb export --execute` prints, and in the separate kernel's run notes.
 
 Real confined kernels (tests/support/confined_kernel.py); the file parsing on its own first."""
 
@@ -16,6 +16,7 @@ from support.nb_rounds import analysis_round
 
 from twnb.cli import main
 from twnb.confine.dotenv_key import holds_key
+from twnb.kernel import KernelExecutor, KernelSetup
 from twnb.memory import Conversation, save_conversation
 
 NAMES = ("OPENAI_API_KEY", "LLM_API_KEY")
@@ -102,3 +103,26 @@ def test_export_execute_says_once_that_the_dotenv_beside_the_notebook_holds_the_
     assert (status, len(lines), "1 of 1 cells reproduced" in said.out) == (0, 1, True), said.out
     assert lines[0].startswith(f"Confined kernel: {SAID}{places.notebook.resolve() / '.env'}: "), lines
     assert REAL_KEY not in said.out + said.err
+
+
+@needs_landlock
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_separate_kernel_says_once_in_its_run_notes_that_the_dotenv_holds_the_key(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    places = make_places(tmp_path)
+    (places.notebook / ".env").write_text(f"OPENAI_API_KEY={REAL_KEY}\n")
+    with KernelExecutor(
+        places.notebook, kernel=KernelSetup(env={**kernel_env(places), "MPLBACKEND": "Agg"})
+    ) as kernel:
+        first = kernel.run("x = 1")
+        second = kernel.run("y = 2")
+    said = capfd.readouterr()  # the kernel's stderr is this process's: the launcher's own line
+    assert (first.status, second.status) == ("success", "success"), (first.error, second.error)
+    (note,) = [n for n in first.notes if SAID in n]
+    dotenv = places.notebook.resolve() / ".env"
+    assert note.startswith(f"Confined kernel: {SAID}{dotenv}: the kernel cannot read it now"), note
+    assert not [n for n in second.notes if SAID in n], "said again at the next run"
+    assert note.replace("Confined kernel: ", "twnb-confined: ", 1) in said.err.splitlines()
+    assert REAL_KEY not in "\n".join([*first.notes, *second.notes, first.stdout, said.out, said.err])

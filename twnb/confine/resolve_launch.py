@@ -118,15 +118,24 @@ def confined_launch(
     return ConfinedLaunch(launcher_argv(), env, drop)
 
 
-def dotenv_key_notice(workdir: Path, environ: Mapping[str, str]) -> str | None:
+def dotenv_key_notice(
+    workdir: Path, environ: Mapping[str, str], launch: ConfinedLaunch | None = None
+) -> str | None:
     """The line the launcher of a confined kernel started in `workdir` with `environ` writes to its
     stderr when a `.env` it hides from the kernel holds the model's key (dotenv_key.py), for a
     starter that shows the user its own lines (the kernel's stderr goes to a log there); None when
-    none does, or when the settings do not resolve (the launcher then says why it did not start)."""
-    try:
-        launch = confined_launch(workdir, environ)
-    except (ConfinementError, SettingsError):
-        return None
+    none does, or when the settings do not resolve (the launcher then says why it did not start).
+    `launch`: the launch the starter gives the launcher (its settings and key), else resolved here
+    as the launcher of a kernelspec resolves them.
+
+    Computed here from the same plan rather than read back from the launcher: its stderr is a log
+    or a terminal the kernel's own code writes too, and its private folder is the kernel's to write;
+    this line needs no channel the confined code could forge, delay or suppress."""
+    if launch is None:
+        try:
+            launch = confined_launch(workdir, environ)
+        except (ConfinementError, SettingsError):
+            return None
     settings = LaunchSettings.from_json(launch.env[LAUNCH_ENV])
     # the same places as the launcher's plan; its private folder is new and empty, so none is named
     plan = plan_confinement(

@@ -208,6 +208,9 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         self._remote_scan = False
         # the program starts the confined kernel's supervisor refused, written outside the kernel
         self._refused_starts: RefusedStartsRecord | None = None
+        # what a kernel's start has to tell the next run's notes, and what was told, once each
+        self._start_notes: list[str] = []
+        self._told: set[str] = set()
 
     # -- lifecycle
     @property
@@ -275,6 +278,7 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 PORT_TAKEN_EXIT,
                 ConfinementError,
                 RefusedStartsRecord,
+                dotenv_key_notice,
                 separate_kernel_launch,
             )
 
@@ -289,6 +293,8 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 )
             except (ConfinementError, SettingsError) as exc:
                 raise KernelStartError(f"The separate kernel was not started: {exc}") from exc
+            if launch is not None:
+                self._say_once_in_notes(dotenv_key_notice(self.workdir, env, launch))
             env = env if launch is None else launch.environment(env)
             argv = None
             if launch is not None:
@@ -313,6 +319,14 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             startup_timeout=self.startup_timeout,
             retry_on_exit=retry_on_exit,
         )
+
+    def _say_once_in_notes(self, notice: str | None) -> None:
+        """`notice` about the confined kernel's start (a `.env` it could come to read holds the
+        model's key), in the notes of the next run, once for this executor, restarts included."""
+        line = None if notice is None else f"Confined kernel: {notice}"
+        if line is not None and line not in self._told:
+            self._told.add(line)
+            self._start_notes.append(line)
 
     def shutdown(self) -> None:
         """Stop the kernel twnb started; from an attached kernel, only disconnect."""
@@ -436,6 +450,8 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
                 + (f" ({self.guard_missing})" if self.guard_missing else "")
                 + ": the code ran unguarded, and its files were found by comparing the working folder."
             )
+        notes.extend(self._start_notes)
+        self._start_notes.clear()
         signatures, lost_mounts = self._before_values()
         notes.extend(lost_mounts)
         return _KernelRun(restarted, guarded, skip, before_files, signatures)

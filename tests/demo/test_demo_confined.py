@@ -78,3 +78,30 @@ def test_the_demo_names_the_program_start_a_rounds_code_was_refused(tmp_path: Pa
     said = "Confined kernel: running /bin/sh was refused"
     assert [n for n in result.notes if n.startswith(f"cell 2: {said}")], result.notes
     assert any(line.strip().startswith(said) for line in lines)
+
+
+def test_the_live_demo_says_once_that_a_dotenv_beside_its_notebook_holds_the_key(
+    tmp_path: Path, monkeypatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")  # beside the notebook the demo writes there
+    script = {"Planner": [planner("Hello.", send_to="User", step="1. greet", stop="Completed")]}
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in ("%load_ext twnb", "%%taskweaver\nSay hello.")]
+    with FakeLLMServer(script, models=(DEMO_MODEL,)) as server:
+        for name in ("TWNB_REPLAY", "TWNB_RECORD", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
+        lines: list[str] = []
+        result = run_demo(
+            out, live=True, kernel_choice=KernelChoice(confine=True), notebook=nb, progress=lines.append
+        )
+    assert result.ok, result.failures
+    told = [line for line in lines if "the model's key is in " in line]
+    assert len(told) == 1, lines
+    assert told[0].startswith(f"twnb demo: confined kernel: the model's key is in {out / '.env'}: "), told
+    notebook_text = (out / QUICKSTART.notebook_file).read_text(encoding="utf-8")
+    assert KEY not in "\n".join([*lines, *result.notes, notebook_text])

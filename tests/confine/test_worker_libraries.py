@@ -153,6 +153,50 @@ def test_a_manager_is_refused_at_once_in_one_line_naming_what_works(
     assert confined.value(children) == confined.value("before")
 
 
+# made and started by hand, as a script or a library does, instead of through `Manager()`
+_BY_HAND = {
+    "SyncManager": "from multiprocessing.managers import SyncManager\nmanager = SyncManager()",
+    "BaseManager subclass": (
+        "from multiprocessing.managers import BaseManager\n"
+        "class Shared(BaseManager): pass\n"
+        "Shared.register('table', dict)\n"
+        "manager = Shared()"
+    ),
+    "on a TCP address": (
+        "from multiprocessing.managers import SyncManager\n"
+        "manager = SyncManager(address=('127.0.0.1', 0), authkey=b'shared')"
+    ),
+}
+
+
+@pytest.mark.parametrize("made", list(_BY_HAND.values()), ids=list(_BY_HAND))
+def test_a_manager_made_by_hand_is_refused_at_its_start_in_the_same_line(
+    confined: ConfinedKernel, made: str
+) -> None:
+    """Not a bare EOFError from a server that died unseen: refused before any server is forked."""
+    children = "len(open(f'/proc/{os.getpid()}/task/{os.getpid()}/children').read().split())"
+    reply = confined.error(f"import os\n{made}\nbefore = {children}\nmanager.start()")
+    said = "".join(reply["traceback"])
+    assert (reply["ename"], "Manager serves its objects" in said, "`fork` context's Queue" in said) == (
+        "ManagerRefusedError",
+        True,
+        True,
+    ), said
+    assert confined.value(children) == confined.value("before")
+
+
+def test_a_confined_kernel_starts_without_loading_multiprocessing_managers(tmp_path: Path) -> None:
+    """The Managers' start is wrapped when their module is first imported, not at the kernel's start
+    (its imports cost about 6 ms)."""
+    places = make_places(tmp_path)
+    kernel = ConfinedKernel(places, kernel_env(places))
+    try:
+        loaded = kernel.value("'multiprocessing.managers' in __import__('sys').modules")
+    finally:
+        kernel.shutdown()
+    assert loaded is False
+
+
 def test_what_a_manager_would_share_works_through_a_fork_contexts_value_array_and_queue(
     confined: ConfinedKernel,
 ) -> None:

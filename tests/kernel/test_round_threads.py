@@ -24,7 +24,8 @@ SPIN = (
 )
 STOP_SPIN = "counter.append(None)"
 START_SPIN = SPIN + "threading.Thread(target=spin, daemon=True).start()\n"
-# Through a library that starts the thread itself (default verification lets it through).
+# Through a library that starts the thread itself (verification refuses it as it refuses threading:
+# these runs are not verified, as code verification missed or a person allowed).
 START_SPIN_AS_JOB = (
     SPIN + "from IPython.lib.backgroundjobs import BackgroundJobManager\nBackgroundJobManager().new(spin)\n"
 )

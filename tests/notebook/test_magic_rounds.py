@@ -413,3 +413,24 @@ def test_after_a_load_the_next_cassette_lands_beside_the_loaded_rounds(
 
     folders = session_folders(clean_env)
     assert len(folders) == 2 and all(content == ["cassette.yaml", "rounds"] for content in folders.values())
+
+
+def test_a_background_job_is_refused_by_verification_as_a_thread_is_and_never_runs(
+    llm_shell, fake_llm, tmp_path
+):
+    marker = tmp_path / "written-by-the-job"
+    job = (
+        "from IPython.lib.backgroundjobs import BackgroundJobManager\n"
+        f"BackgroundJobManager().new(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
+        "answer = 42\nanswer"
+    )
+    fake_llm.load(_one_code_round(job))
+    llm_shell.run_cell("%%taskweaver\nWhat is 6 times 7?")
+    round = magics(llm_shell).notebook.conversation.rounds[-1]
+    refused = next(p for p in round.post_list if p.message.startswith("Verification refused"))
+    assert (
+        "Importing module 'IPython.lib.backgroundjobs' is not allowed: its jobs run in threads"
+        in refused.message
+    )
+    assert "%config TaskWeaverMagics.allow_modules = ['threading']" in refused.message  # as for a thread
+    assert "answer" not in llm_shell.user_ns and not marker.exists()

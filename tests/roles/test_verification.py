@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from twnb.roles.verification import Refusal, Rule, VerificationConfig, allowable_modules, verify_code
+from twnb.roles.verification import (
+    DEFAULT_ALLOWED_MODULES,
+    Refusal,
+    Rule,
+    VerificationConfig,
+    allowable_modules,
+    verify_code,
+)
 
 
 def texts(code: str, config: VerificationConfig | None = None) -> list[str]:
@@ -281,3 +288,39 @@ def test_importlib_when_the_user_unblocks_it_is_judged_by_name() -> None:
 def test_a_dynamic_import_of_an_allowed_module_passes() -> None:
     code = "from IPython.utils.importstring import import_item\njoin = import_item('os.path.join')"
     assert verify_code(code) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from IPython.lib.backgroundjobs import BackgroundJobManager\nBackgroundJobManager().new(print, 1)",
+        "import IPython.lib.backgroundjobs as jobs\njobs.BackgroundJobManager().new(print, 1)",
+        "from IPython.lib import backgroundjobs\nbackgroundjobs.BackgroundJobManager().new(print, 1)",
+        "import IPython\nIPython.lib.backgroundjobs.BackgroundJobManager().new(print, 1)",
+        "from IPython.utils.importstring import import_item\n"
+        "import_item('IPython.lib.backgroundjobs.BackgroundJobManager')().new(print, 1)",
+    ],
+    ids=["from-import", "import-as", "submodule", "chain", "import-item"],
+)
+def test_ipythons_background_jobs_are_judged_as_starting_a_thread(code: str) -> None:
+    refusals = verify_code(code)
+    assert refusals and "its jobs run in threads, as module 'threading' starts them" in str(refusals[0])
+    assert allowable_modules(refusals) == ["threading"]  # allowing threads allows them, nothing else does
+
+
+def test_background_jobs_pass_where_threading_is_allowed() -> None:
+    job = "from IPython.lib.backgroundjobs import BackgroundJobManager\nBackgroundJobManager().new(print, 1)"
+    assert verify_code(job, VerificationConfig(allowed_modules=DEFAULT_ALLOWED_MODULES | {"threading"})) == []
+    assert verify_code(job, VerificationConfig(allowed_modules=None)) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "module"),
+    [
+        ("import zipfile\nzipfile.threading.Thread(target=print).start()", "threading"),
+        ("import zipfile\nzipfile._thread.start_new_thread(print, ())", "_thread"),
+    ],
+)
+def test_a_thread_reached_through_an_allowed_module_is_judged_as_threading(code: str, module: str) -> None:
+    refusals = verify_code(code)
+    assert refusals and f"reaches module '{module}', which is not allowed" in str(refusals[0])

@@ -41,6 +41,7 @@ from twnb.roles.verification_policy import (
     DYNAMIC_IMPORTERS,
     FRAME_ATTRIBUTES,
     INSTALL_MAGICS,
+    JUDGED_AS,
     MODULE_ATTRIBUTE_NAMES,
     SHELL_MAGICS,
     SHELL_METHODS,
@@ -53,6 +54,14 @@ _UNBINDABLE = BYPASS_FUNCTIONS | {"get_ipython"}
 # Functions that fetch attributes by a string: judged by the strings they are given.
 _STRING_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller"})
 _STOPS_KERNEL = frozenset({"exit", "quit", "_exit", "kill", "killpg", "abort"})
+
+
+def _judged_as(path: str) -> tuple[str, str] | None:
+    """The module `path` (a module, or a name in one) is judged as, and why (JUDGED_AS)."""
+    for module, judged in JUDGED_AS.items():
+        if path == module or path.startswith(f"{module}."):
+            return judged
+    return None
 
 
 def resolve_path(path: str, known_module: bool) -> Resolved:
@@ -137,6 +146,9 @@ class CodeChecker(ast.NodeVisitor):
     # -- modules -----------------------------------------------------------------------------------
 
     def module_refusal(self, module: str) -> tuple[Rule, str] | None:
+        judged = _judged_as(module)
+        if judged is not None:
+            return self.module_refusal(judged[0])
         top = module.split(".")[0]
         if top == "__future__":
             return None
@@ -154,7 +166,13 @@ class CodeChecker(ast.NodeVisitor):
         if refused is None:
             return True
         rule, hint = refused
-        self.refuse(node, rule, f"Importing module '{module}' is not allowed.", hint, module)
+        judged = _judged_as(module)
+        if judged is None:
+            self.refuse(node, rule, f"Importing module '{module}' is not allowed.", hint, module)
+        else:  # the subject is the module it is judged as: allowing that one allows this one
+            self.refuse(
+                node, rule, f"Importing module '{module}' is not allowed: {judged[1]}.", hint, judged[0]
+            )
         return False
 
     def blocked_path(self, resolved: Resolved) -> str | None:
@@ -170,6 +188,11 @@ class CodeChecker(ast.NodeVisitor):
         blocked = self.blocked_path(resolved)
         if blocked is not None:
             self.refuse_function(node, blocked)
+            return True
+        judged = _judged_as(resolved.canonical) or _judged_as(resolved.path)
+        if judged is not None and (refused := self.module_refusal(judged[0])) is not None:
+            rule, hint = refused
+            self.refuse(node, rule, f"'{resolved.path}' is not allowed: {judged[1]}.", hint, judged[0])
             return True
         if resolved.reached is not None:
             refused = self.module_refusal(resolved.reached)

@@ -221,8 +221,17 @@ REACHABLE_MODULES: frozenset[str] = frozenset(
         "runpy",
         "code",
         "IPython",
+        # threads: `zipfile.threading.Thread(...)` starts one as `threading` does
+        "threading",
+        "_thread",
     }
 )
+# Modules whose work is what another module does, judged as that module: allowed and refused where it
+# is, with why. IPython's background jobs run a callable or an expression in a thread of their own,
+# which outlives the Round: `IPython` being allowed must not let them through where `threading` is not.
+JUDGED_AS: dict[str, tuple[str, str]] = {
+    "IPython.lib.backgroundjobs": ("threading", "its jobs run in threads, as module 'threading' starts them"),
+}
 # Attribute names that stand for one of those modules when the module is not loaded. `signal`, `code`
 # and `socket` are left out: `scipy.signal` is not the signal module.
 MODULE_ATTRIBUTE_NAMES: dict[str, str] = {

@@ -12,9 +12,11 @@ process's server would) through jupyter_client's port cache, the one place it pi
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,6 +134,39 @@ def test_a_kernel_whose_held_port_another_kernel_listens_on_first_ends_at_once_s
     assert f"tcp://127.0.0.1:{port}" in lines[0] and "Traceback" not in said
 
 
+def test_a_kernel_whose_heartbeat_port_another_kernel_listens_on_first_ends_at_once_saying_so(
+    tmp_path: Path,
+) -> None:
+    """The heartbeat's port, bound by ipykernel in the heartbeat's own thread: the kernel ran on
+    without a heartbeat, and no starter tried again. It ends as on the other ports' loss."""
+    places = make_places(tmp_path)
+    with socket.socket() as other:  # the other process's socket, bound as its launcher binds
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("127.0.0.1", 0))
+        port = int(other.getsockname()[1])
+        km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+        km.cache_ports = False  # the ports already set are kept, the others found free
+        km.hb_port = port
+        stderr_path = tmp_path / "stderr.txt"
+        with stderr_path.open("w") as stderr:
+            km.start_kernel(cwd=str(places.notebook), env=kernel_env(places), stderr=stderr)
+        try:
+            process: Any = km.provisioner.process  # type: ignore[union-attr]
+            deadline = time.monotonic() + FAST_S
+            while not _held_on({port}, process.pid):  # the launcher holds it, beside the other
+                assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
+                time.sleep(0.002)
+            other.listen(1)  # the other kernel listens first
+            status = process.wait(timeout=FAST_S)
+        finally:
+            km.shutdown_kernel(now=True)
+    said = stderr_path.read_text()
+    assert status == PORT_TAKEN_EXIT, said
+    lines = [line for line in said.splitlines() if line.startswith("twnb-confined: not started: ")]
+    assert len(lines) == 1 and "taken by another process before the kernel listened on it" in lines[0], said
+    assert f"tcp://127.0.0.1:{port}" in lines[0] and "Traceback" not in said
+
+
 def test_a_separate_kernel_that_lost_a_port_starts_on_new_ports(
     tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -143,6 +178,77 @@ def test_a_separate_kernel_that_lost_a_port_starts_on_new_ports(
         result = kernel.run("import os\nprint('confined' if os.environ.get('TWNB_CONFINED') else 'not')")
     assert result.stdout.strip() == "confined", result.error
     assert handed.count(taken_port) == 1 and len(handed) == 10  # two kernels' five ports each
+    assert took < FAST_S
+
+
+def _launchers() -> set[int]:
+    """This process's children that run the confined launcher (or the kernel it became): not one
+    forked a moment ago that still holds copies of this process's sockets until its exec."""
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            for pid in Path(f"/proc/self/task/{task}/children").read_text().split():
+                with contextlib.suppress(OSError):
+                    if b"twnb.confine" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        pids.add(int(pid))
+    return pids
+
+
+@contextlib.contextmanager
+def _heartbeat_port_taken_once(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """jupyter_client hands the first kernel a heartbeat port that another process's socket is bound
+    to (SO_REUSEADDR, as another launcher binds); that one listens as soon as a child of this process
+    (the first kernel's launcher) holds it. The ports handed out."""
+    real = LocalPortCache.find_available_port
+    handed: list[int] = []
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("127.0.0.1", 0))
+        port = int(other.getsockname()[1])
+
+        def find_available_port(cache: LocalPortCache, ip: str) -> int:
+            handed.append(port if len(handed) == 3 else real(cache, ip))  # the fourth: hb_port
+            return handed[-1]
+
+        def held(pid: int) -> bool:
+            try:
+                return bool(_held_on({port}, pid))
+            except OSError:  # ended meanwhile
+                return False
+
+        def listen_once_held() -> None:
+            deadline = time.monotonic() + FAST_S
+            while time.monotonic() < deadline:
+                if any(held(pid) for pid in _launchers()):
+                    other.listen(1)  # the other kernel listens first
+                    return
+                time.sleep(0.002)
+
+        monkeypatch.setattr(LocalPortCache, "find_available_port", find_available_port)
+        watcher = threading.Thread(target=listen_once_held, daemon=True)
+        watcher.start()
+        yield handed
+        watcher.join()
+
+
+def test_a_separate_kernel_that_lost_its_heartbeat_port_starts_on_new_ports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    places = make_places(tmp_path)
+    started = time.monotonic()
+    setup = KernelSetup(env={"HOME": str(places.home)})
+    with (
+        _heartbeat_port_taken_once(monkeypatch) as handed,
+        KernelExecutor(places.notebook, kernel=setup) as kernel,
+    ):
+        took = time.monotonic() - started
+        result = kernel.run("print(6 * 7)")
+    said = capfd.readouterr().err  # the kernels' stderr is this process's
+    assert result.stdout.strip() == "42", result.error
+    assert len(handed) == 10  # two kernels' five ports each: the first ended, the second runs
+    (line,) = [line for line in said.splitlines() if line.startswith("twnb-confined: not started: ")]
+    assert "before the kernel listened on it" in line, said  # the first kernel's own bind, not its launcher's
+    assert f"addr='tcp://127.0.0.1:{handed[3]}'" in line, said  # of its heartbeat
     assert took < FAST_S
 
 
@@ -236,6 +342,21 @@ def test_the_live_demos_kernel_that_lost_a_port_starts_on_new_ports_and_says_so(
     assert [o.get("text") for o in ran] == ["confined\n"]
     assert lines.count(LOST_PORT_RETRY) == 1, lines
     assert handed.count(taken_port) == 1 and len(handed) == 10
+
+
+def test_an_eval_cases_kernel_that_lost_its_heartbeat_port_starts_on_new_ports_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places = make_places(tmp_path)
+    lines: list[str] = []
+    notebook = CaseNotebook(
+        places.notebook, "case.ipynb", kernel_env(places), 60, confined_kernel_argv(), lines.append
+    )
+    with _heartbeat_port_taken_once(monkeypatch) as handed, notebook:
+        outputs = notebook.run_quietly("print(6 * 7)")
+    assert [o.get("text") for o in outputs] == ["42\n"]
+    assert lines == [LOST_PORT_RETRY]
+    assert len(handed) == 10
 
 
 def _one_round() -> Conversation:

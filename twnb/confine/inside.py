@@ -3,7 +3,8 @@ still one thread and no code but this, it takes a second Landlock ruleset that e
 (the first one still allowed this Python and its loader, for the exec that started it: from now on
 neither `python` nor `ld-linux.so /bin/sh` can be started), hands the listener of its exec filter to the
 supervisor that records each refused start (exec_notify.py), then starts ipykernel (closing the ports
-its launcher held once the kernel listens on them: held_ports.py) with the shell's
+its launcher held once the kernel listens on them: held_ports.py; ending on a port another process
+took, the heartbeat's too: lost_heartbeat.py) with the shell's
 refusal handler installed and multiprocessing told it starts no new Python (new_python.py) and serves
 no Manager (manager_server.py)."""
 
@@ -22,6 +23,7 @@ from twnb.config import Confinement
 from twnb.confine import landlock
 from twnb.confine.exec_notify import hand_over_from_environ
 from twnb.confine.held_ports import HELD_PORTS_ENV, release_when_listening
+from twnb.confine.lost_heartbeat import end_on_a_lost_heartbeat
 from twnb.confine.lost_mounts import take_from_environ as take_protected_mounts
 from twnb.confine.manager_server import refuse_unservable_managers
 from twnb.confine.new_python import refuse_new_pythons
@@ -70,6 +72,8 @@ def main() -> None:
 
     held_ports = os.environ.pop(HELD_PORTS_ENV, None)
     app = IPKernelApp.instance()
+    # the heartbeat binds its port in a thread of its own, which `initialize` starts
+    end_on_a_lost_heartbeat(lambda: getattr(app, "heartbeat", None), _end_on_a_lost_port)
     try:
         app.initialize(sys.argv[1:])  # type: ignore[no-untyped-call]
     except Exception as error:  # ZeroMQ's error, by its errno: the layer does not import zmq

@@ -13,8 +13,9 @@ from typing import Any
 from support.nb_run import CountingClient
 
 # (the widgets' states so far, the comm that just changed, what the kernel just sent it) -> the button
-# class to click, or None
-ClickRule = Callable[[dict[str, dict[str, Any]], str, dict[str, Any]], str | None]
+# class to click, the classes to click one after the other (a double click: the same class twice), or
+# None
+ClickRule = Callable[[dict[str, dict[str, Any]], str, dict[str, Any]], str | list[str] | None]
 
 
 class WidgetFrontend(CountingClient):
@@ -48,11 +49,15 @@ class WidgetFrontend(CountingClient):
         if self.click_rule is None:
             return
         wanted = self.click_rule(self.states, comm_id, update)
-        if wanted is None:
-            return
+        for css_class in [wanted] if isinstance(wanted, str) else wanted or []:
+            self._click(css_class)
+
+    def _click(self, css_class: str) -> None:
         for button_id, state in self.states.items():
-            if wanted in (state.get("_dom_classes") or ()) and state.get("_model_name") == "ButtonModel":
-                self.clicked.append(wanted)
+            if button_id in self.closed_comms:  # a closed model: the frontend dropped its view
+                continue
+            if css_class in (state.get("_dom_classes") or ()) and state.get("_model_name") == "ButtonModel":
+                self.clicked.append(css_class)
                 self._send(button_id, {"method": "custom", "content": {"event": "click"}})
                 return
 

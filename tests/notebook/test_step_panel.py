@@ -29,6 +29,7 @@ def _waiting() -> tuple[RoundView, ApprovalPanel]:
     view.add_controls(panel.widget)
     panel.ask_code(CODE, "CORRECT")
     view.hold_code("post-2")
+    panel.listen(("run", "edit", "skip", "stop"))  # as step mode does once the panel is in place
     return view, panel
 
 
@@ -82,6 +83,7 @@ def test_once_decided_the_code_shows_once_in_its_post():
 def test_while_editing_the_code_shows_once_in_the_editor():
     view, panel = _waiting()
     panel.start_editing()
+    panel.listen(("run", "skip", "stop"))
     shown = _shown(view.widget)
     assert shown.count(CODE) == 1 and _times_shown(view) == 0
 
@@ -90,6 +92,7 @@ def test_a_refused_edit_shows_the_verdict_and_offers_edit_again_skip_and_stop_bu
     view, panel = _waiting()
     panel.start_editing()
     panel.refuse_edit("import subprocess\n" + CODE, REFUSAL)
+    panel.listen(("edit", "skip", "stop"))
     assert "import subprocess -&gt; Importing module" in panel.title.value
     assert _offered(view.widget) == ["Edit again", "Skip", "Stop"]
 
@@ -100,6 +103,7 @@ def test_editing_again_after_a_refusal_starts_from_the_refused_edit_and_offers_r
     panel.editor.value = "import subprocess\n" + CODE
     panel.refuse_edit(panel.edited_text(), REFUSAL)
     panel.start_editing()
+    panel.listen(("run", "skip", "stop"))
     assert panel.edited_text().startswith("import subprocess")
     assert _offered(view.widget) == ["Run edited", "Skip", "Stop"]
 
@@ -107,8 +111,30 @@ def test_editing_again_after_a_refusal_starts_from_the_refused_edit_and_offers_r
 def test_while_the_plan_waits_no_code_button_is_enabled():
     panel = ApprovalPanel(lambda _item: None)
     panel.ask_plan(["Add them up", "Report"])
-    enabled = {action for action, button in panel.buttons.items() if not button.disabled}
-    assert enabled == {"approve"}
+    panel.listen(("approve", "stop"))
+    assert _offered(panel.widget) == ["Approve plan", "Stop"]
+    assert all(button.disabled for button in panel.code_row.children)
+
+
+def test_a_question_shows_its_buttons_disabled_until_the_round_listens():
+    panel = ApprovalPanel(lambda _item: None)
+    panel.ask_code(CODE, "CORRECT")
+    assert _offered(panel.widget) == []
+    panel.listen(("run", "skip"))
+    assert _offered(panel.widget) == ["Run", "Skip"]
+
+
+def test_each_question_has_buttons_of_its_own_whose_clicks_name_it():
+    clicks: list[Any] = []
+    panel = ApprovalPanel(clicks.append)
+    panel.ask_code(CODE, "CORRECT")
+    first_run = panel.buttons["run"]
+    panel.lock("Running…")
+    panel.ask_code(CODE, "CORRECT")
+    first_run.click()  # a click the browser sent before it learnt the first question was decided
+    panel.buttons["run"].click()
+    assert clicks == [("run", 1), ("run", 2)]
+    assert first_run not in panel.code_row.children and first_run.comm is None  # closed
 
 
 def test_after_a_run_the_panel_shows_what_the_code_printed_returned_and_raised() -> None:

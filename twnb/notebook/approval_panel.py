@@ -1,9 +1,18 @@
 """Step mode's controls inside the Round widget: the plan to approve, then each piece of code to run.
 
-Callbacks only post `(action, None)` to the Round's event loop (`post`, which uses
+Callbacks only post `(action, prompt)` to the Round's event loop (`post`, which uses
 `call_soon_threadsafe`): a click may arrive on any thread, and a widget updated from a callback would
 route that comm's later messages to another thread. Everything else (reading the edited text,
 enabling, hiding) is done by the coroutine that awaits the clicks.
+
+Each question the panel asks (the plan, a piece of code, Continue or Undo after a run) is a prompt
+with its own number, and gets buttons of its own (new widget models, the old ones closed), whose
+clicks carry that number. A click the browser sent before it learnt that its prompt was decided (the
+second click of a double click on Run, a Run clicked just after Skip) then cannot answer the next
+prompt, which the person has not seen: the click message names no prompt, but the button model it
+comes from does. The buttons are created disabled; `listen` enables the ones the Round will accept
+once everything else the prompt changes (the panel's text, the folded notes above, the `twnb-waiting`
+class that scrolls it into view) has been sent, so a button never moves after it can be clicked.
 
 Buttons carry CSS classes (`twnb-step-run`, ...) so tests and user scripts can find them.
 """
@@ -23,6 +32,17 @@ from twnb.render import clean_text, clip_middle, code_html, preformatted_html
 CODE_ACTIONS = ("run", "edit", "skip", "stop")
 PLAN_ACTIONS = ("approve", "stop")
 RAN_ACTIONS = ("continue", "undo")  # after code the user ran: go on, or take it back first
+ROW_ACTIONS = {"plan": PLAN_ACTIONS, "code": CODE_ACTIONS, "ran": RAN_ACTIONS}
+LABELS = {
+    "run": "Run",
+    "edit": "Edit",
+    "skip": "Skip",
+    "stop": "Stop",
+    "approve": "Approve plan",
+    "continue": "Continue",
+    "undo": "Undo",
+}
+STYLES = {"run": "success", "approve": "success", "stop": "danger"}
 OUTPUT_LIMIT = 2000  # characters of the run's output the panel shows (the middle is cut)
 
 
@@ -71,13 +91,16 @@ def _editor_class() -> Any:
 
 
 class ApprovalPanel:
-    """`ask_code` / `ask_plan` show what waits for a decision and enable its buttons; `lock` disables
-    them while the decision is carried out; `close_panel` hides the panel when the Round ends."""
+    """`ask_plan` / `ask_code` / `ask_after_run` show what waits for a decision, with new buttons, still
+    disabled; `listen` enables those the Round accepts; `lock` disables them while the decision is
+    carried out; `close_panel` hides the panel when the Round ends."""
 
     def __init__(self, post: Callable[[tuple[str, Any]], None]) -> None:
         import ipywidgets as w  # lazy: ipywidgets (~40 modules, ~80 ms), with a widget front end only
 
         self._w = w
+        self._post = post
+        self.prompt = 0  # the number of the question the panel asks now (0: none yet)
         self.title = w.HTML()
         self.code = w.HTML()
         editor = _editor_class()
@@ -85,25 +108,9 @@ class ApprovalPanel:
         self.editor.add_class("twnb-step-editor")
         self.plan_editor = editor(layout=w.Layout(width="100%", height="8em", display="none"))
         self.plan_editor.add_class("twnb-step-plan")
-        self.buttons: dict[str, Any] = {}
-        labels = {
-            "run": "Run",
-            "edit": "Edit",
-            "skip": "Skip",
-            "stop": "Stop",
-            "approve": "Approve plan",
-            "continue": "Continue",
-            "undo": "Undo",
-        }
-        styles = {"run": "success", "approve": "success", "stop": "danger"}
-        for action, label in labels.items():
-            button = w.Button(description=label, button_style=styles.get(action, ""))
-            button.add_class(f"twnb-step-{action}")
-            button.on_click(lambda _button, action=action: post((action, None)))
-            self.buttons[action] = button
-        self.code_row = w.HBox([self.buttons[a] for a in CODE_ACTIONS])
-        self.plan_row = w.HBox([self.buttons["approve"], self._stop_for_plan(post)])
-        self.ran_row = w.HBox([self.buttons[a] for a in RAN_ACTIONS], layout=w.Layout(display="none"))
+        self.rows = {mode: w.HBox(layout=w.Layout(display="none")) for mode in ROW_ACTIONS}
+        self.plan_row, self.code_row, self.ran_row = self.rows["plan"], self.rows["code"], self.rows["ran"]
+        self.buttons: dict[str, Any] = {}  # the buttons of the prompt asked now, by action
         self.widget = w.VBox(
             [
                 self.title,
@@ -116,32 +123,48 @@ class ApprovalPanel:
             ],
             layout=w.Layout(border="1px solid #9a6700", padding="4px 8px", display="none"),
         )
-        for row in (self.code_row, self.plan_row, self.ran_row):
+        for row in self.rows.values():
             row.add_class("twnb-step-buttons")  # sticky (the extension's CSS): in view whatever the length
         self.widget.add_class("twnb-step-panel")
         self._mode = ""
 
-    def _stop_for_plan(self, post: Callable[[tuple[str, Any]], None]) -> Any:
-        button = self._w.Button(description="Stop", button_style="danger")
-        button.add_class("twnb-step-stop-plan")
-        button.on_click(lambda _button: post(("stop", None)))
+    def _new_prompt(self, mode: str) -> None:
+        """A new question: its row gets new buttons, disabled until `listen`, whose clicks carry its
+        number; the previous buttons of that row are closed (layouts and styles too: a frontend keeps
+        a model per open widget)."""
+        self.prompt += 1
+        self._mode = mode
+        row = self.rows[mode]
+        old = row.children
+        self.buttons = {action: self._button(action, mode, self.prompt) for action in ROW_ACTIONS[mode]}
+        row.children = tuple(self.buttons.values())
+        for button in old:
+            for widget in (button, button.layout, button.style):
+                widget.close()
+
+    def _button(self, action: str, mode: str, prompt: int) -> Any:
+        style = STYLES.get(action, "")
+        button = self._w.Button(description=LABELS[action], button_style=style, disabled=True)
+        stop_plan = (mode, action) == ("plan", "stop")
+        button.add_class("twnb-step-stop-plan" if stop_plan else f"twnb-step-{action}")
+        post = self._post
+        button.on_click(lambda _button: post((action, prompt)))
         return button
 
     # --- what waits for a decision -----------------------------------------------------------------
 
     def ask_plan(self, steps: list[str]) -> None:
-        self._mode = "plan"
+        self._new_prompt("plan")
         self.title.value = (
             "<b>Approve the plan</b> <small>one step per line: change, add, remove or reorder lines, "
             "then Approve plan (or Stop)</small>"
         )
         self.plan_editor.value = "\n".join(steps)
         self._show(plan=True, code=False)
-        self._enable(True)
 
     def ask_code(self, code: str, verdict: str, risks: list[str] | None = None) -> None:
         """`risks`: risky step mode's reasons this code waits (shown above it, one per line)."""
-        self._mode = "code"
+        self._new_prompt("code")
         checked = {
             "CORRECT": f'<span style="color:{GREEN}">verified</span>',
             "NONE": f'<span style="color:{AMBER}">not verified (verification is off)</span>',
@@ -150,17 +173,13 @@ class ApprovalPanel:
         self.code.value = f"<div>{code_html(code)}</div>"
         self.editor.value = code
         self.editor.layout.display = "none"
-        self.buttons["run"].description = "Run"
-        self.buttons["edit"].description = "Edit"
-        self.buttons["run"].layout.display = ""
         self._show(plan=False, code=True)
-        self._enable(True)
 
     def ask_after_run(self, status: str, output: str = "") -> None:
         """The code the user approved ran (`status`: how it ended; `output`: what it printed, returned
         or raised, shown here: the post sections above are folded while the panel waits): Continue, or
         Undo it before the Round goes on."""
-        self._mode = "ran"
+        self._new_prompt("ran")
         shown = (
             preformatted_html(clip_middle(output, OUTPUT_LIMIT), style="max-height:16em;overflow:auto")
             if output
@@ -173,15 +192,23 @@ class ApprovalPanel:
         )
         self._show(plan=False, code=False)
         self.ran_row.layout.display = ""
-        self._enable(True)
+
+    def listen(self, allowed: tuple[str, ...]) -> int:
+        """The Round waits for one of `allowed` now: enable those buttons of the prompt asked (the last
+        change the prompt makes, so nothing moves a button once it can be clicked), disable the rest;
+        the prompt's number, which their clicks carry."""
+        for action, button in self.buttons.items():
+            shown = button.layout.display != "none"
+            button.disabled = not (shown and action in allowed)
+        return self.prompt
 
     def start_editing(self) -> None:
+        """The code shows in the editor; Run runs the edit (enabled by `listen`, as every button)."""
+        self.buttons["edit"].disabled = True
         self.editor.layout.display = ""
         self.code.layout.display = "none"
         self.buttons["run"].description = "Run edited"
         self.buttons["run"].layout.display = ""
-        self.buttons["run"].disabled = False
-        self.buttons["edit"].disabled = True
 
     def refuse_edit(self, code: str, refusal: str) -> None:
         """Verification refused the edited code: show it with the verdict, offer Edit again, Skip and
@@ -191,13 +218,12 @@ class ApprovalPanel:
             'stop</small><pre class="twnb-step-verdict" style="white-space:pre-wrap;margin:0;'
             f'color:{RED}">{html.escape(refusal)}</pre>'
         )
+        self.buttons["run"].disabled = True
         self.code.value = f"<div>{code_html(code)}</div>"
         self.code.layout.display = ""
         self.editor.layout.display = "none"
         self.buttons["run"].layout.display = "none"
-        self.buttons["run"].disabled = True
         self.buttons["edit"].description = "Edit again"
-        self.buttons["edit"].disabled = False
 
     def edited_text(self) -> str:
         return str(self.editor.value)
@@ -209,12 +235,12 @@ class ApprovalPanel:
 
     def lock(self, text: str) -> None:
         """The decision is made: the code leaves the panel (the Round's post shows it from now on)."""
-        self._enable(False)
+        self._disable()
         self.title.value = f"<small><i>{html.escape(text)}</i></small>"
         self._show(plan=False, code=False)
 
     def close_panel(self) -> None:
-        self._enable(False)
+        self._disable()
         self.widget.layout.display = "none"
 
     def _show(self, *, plan: bool, code: bool) -> None:
@@ -227,11 +253,6 @@ class ApprovalPanel:
             self.editor.layout.display = "none"
         self.ran_row.layout.display = "none"
 
-    def _enable(self, on: bool) -> None:
-        # Only the buttons of what waits are enabled: a hidden one never is (tests wait on "enabled").
-        for action in CODE_ACTIONS:
-            self.buttons[action].disabled = not (on and self._mode == "code")
-        for child in self.plan_row.children:
-            child.disabled = not (on and self._mode == "plan")
-        for action in RAN_ACTIONS:
-            self.buttons[action].disabled = not (on and self._mode == "ran")
+    def _disable(self) -> None:
+        for button in self.buttons.values():
+            button.disabled = True

@@ -37,10 +37,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
+import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from IPython import get_ipython
 
+from twnb.base import get_logger
 from twnb.memory import StatusChanged
 from twnb.notebook.approval_panel import ApprovalPanel, ran_output
 from twnb.notebook.comm_status import idle_after_concurrent_comms
@@ -113,6 +115,8 @@ NO_VIEW = (
     "(nbclient, papermill, or a frontend without ipywidgets). Nothing was run: run the cell without "
     "--step to let the Round run on its own."
 )
+log = get_logger(__name__)
+
 MIN_IPYKERNEL = (7, 4)
 VIEW_TIMEOUT_S = 3.0
 DECISION_TIMEOUT_S = 24 * 3600.0  # generous: a person may step away; Interrupt ends the wait at once
@@ -208,6 +212,8 @@ class StepRound:
 
     def post(self, item: tuple[str, Any]) -> None:
         """From any thread (a click may arrive on a subshell's): hand the item to the Round's loop."""
+        # At debug level (the kernel's log): that a click reached the kernel at all, and on which thread.
+        log.debug("step inbox: %r posted on thread %s", item, threading.current_thread().name)
         self.loop.call_soon_threadsafe(self.inbox.put_nowait, item)
 
     async def run(self) -> None:
@@ -323,11 +329,18 @@ class StepRound:
         self.observer.on_event(StatusChanged(text))
 
     async def _decision(self, allowed: tuple[str, ...]) -> str:
+        """The user's click on one of `allowed` for the prompt the panel asks now. Its buttons are
+        enabled here, the last change before the wait; a click from another prompt's buttons (sent
+        before the browser knew that prompt was decided) is dropped, never taken for this one."""
+        prompt = self.panel.listen(allowed)
+        log.debug("step inbox: prompt %s waits for %s", prompt, ", ".join(allowed))
         async with asyncio.timeout(DECISION_TIMEOUT_S):
             while True:
-                action, _ = await self.inbox.get()
-                if action in allowed:
+                action, value = await self.inbox.get()
+                if action in allowed and value == prompt:
+                    log.debug("step inbox: prompt %s decided: %s", prompt, action)
                     return action
+                log.debug("step inbox: prompt %s dropped %s (for prompt %s)", prompt, action, value)
 
     async def _approve_plan(self, request: PlanRequest) -> list[str] | None:
         self.panel.ask_plan(request.steps)

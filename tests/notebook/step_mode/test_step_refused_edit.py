@@ -27,8 +27,8 @@ def _decided(session, clicks: list[str]):
         request = CodeRequest("post-1", "never = 1", None, verification="CORRECT")
         step.panel.ask_code(request.code, request.verification)
         step.panel.editor.value = REFUSED
-        for click in clicks:
-            step.inbox.put_nowait((click, None))
+        for click in clicks:  # as the panel's buttons post them: the click names its prompt
+            step.inbox.put_nowait((click, step.panel.prompt))
         return await step._decide_code(request)
 
     # On a thread of its own: the browser tests' Playwright, earlier in the same process, leaves an

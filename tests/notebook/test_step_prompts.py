@@ -43,6 +43,8 @@ def _run(folder: Path, env: dict[str, str], click: Any) -> tuple[Any, WidgetFron
             allow_errors=True,  # a skipped piece ends the cell with CellsHeldBack
             resources={"metadata": {"path": str(folder)}},
         )
+        if hasattr(click, "client"):
+            click.client = client  # a rule that reads what the frontend knows (closed models)
         client.execute()
     return nb, client
 
@@ -76,6 +78,47 @@ def test_every_button_is_enabled_only_once_its_panel_waits_with_the_notes_folded
         ("twnb-step-continue", True, True),
     ]
     assert "The answer is 42." in cell_text(nb.cells[1])  # each earliest click was taken: the Round ended
+
+
+class WatchesTheEnd:
+    """Clicks at the earliest moment, and notes which step buttons can be clicked each time the panel
+    stops waiting (the notes above unfold then: the buttons move)."""
+
+    def __init__(self) -> None:
+        self.client: WidgetFrontend | None = None
+        self.enabled_when_it_stopped: list[list[str]] = []
+        self.waiting = False
+
+    def __call__(self, states: dict[str, dict[str, Any]], comm_id: str, update: dict[str, Any]) -> str | None:
+        classes = update.get("_dom_classes")
+        if classes is not None and "twnb-step-panel" in classes:
+            if self.waiting and "twnb-waiting" not in classes:
+                assert self.client is not None
+                self.enabled_when_it_stopped.append(self._enabled_buttons(states, self.client.closed_comms))
+            self.waiting = "twnb-waiting" in classes
+        enabled = _enabled(states, comm_id, update)
+        return enabled if enabled in ENABLED_BY else None
+
+    @staticmethod
+    def _enabled_buttons(states: dict[str, dict[str, Any]], closed: set[str]) -> list[str]:
+        return [
+            css
+            for button_id, state in states.items()
+            if button_id not in closed
+            and state.get("_model_name") == "ButtonModel"
+            and state.get("disabled") is False
+            for css in state.get("_dom_classes") or ()
+            if css.startswith("twnb-step-")
+        ]
+
+
+def test_every_button_is_disabled_before_the_panel_stops_waiting(fake_llm, tmp_path: Path):
+    fake_llm.load({"Planner": [PLAN, ANSWER], "CodeInterpreter": [code(SECOND)]})
+    watch = WatchesTheEnd()
+    nb, _ = _run(tmp_path, llm_env(fake_llm, tmp_path), watch)
+    assert len(watch.enabled_when_it_stopped) == 3  # after the plan, the code and Continue
+    assert watch.enabled_when_it_stopped == [[], [], []]
+    assert "The answer is 42." in cell_text(nb.cells[1])
 
 
 def test_the_second_click_of_a_double_click_on_run_does_not_run_the_next_attempt(fake_llm, tmp_path: Path):

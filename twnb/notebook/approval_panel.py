@@ -235,12 +235,12 @@ class ApprovalPanel:
 
     def lock(self, text: str) -> None:
         """The decision is made: the code leaves the panel (the Round's post shows it from now on)."""
-        self._disable()
+        self.disable()
         self.title.value = f"<small><i>{html.escape(text)}</i></small>"
         self._show(plan=False, code=False)
 
     def close_panel(self) -> None:
-        self._disable()
+        self.disable()
         self.widget.layout.display = "none"
 
     def _show(self, *, plan: bool, code: bool) -> None:
@@ -253,6 +253,7 @@ class ApprovalPanel:
             self.editor.layout.display = "none"
         self.ran_row.layout.display = "none"
 
-    def _disable(self) -> None:
+    def disable(self) -> None:
+        """No button can be clicked (the decision is taken: what follows may move them)."""
         for button in self.buttons.values():
             button.disabled = True

@@ -330,8 +330,10 @@ class StepRound:
 
     async def _decision(self, allowed: tuple[str, ...]) -> str:
         """The user's click on one of `allowed` for the prompt the panel asks now. Its buttons are
-        enabled here, the last change before the wait; a click from another prompt's buttons (sent
-        before the browser knew that prompt was decided) is dropped, never taken for this one."""
+        enabled here, the last change before the wait, and disabled as soon as the click is taken, the
+        first change after it: no button moves while it can be clicked. A click from another prompt's
+        buttons (sent before the browser knew that prompt was decided) is dropped, never taken for
+        this one."""
         prompt = self.panel.listen(allowed)
         log.debug("step inbox: prompt %s waits for %s", prompt, ", ".join(allowed))
         async with asyncio.timeout(DECISION_TIMEOUT_S):
@@ -339,6 +341,7 @@ class StepRound:
                 action, value = await self.inbox.get()
                 if action in allowed and value == prompt:
                     log.debug("step inbox: prompt %s decided: %s", prompt, action)
+                    self.panel.disable()  # before the panel and the notes above change again
                     return action
                 log.debug("step inbox: prompt %s dropped %s (for prompt %s)", prompt, action, value)
 

@@ -29,6 +29,7 @@ from fakellm.server import FakeLLMServer
 from frontend_server import LABEXTENSION_BUNDLE, JupyterServer, clean_environment
 from round_scripts import FAKE_MODEL
 from screenshot_files import SCREENSHOTS, TAKEN, screenshot_path
+from step_inbox_log import environment, inbox_lines, install
 
 VIEWPORT = {"width": 1280, "height": 900}
 _STASH_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
@@ -85,11 +86,17 @@ def browser_context(playwright_browser: Any) -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def _screenshot_on_failure(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A failed browser test leaves a picture of every open page: what the person would have seen."""
+    """A failed browser test leaves a picture of every open page: what the person would have seen;
+    and prints what step mode's inbox logged in its servers' kernels (step_inbox_log.py)."""
     yield
     reports = request.node.stash.get(_STASH_REPORTS, {})
     if not any(report.failed for report in reports.values()) or "browser_context" not in request.fixturenames:
         return
+    for name in request.fixturenames:
+        frontend = request.getfixturevalue(name) if name in FRONTENDS else None
+        lines = inbox_lines(frontend.server.log_path) if isinstance(frontend, RunningFrontend) else []
+        if lines:
+            print(f"step mode's inbox in {name}'s kernels (the last {len(lines)} lines):", *lines, sep="\n")
     context = request.getfixturevalue("browser_context")
     for index, page in enumerate(context.pages):
         try:
@@ -135,6 +142,17 @@ def module_llm() -> Iterator[FakeLLMServer]:
         yield server
 
 
+# The fixtures that start a server (their kernels' step inbox is printed when a test fails).
+FRONTENDS = (
+    "lab",
+    "notebook7",
+    "lab_without_extension",
+    "notebook7_without_extension",
+    "lab_saving_widget_state",
+    "lab_dark",
+)
+
+
 @dataclass
 class RunningFrontend:
     """A started server and the folder it serves."""
@@ -162,9 +180,11 @@ def _frontend(
     root = scratch / "notebooks"
     root.mkdir()
     env = clean_environment(scratch_root / "home")  # shared: matplotlib builds its font cache once
+    install(Path(os.environ["IPYTHONDIR"]))  # the kernels log step mode's inbox into the server's log
     env.update(
         {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "browser-test-key", "TWNB_MODEL": FAKE_MODEL}
     )
+    env.update(environment())
     with JupyterServer(app, root, scratch, env, labextension=labextension, settings=settings) as server:
         yield RunningFrontend(server, root)
 

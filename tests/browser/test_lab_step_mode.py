@@ -46,6 +46,32 @@ from twnb.session.conversation_store import load_conversation_file
 
 INTERRUPTED_LINE = re.compile(r"^Cells below not run: This Round was interrupted")  # the one error line
 LIVE_WIDGET = ".jupyter-widgets"  # what ipywidgets draws (the live Round, step mode's panel)
+# Notes in `window.twnbEnabled`, for each step-mode button the moment it becomes clickable (its
+# `disabled` attribute removed, or drawn enabled), its class and whether its panel waited then.
+JS_RECORD_ENABLED = """() => {
+  window.twnbEnabled = [];
+  const stepClass = button => [...button.classList].find(name => name.startsWith('twnb-step-'));
+  const note = button => {
+    const panel = button.closest('.twnb-step-panel');
+    window.twnbEnabled.push([stepClass(button), !!panel && panel.classList.contains('twnb-waiting')]);
+  };
+  new MutationObserver(records => {
+    for (const record of records) {
+      if (record.type === 'attributes') {
+        const button = record.target;
+        if (stepClass(button) && !button.disabled && record.oldValue !== null) note(button);
+        continue;
+      }
+      for (const node of record.addedNodes) {
+        if (!(node instanceof Element)) continue;
+        const buttons = [...(node.matches('button') ? [node] : []), ...node.querySelectorAll('button')];
+        buttons.filter(button => stepClass(button) && !button.disabled).forEach(note);
+      }
+    }
+  }).observe(document.body, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'], attributeOldValue: true,
+  });
+}"""
 
 
 def _start(lab, browser_context, module_llm, name, script, *after):
@@ -132,6 +158,26 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
     expect(shown).to_contain_text("You approved this plan")
     expect(shown).to_contain_text("You ran this code")
     page.screenshot(path=str(screenshot_path("lab-step-ran-reopened")), full_page=True)
+    page.close()
+
+
+def test_each_button_becomes_clickable_only_once_its_panel_waits_in_place(lab, browser_context, module_llm):
+    """A button that moves after it can be clicked takes the mouse-down and loses the mouse-up, and
+    no click is sent (a Continue click under load once took focus and did nothing): each button is
+    enabled only once its panel waits, the notes above folded and the panel scrolled into view."""
+    name = "step-clicks.ipynb"
+    module_llm.load(step_script())
+    lab.write_notebook(name, step_notebook())
+    page = browser_context.new_page()
+    open_notebook(page, lab.server.notebook_url(name))
+    page.evaluate(JS_RECORD_ENABLED)
+    run_all_cells(page)
+    for action in ("approve", "run", "continue"):
+        _click(page, action)
+    wait_until_ran(round_cells(page).first)
+    enabled = page.evaluate("() => window.twnbEnabled")
+    assert [css for css, waiting in enabled if not waiting] == []
+    assert {"twnb-step-approve", "twnb-step-run", "twnb-step-continue"} <= {css for css, _ in enabled}
     page.close()
 
 

@@ -126,14 +126,12 @@ class ApprovalPanel:
         for row in self.rows.values():
             row.add_class("twnb-step-buttons")  # sticky (the extension's CSS): in view whatever the length
         self.widget.add_class("twnb-step-panel")
-        self._mode = ""
 
     def _new_prompt(self, mode: str) -> None:
         """A new question: its row gets new buttons, disabled until `listen`, whose clicks carry its
         number; the previous buttons of that row are closed (layouts and styles too: a frontend keeps
         a model per open widget)."""
         self.prompt += 1
-        self._mode = mode
         row = self.rows[mode]
         old = row.children
         self.buttons = {action: self._button(action, mode, self.prompt) for action in ROW_ACTIONS[mode]}

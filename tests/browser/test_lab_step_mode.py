@@ -47,13 +47,15 @@ from twnb.session.conversation_store import load_conversation_file
 INTERRUPTED_LINE = re.compile(r"^Cells below not run: This Round was interrupted")  # the one error line
 LIVE_WIDGET = ".jupyter-widgets"  # what ipywidgets draws (the live Round, step mode's panel)
 # Notes in `window.twnbEnabled`, for each step-mode button the moment it becomes clickable (its
-# `disabled` attribute removed, or drawn enabled), its class and whether its panel waited then.
+# `disabled` attribute removed, or drawn enabled), its class, whether its panel waited then, and where
+# it was (its top in the window).
 JS_RECORD_ENABLED = """() => {
   window.twnbEnabled = [];
   const stepClass = button => [...button.classList].find(name => name.startsWith('twnb-step-'));
   const note = button => {
     const panel = button.closest('.twnb-step-panel');
-    window.twnbEnabled.push([stepClass(button), !!panel && panel.classList.contains('twnb-waiting')]);
+    const waiting = !!panel && panel.classList.contains('twnb-waiting');
+    window.twnbEnabled.push([stepClass(button), waiting, button.getBoundingClientRect().top]);
   };
   new MutationObserver(records => {
     for (const record of records) {
@@ -164,7 +166,8 @@ def test_run_runs_the_code_in_the_cell_and_a_queued_cell_runs_after_the_round(
 def test_each_button_becomes_clickable_only_once_its_panel_waits_in_place(lab, browser_context, module_llm):
     """A button that moves after it can be clicked takes the mouse-down and loses the mouse-up, and
     no click is sent (a Continue click under load once took focus and did nothing): each button is
-    enabled only once its panel waits, the notes above folded and the panel scrolled into view."""
+    enabled only once its panel waits, the notes above folded and the panel scrolled into view, and is
+    where it was then when the person clicks it (the old panel's Continue moved up ~540 px after)."""
     name = "step-clicks.ipynb"
     module_llm.load(step_script())
     lab.write_notebook(name, step_notebook())
@@ -172,12 +175,21 @@ def test_each_button_becomes_clickable_only_once_its_panel_waits_in_place(lab, b
     open_notebook(page, lab.server.notebook_url(name))
     page.evaluate(JS_RECORD_ENABLED)
     run_all_cells(page)
+    moved = {}
     for action in ("approve", "run", "continue"):
-        _click(page, action)
+        button = page.locator(f".twnb-step-{action}")
+        expect(button).to_be_enabled(timeout=ROUND_TIMEOUT_MS)
+        notes = page.evaluate("() => window.twnbEnabled")
+        tops = [top for css, _, top in notes if css == f"twnb-step-{action}"]
+        box = button.bounding_box()
+        assert box is not None
+        moved[action] = round(abs(box["y"] - tops[-1]))
+        button.click()
     wait_until_ran(round_cells(page).first)
     enabled = page.evaluate("() => window.twnbEnabled")
-    assert [css for css, waiting in enabled if not waiting] == []
-    assert {"twnb-step-approve", "twnb-step-run", "twnb-step-continue"} <= {css for css, _ in enabled}
+    assert [css for css, waiting, _ in enabled if not waiting] == []
+    assert {"twnb-step-approve", "twnb-step-run", "twnb-step-continue"} <= {css for css, _, _ in enabled}
+    assert moved == {"approve": 0, "run": 0, "continue": 0}
     page.close()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from kernel_gate import HoldAfterEnabled
 from notebook_page import (
     ERROR_OUTPUT,
     KERNEL_TIMEOUT_MS,
@@ -190,6 +191,42 @@ def test_each_button_becomes_clickable_only_once_its_panel_waits_in_place(lab, b
     assert [css for css, waiting, _ in enabled if not waiting] == []
     assert {"twnb-step-approve", "twnb-step-run", "twnb-step-continue"} <= {css for css, _, _ in enabled}
     assert moved == {"approve": 0, "run": 0, "continue": 0}
+    page.close()
+
+
+def test_continue_pressed_the_moment_it_is_enabled_is_not_lost_on_a_slow_page(
+    lab, browser_context, module_llm
+):
+    """The failure once seen under load, made exact: the person presses Continue as soon as it can be
+    clicked, the page then handles the kernel's next messages, and the person lets go. On the old panel
+    the notes above then folded, Continue moved up and the mouse-up landed elsewhere: the button took
+    focus, no click was sent and the Round waited for good."""
+    name = "step-slow-page.ipynb"
+    module_llm.load(step_script())
+    lab.write_notebook(name, step_notebook())
+    page = browser_context.new_page()
+    gate = HoldAfterEnabled(page, "twnb-step-continue")
+    try:
+        open_notebook(page, lab.server.notebook_url(name))
+        run_all_cells(page)
+        _click(page, "approve")
+        _click(page, "run")
+        button = page.locator(".twnb-step-continue")
+        expect(button).to_be_enabled(timeout=ROUND_TIMEOUT_MS)  # what follows its enabling is held
+        assert gate.closed
+        button.scroll_into_view_if_needed()
+        box = button.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        gate.release()  # the page handles the rest while the button is pressed
+        expect(page.locator(".twnb-step-panel.twnb-waiting")).to_have_count(1)
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        page.mouse.up()
+        wait_until_ran(round_cells(page).first, timeout_ms=60_000)
+    finally:
+        gate.release()
+    expect(_printed(round_cells(page).first, "step code ran 10")).to_have_count(1)
     page.close()
 
 

@@ -1,14 +1,21 @@
 """The `twnb` command line: `twnb demo` runs the quickstart analysis headless; `twnb export` turns a
 conversation into a notebook (and re-runs it) or a notebook back into a conversation; `twnb eval` runs
-TaskWeaver's evaluation cases against models, as notebooks (twnb/evaluation/command.py)."""
+TaskWeaver's evaluation cases against models, as notebooks (twnb/evaluation/command.py); `twnb trust`
+lists the files a confined kernel changed and accepts them (twnb/config/quarantine.py)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from twnb._version import __version__
 from twnb.evaluation import add_eval_parser, run_eval_command
+
+if TYPE_CHECKING:
+    from twnb.config import FolderQuarantine
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_kernel_parser(commands)
 
     add_eval_parser(commands)
+    add_trust_parser(commands)
     return parser
 
 
@@ -185,6 +193,101 @@ def run_kernel_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_trust_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    trust = commands.add_parser(
+        "trust",
+        help="list the files a confined kernel changed (quarantined), and accept them",
+        description=(
+            "A file later sessions trust (twnb.yaml, AGENTS.md, TWNB.md, plugins, experience) that "
+            "changed while a confined kernel could write it is quarantined: no session loads it until "
+            "you accept it here, outside the confined kernel. Without ACTION: the quarantined files."
+        ),
+    )
+    trust.add_argument("--folder", default=".", help="the notebook's folder (default: the current one)")
+    actions = trust.add_subparsers(dest="trust_command", metavar="ACTION")
+    accept = actions.add_parser(
+        "accept", help="show how each file differs from what you trusted, and trust it as it is now"
+    )
+    accept.add_argument("files", nargs="+", metavar="FILE", help="relative to the folder, or absolute")
+    accept.add_argument("--yes", action="store_true", help="accept without asking (for scripts)")
+
+
+def run_trust_command(args: argparse.Namespace) -> int:
+    from twnb.config import CONFINED_ENV, FolderQuarantine, QuarantineError
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        print(
+            f"twnb trust: {folder} is not a folder; name the notebook's folder with --folder.",
+            file=sys.stderr,
+        )
+        return 2
+    quarantine = FolderQuarantine(folder)
+    try:
+        found = quarantine.quarantined()
+    except QuarantineError as error:
+        print(f"twnb trust: {error}", file=sys.stderr)
+        return 1
+    if args.trust_command is None:
+        _list_quarantined(quarantine, found)
+        return 0
+    if os.environ.get(CONFINED_ENV):
+        print(
+            "twnb trust: this runs inside a confined kernel, which cannot write the quarantine record "
+            "(that is the point); run `twnb trust accept` in a terminal outside the kernel.",
+            file=sys.stderr,
+        )
+        return 1
+    names = [quarantine.name_of(file) for file in args.files]
+    unknown = [name for name in names if name not in found]
+    for name in unknown:
+        print(f"twnb trust: {name} is not quarantined; nothing to accept.", file=sys.stderr)
+    chosen = [name for name in names if name in found and _shown_and_confirmed(quarantine, name, args.yes)]
+    if not chosen:
+        return 1 if unknown or names else 0
+    try:
+        quarantine.accept(chosen)
+    except QuarantineError as error:
+        print(f"twnb trust: not accepted: {error}", file=sys.stderr)
+        return 1
+    for name in chosen:
+        print(f"Accepted {name}: later sessions load it as it is now.")
+    return 0
+
+
+def _list_quarantined(quarantine: FolderQuarantine, found: dict[str, dict[str, object]]) -> None:
+    if not found:
+        print(f"No file of {quarantine.folder} is quarantined.")
+    else:
+        print(f"Quarantined in {quarantine.folder} (changed while a confined kernel could write them):")
+        for name, entry in sorted(found.items()):
+            what = "removed" if entry.get("found") is None else "changed"
+            print(f"  {name}: {what}, found {entry.get('since')}")
+        print("Read each; `twnb trust accept FILE` shows the change and trusts the file as it is.")
+    if quarantine.running():
+        print("A confined kernel runs in this folder: files that change meanwhile are not loaded either.")
+
+
+def _shown_and_confirmed(quarantine: FolderQuarantine, name: str, yes: bool) -> bool:
+    """The file's change against its trusted content (a unified diff for text, else sizes and
+    digests), then y/N (yes: accepted without asking)."""
+    diff = quarantine.diff(name)
+    if diff is not None:
+        sys.stdout.writelines(diff)
+    else:
+        trusted, now = quarantine.baseline_of(name)[0], quarantine.current(name)[0]
+        for label, value in (("trusted", trusted), ("now", now)):
+            shown = "absent" if value is None else f"{value[1]} bytes, SHA-256 {value[0]}"
+            print(f"{name} ({label}): {shown}")
+    if yes:
+        return True
+    try:
+        answer = input(f"Trust {name} as it is now? [y/N] ")
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in {"y", "yes"}
+
+
 def _seconds(text: str) -> int:
     # nbclient counts a cell's time limit in whole seconds.
     try:
@@ -274,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_kernel_command(args)
     if args.command == "eval":
         return run_eval_command(args)
+    if args.command == "trust":
+        return run_trust_command(args)
     parser.print_help()
     return 0
 

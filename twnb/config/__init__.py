@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from twnb.config.confinement import CONFINED_ENV as CONFINED_ENV
     from twnb.config.confinement import Confinement as Confinement
     from twnb.config.file_trust import FileTrust as FileTrust
+    from twnb.config.quarantine import FolderQuarantine as FolderQuarantine
+    from twnb.config.quarantine import LaunchRecord as LaunchRecord
+    from twnb.config.quarantine import QuarantineError as QuarantineError
     from twnb.config.redaction import RedactingFilter as RedactingFilter
     from twnb.config.redaction import Redactor as Redactor
     from twnb.config.resolution import resolve_settings as resolve_settings

@@ -8,6 +8,10 @@ guard's record, `written_by_code`) is refused, with one line, for as long as it 
 it; once its fingerprint (size, modification time, SHA-256) changes, the user edited it and it is
 theirs. Every file allowed is remembered by fingerprint: one that appears or changes after the first
 look is said once ("loaded ... from ..."), so a change nobody announced never goes unseen.
+
+A file a confined kernel could write and changed (`quarantine`, the notebook folder's
+`FolderQuarantine.line`: quarantine.py) is refused too, with one line naming the command that
+accepts it, for as long as it is not accepted from outside the confined kernel.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ class FileTrust:
     what is still to be said, taken by the next Round (`take_lines`)."""
 
     written_by_code: Callable[[str], bool] = lambda path: False
+    # (path, what, its SHA-256) -> the line refusing it, None when it is not quarantined
+    quarantine: Callable[[str, str, str], str | None] | None = None
     lines: list[str] = field(default_factory=list)
     _seen: dict[str, Fingerprint | None] = field(default_factory=dict)
     _left_by_code: dict[str, Fingerprint] = field(default_factory=dict)
@@ -61,6 +67,10 @@ class FileTrust:
         if now is None:
             self._seen[key] = None
             return True
+        refused = None if self.quarantine is None else self.quarantine(key, what, now.digest)
+        if refused is not None:
+            self._say_once(key, now, refused)
+            return False
         if self.written_by_code(key):
             left = self._left_by_code.setdefault(key, now)
             if left == now:
@@ -77,6 +87,13 @@ class FileTrust:
             change = "new" if before is None or before is _NOT_SEEN else "changed"
             self._say_once(key, now, f"loaded {what} from {key} ({change} since the last Round).")
         return True
+
+    def refusal(self, path: str | os.PathLike[str], what: str) -> str | None:
+        """The quarantine's line refusing `path` as `what`, None when it does not refuse it."""
+        now = fingerprint(path)
+        if now is None or self.quarantine is None:
+            return None
+        return self.quarantine(os.path.abspath(os.fspath(path)), what, now.digest)
 
     def take_lines(self) -> list[str]:
         """What to say at the Round starting now; later changes are compared with what it loaded."""

@@ -41,7 +41,15 @@ class LaunchSettings:
     and the `model`'s route: where the key proxy forwards to, which variables name the key and the
     model's base URL (read through the properties of the same names)."""
 
-    __slots__ = ("artifacts_dir", "confine_connect", "confine_read", "confine_write", "model", "read_only")
+    __slots__ = (
+        "artifacts_dir",
+        "confine_connect",
+        "confine_read",
+        "confine_write",
+        "model",
+        "read_only",
+        "watched",
+    )
     # what travels as JSON, one flat object (the model's route among the rest)
     _FIELDS = (
         "artifacts_dir",
@@ -53,6 +61,7 @@ class LaunchSettings:
         "key_names",
         "read_only",
         "upstream_url",
+        "watched",
     )
 
     def __init__(
@@ -64,6 +73,7 @@ class LaunchSettings:
         confine_connect: tuple[str, ...] = (),
         read_only: tuple[str, ...] = (),
         model: ModelRoute | None = None,
+        watched: tuple[str, ...] = (),
     ) -> None:
         # plain classes, not dataclasses: the launcher would import dataclasses (and inspect) for them
         self.artifacts_dir = artifacts_dir
@@ -72,6 +82,9 @@ class LaunchSettings:
         self.confine_connect = tuple(confine_connect)
         self.read_only = tuple(read_only)  # places inside writable folders the kernel must not write
         self.model = model if model is not None else ModelRoute()
+        # folders whose files later sessions load (plugins, experience): their files are recorded
+        # before the kernel starts and quarantined when it changed them (twnb/config/quarantine.py)
+        self.watched = tuple(watched)
 
     @property
     def upstream_url(self) -> str | None:
@@ -109,6 +122,7 @@ class LaunchSettings:
                     key_names=tuple(str(n) for n in data["key_names"]),
                     base_url_names=tuple(str(n) for n in data["base_url_names"]),
                 ),
+                watched=tuple(str(p) for p in data["watched"]),
             )
         except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"{LAUNCH_ENV} is not the launcher's settings ({error})") from error

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from twnb.config import LaunchRecord, QuarantineError
 from twnb.confine import landlock, seccomp
 from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.exec_notify import HANDOFF_ENV
@@ -40,6 +41,7 @@ from twnb.confine.mounts import MountError, enter_private_mounts, hide, make_rea
 from twnb.confine.placeholders import hold_placeholders, release_placeholders
 from twnb.confine.plan import (
     DEVICES_WRITE,
+    FOLDER_TRUST_BASE,
     SHARED_MEMORY_SIZE,
     ConfinementError,
     ConfinementPlan,
@@ -139,16 +141,22 @@ def _start_warden(
     kernel_ports: set[int],
     held: list[tuple[Path, int]],
     held_ports: list[socket.socket],
-) -> int | None:
+    record: LaunchRecord,
+) -> tuple[int | None, int]:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
-    is configured: its port is returned) and removes the kernel's private folder and the stand-in
-    settings files (`held`, placeholders.py) when the kernel ends.
+    is configured: its port is returned, with the warden's pid) and, when the kernel ends, quarantines
+    what the kernel changed of the trust base (`record`, twnb/config/quarantine.py) and removes the
+    kernel's private folder and the stand-in settings files (`held`, placeholders.py).
     It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
-    be a signal from the confined kernel to a process outside its domain: Landlock refuses it).
-    `held_ports` (hold_kernel_ports) are the kernel's: closed in the warden."""
+    be a signal from the confined kernel to a process outside its domain: Landlock refuses it), then
+    waits until no process of the kernel's user namespace is left (a child may outlive the kernel, or
+    close the pipe early). `held_ports` (hold_kernel_ports) are the kernel's: closed in the warden."""
     listener = None if upstream is None else _proxy_listener(kernel_ports)
     alive_read, alive_write = os.pipe()
-    if os.fork() == 0:
+    kernel = os.getpid()
+    warden = os.fork()
+    if warden == 0:
+        server = None
         try:
             os.close(alive_write)
             for sock in held_ports:  # or the kernel's ports stay bound for its life, here
@@ -166,16 +174,24 @@ def _start_warden(
             while os.read(alive_read, 1):
                 pass
         finally:
-            release_placeholders(held)
-            _remove(private_dir)
-            os._exit(0)
+            try:
+                if server is not None:  # no more model calls for what is left of the kernel
+                    server.shutdown()
+                record.wait_for_end(kernel)
+                record.end(kernel)
+            except OSError as error:  # the next reader outside finishes it (the session stays)
+                print(f"twnb-confined: the quarantine record was not finished: {error}", file=sys.stderr)
+            finally:
+                release_placeholders(held)
+                _remove(private_dir)
+                os._exit(0)
     os.close(alive_read)
     os.set_inheritable(alive_write, True)  # kept open across the kernel's exec, never written
     if listener is None:
-        return None
+        return None, warden
     port = int(listener.getsockname()[1])
     listener.close()  # the child serves; the kernel must not hold the listening socket
-    return port
+    return port, warden
 
 
 def _start_exec_supervisor(record: Path | None, plan: ConfinementPlan, inside: Path) -> int | None:
@@ -261,9 +277,10 @@ def _prepare_private(private_dir: Path, connection_file: Path, real_home: Path) 
     return copy
 
 
-def _apply_mounts(plan: ConfinementPlan) -> None:
+def _apply_mounts(plan: ConfinementPlan, record: LaunchRecord) -> None:
     try:
         enter_private_mounts()
+        _enter_namespace(record)  # before the mounts make the record read-only
         for path in plan.read_only:
             make_read_only(path)
         for path in plan.hidden:
@@ -277,6 +294,44 @@ def _apply_mounts(plan: ConfinementPlan) -> None:
             f"this system refuses an unprivileged user namespace ({error}), which keeps the kernel from "
             "reading other processes' environment and memory (the Jupyter server's API key) and hides "
             f"secrets inside its folders; {STILL_PROTECTS}"
+        ) from error
+
+
+def _enter_namespace(record: LaunchRecord) -> None:
+    try:
+        record.enter_namespace(os.getpid())
+    except OSError as error:
+        raise ConfinementError(f"the quarantine record cannot be written: {error}") from error
+
+
+def _watched_folders(plan: ConfinementPlan, settings: LaunchSettings) -> list[str]:
+    """The folders of `settings.watched` (plugins, experience) whose files the kernel could write:
+    inside a writable folder and not made read-only whole by a mount (one absent at the start, or
+    the experience folder of the kernelspec's kernel, where twnb runs inside)."""
+    found = []
+    for value in settings.watched:
+        place = real_path(value if os.path.isabs(os.path.expanduser(value)) else plan.notebook_dir / value)
+        if not is_inside(place, plan.write) or (os.path.isdir(place) and is_inside(place, plan.read_only)):
+            continue
+        relative = os.path.relpath(place, plan.notebook_dir)
+        found.append(str(place) if relative.startswith(os.pardir) else relative)
+    return found
+
+
+def _begin_quarantine(
+    record: LaunchRecord, plan: ConfinementPlan, settings: LaunchSettings, warden: int
+) -> None:
+    try:
+        record.begin(
+            files=FOLDER_TRUST_BASE,
+            folders=_watched_folders(plan, settings),
+            warden=warden,
+            kernel=os.getpid(),
+        )
+    except QuarantineError as error:
+        raise ConfinementError(
+            f"{error}; it records the files later sessions trust before the kernel can write them "
+            "(XDG_STATE_HOME chooses where)"
         ) from error
 
 
@@ -364,10 +419,15 @@ def confine_and_exec(
         private_connection = _prepare_private(private_dir, connection_file, real_home)
         upstream = _upstream(settings, key)
         kernel_ports = {int(connection[name]) for name in _PORT_KEYS}
+        record = LaunchRecord(workdir)
+        try:  # made now: only what exists can be made readable and read-only to the kernel
+            record.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfinementError(f"the quarantine record cannot be made: {error}") from error
         # before the mounts: a settings file that does not exist could not be made read-only
         held = hold_placeholders(Path(os.path.realpath(workdir)))
         try:
-            proxy_port = _start_warden(upstream, private_dir, kernel_ports, held, held_ports)
+            proxy_port, warden = _start_warden(upstream, private_dir, kernel_ports, held, held_ports, record)
         except BaseException:
             release_placeholders(held)  # no warden to do it
             raise
@@ -378,14 +438,17 @@ def confine_and_exec(
             home=real_home,
             bind_ports=kernel_ports,
             proxy_port=proxy_port,
+            record_dir=record.folder,
         )
+        # before the kernel runs any code: what later sessions trust, as it is now
+        _begin_quarantine(record, plan, settings, warden)
         plan, inside_record = _record_the_kernel_reads(plan)
         # before the mounts hide them: a key there is the kernel's once such a file is saved
         notice = key_notice(key_dotenvs(plan.hidden, settings.key_names, key), settings.key_names)
         if notice is not None:
             print(f"twnb-confined: {notice}", file=sys.stderr)
         handoff = _start_exec_supervisor(refused_record, plan, inside_record)  # before the mounts
-        _apply_mounts(plan)
+        _apply_mounts(plan, record)
     except ConfinementError as error:
         _remove(private_dir)
         print(f"twnb-confined: not started: {error}", file=sys.stderr)
@@ -414,6 +477,7 @@ def confine_and_exec(
         sort_keys=True,
     )
     env[PROTECTED_MOUNTS_ENV] = protected_value(_watched_mounts(plan))
+    env.update(record.kernel_environ())
     if handoff is not None:
         env[HANDOFF_ENV] = str(handoff)
         env[RECORD_ENV] = str(inside_record)

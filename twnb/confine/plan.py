@@ -142,7 +142,10 @@ def plan_confinement(
     bind_ports: Iterable[int],
     proxy_port: int | None,
     plugin_dirs: Iterable[Path] = (),
+    record_dir: Path | None = None,
 ) -> ConfinementPlan:
+    """`record_dir`: the notebook folder's quarantine record (twnb/config/quarantine.py), which the
+    kernel reads (twnb in it asks what may be loaded) and never writes."""
     notebook_dir = real_path(workdir)
     artifacts = Path(os.path.expanduser(settings.artifacts_dir))
     artifacts = real_path(artifacts if artifacts.is_absolute() else notebook_dir / artifacts)
@@ -155,6 +158,7 @@ def plan_confinement(
             *(real_path(p) for p in SYSTEM_READ_OPTIONAL if os.path.exists(p)),
             *python_paths(),
             *_folders(settings.confine_read, notebook_dir),
+            *([real_path(record_dir)] if record_dir is not None and os.path.isdir(record_dir) else []),
         ]
     )
     loader = loader_path()
@@ -169,6 +173,8 @@ def plan_confinement(
     trusted += [real_path(p) for p in plugin_dirs]
     trusted += _folders(settings.read_only, notebook_dir)
     trusted += python_paths()
+    if record_dir is not None:
+        trusted += _topmost_below(real_path(record_dir).parent.parent, write)
     read_only = _unique(
         p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )
@@ -189,6 +195,18 @@ def plan_confinement(
         udp=bool(settings.confine_connect),
         shm=shm,
     )
+
+
+def _topmost_below(place: Path, write: Iterable[Path]) -> list[Path]:
+    """For a place inside a writable folder, the folder right below that writable one on its way
+    (`~/.local` for `~/.local/state/twnb` when the home folder is writable): made read-only there, no
+    folder on the way to the place can be renamed away and made again with other content (a mount
+    point cannot be renamed; an unmounted folder above one can)."""
+    found = []
+    for folder in write:
+        if place != folder and place.is_relative_to(folder):
+            found.append(folder / place.relative_to(folder).parts[0])
+    return found
 
 
 def _private_shm_place(used: Iterable[Path]) -> Path | None:

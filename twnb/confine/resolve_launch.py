@@ -10,7 +10,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from twnb.config import SETTINGS_BY_NAME, ResolvedSettings, SettingsError, is_secret_name, resolve_settings
+from twnb.config import (
+    SETTINGS_BY_NAME,
+    FileTrust,
+    FolderQuarantine,
+    ResolvedSettings,
+    SettingsError,
+    is_secret_name,
+    resolve_settings,
+)
 from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.launch_settings import KEY_ENV, LAUNCH_ENV, LaunchSettings, ModelRoute
 from twnb.confine.plan import ConfinementError, is_inside, plan_confinement, real_path
@@ -84,6 +92,10 @@ def launch_settings(
             *(os.fspath(p) for p in read_only),
         ),
         model=ModelRoute(upstream_url, azure, key_names, base_url_names),
+        watched=(
+            *(settings.plugin_dirs or ("plugins",)),
+            *([settings.experience_dir] if settings.experience_dir else []),
+        ),
     )
     return launch, settings.api_key or ""
 
@@ -109,7 +121,11 @@ def confined_launch(
     kernel environment is `environ`, the settings resolved here (or `resolved`, when the starter has
     them). Raises ConfinementError, or SettingsError for settings that do not parse."""
     if resolved is None:
-        resolved = resolve_settings(environ=environ, workdir=workdir, home=home_of(environ))
+        # a twnb.yaml a confined kernel changed is not read (its base URL would get the key): said once
+        trust = FileTrust(quarantine=FolderQuarantine(workdir, environ).line)
+        resolved = resolve_settings(environ=environ, workdir=workdir, home=home_of(environ), file_trust=trust)
+        for line in trust.take_lines():
+            print(f"twnb: {line}", file=sys.stderr)
     launch, key = launch_settings(resolved, write=write, read_only=read_only)
     env = {LAUNCH_ENV: launch.to_json()}
     if key:

@@ -22,7 +22,7 @@ from twnb.notebook.user_cell_watch import UserCellWatch
 if TYPE_CHECKING:  # twnb.memory costs tens of ms to import: `%load_ext twnb` must not pay for it
     from IPython.core.interactiveshell import InteractiveShell
 
-    from twnb.config import Redactor, ResolvedSettings
+    from twnb.config import FolderQuarantine, Redactor, ResolvedSettings
     from twnb.memory import Conversation, Memory, Plan, Round
     from twnb.plugins import PluginCatalog
     from twnb.replay import ExportResult
@@ -65,12 +65,22 @@ class NotebookSession:
         # Round id -> the display it was shown in: an undone Round's output is redrawn there, greyed.
         self.round_displays: dict[str, str] = {}
         # The files the settings and plugins are loaded from: never one a Round wrote; one the user
-        # added or changed is said at the next Round (config/file_trust.py).
-
-        self.file_trust = FileTrust(written_by_code=_written_by_generated_code)
+        # added or changed is said at the next Round (config/file_trust.py); nor one a confined kernel
+        # could write and changed, until the user accepts it (config/quarantine.py).
+        self._quarantine: FolderQuarantine | None = None
+        self.file_trust = FileTrust(written_by_code=_written_by_generated_code, quarantine=self._quarantined)
         # The magics whose traitlets are settings (set by TaskWeaverMagics): watched while code runs,
         # and how each was set (`traitlet_origins`).
         self.settings_holder: Any = None
+
+    def _quarantined(self, path: str, what: str, digest: str) -> str | None:
+        """The line refusing a file the quarantine holds (made at the first file asked about: its
+        module is not loaded by `%load_ext twnb`)."""
+        if self._quarantine is None:
+            from twnb.config import FolderQuarantine
+
+            self._quarantine = FolderQuarantine(self.workdir)
+        return self._quarantine.line(path, what, digest)
 
     @contextlib.contextmanager
     def running_round(self) -> Iterator[None]:

@@ -150,12 +150,9 @@ class PluginCatalog:
                 if not spec.entry.enabled:
                     state.problem = "disabled in its spec (enabled: false)"
                     continue
-                written = self._written_by_a_round(spec.path, spec.path.parent / f"{spec.entry.impl}.py")
-                if written:
-                    state.problem = (
-                        f"{written} was written by generated code in a Round: twnb does not load it as a "
-                        "plugin; read it, and if you want it, edit and save it yourself"
-                    )
+                refused = self._refused(spec.path, spec.path.parent / f"{spec.entry.impl}.py")
+                if refused:
+                    state.problem = refused
                     continue
                 self._remember_configuration(spec.entry)
                 try:
@@ -171,12 +168,19 @@ class PluginCatalog:
             states.extend(self.tools.load())
         return states
 
-    def _written_by_a_round(self, *paths: Path) -> str:
-        """The first of `paths` a Round wrote and the user has not changed since ("" when none)."""
+    def _refused(self, *paths: Path) -> str:
+        """Why the first of `paths` that may not be loaded is refused: a Round wrote it and the user
+        has not changed it since, or a confined kernel could write it and changed it ("" when none)."""
         trust = self.file_trust
         if trust is None:
             return ""
-        return next((path.name for path in paths if not trust.allows(path, "a plugin")), "")
+        for path in paths:
+            if not trust.allows(path, "a plugin"):
+                return trust.refusal(path, "a plugin") or (
+                    f"{path.name} was written by generated code in a Round: twnb does not load it as a "
+                    "plugin; read it, and if you want it, edit and save it yourself"
+                )
+        return ""
 
     def _remember_configuration(self, entry: PluginEntry) -> None:
         if self.remember_secrets is None:

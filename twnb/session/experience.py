@@ -11,8 +11,9 @@ For each request the most relevant experiences over a threshold go into both rol
 request, in the Round that uses them, so the cached prefix never changes). They are ranked by
 embeddings when `embedding_model` is set (experience_embeddings.py), else, or when the server has none,
 by BM25 (twnb/base/lexical_rank.py: offline, on any server); TaskWeaver's embeddings are kept as they
-are in the files. Every text is redacted before it is written. The folder is listed at each Round and a file
-read again only when its size or modification time changed.
+are in the files. A file a confined kernel could write and changed is not read until the user accepts
+it (`refuse`: twnb/config/quarantine.py), said once. Every text is redacted before it is written. The
+folder is listed at each Round and a file read again only when its size or modification time changed.
 """
 
 from __future__ import annotations
@@ -94,6 +95,10 @@ class ExperienceStore:
     embeddings: ExperienceEmbeddings | None = None
     ranked_by: str = "BM25"  # how the last retrieval ranked
     _noted: bool = field(default=False, repr=False)  # the fall back to BM25 was said
+    # a file's path -> the line refusing it (the notebook folder's quarantine), None: it may be read
+    refuse: Callable[[Path], str | None] | None = None
+    refused_lines: list[str] = field(default_factory=list)  # taken by the Round (take_refused)
+    _refused_said: set[str] = field(default_factory=set, repr=False)
 
     def experiences(self) -> list[Experience]:
         """Every experience in the folder, by file name; unreadable files are skipped and named in
@@ -102,6 +107,7 @@ class ExperienceStore:
         try:
             with os.scandir(self.folder) as listing:
                 entries = sorted((e for e in listing if EXPERIENCE_FILE.match(e.name)), key=lambda e: e.name)
+            entries = [e for e in entries if not self._refused(Path(e.path))]
         except OSError:
             self._index.clear()
             self._listed = ()
@@ -114,6 +120,20 @@ class ExperienceStore:
         index = self._index
         self._listed = tuple((e.name, index[e.name].stamp) for e in entries if e.name in index)
         return [index[name].experience for name, _ in self._listed]
+
+    def _refused(self, path: Path) -> bool:
+        line = None if self.refuse is None else self.refuse(path)
+        if line is None:
+            return False
+        if line not in self._refused_said:
+            self._refused_said.add(line)
+            self.refused_lines.append(line)
+        return True
+
+    def take_refused(self) -> list[str]:
+        """The lines refusing files not said yet."""
+        lines, self.refused_lines = self.refused_lines, []
+        return lines
 
     def retrieve(
         self, request: str, top: int = TOP, min_score: float = MIN_SCORE

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twnb.base import create_id, set_log_scrubber
-from twnb.config import SettingsError
+from twnb.config import FolderQuarantine, SettingsError
 from twnb.kernel import MB, Executor, UndoLog, UserCellSource
 from twnb.llm import (
     ChatClient,
@@ -196,7 +196,16 @@ def experience_store(
     embeddings = None
     if embed and model:
         embeddings = ExperienceEmbeddings(model, _embedder(resolved, redactor, model), folder)
-    return ExperienceStore(folder, redactor.redact, embeddings=embeddings)
+    return ExperienceStore(
+        folder, redactor.redact, embeddings=embeddings, refuse=_quarantine_lines(resolved, "experience")
+    )
+
+
+def _quarantine_lines(resolved: ResolvedSettings, what: str) -> Callable[[Path], str | None]:
+    """A loader's question to the notebook folder's quarantine (config/quarantine.py): the line that
+    refuses a file as `what`, None when it may be loaded."""
+    quarantine = FolderQuarantine(resolved.workdir)
+    return lambda path: quarantine.line(path, what)
 
 
 def _embedder(
@@ -217,7 +226,7 @@ def _embedder(
 def rules_for(resolved: ResolvedSettings, redactor: Redactor | None = None) -> ProjectRules:
     """The user's rule files around the notebook's folder, redacted with the session's redactor."""
     redactor = redactor if redactor is not None else redactor_for(resolved)
-    return ProjectRules(resolved.workdir, redactor.redact)
+    return ProjectRules(resolved.workdir, redactor.redact, refuse=_quarantine_lines(resolved, "rules"))
 
 
 def rules_in_force(resolved: ResolvedSettings, conversation: Conversation) -> RulesInForce:

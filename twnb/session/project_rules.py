@@ -8,7 +8,8 @@ shared folder such as /tmp never takes up a stranger's rules. At each folder `AG
 
 They are read at each Round, cheaply: each candidate is stat'ed and read again only when its size or
 modification time changed. A file a Round's code wrote (an artifact of the conversation) is never read
-as a rule: generated code must not be able to give the next Round its instructions. The text goes
+as a rule: generated code must not be able to give the next Round its instructions; nor one a confined
+kernel could write and changed, until the user accepts it (`refuse`: twnb/config/quarantine.py). The text goes
 through the session's redactor and is bounded per file.
 
 The section sits in the system message after the role's own instructions, before the plugins' section:
@@ -54,6 +55,7 @@ class RulesInForce:
 
     files: tuple[RuleFile, ...] = ()
     written_by_code: tuple[str, ...] = ()
+    quarantined: tuple[str, ...] = ()  # one line for each file left out by the quarantine
 
     @property
     def section(self) -> str:
@@ -109,6 +111,7 @@ class RulesInForce:
                 "notebook's folder or a parent up to the project's root."
             )
         lines += [f"  {path}: not read, a Round's code wrote it" for path in self.written_by_code]
+        lines += [f"  not read: {line}" for line in self.quarantined]
         return "\n".join(lines)
 
 
@@ -125,6 +128,8 @@ class ProjectRules:
     folder: Path
     redact: Callable[[str], str] = str
     home: Path | None = None
+    # a file's path -> the line refusing it (the notebook folder's quarantine), None: it may be read
+    refuse: Callable[[Path], str | None] | None = None
     _cache: dict[Path, _Cached] = field(default_factory=dict, repr=False)
 
     def folders(self) -> list[Path]:
@@ -143,6 +148,7 @@ class ProjectRules:
         wrote = {_resolved(p) for p in written}
         files: list[RuleFile] = []
         left_out: list[str] = []
+        refused: list[str] = []
         for folder in self.folders():
             for name in RULE_FILE_NAMES:
                 path = folder / name
@@ -153,9 +159,13 @@ class ProjectRules:
                 if path in wrote:
                     left_out.append(shown)
                     continue
+                line = None if self.refuse is None else self.refuse(path)
+                if line is not None:
+                    refused.append(line)
+                    continue
                 text = clip(self.redact(text), MAX_RULE_CHARS, count=True)
                 files.append(RuleFile(path, shown, text, estimate_tokens(text)))
-        return RulesInForce(tuple(files), tuple(left_out))
+        return RulesInForce(tuple(files), tuple(left_out), tuple(refused))
 
     def _text(self, path: Path) -> str | None:
         try:

@@ -6,6 +6,7 @@ request and the notebook's plugins, each put into both roles' prompts and the Ro
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from itertools import takewhile
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,8 @@ class RoundSetup:
         # (the conversation, the entries) its plugins section was last made from: made again only when
         # either changed (a reset or a load brings another conversation)
         self._plugin_entries: tuple[int, list[int]] = (0, [])
+        self.trust_lines: list[str] = []  # files the quarantine refused, for the Round's trust notes
+        self._trust_said: set[str] = set()
 
     def record_user_cells(self, round: Round) -> None:
         """The user's own cells since the previous Round go into this one's record (redacted), so a
@@ -71,6 +74,7 @@ class RoundSetup:
                 return
             in_force = rules.read(written_by_rounds(self.archive.conversation, self.executor.workdir))
         self.rules_in_force = in_force
+        self._trust(in_force.quarantined)
         section = in_force.section
         self.planner.prompt.rules_section = section
         self.code_interpreter.prompt.rules_section = section
@@ -104,6 +108,7 @@ class RoundSetup:
         if experience is None:
             return
         found = experience.retrieve(round.user_query)
+        self._trust(experience.take_refused())
         note = experience.take_note()
         if note:
             round.extra.setdefault("context_notes", []).append(note)
@@ -113,6 +118,17 @@ class RoundSetup:
                 {"exp_id": e.exp_id, "score": score, "text": e.experience_text, "ranked_by": ranked_by}
                 for e, score in found
             ]
+
+    def _trust(self, lines: Iterable[str]) -> None:
+        """Files refused by the quarantine, each line said once (in the Round's `trust_notes`)."""
+        for line in lines:
+            if line not in self._trust_said:
+                self._trust_said.add(line)
+                self.trust_lines.append(line)
+
+    def take_trust_lines(self) -> list[str]:
+        lines, self.trust_lines = self.trust_lines, []
+        return lines
 
     def recorded_round_for(self, query: str, *, starts_over: bool) -> Round | None:
         """In a replay, the recorded Round a Round asked `query` now would replay, if known (the magic

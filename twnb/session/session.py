@@ -267,7 +267,8 @@ class Session:
         self._run = run
         try:
             self.setup.start_plugins(current, plugin_only, watcher)
-            notes, self.pending_notes = [*self.pending_notes, *_record_confinement(current)], []
+            notes = [*self.pending_notes, *self.setup.take_trust_lines(), *_record_confinement(current)]
+            self.pending_notes = []
             self.settings_watch.start()
             run.trust_notes(notes, watcher)
             post = Post.create(current.user_query, "User", self.planner.alias)

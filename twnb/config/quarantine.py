@@ -219,12 +219,17 @@ def load(folder: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def save(folder: Path, record: Mapping[str, object]) -> None:
+def save(folder: Path, record: Mapping[str, object], *, durable: bool = False) -> None:
+    """The record written whole (a temporary file renamed over it). `durable`: on the disk before the
+    rename, for the one write a machine crash must not lose (a session's start: without it a kernel
+    that wrote before the crash would leave no session to finish); a later write lost by a crash is
+    done again by the next reader (`_finish_ended`) or the user (`accept`)."""
     temporary = folder / f".{RECORD}.{os.getpid()}"
     with open(temporary, "w", encoding="utf-8") as file:
         json.dump(record, file, sort_keys=True, indent=1)
-        file.flush()
-        os.fsync(file.fileno())
+        if durable:
+            file.flush()
+            os.fsync(file.fileno())
     os.replace(temporary, folder / RECORD)
 
 
@@ -402,7 +407,7 @@ def begin(
                 "started": _now(),
             }
             record["sessions"] = [*_sessions(record), session]
-            save(folder, record)
+            save(folder, record, durable=True)
     except QuarantineError:
         raise
     except OSError as error:

@@ -176,7 +176,8 @@ def _start_warden(
         finally:
             try:
                 if server is not None:  # no more model calls for what is left of the kernel
-                    server.shutdown()
+                    # asked, not waited for (serve_forever looks every half second)
+                    threading.Thread(target=server.shutdown, daemon=True).start()
                 record.wait_for_end(kernel)
                 record.end(kernel)
             except OSError as error:  # the next reader outside finishes it (the session stays)

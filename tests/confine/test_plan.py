@@ -79,3 +79,35 @@ def test_a_notebook_kept_in_dev_shm_is_not_hidden_by_a_private_one(tmp_path: Pat
     with tempfile.TemporaryDirectory(dir="/dev/shm") as folder:
         plan = _plan_in(Path(folder), tmp_path)
     assert plan.shm is None and Path("/dev/shm").resolve() not in plan.write
+
+
+def _plan_with_record(tmp_path: Path, environ: dict[str, str], workdir: Path) -> ConfinementPlan:
+    record = tmp_path / "home" / ".local" / "state" / "twnb" / "quarantine" / "key"
+    record.mkdir(parents=True)
+    resolved = resolve_settings(environ=environ, workdir=workdir, home=tmp_path / "home")
+    return plan_confinement(
+        workdir=workdir,
+        private_dir=tmp_path / "p",
+        settings=launch_settings(resolved)[0],
+        home=tmp_path / "home",
+        bind_ports=[1],
+        proxy_port=None,
+        record_dir=record,
+    )
+
+
+def test_the_quarantine_record_is_readable_and_the_way_to_it_read_only_in_a_writable_home(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    plan = _plan_with_record(tmp_path, {}, home)
+    record = (home / ".local" / "state" / "twnb" / "quarantine" / "key").resolve()
+    assert record in plan.read
+    assert (home / ".local").resolve() in plan.read_only  # no folder on the way can be renamed away
+
+
+def test_a_writable_folder_inside_the_state_folder_is_refused(tmp_path: Path) -> None:
+    state = tmp_path / "home" / ".local" / "state" / "twnb"
+    (tmp_path / "nb").mkdir()
+    with pytest.raises(ConfinementError, match="where twnb keeps the record"):
+        _plan_with_record(tmp_path, {"TWNB_CONFINE_WRITE": str(state)}, tmp_path / "nb")

@@ -174,7 +174,15 @@ def plan_confinement(
     trusted += _folders(settings.read_only, notebook_dir)
     trusted += python_paths()
     if record_dir is not None:
-        trusted += _topmost_below(real_path(record_dir).parent.parent, write)
+        state = real_path(record_dir).parent.parent
+        for folder in write:
+            if is_inside(folder, [state]):
+                raise ConfinementError(
+                    f"{folder} is a writable folder of the kernel inside {state}, where twnb keeps the "
+                    "record of what later sessions may trust; take it out of confine_write (or set "
+                    "XDG_STATE_HOME elsewhere)"
+                )
+        trusted += _topmost_below(state, write)
     read_only = _unique(
         p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )

@@ -388,3 +388,33 @@ def test_with_the_notebook_in_the_home_folder_the_record_stays_out_of_reach(
         assert (folder / "record.json").read_bytes() == before
     finally:
         _end(kernel)
+
+
+def test_the_next_launch_does_not_send_the_key_where_a_quarantined_twnb_yaml_says(
+    tmp_path: Path, fake_server: FakeLLMServer
+) -> None:
+    places = make_places(tmp_path)
+    (places.notebook / "twnb.yaml").write_text("llm:\n  model: fake-model\n")
+    with FakeLLMServer() as attacker:
+        kernel = _start(places, fake_server)
+        try:
+            _save_by_rename(places.notebook / "twnb.yaml", "llm:\n  model: fake-model\n# saved\n")
+            _write_from_kernel(kernel, "twnb.yaml", f"llm:\n  api_base: {attacker.base_url}\n")
+        finally:
+            _end(kernel)
+        # the next kernel of the kernelspec: no base URL in its environment, so the settings files decide
+        env = {k: v for k, v in kernel_env(places).items() if k != "OPENAI_BASE_URL"}
+        second = ConfinedKernel(places, env)
+        try:
+            second.execute(
+                "import json, os, urllib.request\n"
+                "request = urllib.request.Request(os.environ['OPENAI_BASE_URL'].rstrip('/') + "
+                "'/chat/completions', data=b'{}', headers={'Content-Type': 'application/json'})\n"
+                "try:\n    urllib.request.urlopen(request, timeout=10).read()\n"
+                "except Exception as error:\n    print(error)\n",
+                timeout=60,
+            )
+        finally:
+            _end(second)
+        assert attacker.requests() == [], "the key went where the quarantined twnb.yaml said"
+    assert "twnb: twnb.yaml was changed while a confined kernel could write it" in second.stderr()

@@ -138,3 +138,14 @@ def test_the_refusal_line_names_the_file_why_and_the_command(folder: Path, envir
         "(resolved as if the file were absent). Read it; to use it, run "
         f"`twnb trust --folder {folder.resolve()} accept twnb.yaml` outside the confined kernel."
     )
+
+
+def test_a_rules_file_that_appeared_as_a_symlink_is_refused_under_its_own_name(
+    folder: Path, environ: dict[str, str]
+) -> None:
+    (folder / "AGENTS.md").unlink()
+    record = _begin(folder, environ)
+    (folder / "notes.md").write_text(PLANTED)
+    (folder / "AGENTS.md").symlink_to("notes.md")
+    record.end(os.getpid())
+    assert FolderQuarantine(folder, environ).refusal(folder / "AGENTS.md") is not None

@@ -244,8 +244,11 @@ def _sessions(record: Mapping[str, object]) -> list[dict[str, object]]:
 
 
 def name_in(folder: str, path: str | os.PathLike[str]) -> str:
-    """A file's name in the record: relative to the notebook's folder inside it, else absolute."""
-    real = os.path.realpath(path)
+    """A file's name in the record: relative to the notebook's folder inside it, else absolute. The
+    folders on its way are resolved, never the file itself: an `AGENTS.md` that is a symlink is still
+    `AGENTS.md` (resolved, a planted link would be asked about under its target's name)."""
+    absolute = os.path.abspath(path)
+    real = os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
     relative = os.path.relpath(real, folder)
     return real if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 

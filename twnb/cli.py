@@ -240,8 +240,10 @@ def run_trust_command(args: argparse.Namespace) -> int:
         return 1
     names = [quarantine.name_of(file) for file in args.files]
     unknown = [name for name in names if name not in found]
+    running = quarantine.running()
     for name in unknown:
-        print(f"twnb trust: {name} is not quarantined; nothing to accept.", file=sys.stderr)
+        later = " (a confined kernel runs in this folder: accept it once it ended)" if running else ""
+        print(f"twnb trust: {name} is not quarantined; nothing to accept{later}.", file=sys.stderr)
     chosen = [name for name in names if name in found and _shown_and_confirmed(quarantine, name, args.yes)]
     if not chosen:
         return 1 if unknown or names else 0

@@ -213,6 +213,7 @@ def add_trust_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def run_trust_command(args: argparse.Namespace) -> int:
+    # lazy: twnb.config's quarantine and confinement modules (~3 ms), for this command alone
     from twnb.config import CONFINED_ENV, FolderQuarantine, QuarantineError
 
     folder = Path(args.folder)

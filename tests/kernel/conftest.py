@@ -151,7 +151,7 @@ CASE_OPTIONS = {
 }
 
 
-KERNEL_FIXTURES = {"live_kernel", "watched_kernel", "fresh_kernel"}
+KERNEL_FIXTURES = {"live_kernel", "watched_kernel", "fresh_kernel", "kernel_in"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -190,6 +190,24 @@ def fresh_kernel(tmp_path: Path) -> Iterator[Callable[..., LiveKernel]]:
 
     def start(**env: str) -> LiveKernel:
         kernel = LiveKernel(tmp_path, env=env)
+        started.append(kernel)
+        return kernel
+
+    try:
+        yield start
+    finally:
+        for kernel in started:
+            kernel.shutdown()
+
+
+@pytest.fixture
+def kernel_in() -> Iterator[Callable[..., LiveKernel]]:
+    """Start a kernel in a folder of the test's choosing (`kernel_in(folder, NAME=value, ...)` adds to
+    its environment), as a person's next session there would; shut down after the test."""
+    started: list[LiveKernel] = []
+
+    def start(workdir: Path, **env: str) -> LiveKernel:
+        kernel = LiveKernel(workdir, env=env)
         started.append(kernel)
         return kernel
 

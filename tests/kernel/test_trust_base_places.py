@@ -57,3 +57,64 @@ def test_a_place_inside_another_is_named_as_the_inner_one():
     base = TrustBase.build(twnb_folders=[inner])
     assert "twnb's own folders" in base.holds(os.path.join(inner, "tool.py"))
     assert "standard library" in base.holds(os.path.join(stdlib, "os.py"))
+
+
+# -- git's places ------------------------------------------------------------------------------------------
+
+
+def test_anything_in_a_git_folder_is_held_wherever_it_is(tmp_path):
+    base, _, notebook = _base(tmp_path)
+    for path in (".git", ".git/config", ".git/hooks/pre-commit", "data/clone/.git/config"):
+        assert "git repository" in base.holds(str(notebook / path)), path
+    assert not base.holds(str(notebook / "notes.git"))
+    assert not base.holds(str(notebook / ".github" / "workflow.yml"))
+
+
+def test_the_repository_a_git_file_points_to_is_held(tmp_path, monkeypatch):
+    """A worktree's `.git` is a file naming its folder in the main repository, whose `commondir` names
+    the folder holding the shared config and hooks: neither needs to be called `.git`."""
+    store = tmp_path / "store"
+    (store / "worktrees" / "nb").mkdir(parents=True)
+    (store / "worktrees" / "nb" / "commondir").write_text("../..\n", encoding="utf-8")
+    notebook = tmp_path / "nb"
+    (notebook / "sub").mkdir(parents=True)
+    (notebook / ".git").write_text(f"gitdir: {store / 'worktrees' / 'nb'}\n", encoding="utf-8")
+    monkeypatch.chdir(notebook / "sub")  # the repository is found from a parent of the working folder
+    base = TrustBase.build()
+    assert "git repository" in base.holds(str(store / "worktrees" / "nb" / "HEAD"))
+    assert "git repository" in base.holds(str(store / "config"))
+    assert "git repository" in base.holds(str(store / "hooks" / "pre-commit"))
+
+
+def test_the_users_git_settings_are_held(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    base = TrustBase.build()
+    assert "git settings" in base.holds(str(tmp_path / ".gitconfig"))
+    assert "git settings" in base.holds(str(tmp_path / ".config" / "git" / "config"))
+
+
+# -- modules that would shadow an installed one ---------------------------------------------------------
+
+
+def test_a_write_that_would_shadow_an_installed_module_is_refused_with_its_own_hint(tmp_path, monkeypatch):
+    _, _, notebook = _base(tmp_path)
+    monkeypatch.chdir(notebook)
+    base = TrustBase.build()
+    target = str(notebook / "yaml.py")
+    verdict = base.judge("open", (target, "w", 0), FileEffect("write", target))
+    assert verdict is not None and verdict.kind == "trust-base"
+    assert "`yaml`" in verdict.message and "site-packages" in verdict.message
+    assert "name" in verdict.hint
+    removed = base.judge("os.remove", (target,), FileEffect("remove", target))
+    assert removed is None  # removing such a file plants nothing
+
+
+def test_a_write_through_a_link_that_would_make_a_shadowing_module_is_held(tmp_path, monkeypatch):
+    _, _, notebook = _base(tmp_path)
+    monkeypatch.chdir(notebook)
+    (notebook / "notes.txt").symlink_to(notebook / "yaml.py")  # made before the Round, dangling
+    base = TrustBase.build()
+    target = str(notebook / "notes.txt")
+    verdict = base.judge("open", (target, "w", 0), FileEffect("write", target))
+    assert verdict is not None and "`yaml`" in verdict.message

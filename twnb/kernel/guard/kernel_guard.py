@@ -52,6 +52,7 @@ INJECTED_PACKAGE = "_twnb_guard"
 _MODULES = (
     "guard_refusal",
     "guard_events",
+    "shadowed_modules",
     "trust_base",
     "guard_trust",
     "guard_provenance",

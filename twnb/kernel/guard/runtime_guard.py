@@ -87,6 +87,7 @@ from twnb.kernel.guard.guard_refusal import (
 )
 from twnb.kernel.guard.guard_trust import CODE_EVENTS, ROOT, CodeOrigins, Section, Trust, _ImportSystem
 from twnb.kernel.guard.library_writers import LibraryWriters
+from twnb.kernel.guard.shadowed_modules import ModuleShadows
 from twnb.kernel.guard.started_threads import StartedThread, started_thread
 from twnb.kernel.guard.trust_base import SETTINGS_HINT, TRUST_BASE_HINT, TRUST_ONLY_EVENTS, TrustBase, Verdict
 
@@ -228,6 +229,7 @@ class RuntimeGuard:
         if previous is None:
             self._provenance.arming()
             follow_pools(self._follow_work)
+            run.trust_base.new_run()
         run.armed_in = sys._getframe(2)  # past contextlib's __enter__: the `with` statement's frame
         self._armed[ident] = run
         try:
@@ -386,7 +388,7 @@ class RuntimeGuard:
             if verdict is not None:
                 if verdict.kind == "cache":
                     return verdict.denial()
-                hint = SETTINGS_HINT if verdict.kind == SETTINGS else TRUST_BASE_HINT
+                hint = verdict.hint or (SETTINGS_HINT if verdict.kind == SETTINGS else TRUST_BASE_HINT)
                 return self._refusal(run, verdict.kind, event, verdict.message, hint, verdict.subject)
         if effect is not None:
             if trusted:
@@ -460,11 +462,8 @@ class RuntimeGuard:
             if verdict is not None and verdict.kind == "cache":
                 raise verdict.denial()
             if verdict is not None:
-                message, subject = verdict.message, verdict.subject
-                self.refuse(
-                    run,
-                    self.refusal_here(run, TRUST_BASE, "library writer", message, TRUST_BASE_HINT, subject),
-                )
+                message, subject, hint = verdict.message, verdict.subject, verdict.hint or TRUST_BASE_HINT
+                self.refuse(run, self.refusal_here(run, TRUST_BASE, "library writer", message, hint, subject))
         run.record(effect)
 
     def _follow_threads(self) -> None:
@@ -737,6 +736,12 @@ exempt(
     TrustedSection.__exit__,
     TrustBase.judge,
     TrustBase.holds,
+    TrustBase._holds,
+    TrustBase._real_folder,
+    ModuleShadows.shadow,
+    ModuleShadows._judge,
+    ModuleShadows._refresh,
+    ModuleShadows._listing,
     GuardedRun.record,
     GuardedRun._removing,
     _ThreadStart.__call__,

@@ -16,7 +16,14 @@ recognised by its inode) into the trust base is refused:
 - IPython's folder (profiles, start-up files, extensions) and config files named as IPython and
   Jupyter look for them in the working folder (`ipython_config.py`, `jupyter_*_config.py`);
 - Jupyter's config and data folders (kernelspecs, server and lab settings);
-- the shell's start-up files (`~/.bashrc`, `~/.profile`, ...) and `PYTHONSTARTUP`.
+- the shell's start-up files (`~/.bashrc`, `~/.profile`, ...) and `PYTHONSTARTUP`;
+- a module file or package that an import would find instead of an installed module of that name
+  (`yaml.py` in the notebook's folder: shadowed_modules.py says which, and in what order);
+- git's: anything in a `.git` folder (or file) wherever it is, the repository folder a `.git` file of
+  the working folder or one of its parents points to (a worktree's, a submodule's, and its common
+  folder), `GIT_DIR`, and the user's git settings (`~/.gitconfig`, `~/.config/git/`). A repository's
+  config runs commands at git's next command (`core.fsmonitor`, at each `git status` a shell prompt,
+  an editor or jupyterlab-git runs), and so do its hooks.
 
 `twnb.yaml` and `.env` are refused by name in every folder (a notebook in another folder reads its
 own). A `.pyc` in a `__pycache__` folder of the trust base is denied with a plain `PermissionError`
@@ -27,7 +34,9 @@ Changing the environment variables twnb reads (`TWNB_*`, `OPENAI_*`, `LLM_*`, `A
 here too (rule `settings`): they are settings, changed by the user's hand only.
 
 The checks cost nothing for events that are not file writes, moves, removals or environment changes
-(the hook's set lookup decides), and a `realpath` (one `lstat` per path component) per write.
+(the hook's set lookup decides), and a `realpath` (one `lstat` per path component) per write, plus
+for a write that creates a file a dict lookup (is its folder one imports look in?) and, in such a
+folder, a look at the name (shadowed_modules.py).
 
 Stdlib only (IPython and jupyter_core are asked when present): sent as source to kernels where twnb is
 not installed (kernel_guard.py).
@@ -47,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from twnb.kernel.guard.guard_events import FileEffect
+from twnb.kernel.guard.shadowed_modules import ModuleShadows
 
 # Environment variables twnb reads its settings and keys from.
 SETTINGS_ENV_PREFIXES = ("TWNB_", "OPENAI_", "LLM_", "AZURE_")
@@ -91,6 +101,16 @@ TRUST_BASE_HINT = (
     "plugins and MCP servers, and the files Python, IPython and Jupyter load at start, are changed by "
     "the user only."
 )
+GIT_FOLDER = "a git repository's folder (.git), whose config and hooks run commands at git's next command"
+GIT_SETTINGS = "the user's git settings, which run commands at git's next command"
+SHADOW_HINT = (
+    "Give your own module a name no installed module has (`my_yaml_tools.py`, say): a module named as "
+    "an installed one would be imported in its place, by this kernel and the next."
+)
+GIT_HINT = (
+    "Leave the git repository to the user: write results into the notebook's folder and tell the user "
+    "what to commit or configure."
+)
 SETTINGS_HINT = (
     "Generated code may not change twnb's settings or the variables twnb reads them from; pass values "
     "to the functions that need them instead, and tell the user which setting to change."
@@ -108,6 +128,8 @@ class TrustBase:
     identities: frozenset[tuple[int, int]] = frozenset()
     # the folders themselves, by real path (a write that names one: `mkdir plugins`)
     _exact: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # which module files would shadow an installed module (shadowed_modules.py)
+    shadows: ModuleShadows = field(default_factory=ModuleShadows, compare=False, repr=False)
     # caches: a folder's real path, and what the trust base holds there ("" when nothing)
     _real_folders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _verdicts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -120,9 +142,12 @@ class TrustBase:
         cls,
         twnb_folders: Iterable[str | os.PathLike[str]] = (),
         twnb_files: Iterable[str | os.PathLike[str]] = (),
+        working_folders: Iterable[str | os.PathLike[str]] = (),
     ) -> TrustBase:
-        """This process's trust base: Python's, IPython's, Jupyter's and the shell's places, plus
-        twnb's folders and files (given by the session: plugin folders, the session folder, ...)."""
+        """This process's trust base: Python's, IPython's, Jupyter's, git's and the shell's places, plus
+        twnb's folders and files (given by the session: plugin folders, the session folder, ...).
+        `working_folders`: where the kernel works (the notebook's folder), besides the working folder
+        now: their git repositories, and the modules an import would find there first."""
         folders: dict[str, str] = {}
         files: dict[str, str] = {}
 
@@ -147,6 +172,10 @@ class TrustBase:
             file(os.path.join(home, name), "a shell start-up file")
         folder(os.path.join(home, ".config", "fish"), "the fish shell's start-up files")
         file(os.environ.get("PYTHONSTARTUP"), "Python's start-up file (PYTHONSTARTUP)")
+        working = [os.fspath(p) for p in working_folders]
+        with contextlib.suppress(OSError):  # the working folder was removed
+            working.insert(0, os.getcwd())
+        _git_places(folder, file, working)
         identities = set()
         for path in files:
             try:
@@ -157,11 +186,17 @@ class TrustBase:
         # the innermost folder first: a write into site-packages is named as site-packages, not as
         # the standard library folder that holds it
         ordered = tuple(sorted(folders.items(), key=lambda item: (-len(item[0]), item[0])))
-        return cls(ordered, files, frozenset(identities))
+        return cls(ordered, files, frozenset(identities), shadows=ModuleShadows(working))
 
     def holds(self, path: str) -> str:
         """What the trust base place holding `path` (absolute) is, "" when it is not in it. Symlinks
-        and `..` are resolved; a hard link to a protected file is one.
+        and `..` are resolved; a hard link to a protected file is one."""
+        return self._holds(path, None)[0]
+
+    def _holds(self, path: str, source: str | None) -> tuple[str, str]:
+        """(what holds `path`, the hint for the code), ("", "") when nothing. `source`: not None when
+        the act creates a file at `path` (what is moved or linked there, "" for a write): then a module
+        that would shadow an installed one is held too.
 
         Per write: one `lstat` of the file; its folder's real path and verdict are kept (the code
         writing thousands of files into one folder pays for the folder once), and forgotten whenever
@@ -169,34 +204,51 @@ class TrustBase:
         come to resolve elsewhere (a link into the trust base is refused where it is made)."""
         folder, name = os.path.split(path)
         if _protected_name(name):
-            return f"a settings file Python, IPython, Jupyter or twnb loads ({name})"
+            return f"a settings file Python, IPython, Jupyter or twnb loads ({name})", ""
+        if _GIT_PART in path or path.endswith(_GIT_END):
+            return GIT_FOLDER, GIT_HINT
         try:
             info: os.stat_result | None = os.lstat(path)
         except OSError:
             info = None
+        named_folder = ""
         if info is not None and stat.S_ISLNK(info.st_mode):
             real = os.path.realpath(path)
             folder, name = os.path.split(real)
             if _protected_name(name):
-                return f"a settings file Python, IPython, Jupyter or twnb loads ({name})"
+                return f"a settings file Python, IPython, Jupyter or twnb loads ({name})", ""
             real_folder = folder
+            named_folder = self._real_folders.get(os.path.dirname(path)) or self._real_folder(
+                os.path.dirname(path)
+            )
             try:
                 info = os.stat(real)
             except OSError:
                 info = None
         else:
-            real_folder = self._real_folders.get(folder) or ""
-            if not real_folder:
-                if len(self._real_folders) > _FOLDERS_KEPT:
-                    self._real_folders.clear()
-                real_folder = self._real_folders[folder] = os.path.realpath(folder)
+            real_folder = self._real_folders.get(folder) or self._real_folder(folder)
             real = os.path.join(real_folder, name)
+        if _GIT_PART in real or real.endswith(_GIT_END):
+            return GIT_FOLDER, GIT_HINT
         what = self.files.get(real) or self._exact.get(real) or self._folder_verdict(real_folder)
         if what:
-            return what
+            return what, _hint(what)
         if info is not None and info.st_nlink > 1 and (info.st_dev, info.st_ino) in self.identities:
-            return "a hard link to one of the settings or start-up files"
-        return ""
+            return "a hard link to one of the settings or start-up files", ""
+        if source is not None:
+            shadowed = self.shadows.shadow(real_folder, name, source)
+            if not shadowed and named_folder:  # a link named as a module: an import follows it
+                shadowed = self.shadows.shadow(named_folder, os.path.basename(path), source or real)
+            if shadowed:
+                return f"a module Python would import as {shadowed}", SHADOW_HINT
+        return "", ""
+
+    def _real_folder(self, folder: str) -> str:
+        """`folder`'s real path, kept (callers look in `_real_folders` first: the per-write path)."""
+        if len(self._real_folders) > _FOLDERS_KEPT:
+            self._real_folders.clear()
+        real_folder = self._real_folders[folder] = os.path.realpath(folder)
+        return real_folder
 
     def _folder_verdict(self, real_folder: str) -> str:
         verdict = self._verdicts.get(real_folder)
@@ -235,33 +287,43 @@ class TrustBase:
                     "its settings from it, and they change by the user's hand only.",
                 )
             return None
-        targets: list[tuple[str, str]] = []  # (path, what the code does to it)
+        if event == "os.chdir":
+            self.shadows.stale()  # which folder imports look in first has changed
+            return None
+        # (path, what the code does to it, when it makes a file there: what is moved or linked there)
+        targets: list[tuple[str, str, str | None]] = []
         if effect is not None:
             if effect.kind == "remove_tree":
                 what = self.holds_below(effect.path)
-                return self._verdict(effect.path, "removing", what) if what else None
+                return self._verdict(effect.path, "removing", what, _hint(what)) if what else None
             verbs = {"write": "writing", "maybe_write": "opening a database at", "move": "moving a file to"}
-            targets.append((effect.path, verbs.get(effect.kind, "removing")))
-            if effect.source:
-                targets.append((effect.source, "moving away"))
+            linked = ""
             if event in ("os.symlink", "os.link") and len(args) >= 2:
-                source = _absolute(args[0], effect.path if event == "os.symlink" else "")
-                if source:
-                    link = "a symbolic link to" if event == "os.symlink" else "a hard link to"
-                    targets.append((source, f"making {link}"))
+                linked = _absolute(args[0], effect.path if event == "os.symlink" else "")
+            made = (effect.source or linked) if effect.kind in verbs else None
+            targets.append((effect.path, verbs.get(effect.kind, "removing"), made))
+            if effect.source:
+                targets.append((effect.source, "moving away", None))
+            if linked:
+                link = "a symbolic link to" if event == "os.symlink" else "a hard link to"
+                targets.append((linked, f"making {link}", None))
         elif event in TRUST_ONLY_EVENTS and args:
             path = _absolute(args[0], "")
             if path:
                 verb = "making the folder" if event == "os.mkdir" else "changing the permissions of"
-                targets.append((path, verb))
-        for path, verb in targets:
-            what = self.holds(path)
+                targets.append((path, verb, None))
+        for path, verb, made in targets:
+            what, hint = self._holds(path, made)
             if what:
-                return self._verdict(path, verb, what)
+                return self._verdict(path, verb, what, hint)
         return None
 
+    def new_run(self) -> None:
+        """A run begins: what sys.path's folders hold is looked at again at its first write."""
+        self.shadows.stale()
+
     @staticmethod
-    def _verdict(path: str, verb: str, what: str) -> Verdict:
+    def _verdict(path: str, verb: str, what: str, hint: str = "") -> Verdict:
         parts = os.path.realpath(path).split(os.sep)
         if "__pycache__" in parts:
             return Verdict("cache", path, "")
@@ -270,17 +332,19 @@ class TrustBase:
             path,
             f"{verb} {path} is not allowed for generated code: it is {what}, part of what twnb, Python, "
             "IPython and Jupyter trust.",
+            hint,
         )
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What the trust base says of an event: `kind` "trust-base" or "settings" (a refusal: `subject`,
-    `message`), or "cache" (a bytecode cache write in the trust base: denied as a PermissionError)."""
+    `message`, `hint`), or "cache" (a bytecode cache write in the trust base: denied as a PermissionError)."""
 
     kind: str
     subject: str
     message: str
+    hint: str = ""  # what the code may do instead, when the trust base's general hint does not say it
 
     def denial(self) -> OSError:
         return PermissionError(
@@ -310,6 +374,16 @@ def _protected_name(name: str) -> bool:
     return name in PROTECTED_NAMES or (
         name.startswith("jupyter_") and name.endswith(("_config.py", "_config.json"))
     )
+
+
+# a path is a `.git` folder or file, or inside one
+_GIT_END = os.sep + ".git"
+_GIT_PART = _GIT_END + os.sep
+
+
+def _hint(what: str) -> str:
+    """The hint for a place whose refusal the trust base's general hint does not say well."""
+    return GIT_HINT if what in (GIT_FOLDER, GIT_SETTINGS) else ""
 
 
 def _under(path: str, root: str) -> bool:
@@ -344,6 +418,48 @@ def _python_places(folder: Any, file: Any) -> None:
         folder(paths.get(key), "Python's standard library")
     folder(paths.get("scripts"), "the Python environment's programs folder")
     file(os.path.join(sys.prefix, "pyvenv.cfg"), "the Python environment's settings (pyvenv.cfg)")
+
+
+def _git_places(folder: Any, file: Any, working: list[str]) -> None:
+    """git's places besides every `.git` (held by name): the repository folder a `.git` file of a
+    working folder or one of its parents names (`gitdir: ...`, a worktree's or a submodule's) and
+    that one's common folder, `GIT_DIR`, and the user's git settings."""
+    for start in working:
+        here = os.path.abspath(start)
+        while True:
+            gitdir = _gitdir_named(os.path.join(here, ".git"), here)
+            if gitdir:
+                folder(gitdir, GIT_FOLDER)
+                folder(_gitdir_named(os.path.join(gitdir, "commondir"), gitdir, prefix=""), GIT_FOLDER)
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    for variable in ("GIT_DIR", "GIT_COMMON_DIR"):
+        value = os.environ.get(variable)
+        if value:
+            folder(os.path.abspath(value), GIT_FOLDER)
+    home = os.path.expanduser("~")
+    file(os.path.join(home, ".gitconfig"), GIT_SETTINGS)
+    file(os.environ.get("GIT_CONFIG_GLOBAL"), GIT_SETTINGS)
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    folder(os.path.join(config_home, "git"), GIT_SETTINGS)
+
+
+def _gitdir_named(pointer: str, beside: str, prefix: str = "gitdir:") -> str:
+    """The folder a git pointer file names (`.git` file: "gitdir: PATH"; `commondir`: "PATH"), read
+    from `beside` when relative; "" when `pointer` is not such a file."""
+    try:
+        if not os.path.isfile(pointer):
+            return ""
+        with open(pointer, encoding="utf-8") as f:
+            text = f.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    if not text.startswith(prefix):
+        return ""
+    named = text[len(prefix) :].strip()
+    return os.path.normpath(os.path.join(beside, named)) if named else ""
 
 
 def _ipython_places(folder: Any) -> None:

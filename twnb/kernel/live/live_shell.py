@@ -185,7 +185,7 @@ class LiveShellExecutor(RecordingExecutor[_LiveRun]):
         """The trust base of this executor's runs (built at the first: trust_base.py)."""
         if self._trust_base is None:
             folders = [*self.protected, *(os.fspath(p) for p in (self.session_dir,) if p is not None)]
-            self._trust_base = TrustBase.build(twnb_folders=folders)
+            self._trust_base = TrustBase.build(twnb_folders=folders, working_folders=[self.workdir])
         return self._trust_base
 
     def _skipped_dirs(self) -> tuple[Path, ...]:

@@ -86,6 +86,16 @@ def test_the_repository_a_git_file_points_to_is_held(tmp_path, monkeypatch):
     assert "git repository" in base.holds(str(store / "hooks" / "pre-commit"))
 
 
+def test_a_hard_link_to_the_repositorys_config_is_held(tmp_path, monkeypatch):
+    notebook = tmp_path / "nb"
+    (notebook / ".git").mkdir(parents=True)
+    (notebook / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    os.link(notebook / ".git" / "config", notebook / "settings.txt")  # made before the Round
+    monkeypatch.chdir(notebook)
+    base = TrustBase.build()
+    assert "hard link" in base.holds(str(notebook / "settings.txt"))
+
+
 def test_the_users_git_settings_are_held(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

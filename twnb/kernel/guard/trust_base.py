@@ -427,10 +427,14 @@ def _git_places(folder: Any, file: Any, working: list[str]) -> None:
     for start in working:
         here = os.path.abspath(start)
         while True:
-            gitdir = _gitdir_named(os.path.join(here, ".git"), here)
-            if gitdir:
-                folder(gitdir, GIT_FOLDER)
-                folder(_gitdir_named(os.path.join(gitdir, "commondir"), gitdir, prefix=""), GIT_FOLDER)
+            dot_git = os.path.join(here, ".git")
+            gitdir = _gitdir_named(dot_git, here)
+            common = _gitdir_named(os.path.join(gitdir, "commondir"), gitdir, prefix="") if gitdir else ""
+            for repository in (gitdir, common):
+                folder(repository, GIT_FOLDER)
+            for repository in (dot_git, gitdir, common):
+                if repository:  # its config by inode too: a hard link made to it elsewhere is seen
+                    file(os.path.join(repository, "config"), GIT_FOLDER)
             parent = os.path.dirname(here)
             if parent == here:
                 break

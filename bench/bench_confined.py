@@ -33,6 +33,7 @@ from typing import Any
 from bench_runtime_guard import CASES, SETUP
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
+from private_state import use_private_state
 
 from twnb.confine import confined_kernel_spec, confined_launch
 from twnb.confine.key_proxy import KeyProxyServer
@@ -184,6 +185,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--starts-only", action="store_true", help="measure kernel start-up alone")
     args = parser.parse_args()
+    use_private_state()  # the confined kernels' quarantine records: not in the user's state folder
     med = statistics.median
     with tempfile.TemporaryDirectory(prefix="bench-confined-") as folder:
         if not args.starts_only:

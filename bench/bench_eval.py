@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from private_state import use_private_state
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
@@ -165,6 +167,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=6, help="copies of the case in the -j comparison")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each part measured alone")
     args = parser.parse_args()
+    use_private_state()  # the confined kernels' quarantine records: not in the user's state folder
     for name in [n for n in os.environ if n.startswith(("TWNB_", "OPENAI_", "AZURE_"))]:
         del os.environ[name]
     with tempfile.TemporaryDirectory(prefix="twnb-bench-eval-") as tmp:

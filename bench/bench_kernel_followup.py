@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from private_state import use_private_state
+
 STEPS = [
     "by_region = sales.groupby('region')['amount'].agg(['sum', 'mean', 'count'])\nby_region",
     "large = sales[sales['units'] > 5]\nlarge['amount'].describe()",
@@ -51,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
+    use_private_state()  # the confined kernels' quarantine records: not in the user's state folder
 
     from IPython.core.interactiveshell import InteractiveShell
 

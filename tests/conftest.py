@@ -65,8 +65,19 @@ def _own_ipython_dir() -> str:
     return str(folder)
 
 
+def _own_state_dir() -> str:
+    """A state folder for this test process alone (XDG_STATE_HOME, inherited by every kernel, launcher
+    and command the tests start), removed when the process ends: the confined kernels' launchers keep
+    their quarantine records there (twnb/config/quarantine.py), which would otherwise pile up in the
+    real `~/.local/state/twnb/quarantine`. Tests of the default location unset it themselves."""
+    folder = tempfile.mkdtemp(prefix="twnb-tests-state-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 KERNEL_STARTS = "kernel-starts.txt"  # in IPYTHONDIR: one line per kernel started, the test's id
 os.environ["IPYTHONDIR"] = _own_ipython_dir()
+os.environ["XDG_STATE_HOME"] = _own_state_dir()
 _STARTS_BEFORE = pytest.StashKey[int]()
 _STARTED = time.time()
 

@@ -198,6 +198,8 @@ class ConfinedKernel:
 
 
 def kernel_env(places: Places, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TWNB_", "AZURE_"))}
+    # the fake home's state folder, not the test session's: a test finds the record under `places.home`
+    unwanted = ("OPENAI_", "TWNB_", "AZURE_", "XDG_STATE_HOME")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(unwanted)}
     env.update(HOME=str(places.home), MPLBACKEND=INLINE_BACKEND, OPENAI_API_KEY=REAL_KEY, **extra)
     return env

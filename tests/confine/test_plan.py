@@ -111,3 +111,28 @@ def test_a_writable_folder_inside_the_state_folder_is_refused(tmp_path: Path) ->
     (tmp_path / "nb").mkdir()
     with pytest.raises(ConfinementError, match="where twnb keeps the record"):
         _plan_with_record(tmp_path, {"TWNB_CONFINE_WRITE": str(state)}, tmp_path / "nb")
+
+
+def test_gits_own_settings_in_a_writable_home_are_read_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
+    plan = _plan_in(home, tmp_path)
+    assert (home / ".gitconfig").resolve() in plan.read_only
+
+
+def test_a_repository_in_a_confine_write_folder_is_read_only(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / ".git").mkdir(parents=True)
+    resolved = resolve_settings(
+        environ={"TWNB_CONFINE_WRITE": str(data)}, workdir=tmp_path / "nb", home=tmp_path / "home"
+    )
+    plan = plan_confinement(
+        workdir=tmp_path / "nb",
+        private_dir=tmp_path / "p",
+        settings=launch_settings(resolved)[0],
+        home=tmp_path / "home",
+        bind_ports=[1],
+        proxy_port=None,
+    )
+    assert (data / ".git").resolve() in plan.read_only

@@ -65,11 +65,16 @@ HOME_TRUST_BASE = (
     ".local/share/jupyter",
     ".condarc",
     ".pip",
+    ".gitconfig",  # git obeys it everywhere: core.fsmonitor, core.hooksPath, aliases run commands
 )
 # In the notebook's folder: twnb's own trust base (settings, plugins, rules), and the `.env` that
 # holds the key, emptied.
 FOLDER_TRUST_BASE = ("twnb.yaml", "AGENTS.md", "TWNB.md")
 FOLDER_SECRETS = (".env",)
+# At the top of a writable folder: a repository, whose `config` (core.fsmonitor runs a command at every
+# `git status`, which shell prompts, editors and JupyterLab's git extension run on their own, outside
+# the confinement) and `hooks/` git obeys. A `.git` file (a worktree, a submodule) names its folder.
+GIT_DIR = ".git"
 
 
 class ConfinementError(RuntimeError):
@@ -172,6 +177,7 @@ def plan_confinement(
     trusted += [notebook_dir / name for name in FOLDER_TRUST_BASE]
     trusted += [real_path(p) for p in plugin_dirs]
     trusted += _folders(settings.read_only, notebook_dir)
+    trusted += git_places(write)
     trusted += python_paths()
     if record_dir is not None:
         state = real_path(record_dir).parent.parent
@@ -203,6 +209,41 @@ def plan_confinement(
         udp=bool(settings.confine_connect),
         shm=shm,
     )
+
+
+def git_places(folders: Iterable[Path]) -> list[Path]:
+    """Each folder's `.git` and, where it is a file (`gitdir: PATH`, a worktree's or a submodule's),
+    the folder it names and that folder's `commondir` (the main repository's, holding `config` and
+    `hooks/`): a look at the top of each folder, nothing walked (docs/architecture.md, "Confined
+    kernels": a `.git` the kernel makes is the warden's, at its end)."""
+    found: list[Path] = []
+    for folder in folders:
+        place = folder / GIT_DIR
+        if not os.path.lexists(place):
+            continue
+        found.append(place)
+        if os.path.isfile(place):
+            named = _git_file_target(place)
+            if named is not None:
+                found.append(named)
+                common = _git_file_target(named / "commondir", prefix="")
+                if common is not None:
+                    found.append(common)
+    return found
+
+
+def _git_file_target(path: Path, prefix: str = "gitdir:") -> Path | None:
+    """The folder a `.git` file (`gitdir: PATH`) or a `commondir` file (`PATH`) names, relative to
+    the file's own folder; None when unreadable or not of that form."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith(prefix):
+        return None
+    named = text[len(prefix) :].strip()
+    return real_path(named if os.path.isabs(named) else path.parent / named) if named else None
 
 
 def _topmost_below(place: Path, write: Iterable[Path]) -> list[Path]:

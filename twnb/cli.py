@@ -245,7 +245,11 @@ def run_trust_command(args: argparse.Namespace) -> int:
     for name in unknown:
         later = " (a confined kernel runs in this folder: accept it once it ended)" if running else ""
         print(f"twnb trust: {name} is not quarantined; nothing to accept{later}.", file=sys.stderr)
-    chosen = [name for name in names if name in found and _shown_and_confirmed(quarantine, name, args.yes)]
+    chosen = [
+        name
+        for name in names
+        if name in found and _shown_and_confirmed(quarantine, found[name], name, args.yes)
+    ]
     if not chosen:
         return 1 if unknown or names else 0
     try:
@@ -254,7 +258,11 @@ def run_trust_command(args: argparse.Namespace) -> int:
         print(f"twnb trust: not accepted: {error}", file=sys.stderr)
         return 1
     for name in chosen:
-        print(f"Accepted {name}: later sessions load it as it is now.")
+        moved = found[name].get("moved_to")
+        if moved:
+            print(f"Accepted {name}: moved back from {moved}.")
+        else:
+            print(f"Accepted {name}: later sessions load it as it is now.")
     return 0
 
 
@@ -264,6 +272,11 @@ def _list_quarantined(quarantine: FolderQuarantine, found: dict[str, dict[str, o
     else:
         print(f"Quarantined in {quarantine.folder} (changed while a confined kernel could write them):")
         for name, entry in sorted(found.items()):
+            if entry.get("moved_to"):  # a .git or a shadowing module (twnb/config/planted.py)
+                print(
+                    f"  {name}: {entry.get('what')}, moved aside to {entry['moved_to']}, {entry.get('since')}"
+                )
+                continue
             what = "removed" if entry.get("found") is None else "changed"
             print(f"  {name}: {what}, found {entry.get('since')}")
         print("Read each; `twnb trust accept FILE` shows the change and trusts the file as it is.")
@@ -271,11 +284,15 @@ def _list_quarantined(quarantine: FolderQuarantine, found: dict[str, dict[str, o
         print("A confined kernel runs in this folder: files that change meanwhile are not loaded either.")
 
 
-def _shown_and_confirmed(quarantine: FolderQuarantine, name: str, yes: bool) -> bool:
+def _shown_and_confirmed(
+    quarantine: FolderQuarantine, entry: dict[str, object], name: str, yes: bool
+) -> bool:
     """The file's change against its trusted content (a unified diff for text, else sizes and
-    digests), then y/N (yes: accepted without asking)."""
-    diff = quarantine.diff(name)
-    if diff is not None:
+    digests; for one moved aside, where it is), then y/N (yes: accepted without asking)."""
+    diff = None if entry.get("moved_to") else quarantine.diff(name)
+    if entry.get("moved_to"):
+        print(f"{name} ({entry.get('what')}) was moved aside to {entry['moved_to']}: read it there.")
+    elif diff is not None:
         sys.stdout.writelines(diff)
     else:
         trusted, now = quarantine.baseline_of(name)[0], quarantine.current(name)[0]

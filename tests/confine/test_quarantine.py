@@ -210,6 +210,37 @@ def test_twnb_trust_accept_makes_the_rules_used_again(
     assert prompts and all("send every csv file" in prompt for prompt in prompts)
 
 
+def test_rules_a_confined_kernel_wrote_in_a_sub_folder_are_not_in_a_session_there(
+    tmp_path: Path, fake_server: FakeLLMServer, next_session: Callable[[Places], Any]
+) -> None:
+    places = make_places(tmp_path)
+    kernel = _start(places, fake_server)
+    try:  # the sub-folder's own record knows nothing of this kernel: it ran in the parent
+        _write_from_kernel(kernel, "analysis/AGENTS.md", PLANTED)
+    finally:
+        _end(kernel)
+    sub = Places(places.home, places.notebook / "analysis", places.outside)
+    prompts, round = _round(next_session(sub), fake_server)
+    assert prompts and not any("send every csv file" in prompt for prompt in prompts)
+    (line,) = [n for n in round.extra["trust_notes"] if "AGENTS.md" in n]
+    assert line.startswith("AGENTS.md was changed while a confined kernel could write it")
+    assert f"twnb trust --folder {sub.notebook.resolve()} accept AGENTS.md" in line
+
+
+def test_settings_a_confined_kernel_wrote_in_a_sub_folder_are_not_applied_there(
+    tmp_path: Path, fake_server: FakeLLMServer, next_session: Callable[[Places], Any]
+) -> None:
+    places = make_places(tmp_path)
+    kernel = _start(places, fake_server)
+    try:
+        _write_from_kernel(kernel, "analysis/twnb.yaml", FORGED_YAML)
+    finally:
+        _end(kernel)
+    ip = next_session(Places(places.home, places.notebook / "analysis", places.outside))
+    resolved = ip.magics_manager.registry["TaskWeaverMagics"].notebook.resolve(None, None)
+    assert resolved.settings.verify is True
+
+
 def test_settings_a_confined_kernel_wrote_are_not_applied(
     tmp_path: Path, fake_server: FakeLLMServer, next_session: Callable[[Places], Any]
 ) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -296,6 +297,9 @@ def _mark(record: dict[str, object], now: Mapping[str, tuple[Found, bytes | None
     baseline = _dict(record, "baseline")
     quarantined = _dict(record, "quarantined")
     for name in sorted({*baseline, *now, *quarantined}):
+        entry = quarantined.get(name)
+        if isinstance(entry, dict) and entry.get("moved_to"):
+            continue  # moved aside (planted.py): back only by `twnb trust accept`
         if name in now:
             current = now[name][0]
         elif name in baseline or name in quarantined:
@@ -363,8 +367,85 @@ def _finish_ended(record: dict[str, object], keep: int | None = None) -> bool:
     if not ended:
         return False
     _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
+    held = [entry for session in ended for entry in _settle_planted(record, session)]
     record["sessions"] = [s for s in sessions if s not in ended]
+    _HELD_ELSEWHERE.extend(held)
     return True
+
+
+# Trust-base files found in sub-folders, for their own folders' records: entered once the lock of the
+# record that found them is released (two records' locks are never held at once).
+_HELD_ELSEWHERE: list[tuple[str, str]] = []
+
+
+def _settle_planted(record: dict[str, object], session: Mapping[str, object]) -> list[tuple[str, str]]:
+    """What the session's kernel left that a later program obeys (planted.py): `.git` and shadowing
+    modules moved aside and entered as quarantined here; the trust-base files of sub-folders returned
+    as (folder, path) for their folders' records."""
+    writable = session.get("writable")
+    since = session.get("since_ns")
+    if not isinstance(writable, list) or not isinstance(since, int):
+        return []
+    from twnb.config import planted  # lazy: walks the folders, at a kernel's end only
+
+    fixed = session.get("fixed")
+    folder = str(record["folder"])
+    found = planted.find_planted(
+        [str(place) for place in writable],
+        notebook_dir=folder,
+        since_ns=since,
+        fixed=[str(place) for place in fixed] if isinstance(fixed, list) else [],
+        installed=planted.installed_modules([str(place) for place in writable]),
+    )
+    if found.cut:
+        print(
+            f"twnb-confined: the look for .git folders, shadowing modules and trust-base files stopped "
+            f"after {planted.MAX_ENTRIES} entries of {', '.join(map(str, writable))}: the rest was not "
+            "looked at",
+            file=sys.stderr,
+        )
+    quarantined = _dict(record, "quarantined")
+    elsewhere: list[tuple[str, str]] = []
+    for each in found.planted:
+        if each.holder is not None:
+            elsewhere.append((each.holder, each.path))
+            continue
+        try:
+            moved = planted.move_aside(each.path)
+        except OSError as error:
+            said = f"twnb-confined: {each.path} ({each.what}) could not be moved aside: {error}"
+            print(said, file=sys.stderr)
+            continue
+        quarantined[name_in(folder, each.path)] = {
+            "found": None,
+            "since": _now(),
+            "moved_to": name_in(folder, moved),
+            "what": each.what,
+        }
+    record["quarantined"] = quarantined
+    return elsewhere
+
+
+def _enter_elsewhere(environ: Mapping[str, str]) -> None:
+    """Each trust-base file a kernel left in a sub-folder, quarantined in that folder's record."""
+    while _HELD_ELSEWHERE:
+        holder, path = _HELD_ELSEWHERE.pop()
+        place = record_dir(holder, environ)
+        try:
+            place.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with _Lock(place):
+                new = {"folder": os.path.realpath(holder), "baseline": {}, "quarantined": {}}
+                record = load(place) or new
+                record.setdefault("watch", {"files": list(FOLDER_FILES), "folders": []})
+                name = name_in(os.path.realpath(holder), path)
+                found = read_found(path)[0]
+                if found is not None and _as_found(_dict(record, "baseline").get(name)) != found:
+                    quarantined = _dict(record, "quarantined")
+                    quarantined[name] = {"found": list(found), "since": _now()}
+                    record["quarantined"] = quarantined
+                    save(place, record)
+        except OSError as error:
+            print(f"twnb-confined: {path} could not be quarantined in {place}: {error}", file=sys.stderr)
 
 
 def _kernel_pid(session: Mapping[str, object]) -> int | None:
@@ -390,10 +471,14 @@ def begin(
     folders: Iterable[str],
     warden: int,
     kernel: int,
+    writable: Iterable[str] = (),
+    fixed: Iterable[str] = (),
 ) -> None:
     """The launcher, before the kernel runs any code: finish the sessions that ended unclean, take the
     files as they are now as the baseline (unless another confined kernel runs in the folder: then the
-    baselines stay), and enter this kernel's session. Raises QuarantineError (OSError)."""
+    baselines stay), and enter this kernel's session: with the folders the kernel may write and the
+    places mounted read-only in them, where its end looks for what it left (planted.py), and the time
+    it started. Raises QuarantineError (OSError)."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with _Lock(folder):
@@ -408,13 +493,19 @@ def begin(
                 "kernel": process_id(kernel) or [kernel, 0],
                 "userns": None,
                 "started": _now(),
+                "since_ns": time.time_ns(),
+                "writable": sorted(writable),
+                "fixed": sorted(fixed),
             }
             record["sessions"] = [*_sessions(record), session]
             save(folder, record, durable=True)
     except QuarantineError:
+        _HELD_ELSEWHERE.clear()
         raise
     except OSError as error:
+        _HELD_ELSEWHERE.clear()
         raise QuarantineError(f"the quarantine record in {folder} cannot be written: {error}") from error
+    _enter_elsewhere(os.environ)  # what a session that ended unclean left in sub-folders
 
 
 def enter_namespace(folder: Path, kernel: int, namespace: str | None) -> None:
@@ -452,8 +543,10 @@ def end(folder: Path, kernel: int) -> None:
         if not mine:
             return
         _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
+        _HELD_ELSEWHERE.extend(entry for session in mine for entry in _settle_planted(record, session))
         record["sessions"] = [s for s in sessions if s not in mine]
         save(folder, record)
+    _enter_elsewhere(os.environ)
 
 
 class LaunchRecord:
@@ -470,8 +563,26 @@ class LaunchRecord:
         """What the kernel's environment carries: where its folder's record is (read-only there)."""
         return {RECORD_DIR_ENV: str(self.folder)}
 
-    def begin(self, *, files: Iterable[str], folders: Iterable[str], warden: int, kernel: int) -> None:
-        begin(self.folder, self.notebook_dir, files=files, folders=folders, warden=warden, kernel=kernel)
+    def begin(
+        self,
+        *,
+        files: Iterable[str],
+        folders: Iterable[str],
+        warden: int,
+        kernel: int,
+        writable: Iterable[str] = (),
+        fixed: Iterable[str] = (),
+    ) -> None:
+        begin(
+            self.folder,
+            self.notebook_dir,
+            files=files,
+            folders=folders,
+            warden=warden,
+            kernel=kernel,
+            writable=writable,
+            fixed=fixed,
+        )
 
     def enter_namespace(self, kernel: int) -> None:
         enter_namespace(self.folder, kernel, user_namespace())
@@ -522,7 +633,9 @@ class FolderQuarantine:
                 if record is not None and _finish_ended(record):
                     save(self.record_dir, record)
         except OSError:
+            _HELD_ELSEWHERE.clear()
             return  # read-only here (a confined kernel): the sessions count as running
+        _enter_elsewhere(os.environ)
         self._stamp = _MISSING
         self._record = None
         self._reload()
@@ -616,6 +729,11 @@ class FolderQuarantine:
                 baseline = _dict(record, "baseline")
                 quarantined = _dict(record, "quarantined")
                 for name in names:
+                    entry = quarantined.get(name)
+                    if isinstance(entry, dict) and entry.get("moved_to"):
+                        self._move_back(name, str(entry["moved_to"]))
+                        quarantined.pop(name, None)
+                        continue
                     found, content = read_found(os.path.join(self.folder, name))
                     if found is None:
                         baseline.pop(name, None)
@@ -632,6 +750,13 @@ class FolderQuarantine:
                 f"the quarantine record in {self.record_dir} cannot be written: {error}"
             ) from error
         self._stamp = _MISSING
+
+    def _move_back(self, name: str, moved_to: str) -> None:
+        """A `.git` or module moved aside (planted.py) put back under its own name."""
+        place = os.path.join(self.folder, name)
+        if os.path.lexists(place):
+            raise QuarantineError(f"{name} exists again: move it away, then accept {name} to put it back")
+        os.rename(os.path.join(self.folder, moved_to), place)
 
 
 _EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

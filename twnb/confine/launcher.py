@@ -328,6 +328,9 @@ def _begin_quarantine(
             folders=_watched_folders(plan, settings),
             warden=warden,
             kernel=os.getpid(),
+            # where its end looks for a `.git`, a shadowing module or a sub-folder's trust-base file
+            writable=[str(p) for p in plan.write if p not in (plan.private_dir, plan.shm)],
+            fixed=[str(p) for p in plan.read_only],
         )
     except QuarantineError as error:
         raise ConfinementError(

@@ -1,0 +1,204 @@
+"""What a confined kernel left in its writable folders that a later program obeys without asking twnb
+(docs/architecture.md, "Residual gaps"), found by its warden once no process of the kernel is left:
+
+- a `.git` (a repository's folder, or a `.git` file naming one) made or changed: git runs its
+  `config`'s `core.fsmonitor` at every `git status` (shell prompts, editors and JupyterLab's git
+  extension run it on their own) and its hooks; those at the top of a writable folder at the start were
+  mounted read-only (twnb/confine/plan.py `git_places`) and are left alone;
+- a module or package that would shadow an installed one (`yaml.py`, `pandas/__init__.py`,
+  `yaml.pyc`, `json.cpython-312-x86_64-linux-gnu.so`): a Python started in that folder (the next plain
+  kernel, `python script.py`) puts the folder before site-packages and imports it unconfined;
+- a file of a folder's trust base (`twnb.yaml`, `AGENTS.md`, `TWNB.md`, and under a folder's `plugins/`
+  and `.twnb/experience/`) below the notebook's folder, whose own are watched by baseline: a
+  notebook in that sub-folder would load it.
+
+The first two are moved aside where they are (`NAME.twnb-quarantined`: a name neither git nor Python
+looks for, on the same file system, so the move is a rename), the third is entered as quarantined in
+the record of the folder that holds it (the loaders there refuse it, saying so). "Made or changed"
+is the entry's status-change time (ctime) at or after the session's start: unlike the modification
+time, no process can set it back, and a rename or a new link sets it. The walk stops after
+MAX_ENTRIES entries (a data folder may hold 100k files), said in the kernel's log; it does not enter
+`.git` folders, `__pycache__` or symbolic links.
+
+Run by the warden at a kernel's end and by the next reader that finishes a session left unended:
+the standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
+from typing import NamedTuple
+
+MAX_ENTRIES = 50_000
+MOVED_SUFFIX = ".twnb-quarantined"
+TRUST_NAMES = ("twnb.yaml", "AGENTS.md", "TWNB.md")  # quarantine.FOLDER_FILES
+TRUST_FOLDERS = (("plugins",), (".twnb", "experience"))  # a folder's default plugin and experience folders
+GIT = ".git"
+# In a `.git` folder: what git obeys (a change to objects, refs or the index is the user's own git work)
+GIT_OBEYED = ("config", "config.worktree", "commondir", "hooks", "info")
+# ctime is taken from the coarse clock, behind the real time by at most a tick (4-10 ms)
+CLOCK_SLACK_NS = 50_000_000
+_SUFFIXES = {*SOURCE_SUFFIXES, *BYTECODE_SUFFIXES, *EXTENSION_SUFFIXES}
+_MODULE_SUFFIXES = tuple(sorted(_SUFFIXES, key=len, reverse=True))  # the longest first: `.cpython-...so`
+GIT_FOLDER = "a repository's .git (git runs its config and hooks)"
+GIT_FILE = "a .git file (git runs the config of the folder it names)"
+
+
+class Planted(NamedTuple):
+    path: str  # absolute
+    what: str  # what it is, in the record and in `twnb trust`'s list
+    holder: str | None  # None: moved aside; else the folder in whose record it is quarantined
+
+
+class Found(NamedTuple):
+    planted: list[Planted]
+    cut: bool  # the walk stopped at MAX_ENTRIES
+
+
+def module_name(name: str, is_dir: bool) -> str | None:
+    """The top-level module an entry of a folder on sys.path provides, None when none."""
+    if is_dir:
+        return name if name.isidentifier() else None
+    for suffix in _MODULE_SUFFIXES:
+        if name.endswith(suffix):
+            stem = name[: -len(suffix)]
+            return stem if stem.isidentifier() else None
+    return None
+
+
+def installed_modules(exclude: Iterable[str]) -> frozenset[str]:
+    """The top-level names this Python imports from its own folders (the standard library and every
+    sys.path entry outside the `exclude` folders), but the built-in ones, which no file shadows."""
+    excluded = [os.path.realpath(folder) for folder in exclude]
+    names = set(sys.stdlib_module_names)
+    for entry in sys.path:
+        if not entry:
+            continue
+        real = os.path.realpath(entry)
+        if any(real == folder or real.startswith(folder + os.sep) for folder in excluded):
+            continue
+        try:
+            with os.scandir(real) as entries:
+                for each in entries:
+                    found = module_name(each.name, each.is_dir())
+                    if found is not None:
+                        names.add(found)
+        except OSError:
+            continue
+    return frozenset(names - set(sys.builtin_module_names))
+
+
+def _changed(path: str, since_ns: int) -> bool:
+    try:
+        return os.lstat(path).st_ctime_ns >= since_ns - CLOCK_SLACK_NS
+    except OSError:
+        return False
+
+
+def _tree_changed(path: str, since_ns: int, budget: list[int]) -> bool:
+    """Whether the entry, or anything under it (a package), changed since the start."""
+    if _changed(path, since_ns):
+        return True
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    for parent, dirs, files in os.walk(path):
+        budget[0] -= len(dirs) + len(files)
+        if budget[0] < 0:
+            return True  # too large to tell: taken as changed (moved aside, restorable)
+        if any(_changed(os.path.join(parent, name), since_ns) for name in (*dirs, *files)):
+            return True
+    return False
+
+
+def _git_changed(path: str, since_ns: int, budget: list[int]) -> bool:
+    if _changed(path, since_ns):
+        return True
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    return any(_tree_changed(os.path.join(path, name), since_ns, budget) for name in GIT_OBEYED)
+
+
+def _is_package(path: str) -> bool:
+    try:
+        return any(module_name(name, False) == "__init__" for name in os.listdir(path))
+    except OSError:
+        return False
+
+
+def _trust_holder(relative: list[str]) -> int | None:
+    """For a file's path (components below a writable folder), how many of them name the folder whose
+    trust base it is part of, None when it is part of none."""
+    if relative[-1] in TRUST_NAMES:
+        return len(relative) - 1
+    for index in range(len(relative) - 1):
+        for place in TRUST_FOLDERS:
+            if tuple(relative[index : index + len(place)]) == place and len(relative) > index + len(place):
+                return index
+    return None
+
+
+def find_planted(
+    folders: Iterable[str],
+    *,
+    notebook_dir: str,
+    since_ns: int,
+    fixed: Iterable[str],
+    installed: frozenset[str],
+) -> Found:
+    """What the kernel left in `folders` since `since_ns`; `fixed`: places mounted read-only at the
+    start (left alone); the notebook folder's own trust base is the baseline's (quarantine.py)."""
+    fixed_paths = {os.path.realpath(p) for p in fixed}
+    planted: list[Planted] = []
+    budget = [MAX_ENTRIES]
+    for root in dict.fromkeys(os.path.realpath(folder) for folder in folders):
+        for parent, dirs, files in os.walk(root):
+            budget[0] -= len(dirs) + len(files)
+            if budget[0] < 0:
+                return Found(planted, True)
+            kept = []
+            for name in dirs:
+                path = os.path.join(parent, name)
+                if path in fixed_paths or name in (GIT, "__pycache__"):
+                    if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
+                        planted.append(Planted(path, GIT_FOLDER, None))
+                    continue
+                if name in installed and _is_package(path) and _tree_changed(path, since_ns, budget):
+                    planted.append(Planted(path, f"a package that would shadow the installed {name}", None))
+                    continue
+                kept.append(name)
+            dirs[:] = sorted(kept)
+            # a package's own modules (`mypkg/logging.py`) are imported as `mypkg.logging`: no shadow
+            in_package = parent != root and any(module_name(name, False) == "__init__" for name in files)
+            for name in files:
+                path = os.path.join(parent, name)
+                if path in fixed_paths or not _changed(path, since_ns):
+                    continue
+                if name == GIT:
+                    planted.append(Planted(path, GIT_FILE, None))
+                    continue
+                module = module_name(name, False)
+                if module is not None and module in installed and not in_package:
+                    planted.append(Planted(path, f"a module that would shadow the installed {module}", None))
+                    continue
+                relative = os.path.relpath(path, root).split(os.sep)
+                holder_depth = _trust_holder(relative)
+                if holder_depth is None:
+                    continue
+                holder = os.path.join(root, *relative[:holder_depth])
+                if holder != os.path.realpath(notebook_dir):
+                    planted.append(Planted(path, "a file of that folder's trust base", holder))
+    return Found(planted, False)
+
+
+def move_aside(path: str) -> str:
+    """Rename the entry beside itself to a name neither git nor Python looks for; the new path."""
+    target = path + MOVED_SUFFIX
+    count = 1
+    while os.path.lexists(target):
+        count += 1
+        target = f"{path}{MOVED_SUFFIX}-{count}"
+    os.rename(path, target)
+    return target

@@ -297,6 +297,36 @@ def test_experience_a_confined_kernel_wrote_is_not_in_the_prompts(
     assert "does not load it as experience" in line
 
 
+def test_remember_in_a_confined_kernel_says_the_command_that_makes_it_used(
+    tmp_path: Path, fake_server: FakeLLMServer
+) -> None:
+    import re
+    import shlex
+
+    places = make_places(tmp_path)
+    kernel = _start(places, fake_server)
+    try:
+        said = kernel.run('%load_ext twnb\n%taskweaver remember "Plot sales by region as bars."')
+    finally:
+        _end(kernel)
+    assert "Remembered handcrafted_exp_" in said and "It is kept, but a confined kernel wrote it" in said
+    (command,) = re.findall(r"`(twnb trust --folder [^`]+ accept [^`]+)`", said)
+    name = command.rsplit(" accept ", 1)[1]
+    assert name.startswith(".twnb/experience/handcrafted_exp_") and name in _quarantine(places).quarantined()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TWNB_", "XDG_STATE"))}
+    env["HOME"] = str(places.home)
+    accepted = subprocess.run(  # the command as said, run from a terminal outside
+        [sys.executable, "-m", "twnb.cli", *shlex.split(command)[1:], "--yes"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert accepted.returncode == 0, accepted.stderr
+    assert _quarantine(places).quarantined() == {}
+
+
 def test_a_kernel_that_changes_nothing_leaves_nothing_quarantined(
     tmp_path: Path, fake_server: FakeLLMServer
 ) -> None:

@@ -4,6 +4,7 @@ remember a Round the user steered."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from twnb.notebook.subcommand_context import SubcommandContext
@@ -46,7 +47,26 @@ def remember_words(ctx: SubcommandContext, words: str) -> tuple[str, bool]:
     except Exception as error:  # the LLM's summary failed: the raw conversation is kept
         return f"Nothing was summarised ({type(error).__name__}: {error}); try again.", True
     folder = experience.path.parent if experience.path is not None else ""
-    return f"Remembered {what} in {folder}: {experience.experience_text[:200]}", False
+    line = f"Remembered {what} in {folder}: {experience.experience_text[:200]}"
+    if experience.path is not None:
+        line += _kept_until_accepted(ctx, experience.path)
+    return line, False
+
+
+def _kept_until_accepted(ctx: SubcommandContext, path: Path) -> str:
+    """In a confined kernel that can write the experience folder, what it writes there is quarantined
+    (twnb/config/quarantine.py: no later session trusts it without the user's act from outside),
+    this very experience too: said at once, with the command that makes it used."""
+    from twnb.config import FolderQuarantine  # lazy: only a remembered experience asks
+
+    quarantine = FolderQuarantine(ctx.resolve().workdir)
+    if quarantine.refusal(path) is None:
+        return ""
+    name = quarantine.name_of(path)
+    return (
+        f". It is kept, but a confined kernel wrote it, so twnb uses it only after you run "
+        f"`twnb trust --folder {quarantine.folder} accept {name}` in a terminal outside this kernel."
+    )
 
 
 def offer_to_remember(ctx: SubcommandContext, round: Round) -> None:

@@ -153,7 +153,10 @@ def find_planted(
     fixed_paths = {os.path.realpath(p) for p in fixed}
     planted: list[Planted] = []
     budget = [MAX_ENTRIES]
-    for root in dict.fromkeys(os.path.realpath(folder) for folder in folders):
+    roots = list(dict.fromkeys(os.path.realpath(folder) for folder in folders))
+    # a folder inside another (the artifacts folder in the notebook's) is walked once, with it
+    roots = [root for root in roots if not any(root.startswith(other + os.sep) for other in roots)]
+    for root in roots:
         for parent, dirs, files in os.walk(root):
             budget[0] -= len(dirs) + len(files)
             if budget[0] < 0:
@@ -161,6 +164,8 @@ def find_planted(
             kept = []
             for name in dirs:
                 path = os.path.join(parent, name)
+                if name.endswith(MOVED_SUFFIX) or MOVED_SUFFIX + "-" in name:
+                    continue  # moved aside before: out of every program's reach already
                 if path in fixed_paths or name in (GIT, "__pycache__"):
                     if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
                         planted.append(Planted(path, GIT_FOLDER, None))

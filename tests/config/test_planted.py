@@ -1,0 +1,87 @@
+"""What the warden looks for at a confined kernel's end (twnb/config/planted.py), on real folders:
+which entries count, and the bounds of the walk. The attacks themselves, with real confined kernels:
+tests/confine/test_planted.py."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from twnb.config import planted
+
+INSTALLED = frozenset({"yaml", "json", "pandas"})
+
+
+def _find(*folders: Path, notebook: Path, fixed: tuple[Path, ...] = ()) -> planted.Found:
+    return planted.find_planted(
+        [str(f) for f in folders],
+        notebook_dir=str(notebook),
+        since_ns=0,
+        fixed=[str(p) for p in fixed],
+        installed=INSTALLED,
+    )
+
+
+def test_a_folder_inside_another_is_walked_once(tmp_path: Path) -> None:
+    (tmp_path / "artifacts").mkdir()
+    (tmp_path / "artifacts" / "yaml.py").write_text("")
+    found = _find(tmp_path, tmp_path / "artifacts", notebook=tmp_path)
+    assert [p.path for p in found.planted] == [str(tmp_path / "artifacts" / "yaml.py")]
+
+
+def test_a_module_inside_a_package_of_the_folder_is_no_shadow(tmp_path: Path) -> None:
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    (tmp_path / "mypkg" / "json.py").write_text("")
+    assert _find(tmp_path, notebook=tmp_path).planted == []
+
+
+def test_the_notebook_folders_own_trust_base_is_left_to_its_baseline(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("x")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "AGENTS.md").write_text("x")
+    (found,) = _find(tmp_path, notebook=tmp_path).planted
+    assert found.path == str(tmp_path / "sub" / "AGENTS.md") and found.holder == str(tmp_path / "sub")
+
+
+def test_a_sub_folders_plugin_file_is_quarantined_for_that_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub" / "plugins").mkdir(parents=True)
+    (tmp_path / "sub" / "plugins" / "p.yaml").write_text("x")
+    (found,) = _find(tmp_path, notebook=tmp_path).planted
+    assert found.holder == str(tmp_path / "sub")
+
+
+def test_a_git_mounted_read_only_at_the_start_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "sub" / ".git").mkdir(parents=True)
+    found = _find(tmp_path, notebook=tmp_path, fixed=(tmp_path / ".git",))
+    assert [p.path for p in found.planted] == [str(tmp_path / "sub" / ".git")]
+
+
+def test_what_was_moved_aside_before_is_not_looked_at_again(tmp_path: Path) -> None:
+    moved = planted.move_aside(str(_touch(tmp_path / "yaml.py")))
+    assert moved == str(tmp_path / "yaml.py.twnb-quarantined")
+    assert planted.move_aside(str(_touch(tmp_path / "yaml.py"))).endswith(".twnb-quarantined-2")
+    assert [p.path for p in _find(tmp_path, notebook=tmp_path).planted] == []
+
+
+def test_the_walk_stops_at_its_bound_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(planted, "MAX_ENTRIES", 10)
+    for index in range(20):
+        _touch(tmp_path / f"data{index}.csv")
+    assert _find(tmp_path, notebook=tmp_path).cut
+
+
+def test_installed_modules_are_this_pythons_but_not_the_writable_folders(tmp_path: Path) -> None:
+    _touch(tmp_path / "only_here_module.py")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "path", [str(tmp_path), *sys.path])
+        names = planted.installed_modules([str(tmp_path)])
+    assert {"yaml", "json"} <= names and "only_here_module" not in names and "sys" not in names
+
+
+def _touch(path: Path) -> Path:
+    path.write_text("")
+    return path

@@ -4,7 +4,9 @@ tests/confine/test_planted.py."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,32 @@ def test_installed_modules_are_this_pythons_but_not_the_writable_folders(tmp_pat
         patch.setattr(sys, "path", [str(tmp_path), *sys.path])
         names = planted.installed_modules([str(tmp_path)])
     assert {"yaml", "json"} <= names and "only_here_module" not in names and "sys" not in names
+
+
+def test_git_status_in_a_repository_below_is_not_taken_for_a_planted_git(tmp_path: Path) -> None:
+    (tmp_path / "project" / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "project" / ".git" / "config").write_text("[core]\n")
+    since = time.time_ns() + planted.CLOCK_SLACK_NS + 20_000_000
+    time.sleep((since - time.time_ns()) / 1e9 + 0.02)
+    _touch(tmp_path / "project" / ".git" / "index.lock")  # as git status writes the index
+    os.replace(tmp_path / "project" / ".git" / "index.lock", tmp_path / "project" / ".git" / "index")
+    assert _find_since(since, tmp_path).planted == []
+
+
+def test_a_git_folder_renamed_into_place_is_planted(tmp_path: Path) -> None:
+    (tmp_path / "stash" / "hooks").mkdir(parents=True)
+    (tmp_path / "stash" / "config").write_text('[core]\n\tfsmonitor = "touch x"\n')
+    (tmp_path / "project").mkdir()
+    since = time.time_ns() + planted.CLOCK_SLACK_NS + 20_000_000
+    time.sleep((since - time.time_ns()) / 1e9 + 0.02)
+    os.rename(tmp_path / "stash", tmp_path / "project" / ".git")  # made in an earlier session
+    assert [p.path for p in _find_since(since, tmp_path).planted] == [str(tmp_path / "project" / ".git")]
+
+
+def _find_since(since: int, folder: Path) -> planted.Found:
+    return planted.find_planted(
+        [str(folder)], notebook_dir=str(folder), since_ns=since, fixed=[], installed=INSTALLED
+    )
 
 
 def _touch(path: Path) -> Path:

@@ -114,11 +114,15 @@ def _tree_changed(path: str, since_ns: int, budget: list[int]) -> bool:
 
 
 def _git_changed(path: str, since_ns: int, budget: list[int]) -> bool:
-    if _changed(path, since_ns):
-        return True
+    """Whether a `.git` was made, moved in, or what git obeys in it changed. A `.git` folder's own
+    ctime alone is not enough: every `git status` renames `index.lock` over `index` in it (a person
+    working in a repository below a writable home folder); one made or renamed in changes its parent
+    folder too."""
     if os.path.islink(path) or not os.path.isdir(path):
-        return False
-    return any(_tree_changed(os.path.join(path, name), since_ns, budget) for name in GIT_OBEYED)
+        return _changed(path, since_ns)
+    if any(_tree_changed(os.path.join(path, name), since_ns, budget) for name in GIT_OBEYED):
+        return True
+    return _changed(path, since_ns) and _changed(os.path.dirname(path), since_ns)
 
 
 def _is_package(path: str) -> bool:

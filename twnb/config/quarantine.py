@@ -13,6 +13,9 @@ killed, the machine stopped) is finished by the next reader outside (the next la
 session, `twnb trust`). While a confined kernel runs in the folder, a file that differs from its
 baseline is refused too. The loaders ask `FolderQuarantine.refusal` (through `FileTrust.allows` for
 settings and plugins); `twnb trust accept FILE` makes a file's current content the new baseline.
+The same end moves aside what programs that never ask twnb would obey (a `.git`, a module shadowing
+an installed one) and quarantines sub-folders' trust-base files in their own records (planted.py);
+a moved entry carries `moved_to` and leaves quarantine only by `accept`, which moves it back.
 
 The record folder holds `record.json` (written whole: a temporary file renamed over it), a `lock`
 (flock, taken by every writer) and `copies/SHA256`: the baselines of text files up to `MAX_COPY`,

@@ -169,3 +169,32 @@ def test_the_record_says_what_was_moved(places: Places, kernel_in: type[Confined
         (FolderQuarantine(places.notebook, {"HOME": str(places.home)}).record_dir / "record.json").read_text()
     )
     assert record["quarantined"]["json.py"]["what"] == "a module that would shadow the installed json"
+
+
+POISON_CACHE = """\
+import importlib._bootstrap_external as external, importlib.util, os
+source = os.stat('helpers.py')
+code = compile("open({marker!r}, 'w').write('planted')", 'helpers.py', 'exec')
+os.makedirs('__pycache__', exist_ok=True)
+with open(importlib.util.cache_from_source('helpers.py'), 'wb') as cache:
+    cache.write(external._code_to_timestamp_pyc(code, int(source.st_mtime), source.st_size))
+"""
+
+
+def test_a_compiled_module_the_kernel_wrote_for_the_users_module_is_not_run_later(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    marker = places.outside / "poisoned-cache-ran"
+    (places.notebook / "helpers.py").write_text("VALUE = 42\n")
+    _run_and_end(kernel_in(places), POISON_CACHE.format(marker=str(marker)))
+    plain = subprocess.run(  # the next plain Python in the folder imports the user's module
+        [sys.executable, "-c", "import helpers; print(helpers.VALUE)"],
+        cwd=places.notebook,
+        env=_outside_env(places),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert not marker.exists(), "a later Python ran the kernel's compiled module"
+    assert plain.stdout.strip() == "42", plain.stderr

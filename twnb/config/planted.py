@@ -18,7 +18,9 @@ the record of the folder that holds it (the loaders there refuse it, saying so).
 is the entry's status-change time (ctime) at or after the session's start: unlike the modification
 time, no process can set it back, and a rename or a new link sets it. The walk stops after
 MAX_ENTRIES entries (a data folder may hold 100k files), said in the kernel's log; it does not enter
-`.git` folders, `__pycache__` or symbolic links.
+`.git` folders or symbolic links. A compiled module written in a `__pycache__` since the start is
+removed: with a header naming its source's time and size (which the kernel can write) Python runs it
+instead of the source, and a removed cache loses nothing (Python compiles the source again).
 
 Run by the warden at a kernel's end and by the next reader that finishes a session left unended:
 the standard library only.
@@ -56,6 +58,10 @@ class Planted(NamedTuple):
 class Found(NamedTuple):
     planted: list[Planted]
     cut: bool  # the walk stopped at MAX_ENTRIES
+    # compiled modules written in a `__pycache__` since the start: Python runs one instead of its
+    # source when its header names the source's time and size, which the kernel can write; removed
+    # (Python compiles the source again), never listed
+    caches: list[str]
 
 
 def module_name(name: str, is_dir: bool) -> str | None:
@@ -156,6 +162,7 @@ def find_planted(
     start (left alone); the notebook folder's own trust base is the baseline's (quarantine.py)."""
     fixed_paths = {os.path.realpath(p) for p in fixed}
     planted: list[Planted] = []
+    caches: list[str] = []
     budget = [MAX_ENTRIES]
     roots = list(dict.fromkeys(os.path.realpath(folder) for folder in folders))
     # a folder inside another (the artifacts folder in the notebook's) is walked once, with it
@@ -164,12 +171,15 @@ def find_planted(
         for parent, dirs, files in os.walk(root):
             budget[0] -= len(dirs) + len(files)
             if budget[0] < 0:
-                return Found(planted, True)
+                return Found(planted, True, caches)
             kept = []
             for name in dirs:
                 path = os.path.join(parent, name)
                 if name.endswith(MOVED_SUFFIX) or MOVED_SUFFIX + "-" in name:
                     continue  # moved aside before: out of every program's reach already
+                if name == "__pycache__" and path not in fixed_paths:
+                    caches += _new_caches(path, since_ns, budget)
+                    continue
                 if path in fixed_paths or name in (GIT, "__pycache__"):
                     if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
                         planted.append(Planted(path, GIT_FOLDER, None))
@@ -199,7 +209,32 @@ def find_planted(
                 holder = os.path.join(root, *relative[:holder_depth])
                 if holder != os.path.realpath(notebook_dir):
                     planted.append(Planted(path, "a file of that folder's trust base", holder))
-    return Found(planted, False)
+    return Found(planted, False, caches)
+
+
+def _new_caches(folder: str, since_ns: int, budget: list[int]) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    budget[0] -= len(names)
+    return [
+        os.path.join(folder, name)
+        for name in names
+        if name.endswith(tuple(BYTECODE_SUFFIXES)) and _changed(os.path.join(folder, name), since_ns)
+    ]
+
+
+def remove_caches(paths: Iterable[str]) -> int:
+    """Remove the compiled modules; how many were."""
+    removed = 0
+    for path in paths:
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def move_aside(path: str) -> str:

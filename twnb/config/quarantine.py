@@ -407,6 +407,7 @@ def _settle_planted(record: dict[str, object], session: Mapping[str, object]) ->
             "looked at",
             file=sys.stderr,
         )
+    planted.remove_caches(found.caches)
     quarantined = _dict(record, "quarantined")
     elsewhere: list[tuple[str, str]] = []
     for each in found.planted:

@@ -37,6 +37,8 @@ def test_a_module_inside_a_package_of_the_folder_is_no_shadow(tmp_path: Path) ->
     (tmp_path / "mypkg").mkdir()
     (tmp_path / "mypkg" / "__init__.py").write_text("")
     (tmp_path / "mypkg" / "json.py").write_text("")
+    (tmp_path / "mypkg" / "yaml").mkdir()
+    (tmp_path / "mypkg" / "yaml" / "__init__.py").write_text("")
     assert _find(tmp_path, notebook=tmp_path).planted == []
 
 

@@ -172,6 +172,9 @@ def find_planted(
             budget[0] -= len(dirs) + len(files)
             if budget[0] < 0:
                 return Found(planted, True, caches)
+            # a package's own modules (`mypkg/logging.py`, `mypkg/yaml/`) are imported as
+            # `mypkg.logging`: no shadow
+            in_package = parent != root and any(module_name(name, False) == "__init__" for name in files)
             kept = []
             for name in dirs:
                 path = os.path.join(parent, name)
@@ -184,13 +187,12 @@ def find_planted(
                     if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
                         planted.append(Planted(path, GIT_FOLDER, None))
                     continue
-                if name in installed and _is_package(path) and _tree_changed(path, since_ns, budget):
+                shadows = name in installed and not in_package and _is_package(path)
+                if shadows and _tree_changed(path, since_ns, budget):
                     planted.append(Planted(path, f"a package that would shadow the installed {name}", None))
                     continue
                 kept.append(name)
             dirs[:] = sorted(kept)
-            # a package's own modules (`mypkg/logging.py`) are imported as `mypkg.logging`: no shadow
-            in_package = parent != root and any(module_name(name, False) == "__init__" for name in files)
             for name in files:
                 path = os.path.join(parent, name)
                 if path in fixed_paths or not _changed(path, since_ns):

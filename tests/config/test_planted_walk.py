@@ -115,3 +115,23 @@ def _find_since(since: int, folder: Path) -> planted.Found:
 def _touch(path: Path) -> Path:
     path.write_text("")
     return path
+
+
+def test_a_session_left_unended_is_finished_into_the_readers_state_folder(tmp_path: Path) -> None:
+    """A reader that finishes a session no process is left of (the warden killed) quarantines the
+    sub-folder's trust-base file in the record its own environment names."""
+    from twnb.config import FolderQuarantine
+    from twnb.config.quarantine import record_dir, save
+
+    notebook = tmp_path / "nb"
+    (notebook / "sub").mkdir(parents=True)
+    (notebook / "sub" / "AGENTS.md").write_text("planted\n")
+    environ = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    place = record_dir(notebook, environ)
+    place.mkdir(parents=True)
+    gone = {"warden": [1, 0], "kernel": [1, 0], "userns": None, "since_ns": 0}
+    session = {**gone, "writable": [str(notebook.resolve())], "fixed": []}
+    save(place, {"folder": str(notebook.resolve()), "baseline": {}, "quarantined": {}, "sessions": [session]})
+    FolderQuarantine(notebook, environ).record()
+    sub = FolderQuarantine(notebook / "sub", environ)
+    assert sub.record_dir.is_relative_to(tmp_path / "state") and "AGENTS.md" in sub.quarantined()

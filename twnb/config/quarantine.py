@@ -477,6 +477,7 @@ def begin(
     kernel: int,
     writable: Iterable[str] = (),
     fixed: Iterable[str] = (),
+    environ: Mapping[str, str] | None = None,
 ) -> None:
     """The launcher, before the kernel runs any code: finish the sessions that ended unclean, take the
     files as they are now as the baseline (unless another confined kernel runs in the folder: then the
@@ -509,7 +510,7 @@ def begin(
     except OSError as error:
         _HELD_ELSEWHERE.clear()
         raise QuarantineError(f"the quarantine record in {folder} cannot be written: {error}") from error
-    _enter_elsewhere(os.environ)  # what a session that ended unclean left in sub-folders
+    _enter_elsewhere(os.environ if environ is None else environ)  # what a session ended unclean left
 
 
 def enter_namespace(folder: Path, kernel: int, namespace: str | None) -> None:
@@ -535,7 +536,7 @@ def wait_for_end(folder: Path, kernel: int, poll_s: float = 0.2) -> None:
                 time.sleep(poll_s)
 
 
-def end(folder: Path, kernel: int) -> None:
+def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None) -> None:
     """The warden, once the kernel and every process it started are gone: quarantine what changed,
     and drop the session."""
     with _Lock(folder):
@@ -550,7 +551,7 @@ def end(folder: Path, kernel: int) -> None:
         _HELD_ELSEWHERE.extend(entry for session in mine for entry in _settle_planted(record, session))
         record["sessions"] = [s for s in sessions if s not in mine]
         save(folder, record)
-    _enter_elsewhere(os.environ)
+    _enter_elsewhere(os.environ if environ is None else environ)
 
 
 class LaunchRecord:
@@ -562,6 +563,7 @@ class LaunchRecord:
     ) -> None:
         self.notebook_dir = os.path.realpath(notebook_dir)
         self.folder = record_dir(self.notebook_dir, environ)
+        self._environ = environ
 
     def kernel_environ(self) -> dict[str, str]:
         """What the kernel's environment carries: where its folder's record is (read-only there)."""
@@ -586,6 +588,7 @@ class LaunchRecord:
             kernel=kernel,
             writable=writable,
             fixed=fixed,
+            environ=self._environ,
         )
 
     def enter_namespace(self, kernel: int) -> None:
@@ -595,7 +598,7 @@ class LaunchRecord:
         wait_for_end(self.folder, kernel)
 
     def end(self, kernel: int) -> None:
-        end(self.folder, kernel)
+        end(self.folder, kernel, self._environ)
 
 
 class FolderQuarantine:
@@ -607,6 +610,7 @@ class FolderQuarantine:
     ) -> None:
         self.folder = os.path.realpath(notebook_dir)
         self.record_dir = record_dir(self.folder, environ)
+        self._environ = os.environ if environ is None else environ
         self._stamp: object = _MISSING
         self._record: dict[str, object] | None = None
 
@@ -639,7 +643,7 @@ class FolderQuarantine:
         except OSError:
             _HELD_ELSEWHERE.clear()
             return  # read-only here (a confined kernel): the sessions count as running
-        _enter_elsewhere(os.environ)
+        _enter_elsewhere(self._environ)
         self._stamp = _MISSING
         self._record = None
         self._reload()

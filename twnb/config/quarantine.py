@@ -369,11 +369,35 @@ def _finish_ended(record: dict[str, object], keep: int | None = None) -> bool:
     ended = [s for s in sessions if not session_alive(s) and _kernel_pid(s) != keep]
     if not ended:
         return False
+    before = dict(_dict(record, "quarantined"))
     _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
     held = [entry for session in ended for entry in _settle_planted(record, session)]
     record["sessions"] = [s for s in sessions if s not in ended]
+    _note_ended(record, ended, before, held)
     _HELD_ELSEWHERE.extend(held)
     return True
+
+
+MAX_ENDED = 20  # the ends kept in the record, for the starters that report them (kernel_end.py)
+
+
+def _note_ended(
+    record: dict[str, object],
+    ended: Iterable[Mapping[str, object]],
+    before: Mapping[str, object],
+    held: Iterable[tuple[str, str]],
+) -> None:
+    """What the end of `ended` quarantined or moved aside (the entries new or changed since `before`)
+    and the sub-folders' trust-base files it handed to their records: the starter of a batch command
+    says them once its kernel ended (kernel_end.py)."""
+    after = _dict(record, "quarantined")
+    names = sorted(name for name, entry in after.items() if before.get(name) != entry)
+    elsewhere = [[holder, path] for holder, path in held]
+    kept = record.get("ended")
+    ends = [e for e in kept if isinstance(e, dict)] if isinstance(kept, list) else []
+    for session in ended:
+        ends.append({"kernel": session.get("kernel"), "quarantined": names, "elsewhere": elsewhere})
+    record["ended"] = ends[-MAX_ENDED:]
 
 
 # Trust-base files found in sub-folders, for their own folders' records: entered once the lock of the
@@ -547,9 +571,12 @@ def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None) -> 
         mine = [s for s in sessions if _kernel_pid(s) == kernel]
         if not mine:
             return
+        before = dict(_dict(record, "quarantined"))
         _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
-        _HELD_ELSEWHERE.extend(entry for session in mine for entry in _settle_planted(record, session))
+        held = [entry for session in mine for entry in _settle_planted(record, session)]
         record["sessions"] = [s for s in sessions if s not in mine]
+        _note_ended(record, mine, before, held)
+        _HELD_ELSEWHERE.extend(held)
         save(folder, record)
     _enter_elsewhere(os.environ if environ is None else environ)
 

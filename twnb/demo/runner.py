@@ -20,7 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
-from twnb.config import SettingsError, resolve_settings
+from twnb.config import KernelEnd, SettingsError, resolve_settings
 from twnb.confine import (
     RefusedStartsRecord,
     abi_version,
@@ -126,6 +126,7 @@ def run_demo(
             refused.close()
         raise DemoError(str(error)) from error
     refused_notes: list[str] = []
+    end: KernelEnd | None = None
     prepare = kernel_name is not None or attached is not None
     progress(
         f"twnb demo: {'live, with your configured model' if live else 'offline, replaying scripted replies'}"
@@ -179,6 +180,9 @@ def run_demo(
         try:
             if kernel.owned and kernel_name is None:  # this Python's: once more when it lost a port
                 kernel.km = start_notebook_kernel(client, kernel_argv, said=progress, env=env, stderr=log)
+                pid = getattr(kernel.km.provisioner, "pid", None)
+                if kernel_argv is not None and isinstance(pid, int):
+                    end = KernelEnd(out, pid)  # what its end quarantines, said once it is shut down
             client.execute(env=env, stderr=log)
         except CellTimeoutError as error:
             raise DemoError(
@@ -200,6 +204,9 @@ def run_demo(
                 kernel.release()
                 if refused is not None:
                     refused.close()
+                for line in end.lines() if end is not None else []:
+                    refused_notes.append(line)
+                    progress(line)
 
     conversation_path = out / demo.conversation_file
     if not live:  # the scripted replies beside the conversation: the notebook replays from them again

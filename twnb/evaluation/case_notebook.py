@@ -21,6 +21,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
+from twnb.config import KernelEnd
 from twnb.confine import RefusedStartsRecord
 from twnb.evaluation.agent_turn import AgentTurn, turn_from_outputs
 from twnb.kernel import start_notebook_kernel, this_python_kernel_manager
@@ -61,6 +62,8 @@ class CaseNotebook:
         self._client: Any = None
         self._refused_starts: RefusedStartsRecord | None = None
         self._refused_in_round: list[str] = []
+        self._end: KernelEnd | None = None  # a confined kernel's session: its end is said after it
+        self.end_lines: list[str] = []  # what that end quarantined or moved aside, once `with` ended
 
     def __enter__(self) -> CaseNotebook:
         argv = self.kernel_argv
@@ -78,7 +81,10 @@ class CaseNotebook:
         # The kernel's own stderr (start-up notices, a crash) goes to a file beside the notebook.
         log = self._stack.enter_context((self.folder / KERNEL_LOG).open("w", encoding="utf-8"))
         try:
-            start_notebook_kernel(self._client, argv, said=self.said, env=self.env, stderr=log)
+            km = start_notebook_kernel(self._client, argv, said=self.said, env=self.env, stderr=log)
+            pid = getattr(km.provisioner, "pid", None)
+            if argv is not None and isinstance(pid, int):
+                self._end = KernelEnd(self.folder, pid)
             # nbclient shuts down only kernels of managers it made: this one ends with the `with` block
             self._stack.enter_context(self._client.setup_kernel(env=self.env, stderr=log, cleanup_kc=True))
         except RuntimeError as error:
@@ -91,6 +97,8 @@ class CaseNotebook:
     ) -> None:
         try:
             self._stack.close()
+            if self._end is not None:  # shut down: what its warden quarantined or moved aside
+                self.end_lines = self._end.lines()
         finally:
             self.write()
 

@@ -170,7 +170,7 @@ def _converse_and_judge(
     judge = ModelCaller(client, spec.evaluator_model, EVALUATOR_ROLE, access.prices)
     virtual_user = VirtualUser(user, case.task_description)
 
-    def said(line: str) -> None:  # about the kernel's start: in the case's notes and on the terminal
+    def said(line: str) -> None:  # about the kernel's start and end: in the notes and on the terminal
         result.notes.append(line)
         progress(spec, line)
 
@@ -202,6 +202,8 @@ def _converse_and_judge(
                     result.notes.append(f"the virtual user was stopped after {limit} Rounds (max_rounds)")
                     break
             _save_conversation(notebook, result)
+        for line in notebook.end_lines:  # what the confined kernel left, quarantined at its end
+            said(line)
         # Scored with the kernel shut down: the agent's files are at rest, and with -j the next
         # case's kernel need not wait for the evaluator.
         result.chat_history = virtual_user.history

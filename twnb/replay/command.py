@@ -355,6 +355,12 @@ def _rerun_lines(report: RerunReport, out: Path) -> list[str]:
         lines.append("--no-verify runs them unguarded (only code you trust).")
     if report.stopped:
         lines.append(f"The re-run stopped: {report.stopped}; the notebook so far is in {out}.")
+    if report.quarantined:
+        lines.append(
+            f"The confined kernel left {len(report.quarantined)} thing{_s(len(report.quarantined))} a "
+            "later program would obey or load, quarantined at its end (the check fails):"
+        )
+        lines += [f"  {line}" for line in report.quarantined]
     return lines
 
 

@@ -32,6 +32,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode, from_dict
 
+from twnb.config import KernelEnd
 from twnb.confine import RefusedStartsRecord
 from twnb.kernel import (
     AttachedKernelManager,
@@ -73,6 +74,8 @@ class RerunReport:
     total: int = 0
     stopped: str | None = None  # why the re-run ended early (the kernel died, could not start)
     notes: list[str] = field(default_factory=list)  # what preparing the kernel said (a missing plugin)
+    # what the confined kernel's end quarantined or moved aside (twnb.config's KernelEnd), one line each
+    quarantined: list[str] = field(default_factory=list)
 
     @property
     def reproduced(self) -> int:
@@ -103,7 +106,9 @@ class RerunReport:
 
     @property
     def ok(self) -> bool:
-        return self.stopped is None and self.reproduced == self.total
+        """Every cell reproduced, and the kernel left nothing its end had to quarantine or move aside
+        (the re-run did what the recording did not show)."""
+        return self.stopped is None and self.reproduced == self.total and not self.quarantined
 
     def summary(self) -> str:
         return f"{self.reproduced} of {self.total} cells reproduced"
@@ -129,6 +134,7 @@ class RerunReport:
             ],
             "stopped": self.stopped,
             "notes": list(self.notes),
+            "quarantined": list(self.quarantined),
         }
 
 
@@ -171,6 +177,7 @@ def rerun_notebook(
     record: RefusedStartsRecord | None = None
     kernel_argv: list[str] | None = None
     own = False  # this Python's kernel, started here (once more when the confined launcher lost a port)
+    end: KernelEnd | None = None  # the confined kernel's session, whose end is said after its shutdown
     if options.connection_file is not None:
         kernel = {"km": AttachedKernelManager(options.connection_file)}  # never shut down by nbclient
     elif options.kernel_name:
@@ -195,7 +202,10 @@ def rerun_notebook(
         guard: KernelGuardChannel | None = None
         try:
             if own:
-                start_notebook_kernel(client, kernel_argv, said=report.notes.append, stderr=log)
+                km = start_notebook_kernel(client, kernel_argv, said=report.notes.append, stderr=log)
+                pid = getattr(km.provisioner, "pid", None)
+                if kernel_argv is not None and isinstance(pid, int):
+                    end = KernelEnd(cwd, pid)
             # nbclient shuts down only kernels of managers it made: this Python's is ours to end too
             with client.setup_kernel(stderr=log, cleanup_kc=options.connection_file is None):
                 guard = _guard(client, options.timeout) if options.check is not None else None
@@ -215,6 +225,8 @@ def rerun_notebook(
             if record is not None:
                 record.close()
         last = _last_line(log)
+    if end is not None:  # the kernel is shut down: what its warden quarantined or moved aside
+        report.quarantined = end.lines()
     if report.stopped and last:
         report.stopped += f" (the kernel's last words: {last})"
     return report

@@ -1,0 +1,138 @@
+"""What a confined kernel's end quarantined or moved aside, said by the batch command that started it
+(`twnb export --execute/--check`, `twnb eval`, `twnb demo --live`) once the kernel was shut down.
+
+The warden says it only on the kernel's log, which nobody reads: a `.git` cloned into the folder while
+the kernel ran, moved aside, or a `yaml.py` gone, would come as a surprise. So the starter, while the
+kernel runs, finds its session in the notebook folder's record (quarantine.py) by the kernel's pid
+and start time, and with it the warden's; after the shutdown it waits, bounded, until the warden is
+gone (it ends last, after the sub-folders' records), finishes the session itself when the warden
+was killed (`FolderQuarantine.record`), and reads what that end entered (`ended` in the record):
+one line per item still quarantined, with where it went and the `twnb trust` command that takes
+it back. The names come from the kernel's folders: shown with control characters escaped.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections.abc import Mapping
+
+from twnb.config.quarantine import (
+    FolderQuarantine,
+    QuarantineError,
+    _is_alive,
+    load,
+    name_in,
+    process_id,
+    record_dir,
+)
+
+END_WAIT_S = 10.0
+PREFIX = "Confined kernel's end: "
+
+
+class KernelEnd:
+    """One confined kernel's session, found while it runs (`kernel_pid`: the launcher's, which execs
+    the kernel); `lines` after its shutdown."""
+
+    def __init__(
+        self,
+        notebook_dir: str | os.PathLike[str],
+        kernel_pid: int,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.folder = os.path.realpath(notebook_dir)
+        self._environ = environ
+        self.record_dir = record_dir(self.folder, environ)
+        self.kernel = process_id(kernel_pid)
+        self.warden: object = None
+        try:
+            record = load(self.record_dir) or {}
+        except QuarantineError:
+            record = {}
+        sessions = record.get("sessions")
+        for session in sessions if isinstance(sessions, list) else []:
+            if isinstance(session, dict) and session.get("kernel") == self.kernel:
+                self.warden = session.get("warden")
+
+    @property
+    def found(self) -> bool:
+        """Whether the kernel's session is in the record (a confined kernel's, started here)."""
+        return self.warden is not None
+
+    def lines(self, wait_s: float = END_WAIT_S) -> list[str]:
+        """What the kernel's end quarantined or moved aside, one line each (waiting up to `wait_s` for
+        its warden); a line saying so when the end did not come in time."""
+        if not self.found:
+            return []
+        deadline = time.monotonic() + wait_s
+        while _is_alive(self.warden) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        quarantine = FolderQuarantine(self.folder, self._environ)
+        try:
+            record = quarantine.record() or {}
+        except QuarantineError as error:
+            return [f"{PREFIX}{error}"]
+        mine = [
+            e for e in _list(record.get("ended")) if isinstance(e, dict) and e.get("kernel") == self.kernel
+        ]
+        if not mine:
+            return [
+                f"{PREFIX}not finished after {wait_s:g} s (a process the kernel started may still run); "
+                f"once it is, `twnb trust --folder {_arg(self.folder)}` lists what it quarantined."
+            ]
+        quarantined = quarantine.quarantined()
+        said: list[str] = []
+        for end in mine:
+            for name in _list(end.get("quarantined")):
+                entry = quarantined.get(str(name))
+                if entry is not None:
+                    said.append(_line(self.folder, str(name), entry, None))
+            for pair in _list(end.get("elsewhere")):
+                if isinstance(pair, list) and len(pair) == 2:
+                    said += _elsewhere(self.folder, str(pair[0]), str(pair[1]), self._environ)
+        return list(dict.fromkeys(said))
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _elsewhere(folder: str, holder: str, path: str, environ: Mapping[str, str] | None) -> list[str]:
+    """A sub-folder's trust-base file, as its own folder's record holds it."""
+    other = FolderQuarantine(holder, environ)
+    name = name_in(other.folder, path)
+    entry = other.quarantined().get(name)
+    return [] if entry is None else [_line(other.folder, name, entry, name_in(folder, path))]
+
+
+def _line(folder: str, name: str, entry: Mapping[str, object], shown: str | None) -> str:
+    """One item: what, where it went, and the command that takes it back (`shown`: its name as seen
+    from the notebook's folder, when it is recorded in a sub-folder's record)."""
+    command = f"`twnb trust --folder {_arg(folder)} accept {_arg(name)}`"
+    moved = entry.get("moved_to")
+    if moved:
+        return (
+            f"{PREFIX}{_shown(name)} ({entry.get('what')}) was moved aside to {_shown(str(moved))}; "
+            f"{command} puts it back."
+        )
+    what = "removed" if entry.get("found") is None else "changed"
+    where = "" if shown is None else f" ({_shown(shown)}: for notebooks in {_shown(folder)})"
+    return (
+        f"{PREFIX}{_shown(name)}{where} was {what} while the confined kernel could write it: quarantined, "
+        f"no session loads it; {command} trusts it as it is."
+    )
+
+
+def _shown(text: str) -> str:
+    """A name from the kernel's folders, its control characters escaped (it may hold a newline or a
+    terminal's escape sequence)."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+def _arg(text: str) -> str:
+    """`text` as one shell word (bash's $'...' for one with control characters)."""
+    if text.isprintable():
+        return shlex.quote(text)
+    return "$'" + _shown(text).replace("'", "\\'") + "'"

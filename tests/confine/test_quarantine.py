@@ -194,7 +194,7 @@ def test_rules_a_confined_kernel_wrote_are_not_in_the_next_sessions_prompts(
     places = _rules_planted(tmp_path, fake_server)
     prompts, round = _round(next_session(places), fake_server)
     assert prompts and not any("send every csv file" in prompt for prompt in prompts)
-    (line,) = [n for n in round.extra["trust_notes"] if "AGENTS.md" in n]
+    (line,) = [n for n in round.extra["trust_notes"] if n.startswith("AGENTS.md")]
     assert line.startswith("AGENTS.md was changed while a confined kernel could write it")
     assert f"twnb trust --folder {places.notebook.resolve()} accept AGENTS.md" in line
 
@@ -222,7 +222,7 @@ def test_rules_a_confined_kernel_wrote_in_a_sub_folder_are_not_in_a_session_ther
     sub = Places(places.home, places.notebook / "analysis", places.outside)
     prompts, round = _round(next_session(sub), fake_server)
     assert prompts and not any("send every csv file" in prompt for prompt in prompts)
-    (line,) = [n for n in round.extra["trust_notes"] if "AGENTS.md" in n]
+    (line,) = [n for n in round.extra["trust_notes"] if n.startswith("AGENTS.md")]
     assert line.startswith("AGENTS.md was changed while a confined kernel could write it")
     assert f"twnb trust --folder {sub.notebook.resolve()} accept AGENTS.md" in line
 
@@ -257,7 +257,7 @@ def test_settings_a_confined_kernel_wrote_are_not_applied(
     resolved = ip.magics_manager.registry["TaskWeaverMagics"].notebook.resolve(None, None)
     source = resolved.sources.get("verify")
     assert resolved.settings.verify is True and (source is None or source.path is None)
-    (line,) = [n for n in round.extra["trust_notes"] if "twnb.yaml" in n]
+    (line,) = [n for n in round.extra["trust_notes"] if n.startswith("twnb.yaml")]
     assert "its settings are not applied" in line and "twnb trust" in line
 
 
@@ -293,8 +293,8 @@ def test_experience_a_confined_kernel_wrote_is_not_in_the_prompts(
     prompts, round = _round(next_session(places), fake_server)
     assert prompts and not any("email the data away" in prompt for prompt in prompts)
     assert "experiences" not in round.extra
-    (line,) = [n for n in round.extra["trust_notes"] if "handcrafted_exp_planted" in n]
-    assert "does not load it as experience" in line
+    (line,) = [n for n in round.extra["trust_notes"] if "does not load it as experience" in n]
+    assert "handcrafted_exp_planted" in line
 
 
 def test_remember_in_a_confined_kernel_says_the_command_that_makes_it_used(

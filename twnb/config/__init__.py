@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from twnb.config.confinement import Confinement as Confinement
     from twnb.config.file_trust import FileTrust as FileTrust
     from twnb.config.kernel_end import KernelEnd as KernelEnd
+    from twnb.config.kernel_end import quarantine_review as quarantine_review
     from twnb.config.quarantine import FolderQuarantine as FolderQuarantine
     from twnb.config.quarantine import LaunchRecord as LaunchRecord
     from twnb.config.quarantine import QuarantineError as QuarantineError

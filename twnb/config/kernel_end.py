@@ -136,3 +136,32 @@ def _arg(text: str) -> str:
     if text.isprintable():
         return shlex.quote(text)
     return "$'" + _shown(text).replace("'", "\\'") + "'"
+
+
+MAX_NAMED = 10  # in the review line: the rest are counted
+
+
+def quarantine_review(quarantine: FolderQuarantine) -> list[str]:
+    """The notebook folder's quarantined and moved-aside entries not yet accepted, named in one line
+    with `twnb trust` to review them (none when there are none): a session's first Round says it, so
+    a `.git` or `yaml.py` moved aside by an earlier confined kernel's end is no surprise."""
+    try:
+        found = quarantine.quarantined()
+    except QuarantineError as error:
+        return [f"{error}: the quarantined files of this folder cannot be listed."]
+    if not found:
+        return []
+    named = []
+    for name, entry in sorted(found.items())[:MAX_NAMED]:
+        moved = entry.get("moved_to")
+        if moved:
+            named.append(f"{_shown(name)} ({entry.get('what')}; moved aside to {_shown(str(moved))})")
+        else:
+            named.append(f"{_shown(name)} ({'removed' if entry.get('found') is None else 'changed'})")
+    more = len(found) - len(named)
+    listed = ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    return [
+        f"Quarantined in this folder since a confined kernel could write it (not loaded, and what was "
+        f"moved aside out of programs' reach, until you accept it): {listed}. Review them with "
+        f"`twnb trust --folder {_arg(quarantine.folder)}`, outside the confined kernel."
+    ]

@@ -68,6 +68,7 @@ class NotebookSession:
         # added or changed is said at the next Round (config/file_trust.py); nor one a confined kernel
         # could write and changed, until the user accepts it (config/quarantine.py).
         self._quarantine: FolderQuarantine | None = None
+        self._quarantine_reviewed = False  # the first Round names what is quarantined here, once
         self.file_trust = FileTrust(written_by_code=_written_by_generated_code, quarantine=self._quarantined)
         # The magics whose traitlets are settings (set by TaskWeaverMagics): watched while code runs,
         # and how each was set (`traitlet_origins`).
@@ -132,7 +133,19 @@ class NotebookSession:
             self._watch_traitlets(session)
             self.session, self._session_key = session, key
         self.session.pending_notes.extend(self.file_trust.take_lines())
+        if not self._quarantine_reviewed:
+            self._quarantine_reviewed = True
+            self.session.pending_notes.extend(self._quarantine_review())
         return self.session
+
+    def _quarantine_review(self) -> list[str]:
+        """What an earlier confined kernel's end quarantined or moved aside here and the user has not
+        accepted yet, in one line (the quarantine's module loads here, at the first Round)."""
+        from twnb.config import FolderQuarantine, quarantine_review
+
+        if self._quarantine is None:
+            self._quarantine = FolderQuarantine(self.workdir)
+        return quarantine_review(self._quarantine)
 
     def _watch_traitlets(self, session: Session) -> None:
         """The settings' traitlets are settings the session watches while code runs (settings_watch.py)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,7 +214,8 @@ def add_trust_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def run_trust_command(args: argparse.Namespace) -> int:
-    # lazy: twnb.config's quarantine and confinement modules (~3 ms), for this command alone
+    # lazy: twnb.config's quarantine and confinement modules (~3 ms), for this command alone (and
+    # in _elsewhere and _list_quarantined, kernel_end.py's look at other folders' records)
     from twnb.config import CONFINED_ENV, FolderQuarantine, QuarantineError
 
     folder = Path(args.folder)
@@ -242,7 +244,16 @@ def run_trust_command(args: argparse.Namespace) -> int:
     names = [quarantine.name_of(file) for file in args.files]
     unknown = [name for name in names if name not in found]
     running = quarantine.running()
+    elsewhere = _elsewhere(quarantine) if unknown else {}
     for name in unknown:
+        if name in elsewhere:
+            holder, held = elsewhere[name]
+            print(
+                f"twnb trust: {name} is recorded in the record of {holder}, where the confined kernel ran: "
+                f"run `twnb trust --folder {shlex.quote(holder)} accept {shlex.quote(held)}`.",
+                file=sys.stderr,
+            )
+            continue
         later = " (a confined kernel runs in this folder: accept it once it ended)" if running else ""
         print(f"twnb trust: {name} is not quarantined; nothing to accept{later}.", file=sys.stderr)
     chosen = [
@@ -266,9 +277,29 @@ def run_trust_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _elsewhere(quarantine: FolderQuarantine) -> dict[str, tuple[str, str]]:
+    """Entries for places in this folder that other folders' records hold (a confined kernel started
+    in a parent folder moved them aside): their name here -> (that record's folder, their name there)."""
+    from twnb.config import recorded_elsewhere
+
+    found = {}
+    for holder, name, _entry in recorded_elsewhere(quarantine.folder):
+        path = name if os.path.isabs(name) else os.path.join(holder, name)
+        found[quarantine.name_of(path)] = (holder, name)
+    return found
+
+
 def _list_quarantined(quarantine: FolderQuarantine, found: dict[str, dict[str, object]]) -> None:
+    from twnb.config import elsewhere_line, recorded_elsewhere
+
+    elsewhere = recorded_elsewhere(quarantine.folder)
+    if elsewhere:
+        print(f"Recorded for places in {quarantine.folder} in other folders' records:")
+        for holder, name, entry in elsewhere:
+            print(f"  {elsewhere_line(holder, name, entry)}")
     if not found:
-        print(f"No file of {quarantine.folder} is quarantined.")
+        if not elsewhere:
+            print(f"No file of {quarantine.folder} is quarantined.")
     else:
         print(f"Quarantined in {quarantine.folder} (changed while a confined kernel could write them):")
         for name, entry in sorted(found.items()):

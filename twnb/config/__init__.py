@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from twnb.config.confinement import Confinement as Confinement
     from twnb.config.file_trust import FileTrust as FileTrust
     from twnb.config.kernel_end import KernelEnd as KernelEnd
+    from twnb.config.kernel_end import elsewhere_line as elsewhere_line
     from twnb.config.kernel_end import quarantine_review as quarantine_review
+    from twnb.config.kernel_end import recorded_elsewhere as recorded_elsewhere
     from twnb.config.quarantine import FolderQuarantine as FolderQuarantine
     from twnb.config.quarantine import LaunchRecord as LaunchRecord
     from twnb.config.quarantine import QuarantineError as QuarantineError

@@ -25,6 +25,7 @@ from twnb.config.quarantine import (
     load,
     name_in,
     process_id,
+    quarantine_root,
     record_dir,
 )
 
@@ -165,3 +166,42 @@ def quarantine_review(quarantine: FolderQuarantine) -> list[str]:
         f"moved aside out of programs' reach, until you accept it): {listed}. Review them with "
         f"`twnb trust --folder {_arg(quarantine.folder)}`, outside the confined kernel."
     ]
+
+
+def recorded_elsewhere(
+    folder: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+) -> list[tuple[str, str, dict[str, object]]]:
+    """The entries other folders' records hold for places inside `folder`: what a confined kernel
+    started in a parent folder moved aside in it (a `sub/.git`, a `sub/yaml.py`) is entered in that
+    kernel's notebook folder's record, so `twnb trust --folder sub` alone would not see it. Each as
+    (the record's folder, the entry's name there, the entry)."""
+    inside = os.path.realpath(folder)
+    own = record_dir(inside, environ)
+    root = quarantine_root(os.environ if environ is None else environ)
+    try:
+        keys = sorted(os.listdir(root))
+    except OSError:
+        return []
+    found: list[tuple[str, str, dict[str, object]]] = []
+    for key in keys:
+        place = root / key
+        if place == own:
+            continue
+        try:
+            record = load(place) or {}
+        except QuarantineError:
+            continue
+        holder = record.get("folder")
+        entries = record.get("quarantined")
+        if not isinstance(holder, str) or not isinstance(entries, dict):
+            continue
+        for name, entry in sorted(entries.items()):
+            path = name if os.path.isabs(name) else os.path.join(holder, name)
+            if isinstance(entry, dict) and (path == inside or path.startswith(inside + os.sep)):
+                found.append((holder, name, entry))
+    return found
+
+
+def elsewhere_line(holder: str, name: str, entry: Mapping[str, object]) -> str:
+    """One entry `recorded_elsewhere` found, as `twnb trust` lists it."""
+    return _line(holder, name, entry, None).removeprefix(PREFIX)

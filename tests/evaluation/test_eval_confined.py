@@ -116,6 +116,29 @@ def test_a_case_result_names_the_program_start_its_kernel_refused(tmp_path, live
     assert len(refused) == 1, result.notes
 
 
+def test_a_module_the_agent_planted_is_moved_aside_and_named_in_the_cases_notes(
+    tmp_path, live, make_case, monkeypatch
+):
+    # verification and the runtime guard off, as above: the write reaches the folder, and the
+    # kernel's end is what stands
+    monkeypatch.setattr(
+        case_run, "setting_lines", lambda settings: ["%config TaskWeaverMagics.verify = False"]
+    )
+    make_case("plant")
+    live.load(_script("open('yaml.py', 'w').write('import os\\n')\nprint('written')"))
+    outcome = run_evaluation(
+        EvalOptions(paths=[tmp_path / "cases"], out_dir=tmp_path / "out", models=["m"]),
+        progress=lambda _: None,
+    )
+    (result,) = outcome.ran
+    case = (tmp_path / "out" / "m" / "plant").resolve()
+    assert not (case / "yaml.py").exists()
+    assert (
+        "Confined kernel's end: yaml.py (a module that would shadow the installed yaml) was moved aside "
+        f"to yaml.py.twnb-quarantined; `twnb trust --folder {case} accept yaml.py` puts it back."
+    ) in result.notes
+
+
 def test_a_dotenv_with_the_key_beside_the_case_notebooks_is_said_once_never_the_key(
     tmp_path, live, make_case, monkeypatch
 ):

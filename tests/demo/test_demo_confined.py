@@ -105,3 +105,29 @@ def test_the_live_demo_says_once_that_a_dotenv_beside_its_notebook_holds_the_key
     assert told[0].startswith(f"twnb demo: confined kernel: the model's key is in {out / '.env'}: "), told
     notebook_text = (out / QUICKSTART.notebook_file).read_text(encoding="utf-8")
     assert KEY not in "\n".join([*lines, *result.notes, notebook_text])
+
+
+def test_the_demo_names_a_module_its_kernel_left_moved_aside(tmp_path: Path, monkeypatch) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("open('yaml.py', 'w').write('import os\\n')")]
+    with FakeLLMServer({}, models=(DEMO_MODEL,)) as server:
+        for name in ("TWNB_REPLAY", "TWNB_RECORD", "LLM_API_KEY", "AZURE_OPENAI_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("TWNB_MODEL", DEMO_MODEL)
+        lines: list[str] = []
+        result = run_demo(
+            tmp_path / "out",
+            live=True,
+            kernel_choice=KernelChoice(confine=True),
+            notebook=nb,
+            progress=lines.append,
+        )
+    out = (tmp_path / "out").resolve()
+    said = (
+        "Confined kernel's end: yaml.py (a module that would shadow the installed yaml) was moved aside "
+        f"to yaml.py.twnb-quarantined; `twnb trust --folder {out} accept yaml.py` puts it back."
+    )
+    assert not (out / "yaml.py").exists()
+    assert (said in result.notes, said in lines) == (True, True)

@@ -26,9 +26,14 @@ recognised by its inode) into the trust base is refused:
   an editor or jupyterlab-git runs), and so do its hooks.
 
 `twnb.yaml` and `.env` are refused by name in every folder (a notebook in another folder reads its
-own). A `.pyc` in a `__pycache__` folder of the trust base is denied with a plain `PermissionError`
-and no refusal: the import system and libraries that cache bytecode (numba) catch it and go on
-without a cache, and the code the model wrote never meant it.
+own), and so are `matplotlibrc` (matplotlib reads the working folder's first: a backend it names is
+imported by the next script's first plot) and `conftest.py` (pytest imports it before any test).
+A `.pyc` in any `__pycache__` folder is denied with a plain `PermissionError` and no refusal: the
+next import of the module beside it, the user's own `helpers.py` too, takes it for the source when its
+header's mtime and size match the source's (which code can copy: the source stays untouched, so no diff
+shows it); the import system and libraries that cache bytecode (numba) catch the error and go on
+without a cache, and the code the model wrote mostly never meant it. A `__pycache__` that is a link
+elsewhere is refused as the trust base.
 
 Changing the environment variables twnb reads (`TWNB_*`, `OPENAI_*`, `LLM_*`, `AZURE_*`) is refused
 here too (rule `settings`): they are settings, changed by the user's hand only.
@@ -70,6 +75,10 @@ PROTECTED_NAMES = frozenset(
         "usercustomize.py",
         "ipython_config.py",
         "ipython_kernel_config.py",
+        # matplotlib reads ./matplotlibrc first: the backend it names is imported at the next plot
+        "matplotlibrc",
+        # pytest imports it from the folder it starts in, before any test
+        "conftest.py",
     }
 )
 # Events that are not file effects (guard_events.file_effect) but change the trust base.
@@ -102,6 +111,7 @@ TRUST_BASE_HINT = (
     "the user only."
 )
 GIT_FOLDER = "a git repository's folder (.git), whose config and hooks run commands at git's next command"
+BYTECODE_CACHE = "compiled bytecode that the next import of a module takes in place of its source"
 GIT_SETTINGS = "the user's git settings, which run commands at git's next command"
 SHADOW_HINT = (
     "Give your own module a name no installed module has (`my_yaml_tools.py`, say): a module named as "
@@ -230,6 +240,8 @@ class TrustBase:
             real = os.path.join(real_folder, name)
         if _GIT_PART in real or real.endswith(_GIT_END):
             return GIT_FOLDER, GIT_HINT
+        if _bytecode_cache(path) or _bytecode_cache(real):
+            return BYTECODE_CACHE, ""
         what = self.files.get(real) or self._exact.get(real) or self._folder_verdict(real_folder)
         if what:
             return what, _hint(what)
@@ -368,6 +380,13 @@ def restore_settings_environment(before: dict[str, str]) -> list[str]:
         else:
             os.environ.pop(name, None)
     return changed
+
+
+def _bytecode_cache(path: str) -> bool:
+    """A `.pyc` in a `__pycache__` folder: the next import of the module beside takes it for the source
+    when its header's mtime and size match the source's, which the code can copy."""
+    folder, name = os.path.split(path)
+    return name.endswith(".pyc") and os.path.basename(folder) == "__pycache__"
 
 
 def _protected_name(name: str) -> bool:

@@ -1,0 +1,91 @@
+"""Generated code in a watched Round of a plain kernel plants, in the notebook's folder, a file that the
+user's next plain Python there loads and obeys, outside every guard (tests/support/planted_for_later.py
+has the attacks and the user's later acts): bytecode for the user's own module, a `matplotlibrc`
+naming a backend module, a `conftest.py`. The runtime guard's trust base holds them
+(twnb/kernel/guard/trust_base.py).
+
+Each attack runs through `LiveShellExecutor` in a real kernel whose working folder holds the user's own
+`helpers.py` and its test; then the user's later act runs in a plain Python there, and the test asserts
+that the planted code did not run and the file is not there.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from support.planted_for_later import (
+    CONFTEST_ATTACK,
+    IMPORT_HELPERS,
+    MATPLOTLIBRC_ATTACK,
+    PLOT_A_FIGURE,
+    PYC_ATTACK,
+    RUN_THE_TESTS,
+    attack,
+    run_later,
+    seed_user_files,
+)
+
+import twnb
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def folder(live_kernel) -> Path:
+    """The kernel's folder with the user's files, and nothing an earlier test of the module planted."""
+    folder = Path(live_kernel.workdir)
+    cache = folder / "__pycache__"
+    if cache.is_symlink():
+        cache.unlink()
+    elif cache.exists():
+        shutil.rmtree(cache)
+    for name in ("matplotlibrc", "plot_style.py", "conftest.py"):
+        (folder / name).unlink(missing_ok=True)
+    seed_user_files(folder)
+    return folder
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    return tmp_path / "planted-code-ran"
+
+
+def test_bytecode_for_the_users_own_module_is_never_written(live_kernel, folder, marker):
+    live_kernel.run_case(attack(PYC_ATTACK, marker))
+    assert not (folder / "__pycache__" / f"helpers.{sys.implementation.cache_tag}.pyc").exists()
+    later = run_later(folder, IMPORT_HELPERS)
+    assert later.returncode == 0, later.stderr
+    assert not marker.exists(), "the planted bytecode ran in the user's next Python"
+
+
+def test_bytecode_through_a_linked_cache_folder_is_never_written(live_kernel, folder, marker, tmp_path):
+    """`__pycache__` made a link to a folder elsewhere: the write lands in a folder of another name."""
+    code = f"import os\nos.symlink({str(tmp_path)!r}, '__pycache__')\n" + PYC_ATTACK
+    live_kernel.run_case(attack(code, marker))
+    run_later(folder, IMPORT_HELPERS)
+    assert not marker.exists(), "the planted bytecode ran in the user's next Python"
+
+
+def test_a_matplotlibrc_is_never_written(live_kernel, folder, marker):
+    result = live_kernel.run_case(attack(MATPLOTLIBRC_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert not (folder / "matplotlibrc").exists()
+    run_later(folder, PLOT_A_FIGURE)
+    assert not marker.exists(), "the backend a planted matplotlibrc named ran in the user's script"
+
+
+def test_a_conftest_is_never_written(fresh_kernel, tmp_path, marker):
+    """In a kernel without the test suite's folder on its path (there `conftest` would be a module
+    name an installed one has), as the user's kernel is."""
+    kernel = fresh_kernel(PYTHONPATH=str(Path(twnb.__file__).parents[1]))
+    seed_user_files(tmp_path)
+    result = kernel.run_case(attack(CONFTEST_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert not (tmp_path / "conftest.py").exists()
+    run_later(tmp_path, RUN_THE_TESTS)
+    assert not marker.exists(), "the planted conftest.py ran in the user's pytest"

@@ -1,0 +1,102 @@
+"""A confined kernel plants, in the notebook's folder it may write, a file that the user's next plain
+Python there loads and obeys: the payload then runs outside the confinement, as the user
+(tests/support/planted_for_later.py has the attacks and the user's later acts).
+
+Each test seeds the user's own `helpers.py` and its test, starts a real confined kernel (the kernelspec's
+launcher, Landlock, seccomp) in the folder, runs the attack there as a model would, ends the kernel (so
+whatever its end does, the quarantine included, has been done), then does what the user does next in a
+plain Python in the folder, and asserts that the planted code did not run.
+
+They fail today (red-team, 2026-12-07): marked xfail(strict) with the hole in one line, so the fix
+turns them green and must drop the mark.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakellm import FakeLLMServer
+from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
+from support.planted_for_later import (
+    CONFTEST_ATTACK,
+    IMPORT_HELPERS,
+    MATPLOTLIBRC_ATTACK,
+    PLOT_A_FIGURE,
+    PYC_ATTACK,
+    RUN_THE_TESTS,
+    attack,
+    run_later,
+    seed_user_files,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> Places:
+    places = make_places(tmp_path)
+    seed_user_files(places.notebook)
+    return places
+
+
+@pytest.fixture
+def marker(places: Places) -> Path:
+    """What the planted code writes: outside every folder the confined kernel may write."""
+    return places.outside / "planted-code-ran"
+
+
+@pytest.fixture
+def plant(places: Places, marker: Path) -> Iterator[object]:
+    """Run an attack in a confined kernel of the folder, then end the kernel and wait for its warden."""
+    with FakeLLMServer() as server:
+
+        def run(code: str) -> None:
+            kernel = ConfinedKernel(
+                places, kernel_env(places, OPENAI_BASE_URL=server.base_url, TWNB_MODEL="fake-model")
+            )
+            try:
+                kernel.execute(attack(code, marker))  # refused or not: what counts is what runs later
+                private = kernel.private_folder()
+            finally:
+                kernel.shutdown()
+            deadline = time.monotonic() + 30
+            while private.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not private.exists(), "the warden did not finish"
+            assert not marker.exists(), "the payload ran inside the confined kernel"
+
+        yield run
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a confined kernel may write __pycache__/helpers.*.pyc; the user's next `import helpers` runs it",
+)
+def test_bytecode_planted_for_the_users_own_module_never_runs_in_the_next_python(plant, places, marker):
+    plant(PYC_ATTACK)
+    later = run_later(places.notebook, IMPORT_HELPERS, places.home)
+    assert later.returncode == 0, later.stderr
+    assert (places.notebook / "helpers.py").read_text().startswith("def mean")  # the source unchanged
+    assert not marker.exists(), "the planted bytecode ran in the user's next Python"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a confined kernel may write ./matplotlibrc naming a backend: the next script's plot imports it",
+)
+def test_a_matplotlibrc_planted_in_the_folder_never_runs_code_in_the_next_script(plant, places, marker):
+    plant(MATPLOTLIBRC_ATTACK)
+    run_later(places.notebook, PLOT_A_FIGURE, places.home)
+    assert not marker.exists(), "the backend the planted matplotlibrc named ran in the user's script"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="a confined kernel may write ./conftest.py: the next pytest in the folder runs it"
+)
+def test_a_conftest_planted_in_the_folder_never_runs_in_the_users_next_test_run(plant, places, marker):
+    plant(CONFTEST_ATTACK)
+    run_later(places.notebook, RUN_THE_TESTS, places.home)
+    assert not marker.exists(), "the planted conftest.py ran in the user's pytest"

@@ -27,7 +27,8 @@ recognised by its inode) into the trust base is refused:
 
 `twnb.yaml` and `.env` are refused by name in every folder (a notebook in another folder reads its
 own), and so are `matplotlibrc` (matplotlib reads the working folder's first: a backend it names is
-imported by the next script's first plot) and `conftest.py` (pytest imports it before any test).
+imported by the next script's first plot), `conftest.py` (pytest imports it before any test) and
+`mypy.ini`/`.mypy.ini` (mypy imports the plugins they name; editors run mypy as a file opens).
 A `.pyc` in any `__pycache__` folder is denied with a plain `PermissionError` and no refusal: the
 next import of the module beside it, the user's own `helpers.py` too, takes it for the source when its
 header's mtime and size match the source's (which code can copy: the source stays untouched, so no diff
@@ -79,6 +80,9 @@ PROTECTED_NAMES = frozenset(
         "matplotlibrc",
         # pytest imports it from the folder it starts in, before any test
         "conftest.py",
+        # mypy imports the plugins they name, when an editor runs it on opening a file too
+        "mypy.ini",
+        ".mypy.ini",
     }
 )
 # Events that are not file effects (guard_events.file_effect) but change the trust base.

@@ -1,8 +1,8 @@
 """Generated code in a watched Round of a plain kernel plants, in the notebook's folder, a file that the
 user's next plain Python there loads and obeys, outside every guard (tests/support/planted_for_later.py
 has the attacks and the user's later acts): bytecode for the user's own module, a `matplotlibrc`
-naming a backend module, a `conftest.py`. The runtime guard's trust base holds them
-(twnb/kernel/guard/trust_base.py).
+naming a backend module, a `conftest.py`, a `mypy.ini` naming a plugin. The runtime guard's trust
+base holds them (twnb/kernel/guard/trust_base.py).
 
 Each attack runs through `LiveShellExecutor` in a real kernel whose working folder holds the user's own
 `helpers.py` and its test; then the user's later act runs in a plain Python there, and the test asserts
@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.planted_for_later import (
+    CHECK_THE_TYPES,
     CONFTEST_ATTACK,
     IMPORT_HELPERS,
     MATPLOTLIBRC_ATTACK,
+    MYPY_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
     RUN_THE_TESTS,
@@ -42,7 +44,7 @@ def folder(live_kernel) -> Path:
         cache.unlink()
     elif cache.exists():
         shutil.rmtree(cache)
-    for name in ("matplotlibrc", "plot_style.py", "conftest.py"):
+    for name in ("matplotlibrc", "plot_style.py", "conftest.py", "mypy.ini", "typing_checks.py"):
         (folder / name).unlink(missing_ok=True)
     seed_user_files(folder)
     return folder
@@ -89,3 +91,12 @@ def test_a_conftest_is_never_written(fresh_kernel, tmp_path, marker):
     assert not (tmp_path / "conftest.py").exists()
     run_later(tmp_path, RUN_THE_TESTS)
     assert not marker.exists(), "the planted conftest.py ran in the user's pytest"
+
+
+def test_a_mypy_config_naming_a_plugin_is_never_written(live_kernel, folder, marker):
+    result = live_kernel.run_case(attack(MYPY_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert not (folder / "mypy.ini").exists()
+    run_later(folder, CHECK_THE_TYPES)
+    assert not marker.exists(), "the plugin a planted mypy.ini named ran in the user's mypy"

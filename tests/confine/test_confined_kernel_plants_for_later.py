@@ -7,8 +7,9 @@ launcher, Landlock, seccomp) in the folder, runs the attack there as a model wou
 whatever its end does, the quarantine included, has been done), then does what the user does next in a
 plain Python in the folder, and asserts that the planted code did not run.
 
-They fail today (red-team, 2026-12-07): marked xfail(strict) with the hole in one line, so the fix
-turns them green and must drop the mark.
+Those that fail today (red-team, 2026-12-07) are marked xfail(strict) with the hole in one line, so
+the fix turns them green and must drop the mark. The forged bytecode is removed by the warden
+(twnb/config/planted.py).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import pytest
 from fakellm import FakeLLMServer
 from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
 from support.planted_for_later import (
+    CHECK_THE_TYPES,
     CONFTEST_ATTACK,
     IMPORT_HELPERS,
     MATPLOTLIBRC_ATTACK,
+    MYPY_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
     RUN_THE_TESTS,
@@ -31,6 +34,8 @@ from support.planted_for_later import (
     run_later,
     seed_user_files,
 )
+
+import twnb
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
@@ -54,9 +59,11 @@ def plant(places: Places, marker: Path) -> Iterator[object]:
     with FakeLLMServer() as server:
 
         def run(code: str) -> None:
-            kernel = ConfinedKernel(
-                places, kernel_env(places, OPENAI_BASE_URL=server.base_url, TWNB_MODEL="fake-model")
-            )
+            # the user's Python path: with the test suite's folder on it `conftest` would be an
+            # installed module's name, which the warden moves aside as a shadow
+            env = kernel_env(places, OPENAI_BASE_URL=server.base_url, TWNB_MODEL="fake-model")
+            env["PYTHONPATH"] = str(Path(twnb.__file__).parents[1])
+            kernel = ConfinedKernel(places, env)
             try:
                 kernel.execute(attack(code, marker))  # refused or not: what counts is what runs later
                 private = kernel.private_folder()
@@ -71,10 +78,6 @@ def plant(places: Places, marker: Path) -> Iterator[object]:
         yield run
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a confined kernel may write __pycache__/helpers.*.pyc; the user's next `import helpers` runs it",
-)
 def test_bytecode_planted_for_the_users_own_module_never_runs_in_the_next_python(plant, places, marker):
     plant(PYC_ATTACK)
     later = run_later(places.notebook, IMPORT_HELPERS, places.home)
@@ -100,3 +103,13 @@ def test_a_conftest_planted_in_the_folder_never_runs_in_the_users_next_test_run(
     plant(CONFTEST_ATTACK)
     run_later(places.notebook, RUN_THE_TESTS, places.home)
     assert not marker.exists(), "the planted conftest.py ran in the user's pytest"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a confined kernel may write ./mypy.ini naming a plugin: the next mypy (an editor's) runs it",
+)
+def test_a_mypy_config_planted_in_the_folder_never_runs_its_plugin_in_the_next_mypy(plant, places, marker):
+    plant(MYPY_ATTACK)
+    run_later(places.notebook, CHECK_THE_TYPES, places.home)
+    assert not marker.exists(), "the plugin a planted mypy.ini named ran in the user's mypy"

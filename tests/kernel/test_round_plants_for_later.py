@@ -100,3 +100,14 @@ def test_a_mypy_config_naming_a_plugin_is_never_written(live_kernel, folder, mar
     assert not (folder / "mypy.ini").exists()
     run_later(folder, CHECK_THE_TYPES)
     assert not marker.exists(), "the plugin a planted mypy.ini named ran in the user's mypy"
+
+
+def test_a_module_the_code_writes_still_imports_without_its_cache(fresh_kernel, tmp_path):
+    """The import system's own bytecode write is denied quietly: the import goes on without a cache."""
+    kernel = fresh_kernel(PYTHONDONTWRITEBYTECODE="")
+    code = "open('summary_tools.py', 'w').write('def double(x):\\n    return 2 * x\\n')\n"
+    code += "import summary_tools\nprint(summary_tools.double(21))\n"
+    result = kernel.run_case(code)
+    assert result["status"] == "success", result
+    assert result["stdout"].strip() == "42" and not result.get("refusals")
+    assert not list(tmp_path.glob("__pycache__/summary_tools.*.pyc"))

@@ -24,6 +24,7 @@ from support.planted_for_later import (
     MYPY_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
+    PYC_WHERE_IMPORT_LOOKS_ATTACK,
     RUN_THE_TESTS,
     attack,
     run_later,
@@ -111,3 +112,14 @@ def test_a_module_the_code_writes_still_imports_without_its_cache(fresh_kernel, 
     assert result["status"] == "success", result
     assert result["stdout"].strip() == "42" and not result.get("refusals")
     assert not list(tmp_path.glob("__pycache__/summary_tools.*.pyc"))
+
+
+def test_bytecode_under_the_users_cache_prefix_is_never_written(fresh_kernel, tmp_path, marker):
+    """The user keeps bytecode apart (PYTHONPYCACHEPREFIX): no `__pycache__` in the path."""
+    prefix = tmp_path / "pycache-prefix"
+    kernel = fresh_kernel(PYTHONPYCACHEPREFIX=str(prefix), PYTHONDONTWRITEBYTECODE="")
+    seed_user_files(tmp_path)
+    result = kernel.run_case(attack(PYC_WHERE_IMPORT_LOOKS_ATTACK, marker))
+    assert not result.get("refusals"), result  # denied as a cache write is: quietly
+    run_later(tmp_path, IMPORT_HELPERS, PYTHONPYCACHEPREFIX=str(prefix))
+    assert not marker.exists(), "the planted bytecode ran in the user's next Python"

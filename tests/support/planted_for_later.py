@@ -33,6 +33,12 @@ with open(cache, 'wb') as f:
     f.write(marshal.dumps(code))
 """
 
+# The same, wherever this Python keeps bytecode (under PYTHONPYCACHEPREFIX when the user sets it).
+PYC_WHERE_IMPORT_LOOKS_ATTACK = PYC_ATTACK.replace(
+    "cache = os.path.join('__pycache__', f'helpers.{sys.implementation.cache_tag}.pyc')",
+    "cache = importlib.util.cache_from_source(source)",
+).replace("os.makedirs('__pycache__', exist_ok=True)", "os.makedirs(os.path.dirname(cache), exist_ok=True)")
+
 # matplotlib reads ./matplotlibrc first: a backend named there is imported by the next script's first plot.
 MATPLOTLIBRC_ATTACK = """\
 open('plot_style.py', 'w').write(PAYLOAD + 'from matplotlib.backends.backend_agg import *\\n')
@@ -74,12 +80,15 @@ def victim_env(home: Path | None = None) -> dict[str, str]:
     return env
 
 
-def run_later(folder: Path, argv: list[str], home: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The user's later act in the folder: `python ARGV...`, unconfined and unguarded."""
+def run_later(
+    folder: Path, argv: list[str], home: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """The user's later act in the folder: `python ARGV...`, unconfined and unguarded; `env`: variables
+    the user's shell adds."""
     return subprocess.run(
         [sys.executable, *argv],
         cwd=folder,
-        env=victim_env(home),
+        env={**victim_env(home), **env},
         capture_output=True,
         text=True,
         timeout=120,

@@ -29,12 +29,12 @@ recognised by its inode) into the trust base is refused:
 own), and so are `matplotlibrc` (matplotlib reads the working folder's first: a backend it names is
 imported by the next script's first plot), `conftest.py` (pytest imports it before any test) and
 `mypy.ini`/`.mypy.ini` (mypy imports the plugins they name; editors run mypy as a file opens).
-A `.pyc` in any `__pycache__` folder is denied with a plain `PermissionError` and no refusal: the
-next import of the module beside it, the user's own `helpers.py` too, takes it for the source when its
-header's mtime and size match the source's (which code can copy: the source stays untouched, so no diff
-shows it); the import system and libraries that cache bytecode (numba) catch the error and go on
-without a cache, and the code the model wrote mostly never meant it. A `__pycache__` that is a link
-elsewhere is refused as the trust base.
+A `.pyc` in any `__pycache__` folder (or under `sys.pycache_prefix`) is denied with a plain
+`PermissionError` and no refusal: the next import of the module it stands for, the user's own
+`helpers.py` too, takes it for the source when its header's mtime and size match the source's (which
+code can copy: the source stays untouched, so no diff shows it); the import system and libraries that
+cache bytecode (numba) catch the error and go on without a cache, and the code the model wrote mostly
+never meant it. A `__pycache__` that is a link elsewhere is refused as the trust base.
 
 Changing the environment variables twnb reads (`TWNB_*`, `OPENAI_*`, `LLM_*`, `AZURE_*`) is refused
 here too (rule `settings`): they are settings, changed by the user's hand only.
@@ -341,7 +341,7 @@ class TrustBase:
     @staticmethod
     def _verdict(path: str, verb: str, what: str, hint: str = "") -> Verdict:
         parts = os.path.realpath(path).split(os.sep)
-        if "__pycache__" in parts:
+        if "__pycache__" in parts or _in_cache_prefix(path):
             return Verdict("cache", path, "")
         return Verdict(
             "trust-base",
@@ -387,10 +387,16 @@ def restore_settings_environment(before: dict[str, str]) -> list[str]:
 
 
 def _bytecode_cache(path: str) -> bool:
-    """A `.pyc` in a `__pycache__` folder: the next import of the module beside takes it for the source
-    when its header's mtime and size match the source's, which the code can copy."""
+    """A `.pyc` in a `__pycache__` folder or under `sys.pycache_prefix` (PYTHONPYCACHEPREFIX): the next
+    import of the module it stands for takes it for the source when its header's mtime and size match
+    the source's, which the code can copy."""
     folder, name = os.path.split(path)
-    return name.endswith(".pyc") and os.path.basename(folder) == "__pycache__"
+    return name.endswith(".pyc") and (os.path.basename(folder) == "__pycache__" or _in_cache_prefix(path))
+
+
+def _in_cache_prefix(path: str) -> bool:
+    prefix = sys.pycache_prefix
+    return prefix is not None and _under(os.path.realpath(path), os.path.realpath(prefix))
 
 
 def _protected_name(name: str) -> bool:

@@ -369,13 +369,19 @@ def _finish_ended(record: dict[str, object], keep: int | None = None) -> bool:
     ended = [s for s in sessions if not session_alive(s) and _kernel_pid(s) != keep]
     if not ended:
         return False
+    _end_sessions(record, ended)
+    return True
+
+
+def _end_sessions(record: dict[str, object], ended: list[dict[str, object]]) -> None:
+    """The end of `ended` (sessions of `record` no process is left of): each file compared with its
+    baseline, what their kernels planted settled, the sessions dropped and their end noted."""
     before = dict(_dict(record, "quarantined"))
     _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
     held = [entry for session in ended for entry in _settle_planted(record, session)]
-    record["sessions"] = [s for s in sessions if s not in ended]
+    record["sessions"] = [s for s in _sessions(record) if s not in ended]
     _note_ended(record, ended, before, held)
     _HELD_ELSEWHERE.extend(held)
-    return True
 
 
 MAX_ENDED = 20  # the ends kept in the record, for the starters that report them (kernel_end.py)
@@ -571,12 +577,7 @@ def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None) -> 
         mine = [s for s in sessions if _kernel_pid(s) == kernel]
         if not mine:
             return
-        before = dict(_dict(record, "quarantined"))
-        _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
-        held = [entry for session in mine for entry in _settle_planted(record, session)]
-        record["sessions"] = [s for s in sessions if s not in mine]
-        _note_ended(record, mine, before, held)
-        _HELD_ELSEWHERE.extend(held)
+        _end_sessions(record, mine)
         save(folder, record)
     _enter_elsewhere(os.environ if environ is None else environ)
 

@@ -7,9 +7,8 @@ launcher, Landlock, seccomp) in the folder, runs the attack there as a model wou
 whatever its end does, the quarantine included, has been done), then does what the user does next in a
 plain Python in the folder, and asserts that the planted code did not run.
 
-Those that fail today (red-team, 2026-12-07) are marked xfail(strict) with the hole in one line, so
-the fix turns them green and must drop the mark. The forged bytecode is removed by the warden
-(twnb/config/planted.py).
+The forged bytecode is removed by the warden, and the planted `matplotlibrc`, `conftest.py` and
+`mypy.ini` are moved aside by it (twnb/config/planted.py).
 """
 
 from __future__ import annotations
@@ -86,29 +85,18 @@ def test_bytecode_planted_for_the_users_own_module_never_runs_in_the_next_python
     assert not marker.exists(), "the planted bytecode ran in the user's next Python"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a confined kernel may write ./matplotlibrc naming a backend: the next script's plot imports it",
-)
 def test_a_matplotlibrc_planted_in_the_folder_never_runs_code_in_the_next_script(plant, places, marker):
     plant(MATPLOTLIBRC_ATTACK)
     run_later(places.notebook, PLOT_A_FIGURE, places.home)
     assert not marker.exists(), "the backend the planted matplotlibrc named ran in the user's script"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a confined kernel may write ./conftest.py: the next pytest in the folder runs it"
-)
 def test_a_conftest_planted_in_the_folder_never_runs_in_the_users_next_test_run(plant, places, marker):
     plant(CONFTEST_ATTACK)
     run_later(places.notebook, RUN_THE_TESTS, places.home)
     assert not marker.exists(), "the planted conftest.py ran in the user's pytest"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a confined kernel may write ./mypy.ini naming a plugin: the next mypy (an editor's) runs it",
-)
 def test_a_mypy_config_planted_in_the_folder_never_runs_its_plugin_in_the_next_mypy(plant, places, marker):
     plant(MYPY_ATTACK)
     run_later(places.notebook, CHECK_THE_TYPES, places.home)

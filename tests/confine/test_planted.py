@@ -198,3 +198,43 @@ def test_a_compiled_module_the_kernel_wrote_for_the_users_module_is_not_run_late
     )
     assert not marker.exists(), "a later Python ran the kernel's compiled module"
     assert plain.stdout.strip() == "42", plain.stderr
+
+
+@pytest.mark.parametrize(
+    ("planted", "tool"),
+    [
+        ("matplotlibrc", "matplotlib"),
+        ("conftest.py", "pytest"),
+        ("tests/conftest.py", "pytest"),
+        ("mypy.ini", "mypy"),
+        (".mypy.ini", "mypy"),
+    ],
+)
+def test_a_file_a_tool_obeys_that_the_kernel_wrote_is_moved_aside_naming_the_tool(
+    places: Places, kernel_in: type[ConfinedKernel], planted: str, tool: str
+) -> None:
+    code = f"import os\nos.makedirs(os.path.dirname({planted!r}) or '.', exist_ok=True)\n"
+    _run_and_end(kernel_in(places), code + f"open({planted!r}, 'w').write('# planted\\n')")
+    assert not (places.notebook / planted).exists()
+    entry = _quarantined(places)[planted]
+    assert entry["moved_to"] == f"{planted}.twnb-quarantined" and tool in entry["what"]
+
+
+def test_twnb_trust_lists_a_moved_matplotlibrc_and_accept_puts_it_back(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    _run_and_end(kernel_in(places), "open('matplotlibrc', 'w').write('backend: agg\\n')")
+    assert "matplotlibrc: a matplotlibrc (matplotlib imports the backend" in _twnb(places).stdout
+    accepted = _twnb(places, "accept", "matplotlibrc", "--yes")
+    assert accepted.returncode == 0, accepted.stderr
+    assert (places.notebook / "matplotlibrc").read_text() == "backend: agg\n"
+    assert "matplotlibrc" not in _quarantined(places)
+
+
+def test_a_conftest_the_user_kept_there_before_is_left_alone(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    (places.notebook / "conftest.py").write_text("# the user's own, before the kernel\n")
+    time.sleep(0.1)  # older than the session's start by more than the clock's slack
+    _run_and_end(kernel_in(places), "x = open('conftest.py').read()")
+    assert (places.notebook / "conftest.py").exists() and _quarantined(places) == {}

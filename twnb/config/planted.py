@@ -8,12 +8,15 @@
 - a module or package that would shadow an installed one (`yaml.py`, `pandas/__init__.py`,
   `yaml.pyc`, `json.cpython-312-x86_64-linux-gnu.so`): a Python started in that folder (the next plain
   kernel, `python script.py`) puts the folder before site-packages and imports it unconfined;
+- a file a developer tool reads from the folder it starts in and obeys by running code: `conftest.py`
+  (pytest runs it), `matplotlibrc` (matplotlib imports the backend it names), `mypy.ini` and
+  `.mypy.ini` (mypy, which editors run on their own, imports the plugins they name);
 - a file of a folder's trust base (`twnb.yaml`, `AGENTS.md`, `TWNB.md`, and under a folder's `plugins/`
   and `.twnb/experience/`) below the notebook's folder, whose own are watched by baseline: a
   notebook in that sub-folder would load it.
 
-The first two are moved aside where they are (`NAME.twnb-quarantined`: a name neither git nor Python
-looks for, on the same file system, so the move is a rename), the third is entered as quarantined in
+The first three are moved aside where they are (`NAME.twnb-quarantined`: a name neither git nor Python
+looks for, on the same file system, so the move is a rename), the fourth is entered as quarantined in
 the record of the folder that holds it (the loaders there refuse it, saying so). "Made or changed"
 is the entry's status-change time (ctime) at or after the session's start: unlike the modification
 time, no process can set it back, and a rename or a new link sets it. The walk stops after
@@ -47,6 +50,14 @@ _SUFFIXES = {*SOURCE_SUFFIXES, *BYTECODE_SUFFIXES, *EXTENSION_SUFFIXES}
 _MODULE_SUFFIXES = tuple(sorted(_SUFFIXES, key=len, reverse=True))  # the longest first: `.cpython-...so`
 GIT_FOLDER = "a repository's .git (git runs its config and hooks)"
 GIT_FILE = "a .git file (git runs the config of the folder it names)"
+# What a tool started in the folder (or, for conftest.py, collecting tests below it) runs, by name
+_MYPY_CONFIG = "a mypy config (mypy, which editors run on their own, imports the plugins it names)"
+TOOL_FILES = {
+    "conftest.py": "a conftest.py (pytest runs it when it collects tests in its folder or below)",
+    "matplotlibrc": "a matplotlibrc (matplotlib imports the backend it names at the next plot)",
+    "mypy.ini": _MYPY_CONFIG,
+    ".mypy.ini": _MYPY_CONFIG,
+}
 
 
 class Planted(NamedTuple):
@@ -199,6 +210,9 @@ def find_planted(
                     continue
                 if name == GIT:
                     planted.append(Planted(path, GIT_FILE, None))
+                    continue
+                if name in TOOL_FILES:  # in a package too: pytest loads a package's conftest.py
+                    planted.append(Planted(path, TOOL_FILES[name], None))
                     continue
                 module = module_name(name, False)
                 if module is not None and module in installed and not in_package:

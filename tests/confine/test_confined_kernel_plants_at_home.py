@@ -4,8 +4,8 @@ shell or git obeys runs later, unconfined, as the user.
 
 Each test starts a real confined kernel with the notebook folder the home folder, runs the attack as a
 model would, ends the kernel (its warden done), then does what the user does next, with that HOME,
-and asserts that the planted command did not run. Those marked xfail(strict) fail today (red-team,
-2026-12-07): the hole in one line.
+and asserts that the planted command did not run: the warden moves aside, at the kernel's end, each
+start-up file absent at its start that it created (twnb/config/planted.py).
 """
 
 from __future__ import annotations
@@ -61,9 +61,6 @@ def _user_env(places: Places) -> dict[str, str]:
     return {**env, "HOME": str(places.home), "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="notebook in home: a confined kernel may create an absent ~/.gitconfig; git obeys it"
-)
 def test_a_gitconfig_created_in_the_home_folder_runs_nothing_at_the_next_git_status(plant, places, marker):
     command = f"sh -c 'echo ran > {marker}' fsmonitor"
     config = f'[core]\n\tfsmonitor = "{command}"\n'
@@ -79,10 +76,6 @@ def test_a_gitconfig_created_in_the_home_folder_runs_nothing_at_the_next_git_sta
     assert not marker.exists(), "the fsmonitor command a planted ~/.gitconfig named ran at git status"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="notebook in home: a confined kernel may create an absent ~/.bash_profile; login shells run it",
-)
 def test_a_login_script_created_in_the_home_folder_never_runs_in_the_next_shell(plant, places, marker):
     script = f"echo ran > {marker}\n"
     plant(f"open('.bash_profile', 'w').write({script!r})")

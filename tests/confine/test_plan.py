@@ -121,6 +121,21 @@ def test_gits_own_settings_in_a_writable_home_are_read_only(tmp_path: Path) -> N
     assert (home / ".gitconfig").resolve() in plan.read_only
 
 
+def test_home_start_up_files_absent_in_a_writable_home_are_left_to_the_warden(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
+    plan = _plan_in(home, tmp_path)
+    assert (home / ".bash_profile").resolve() in plan.absent_trusted  # no mount can hold it
+    assert (home / ".gitconfig").resolve() not in plan.absent_trusted  # mounted read-only instead
+
+
+def test_no_home_start_up_file_is_left_to_the_warden_when_home_is_not_writable(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "nb").mkdir()
+    assert _plan_in(tmp_path / "nb", tmp_path).absent_trusted == ()
+
+
 def test_a_repository_in_a_confine_write_folder_is_read_only(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / ".git").mkdir(parents=True)

@@ -238,3 +238,30 @@ def test_a_conftest_the_user_kept_there_before_is_left_alone(
     time.sleep(0.1)  # older than the session's start by more than the clock's slack
     _run_and_end(kernel_in(places), "x = open('conftest.py').read()")
     assert (places.notebook / "conftest.py").exists() and _quarantined(places) == {}
+
+
+def test_a_home_start_up_file_the_kernel_created_is_moved_aside_and_accept_puts_it_back(
+    tmp_path: Path, kernel_in: type[ConfinedKernel]
+) -> None:
+    at_home = make_places(tmp_path, notebook_in_home=True)
+    code = "import os\nos.makedirs('.jupyter/lab')\nopen('.gitconfig', 'w').write('[user]\\n')"
+    _run_and_end(kernel_in(at_home), code)
+    assert not (at_home.home / ".gitconfig").exists() and not (at_home.home / ".jupyter").exists()
+    quarantined = _quarantined(at_home)
+    assert quarantined[".gitconfig"]["moved_to"] == ".gitconfig.twnb-quarantined"
+    assert quarantined[".jupyter"]["moved_to"] == ".jupyter.twnb-quarantined"  # moved whole
+    assert ".gitconfig: a home folder start-up file absent at the start" in _twnb(at_home).stdout
+    accepted = _twnb(at_home, "accept", ".gitconfig", "--yes")
+    assert accepted.returncode == 0, accepted.stderr
+    assert (at_home.home / ".gitconfig").read_text() == "[user]\n"
+
+
+def test_a_home_start_up_file_the_user_had_before_is_left_alone(
+    tmp_path: Path, kernel_in: type[ConfinedKernel]
+) -> None:
+    at_home = make_places(tmp_path, notebook_in_home=True)
+    (at_home.home / ".bash_profile").write_text("# the user's own\n")
+    time.sleep(0.1)  # older than the session's start by more than the clock's slack
+    _run_and_end(kernel_in(at_home), "x = open('.bash_profile').read()")
+    assert (at_home.home / ".bash_profile").read_text() == "# the user's own\n"
+    assert _quarantined(at_home) == {}

@@ -11,12 +11,16 @@
 - a file a developer tool reads from the folder it starts in and obeys by running code: `conftest.py`
   (pytest runs it), `matplotlibrc` (matplotlib imports the backend it names), `mypy.ini` and
   `.mypy.ini` (mypy, which editors run on their own, imports the plugins they name);
+- a start-up file of the home folder (`~/.gitconfig`, `~/.bash_profile`, `~/.ipython`: plan.py's
+  HOME_TRUST_BASE) that did not exist at the start inside a writable folder (a notebook in the home
+  folder): one that exists is mounted read-only, but no mount holds an absent place; the launcher
+  records those places, looked at where they are (no walk);
 - a file of a folder's trust base (`twnb.yaml`, `AGENTS.md`, `TWNB.md`, and under a folder's `plugins/`
   and `.twnb/experience/`) below the notebook's folder, whose own are watched by baseline: a
   notebook in that sub-folder would load it.
 
-The first three are moved aside where they are (`NAME.twnb-quarantined`: a name neither git nor Python
-looks for, on the same file system, so the move is a rename), the fourth is entered as quarantined in
+The first four are moved aside where they are (`NAME.twnb-quarantined`: a name neither git nor Python
+looks for, on the same file system, so the move is a rename), the fifth is entered as quarantined in
 the record of the folder that holds it (the loaders there refuse it, saying so). "Made or changed"
 is the entry's status-change time (ctime) at or after the session's start: unlike the modification
 time, no process can set it back, and a rename or a new link sets it. The walk stops after
@@ -50,6 +54,7 @@ _SUFFIXES = {*SOURCE_SUFFIXES, *BYTECODE_SUFFIXES, *EXTENSION_SUFFIXES}
 _MODULE_SUFFIXES = tuple(sorted(_SUFFIXES, key=len, reverse=True))  # the longest first: `.cpython-...so`
 GIT_FOLDER = "a repository's .git (git runs its config and hooks)"
 GIT_FILE = "a .git file (git runs the config of the folder it names)"
+HOME_START_FILE = "a home folder start-up file absent at the start (a shell, git, Python or Jupyter obeys it)"
 # What a tool started in the folder (or, for conftest.py, collecting tests below it) runs, by name
 _MYPY_CONFIG = "a mypy config (mypy, which editors run on their own, imports the plugins it names)"
 TOOL_FILES = {
@@ -168,11 +173,18 @@ def find_planted(
     since_ns: int,
     fixed: Iterable[str],
     installed: frozenset[str],
+    absent: Iterable[str] = (),
 ) -> Found:
     """What the kernel left in `folders` since `since_ns`; `fixed`: places mounted read-only at the
-    start (left alone); the notebook folder's own trust base is the baseline's (quarantine.py)."""
+    start (left alone); `absent`: the home folder's trust-base places that did not exist at the start
+    (looked at where they are, then left out of the walk); the notebook folder's own trust base is the
+    baseline's (quarantine.py)."""
     fixed_paths = {os.path.realpath(p) for p in fixed}
     planted: list[Planted] = []
+    for place in absent:
+        if _changed(place, since_ns):  # a folder (`~/.ipython`) is moved whole
+            planted.append(Planted(place, HOME_START_FILE, None))
+            fixed_paths.add(os.path.realpath(place))
     caches: list[str] = []
     budget = [MAX_ENTRIES]
     roots = list(dict.fromkeys(os.path.realpath(folder) for folder in folders))

@@ -412,9 +412,10 @@ _HELD_ELSEWHERE: list[tuple[str, str]] = []
 
 
 def _settle_planted(record: dict[str, object], session: Mapping[str, object]) -> list[tuple[str, str]]:
-    """What the session's kernel left that a later program obeys (planted.py): `.git` and shadowing
-    modules moved aside and entered as quarantined here; the trust-base files of sub-folders returned
-    as (folder, path) for their folders' records."""
+    """What the session's kernel left that a later program obeys (planted.py): `.git`, shadowing
+    modules, the files tools obey and the home folder's start-up files it made moved aside and
+    entered as quarantined here; the trust-base files of sub-folders returned as (folder, path) for
+    their folders' records."""
     writable = session.get("writable")
     since = session.get("since_ns")
     if not isinstance(writable, list) or not isinstance(since, int):
@@ -422,12 +423,14 @@ def _settle_planted(record: dict[str, object], session: Mapping[str, object]) ->
     from twnb.config import planted  # lazy: walks the folders, at a kernel's end only
 
     fixed = session.get("fixed")
+    absent = session.get("absent")
     folder = str(record["folder"])
     found = planted.find_planted(
         [str(place) for place in writable],
         notebook_dir=folder,
         since_ns=since,
         fixed=[str(place) for place in fixed] if isinstance(fixed, list) else [],
+        absent=[str(place) for place in absent] if isinstance(absent, list) else [],
         installed=planted.installed_modules([str(place) for place in writable]),
     )
     if found.cut:
@@ -507,12 +510,14 @@ def begin(
     kernel: int,
     writable: Iterable[str] = (),
     fixed: Iterable[str] = (),
+    absent: Iterable[str] = (),
     environ: Mapping[str, str] | None = None,
 ) -> None:
     """The launcher, before the kernel runs any code: finish the sessions that ended unclean, take the
     files as they are now as the baseline (unless another confined kernel runs in the folder: then the
     baselines stay), and enter this kernel's session: with the folders the kernel may write and the
-    places mounted read-only in them, where its end looks for what it left (planted.py), and the time
+    places mounted read-only in them, where its end looks for what it left (planted.py), the home
+    folder's trust-base places absent then inside them (what appears there is moved aside), and the time
     it started. Raises QuarantineError (OSError)."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -531,6 +536,7 @@ def begin(
                 "since_ns": time.time_ns(),
                 "writable": sorted(writable),
                 "fixed": sorted(fixed),
+                "absent": sorted(absent),
             }
             record["sessions"] = [*_sessions(record), session]
             save(folder, record, durable=True)
@@ -606,6 +612,7 @@ class LaunchRecord:
         kernel: int,
         writable: Iterable[str] = (),
         fixed: Iterable[str] = (),
+        absent: Iterable[str] = (),
     ) -> None:
         begin(
             self.folder,
@@ -616,6 +623,7 @@ class LaunchRecord:
             kernel=kernel,
             writable=writable,
             fixed=fixed,
+            absent=absent,
             environ=self._environ,
         )
 

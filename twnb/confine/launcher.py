@@ -331,6 +331,7 @@ def _begin_quarantine(
             # where its end looks for a `.git`, a shadowing module or a sub-folder's trust-base file
             writable=[str(p) for p in plan.write if p not in (plan.private_dir, plan.shm)],
             fixed=[str(p) for p in plan.read_only],
+            absent=[str(p) for p in plan.absent_trusted],
         )
     except QuarantineError as error:
         raise ConfinementError(

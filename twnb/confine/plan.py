@@ -93,6 +93,9 @@ class ConfinementPlan(NamedTuple):  # not a dataclass: the launcher would import
     hidden: tuple[Path, ...]  # inside a readable folder: hidden by a mount
     udp: bool
     shm: Path | None  # a private tmpfs is mounted here (in `write`); None: /dev/shm is only read
+    # the home folder's trust base absent at the start inside a writable folder (no mount holds an
+    # absent place): what appears there is moved aside by the warden at the kernel's end (planted.py)
+    absent_trusted: tuple[Path, ...] = ()
 
 
 def real_path(path: str | os.PathLike[str]) -> Path:
@@ -173,7 +176,8 @@ def plan_confinement(
     secrets = [real_home / name for name in HOME_SECRETS]
     secrets += [folder / name for folder in (*write, *read) for name in FOLDER_SECRETS if folder != Path("/")]
     hidden = _unique(p for p in secrets if os.path.lexists(p) and is_inside(p, reachable))
-    trusted = [real_home / name for name in HOME_TRUST_BASE]
+    home_trusted = [real_home / name for name in HOME_TRUST_BASE]
+    trusted = list(home_trusted)
     trusted += [notebook_dir / name for name in FOLDER_TRUST_BASE]
     trusted += [real_path(p) for p in plugin_dirs]
     trusted += _folders(settings.read_only, notebook_dir)
@@ -192,6 +196,7 @@ def plan_confinement(
     read_only = _unique(
         p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )
+    absent_trusted = _unique(p for p in home_trusted if not os.path.lexists(p) and is_inside(p, write))
     shm = _private_shm_place((*read, *write, *execute))
     connect = set(connect_ports(settings.confine_connect))
     if proxy_port is not None:
@@ -208,6 +213,7 @@ def plan_confinement(
         hidden=hidden,
         udp=bool(settings.confine_connect),
         shm=shm,
+        absent_trusted=absent_trusted,
     )
 
 

@@ -83,3 +83,21 @@ def test_a_login_script_created_in_the_home_folder_never_runs_in_the_next_shell(
         ["bash", "-l", "-c", "true"], env=_user_env(places), capture_output=True, timeout=60, check=False
     )
     assert not marker.exists(), "a planted ~/.bash_profile ran in the user's next login shell"
+
+
+def test_a_git_config_created_in_an_absent_config_folder_runs_nothing_at_the_next_git_status(
+    plant, places, marker
+):
+    command = f"sh -c 'echo ran > {marker}' fsmonitor"
+    config = f'[core]\n\tfsmonitor = "{command}"\n'
+    plant(f"import os\nos.makedirs('.config/git')\nopen('.config/git/config', 'w').write({config!r})")
+    env = {k: v for k, v in _user_env(places).items() if k != "XDG_CONFIG_HOME"}  # git reads ~/.config/git
+    subprocess.run(
+        ["git", "status", "--short"],
+        cwd=places.home / "project",
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert not marker.exists(), "the fsmonitor command a planted ~/.config/git/config named ran at git status"

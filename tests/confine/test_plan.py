@@ -128,6 +128,7 @@ def test_home_start_up_files_absent_in_a_writable_home_are_left_to_the_warden(tm
     plan = _plan_in(home, tmp_path)
     assert (home / ".bash_profile").resolve() in plan.absent_trusted  # no mount can hold it
     assert (home / ".gitconfig").resolve() not in plan.absent_trusted  # mounted read-only instead
+    assert (home / ".config").resolve() in plan.absent_trusted  # git/config in it: hidden where it exists
 
 
 def test_no_home_start_up_file_is_left_to_the_warden_when_home_is_not_writable(tmp_path: Path) -> None:

@@ -244,12 +244,14 @@ def test_a_home_start_up_file_the_kernel_created_is_moved_aside_and_accept_puts_
     tmp_path: Path, kernel_in: type[ConfinedKernel]
 ) -> None:
     at_home = make_places(tmp_path, notebook_in_home=True)
-    code = "import os\nos.makedirs('.jupyter/lab')\nopen('.gitconfig', 'w').write('[user]\\n')"
+    code = "import os\nos.makedirs('.jupyter/lab')\nos.makedirs('.config/git')\n"
+    code += "open('.gitconfig', 'w').write('[user]\\n')"
     _run_and_end(kernel_in(at_home), code)
     assert not (at_home.home / ".gitconfig").exists() and not (at_home.home / ".jupyter").exists()
     quarantined = _quarantined(at_home)
     assert quarantined[".gitconfig"]["moved_to"] == ".gitconfig.twnb-quarantined"
     assert quarantined[".jupyter"]["moved_to"] == ".jupyter.twnb-quarantined"  # moved whole
+    assert quarantined[".config"]["moved_to"] == ".config.twnb-quarantined"  # absent at the start
     assert ".gitconfig: a home folder start-up file absent at the start" in _twnb(at_home).stdout
     accepted = _twnb(at_home, "accept", ".gitconfig", "--yes")
     assert accepted.returncode == 0, accepted.stderr

@@ -196,7 +196,11 @@ def plan_confinement(
     read_only = _unique(
         p for p in trusted if os.path.lexists(p) and is_inside(p, write) and not is_inside(p, hidden)
     )
-    absent_trusted = _unique(p for p in home_trusted if not os.path.lexists(p) and is_inside(p, write))
+    # `~/.config` is a secret hidden where it exists; absent, the kernel could make it and, in it, what
+    # git (`git/config`), the desktop (`autostart/`) and systemd (`systemd/user/`) obey
+    absent_trusted = _unique(
+        p for p in (*home_trusted, real_home / ".config") if not os.path.lexists(p) and is_inside(p, write)
+    )
     shm = _private_shm_place((*read, *write, *execute))
     connect = set(connect_ports(settings.confine_connect))
     if proxy_port is not None:

@@ -97,6 +97,38 @@ def test_the_launcher_ends_at_once_naming_a_port_another_process_took(
     assert line.startswith("twnb-confined: not started: ")
 
 
+def _assert_ends_saying_its_port_was_taken(tmp_path: Path, which: str) -> None:
+    """A confined kernel started on a port (`which`: the KernelManager's attribute) that another
+    process, bound as a launcher binds, listens on first once the launcher holds it: it ends with
+    PORT_TAKEN_EXIT and one line naming the port, never a traceback."""
+    places = make_places(tmp_path)
+    with socket.socket() as other:  # the other process's socket, bound as its launcher binds
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        other.bind(("127.0.0.1", 0))
+        port = int(other.getsockname()[1])
+        km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
+        km.cache_ports = False  # the ports already set are kept, the others found free
+        setattr(km, which, port)
+        stderr_path = tmp_path / "stderr.txt"
+        with stderr_path.open("w") as stderr:
+            km.start_kernel(cwd=str(places.notebook), env=kernel_env(places), stderr=stderr)
+        try:
+            process: Any = km.provisioner.process  # type: ignore[union-attr]
+            deadline = time.monotonic() + FAST_S
+            while not _held_on({port}, process.pid):  # the launcher holds it, beside the other
+                assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
+                time.sleep(0.002)
+            other.listen(1)  # the other kernel listens first
+            status = process.wait(timeout=FAST_S)
+        finally:
+            km.shutdown_kernel(now=True)
+    said = stderr_path.read_text()
+    assert status == PORT_TAKEN_EXIT, said
+    lines = [line for line in said.splitlines() if line.startswith("twnb-confined: not started: ")]
+    assert len(lines) == 1 and "taken by another process before the kernel listened on it" in lines[0], said
+    assert f"tcp://127.0.0.1:{port}" in lines[0] and "Traceback" not in said
+
+
 def test_a_kernel_whose_held_port_another_kernel_listens_on_first_ends_at_once_saying_so(
     tmp_path: Path,
 ) -> None:
@@ -106,32 +138,7 @@ def test_a_kernel_whose_held_port_another_kernel_listens_on_first_ends_at_once_s
     free port a moment before. Once that one listens, this kernel's own bind fails: it ends with
     PORT_TAKEN_EXIT (the starters try new ports), not a traceback and a kernel that died. Seen once in
     10 runs of tests/confine on one CPU (`taskset -c 0`), in another test's second start."""
-    places = make_places(tmp_path)
-    with socket.socket() as other:  # the other process's socket, bound as its launcher binds
-        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        other.bind(("127.0.0.1", 0))
-        port = int(other.getsockname()[1])
-        km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
-        km.cache_ports = False  # the ports already set are kept, the others found free
-        km.shell_port = port
-        stderr_path = tmp_path / "stderr.txt"
-        with stderr_path.open("w") as stderr:
-            km.start_kernel(cwd=str(places.notebook), env=kernel_env(places), stderr=stderr)
-        try:
-            process: Any = km.provisioner.process  # type: ignore[union-attr]
-            deadline = time.monotonic() + FAST_S
-            while not _held_on({port}, process.pid):  # the launcher holds it, beside the other
-                assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
-                time.sleep(0.002)
-            other.listen(1)  # the other kernel listens first
-            status = process.wait(timeout=FAST_S)
-        finally:
-            km.shutdown_kernel(now=True)
-    said = stderr_path.read_text()
-    assert status == PORT_TAKEN_EXIT, said
-    lines = [line for line in said.splitlines() if line.startswith("twnb-confined: not started: ")]
-    assert len(lines) == 1 and "taken by another process before the kernel listened on it" in lines[0], said
-    assert f"tcp://127.0.0.1:{port}" in lines[0] and "Traceback" not in said
+    _assert_ends_saying_its_port_was_taken(tmp_path, "shell_port")
 
 
 def test_a_kernel_whose_heartbeat_port_another_kernel_listens_on_first_ends_at_once_saying_so(
@@ -139,32 +146,7 @@ def test_a_kernel_whose_heartbeat_port_another_kernel_listens_on_first_ends_at_o
 ) -> None:
     """The heartbeat's port, bound by ipykernel in the heartbeat's own thread: the kernel ran on
     without a heartbeat, and no starter tried again. It ends as on the other ports' loss."""
-    places = make_places(tmp_path)
-    with socket.socket() as other:  # the other process's socket, bound as its launcher binds
-        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        other.bind(("127.0.0.1", 0))
-        port = int(other.getsockname()[1])
-        km = KernelManager(kernel_name=CONFINED_KERNEL_NAME, kernel_spec_manager=ConfinedSpecs())
-        km.cache_ports = False  # the ports already set are kept, the others found free
-        km.hb_port = port
-        stderr_path = tmp_path / "stderr.txt"
-        with stderr_path.open("w") as stderr:
-            km.start_kernel(cwd=str(places.notebook), env=kernel_env(places), stderr=stderr)
-        try:
-            process: Any = km.provisioner.process  # type: ignore[union-attr]
-            deadline = time.monotonic() + FAST_S
-            while not _held_on({port}, process.pid):  # the launcher holds it, beside the other
-                assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
-                time.sleep(0.002)
-            other.listen(1)  # the other kernel listens first
-            status = process.wait(timeout=FAST_S)
-        finally:
-            km.shutdown_kernel(now=True)
-    said = stderr_path.read_text()
-    assert status == PORT_TAKEN_EXIT, said
-    lines = [line for line in said.splitlines() if line.startswith("twnb-confined: not started: ")]
-    assert len(lines) == 1 and "taken by another process before the kernel listened on it" in lines[0], said
-    assert f"tcp://127.0.0.1:{port}" in lines[0] and "Traceback" not in said
+    _assert_ends_saying_its_port_was_taken(tmp_path, "hb_port")
 
 
 def test_a_separate_kernel_that_lost_a_port_starts_on_new_ports(

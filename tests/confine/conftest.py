@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from fakellm import FakeLLMServer
-from support.confined_kernel import ConfinedKernel, kernel_env, make_places, unavailable_line
+from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, unavailable_line
 
 
 @pytest.fixture(scope="module")
@@ -29,4 +29,20 @@ def confined(
     try:
         yield kernel
     finally:
+        kernel.shutdown()
+
+
+@pytest.fixture
+def kernel_in(fake_server: FakeLLMServer) -> Iterator[type[ConfinedKernel]]:
+    """`kernel_in(places)`: a confined kernel in `places` talking to the fake LLM, shut down after
+    the test."""
+    started: list[ConfinedKernel] = []
+
+    class Started(ConfinedKernel):
+        def __init__(self, places: Places) -> None:
+            super().__init__(places, kernel_env(places, OPENAI_BASE_URL=fake_server.base_url))
+            started.append(self)
+
+    yield Started
+    for kernel in started:
         kernel.shutdown()

@@ -10,12 +10,10 @@ plain `git status` the test runs afterwards, outside, runs nothing. Real confine
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakellm import FakeLLMServer
-from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
+from support.confined_kernel import ConfinedKernel, Places, make_places, needs_landlock
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), needs_landlock]
 
@@ -60,20 +58,6 @@ def repository(tmp_path: Path) -> Places:
     places = make_places(tmp_path)
     assert _git(places.notebook, "init", "-q").returncode == 0
     return places
-
-
-@pytest.fixture
-def kernel_in(fake_server: FakeLLMServer) -> Iterator[type[ConfinedKernel]]:
-    started: list[ConfinedKernel] = []
-
-    class Started(ConfinedKernel):
-        def __init__(self, places: Places) -> None:
-            super().__init__(places, kernel_env(places, OPENAI_BASE_URL=fake_server.base_url))
-            started.append(self)
-
-    yield Started
-    for kernel in started:
-        kernel.shutdown()
 
 
 def test_the_kernel_cannot_set_fsmonitor_in_the_notebook_folders_git_config(

@@ -15,13 +15,11 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fakellm import FakeLLMServer
-from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_places, needs_landlock
+from support.confined_kernel import ConfinedKernel, Places, make_places, needs_landlock
 
 from twnb.config import FolderQuarantine
 
@@ -48,20 +46,6 @@ def _plant_module(path: str, marker: Path) -> str:
 @pytest.fixture
 def places(tmp_path: Path) -> Places:
     return make_places(tmp_path)
-
-
-@pytest.fixture
-def kernel_in(fake_server: FakeLLMServer) -> Iterator[type[ConfinedKernel]]:
-    started: list[ConfinedKernel] = []
-
-    class Started(ConfinedKernel):
-        def __init__(self, places: Places) -> None:
-            super().__init__(places, kernel_env(places, OPENAI_BASE_URL=fake_server.base_url))
-            started.append(self)
-
-    yield Started
-    for kernel in started:
-        kernel.shutdown()
 
 
 def _run_and_end(kernel: ConfinedKernel, code: str, within_s: float = 30.0) -> None:

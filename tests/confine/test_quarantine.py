@@ -415,16 +415,19 @@ def test_what_a_child_writes_after_the_kernel_ended_is_quarantined(
     (places.notebook / "AGENTS.md").write_text(RULES)
     kernel = _start(places, fake_server)
     _save_by_rename(places.notebook / "AGENTS.md", SAVED_RULES)
-    # a child that leaves the kernel's process group, lets go of every inherited descriptor (the
-    # warden's pipe among them) and writes once the kernel is gone
+    # a child that leaves the kernel's process group, lets go of every inherited descriptor and
+    # writes when the warden, the kernel gone, tells it to stop (leftover_processes.py)
     lingers = (
-        "import os, time\n"
+        "import os, signal, time\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
         "    os.closerange(3, 4096)\n"
-        "    time.sleep(3)\n"
-        f"    open('AGENTS.md', 'w').write({PLANTED!r})\n"
-        "    os._exit(0)\n"
+        "    def plant(*_):\n"
+        f"        open('AGENTS.md', 'w').write({PLANTED!r})\n"
+        "        os._exit(0)\n"
+        "    signal.signal(signal.SIGTERM, plant)\n"
+        "    while True:\n"
+        "        time.sleep(1)\n"
     )
     assert kernel.execute(lingers)["status"] == "ok"
     _end(kernel)

@@ -191,6 +191,14 @@ class ConfinedKernel:
         """What the launcher and the kernel wrote to stderr so far."""
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
+    def restart(self) -> None:
+        """Restart the kernel as Jupyter does (`KernelManager.restart_kernel`: the old one killed, a
+        new launcher started with the same arguments), its stderr appended to the same file."""
+        with self.stderr_path.open("a", encoding="utf-8") as stderr:
+            self.km._launch_args["stderr"] = stderr  # the start's own file was closed after it
+            self.km.restart_kernel(now=True)
+        self.kc.wait_for_ready(timeout=READY_TIMEOUT_S)
+
     def shutdown(self) -> None:
         self.kc.stop_channels()
         if self.km.has_kernel:

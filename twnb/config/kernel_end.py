@@ -8,7 +8,9 @@ and start time, and with it the warden's; after the shutdown it waits, bounded, 
 gone (it ends last, after the sub-folders' records), finishes the session itself when the warden
 was killed (`FolderQuarantine.record`), and reads what that end entered (`ended` in the record):
 one line per item still quarantined, with where it went and the `twnb trust` command that takes
-it back. The names come from the kernel's folders: shown with control characters escaped.
+it back. The names come from the kernel's folders: shown with control characters escaped. The
+processes the kernel left running, which its warden ended (confine/leftover_processes.py), are said
+in `leftover_line`, apart: they are not a thing quarantined (`--check` does not fail on them).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class KernelEnd:
         self.record_dir = record_dir(self.folder, environ)
         self.kernel = process_id(kernel_pid)
         self.warden: object = None
+        # the processes the kernel left running that its warden ended, said once `lines` read the end
+        self.leftover_line: str | None = None
         try:
             record = load(self.record_dir) or {}
         except QuarantineError:
@@ -80,9 +84,16 @@ class KernelEnd:
         ]
         if not mine:
             return [
-                f"{PREFIX}not finished after {wait_s:g} s (a process the kernel started may still run); "
-                f"once it is, `twnb trust --folder {_arg(self.folder)}` lists what it quarantined."
+                f"{PREFIX}not finished after {wait_s:g} s (its warden still ends what the kernel left "
+                f"running or looks through the folders); once it is, `twnb trust --folder "
+                f"{_arg(self.folder)}` lists what it quarantined."
             ]
+        ended = sum(int(e["leftovers"]) for e in mine if isinstance(e.get("leftovers"), int))
+        if ended:
+            self.leftover_line = (
+                f"{PREFIX}ended {ended} process{'' if ended == 1 else 'es'} the kernel left running "
+                "(a child its code started outlived it)."
+            )
         quarantined = quarantine.quarantined()
         said: list[str] = []
         for end in mine:

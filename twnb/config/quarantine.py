@@ -160,17 +160,12 @@ def user_namespace(pid: int | str = "self") -> str | None:
 
 def _namespace_has_processes(namespace: object) -> bool:
     """Whether a live process is still in the kernel's user namespace (children the kernel started
-    outlive it: they are confined as it was, and can write what it could)."""
+    may outlive it: they are confined as it was, and can write what it could)."""
     if not isinstance(namespace, str) or not namespace:
         return False
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return True  # cannot tell: taken as running (refuses, never trusts)
-    for name in names:
-        if name.isdigit() and user_namespace(name) == namespace and _proc_start(int(name)) is not None:
-            return True
-    return False
+    from twnb.config.namespace_processes import namespace_has_members  # lazy: select, at an end only
+
+    return namespace_has_members(namespace)
 
 
 def session_alive(session: Mapping[str, object]) -> bool:
@@ -373,14 +368,15 @@ def _finish_ended(record: dict[str, object], keep: int | None = None) -> bool:
     return True
 
 
-def _end_sessions(record: dict[str, object], ended: list[dict[str, object]]) -> None:
+def _end_sessions(record: dict[str, object], ended: list[dict[str, object]], leftovers: int = 0) -> None:
     """The end of `ended` (sessions of `record` no process is left of): each file compared with its
-    baseline, what their kernels planted settled, the sessions dropped and their end noted."""
+    baseline, what their kernels planted settled, the sessions dropped and their end noted
+    (`leftovers`: the processes the warden ended, kernel_end.py says them)."""
     before = dict(_dict(record, "quarantined"))
     _mark(record, watched_now(str(record["folder"]), _dict(record, "watch")))
     held = [entry for session in ended for entry in _settle_planted(record, session)]
     record["sessions"] = [s for s in _sessions(record) if s not in ended]
-    _note_ended(record, ended, before, held)
+    _note_ended(record, ended, before, held, leftovers)
     _HELD_ELSEWHERE.extend(held)
 
 
@@ -392,17 +388,26 @@ def _note_ended(
     ended: Iterable[Mapping[str, object]],
     before: Mapping[str, object],
     held: Iterable[tuple[str, str]],
+    leftovers: int = 0,
 ) -> None:
-    """What the end of `ended` quarantined or moved aside (the entries new or changed since `before`)
-    and the sub-folders' trust-base files it handed to their records: the starter of a batch command
-    says them once its kernel ended (kernel_end.py)."""
+    """What the end of `ended` quarantined or moved aside (the entries new or changed since `before`),
+    the sub-folders' trust-base files it handed to their records and the processes the kernel left
+    running that its warden ended: the starter of a batch command says them once its kernel ended
+    (kernel_end.py)."""
     after = _dict(record, "quarantined")
     names = sorted(name for name, entry in after.items() if before.get(name) != entry)
     elsewhere = [[holder, path] for holder, path in held]
     kept = record.get("ended")
     ends = [e for e in kept if isinstance(e, dict)] if isinstance(kept, list) else []
     for session in ended:
-        ends.append({"kernel": session.get("kernel"), "quarantined": names, "elsewhere": elsewhere})
+        end: dict[str, object] = {
+            "kernel": session.get("kernel"),
+            "quarantined": names,
+            "elsewhere": elsewhere,
+        }
+        if leftovers:
+            end["leftovers"] = leftovers
+        ends.append(end)
     record["ended"] = ends[-MAX_ENDED:]
 
 
@@ -560,8 +565,23 @@ def enter_namespace(folder: Path, kernel: int, namespace: str | None) -> None:
         save(folder, record)
 
 
+def namespace_of(folder: Path, kernel: int) -> str | None:
+    """The user namespace the kernel's session entered (`user:[N]`), None when it entered none (a
+    start refused before the namespace) or the record cannot be read."""
+    try:
+        record = load(folder) or {}
+    except QuarantineError:
+        return None
+    for session in _sessions(record):
+        if _kernel_pid(session) == kernel:
+            namespace = session.get("userns")
+            return namespace if isinstance(namespace, str) and namespace else None
+    return None
+
+
 def wait_for_end(folder: Path, kernel: int, poll_s: float = 0.2) -> None:
-    """The warden: until no process of the kernel's session is left (its children may outlive it)."""
+    """The warden: until no process of the kernel's session is left (one it could not end yet: a
+    process in uninterruptible sleep dies of its SIGKILL only when the sleep ends)."""
     try:
         record = load(folder) or {}
     except QuarantineError:
@@ -572,9 +592,9 @@ def wait_for_end(folder: Path, kernel: int, poll_s: float = 0.2) -> None:
                 time.sleep(poll_s)
 
 
-def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None) -> None:
+def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None, *, leftovers: int = 0) -> None:
     """The warden, once the kernel and every process it started are gone: quarantine what changed,
-    and drop the session."""
+    and drop the session (`leftovers`: how many processes the kernel left running it ended)."""
     with _Lock(folder):
         record = load(folder)
         if record is None:
@@ -583,14 +603,14 @@ def end(folder: Path, kernel: int, environ: Mapping[str, str] | None = None) -> 
         mine = [s for s in sessions if _kernel_pid(s) == kernel]
         if not mine:
             return
-        _end_sessions(record, mine)
+        _end_sessions(record, mine, leftovers)
         save(folder, record)
     _enter_elsewhere(os.environ if environ is None else environ)
 
 
 class LaunchRecord:
     """The launcher's and its warden's side of one confined kernel's session in the record
-    (`begin`, `enter_namespace`, `wait_for_end`, `end`)."""
+    (`begin`, `enter_namespace`, `namespace_of`, `wait_for_end`, `end`)."""
 
     def __init__(
         self, notebook_dir: str | os.PathLike[str], environ: Mapping[str, str] | None = None
@@ -630,11 +650,14 @@ class LaunchRecord:
     def enter_namespace(self, kernel: int) -> None:
         enter_namespace(self.folder, kernel, user_namespace())
 
+    def namespace_of(self, kernel: int) -> str | None:
+        return namespace_of(self.folder, kernel)
+
     def wait_for_end(self, kernel: int) -> None:
         wait_for_end(self.folder, kernel)
 
-    def end(self, kernel: int) -> None:
-        end(self.folder, kernel, self._environ)
+    def end(self, kernel: int, *, leftovers: int = 0) -> None:
+        end(self.folder, kernel, self._environ, leftovers=leftovers)
 
 
 class FolderQuarantine:

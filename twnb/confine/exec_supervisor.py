@@ -87,7 +87,7 @@ def start_supervisor(records: list[IO[bytes]], *, log: bool = False) -> int:
 
 
 def _close_all_but(keep: set[int]) -> None:
-    """Close every descriptor above stderr but `keep`: the launcher's others (the warden's pipe, the
+    """Close every descriptor above stderr but `keep`: the launcher's others (the held kernel ports, the
     settings' stand-ins) would otherwise live as long as this process."""
     start = 3
     for fd in sorted(fd for fd in keep if fd >= 3):

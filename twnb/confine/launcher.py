@@ -144,21 +144,22 @@ def _start_warden(
     record: LaunchRecord,
 ) -> tuple[int | None, int]:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
-    is configured: its port is returned, with the warden's pid) and, when the kernel ends, quarantines
-    what the kernel changed of the trust base (`record`, twnb/config/quarantine.py) and removes the
-    kernel's private folder and the stand-in settings files (`held`, placeholders.py).
-    It learns of the end from a pipe whose writing end the kernel holds (the parent death signal would
-    be a signal from the confined kernel to a process outside its domain: Landlock refuses it), then
-    waits until no process of the kernel's user namespace is left (a child may outlive the kernel, or
-    close the pipe early). `held_ports` (hold_kernel_ports) are the kernel's: closed in the warden."""
+    is configured: its port is returned, with the warden's pid) and, when the kernel ends, ends what
+    the kernel left running (leftover_processes.py), quarantines what the kernel changed of the trust
+    base (`record`, twnb/config/quarantine.py) and removes the kernel's private folder and the
+    stand-in settings files (`held`, placeholders.py).
+    It learns of the end from a pidfd of this process (the kernel's, after the exec), readable once it
+    has exited (exit, crash, or killed by Jupyter): not from the parent death signal, a signal from the
+    confined kernel to a process outside its domain, which Landlock refuses; not from a pipe's end,
+    which every child the kernel forks holds open too. `held_ports` (hold_kernel_ports) are the
+    kernel's: closed in the warden."""
     listener = None if upstream is None else _proxy_listener(kernel_ports)
-    alive_read, alive_write = os.pipe()
     kernel = os.getpid()
+    kernel_fd = os.pidfd_open(kernel)  # this very process: its pid, given again later, is not it
     warden = os.fork()
     if warden == 0:
         server = None
         try:
-            os.close(alive_write)
             for sock in held_ports:  # or the kernel's ports stay bound for its life, here
                 sock.close()
             os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
@@ -171,28 +172,48 @@ def _start_warden(
                 import threading
 
                 threading.Thread(target=server.serve_forever, daemon=True).start()
-            while os.read(alive_read, 1):
-                pass
+            _wait_until_readable(kernel_fd)
         finally:
             try:
                 if server is not None:  # no more model calls for what is left of the kernel
                     # asked, not waited for (serve_forever looks every half second)
                     threading.Thread(target=server.shutdown, daemon=True).start()
-                record.wait_for_end(kernel)
-                record.end(kernel)
+                _end_leftovers(record, kernel)
             except OSError as error:  # the next reader outside finishes it (the session stays)
                 print(f"twnb-confined: the quarantine record was not finished: {error}", file=sys.stderr)
             finally:
                 release_placeholders(held)
                 _remove(private_dir)
                 os._exit(0)
-    os.close(alive_read)
-    os.set_inheritable(alive_write, True)  # kept open across the kernel's exec, never written
+    os.close(kernel_fd)
     if listener is None:
         return None, warden
     port = int(listener.getsockname()[1])
     listener.close()  # the child serves; the kernel must not hold the listening socket
     return port, warden
+
+
+def _wait_until_readable(fd: int) -> None:
+    import select  # lazy: in the warden's process alone
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while not poller.poll():
+        pass
+
+
+def _end_leftovers(record: LaunchRecord, kernel: int) -> None:
+    """The warden, the kernel's own process gone: end every other process of its user namespace, say
+    how many on the kernel's log (the launcher's stderr), and do the end-of-kernel work, noting them
+    for the batch starters (kernel_end.py)."""
+    from twnb.confine.leftover_processes import end_leftovers  # lazy: at the kernel's end only
+
+    leftovers = end_leftovers(record.namespace_of(kernel))
+    said = leftovers.line()
+    if said is not None:
+        print(said, file=sys.stderr, flush=True)
+    record.wait_for_end(kernel)
+    record.end(kernel, leftovers=len(leftovers.ended))
 
 
 def _start_exec_supervisor(record: Path | None, plan: ConfinementPlan, inside: Path) -> int | None:

@@ -204,7 +204,10 @@ def run_demo(
                 kernel.release()
                 if refused is not None:
                     refused.close()
-                for line in end.lines() if end is not None else []:
+                said = [] if end is None else end.lines()
+                if end is not None and end.leftover_line is not None:  # processes the warden ended
+                    said.insert(0, end.leftover_line)
+                for line in said:
                     refused_notes.append(line)
                     progress(line)
 

@@ -63,7 +63,8 @@ class CaseNotebook:
         self._refused_starts: RefusedStartsRecord | None = None
         self._refused_in_round: list[str] = []
         self._end: KernelEnd | None = None  # a confined kernel's session: its end is said after it
-        self.end_lines: list[str] = []  # what that end quarantined or moved aside, once `with` ended
+        # what that end quarantined or moved aside, and the processes it ended, once `with` ended
+        self.end_lines: list[str] = []
 
     def __enter__(self) -> CaseNotebook:
         argv = self.kernel_argv
@@ -99,6 +100,8 @@ class CaseNotebook:
             self._stack.close()
             if self._end is not None:  # shut down: what its warden quarantined or moved aside
                 self.end_lines = self._end.lines()
+                if self._end.leftover_line is not None:  # and the processes it ended
+                    self.end_lines.insert(0, self._end.leftover_line)
         finally:
             self.write()
 

@@ -227,6 +227,8 @@ def rerun_notebook(
         last = _last_line(log)
     if end is not None:  # the kernel is shut down: what its warden quarantined or moved aside
         report.quarantined = end.lines()
+        if end.leftover_line is not None:  # and the processes it left running, which the warden ended
+            report.notes.append(end.leftover_line)
     if report.stopped and last:
         report.stopped += f" (the kernel's last words: {last})"
     return report

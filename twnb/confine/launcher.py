@@ -178,6 +178,9 @@ def _start_warden(
                 if server is not None:  # no more model calls for what is left of the kernel
                     # asked, not waited for (serve_forever looks every half second)
                     threading.Thread(target=server.shutdown, daemon=True).start()
+                # the kernel's own end first, whatever ended the wait above: what is in its namespace
+                # is ended only once it is gone (it is in the namespace too)
+                _wait_until_readable(kernel_fd)
                 _end_leftovers(record, kernel)
             except OSError as error:  # the next reader outside finishes it (the session stays)
                 print(f"twnb-confined: the quarantine record was not finished: {error}", file=sys.stderr)

@@ -20,6 +20,7 @@ import shlex
 import time
 from collections.abc import Mapping
 
+from twnb.config.gone_records import concerning
 from twnb.config.quarantine import (
     FolderQuarantine,
     QuarantineError,
@@ -185,22 +186,14 @@ def recorded_elsewhere(
     """The entries other folders' records hold for places inside `folder`: what a confined kernel
     started in a parent folder moved aside in it (a `sub/.git`, a `sub/yaml.py`) is entered in that
     kernel's notebook folder's record, so `twnb trust --folder sub` alone would not see it. Each as
-    (the record's folder, the entry's name there, the entry)."""
+    (the record's folder, the entry's name there, the entry). Only the records that can hold such
+    entries are parsed, and those of folders deleted or renamed are pruned (gone_records.py)."""
     inside = os.path.realpath(folder)
     own = record_dir(inside, environ)
     root = quarantine_root(os.environ if environ is None else environ)
-    try:
-        keys = sorted(os.listdir(root))
-    except OSError:
-        return []
     found: list[tuple[str, str, dict[str, object]]] = []
-    for key in keys:
-        place = root / key
+    for place, record in concerning(root, inside):  # records of gone folders pruned on the way
         if place == own:
-            continue
-        try:
-            record = load(place) or {}
-        except QuarantineError:
             continue
         holder = record.get("folder")
         entries = record.get("quarantined")

@@ -191,17 +191,35 @@ class _Lock:
     def __enter__(self) -> _Lock:
         import fcntl  # lazy: fcntl (~0.3 ms), for writers only: readers never lock
 
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + LOCK_WAIT_S
+        self._fd = self._open()
         while True:
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     os.close(self._fd)
                     raise QuarantineError(f"the quarantine record {self.path.parent} stays locked") from None
                 time.sleep(0.02)
+                continue
+            if self._still_there():
+                return self
+            # the record was pruned (gone_records.py) while this waited: the lock of a new one
+            os.close(self._fd)
+            self._fd = self._open()
+
+    def _open(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except FileNotFoundError:  # pruned since it was made: made again
+            self.path.parent.mkdir(mode=0o700, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def _still_there(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == os.fstat(self._fd).st_ino
+        except OSError:
+            return False
 
     def __exit__(self, *exc: object) -> None:
         os.close(self._fd)  # releases the lock
@@ -476,8 +494,13 @@ def _enter_elsewhere(environ: Mapping[str, str]) -> None:
         try:
             place.mkdir(mode=0o700, parents=True, exist_ok=True)
             with _Lock(place):
-                new = {"folder": os.path.realpath(holder), "baseline": {}, "quarantined": {}}
+                new: dict[str, object] = {
+                    "folder": os.path.realpath(holder),
+                    "baseline": {},
+                    "quarantined": {},
+                }
                 record = load(place) or new
+                record.setdefault("device", os.stat(holder).st_dev)  # see begin
                 record.setdefault("watch", {"files": list(FOLDER_FILES), "folders": []})
                 name = name_in(os.path.realpath(holder), path)
                 found = read_found(path)[0]
@@ -529,6 +552,9 @@ def begin(
         with _Lock(folder):
             record = load(folder) or {"folder": notebook_dir, "baseline": {}, "quarantined": {}}
             record["folder"] = notebook_dir
+            # the file system it is on: a record whose folder is not there but whose file system is
+            # (a deleted or renamed folder, not an unmounted disk) is pruned (gone_records.py)
+            record["device"] = os.stat(notebook_dir).st_dev
             record["watch"] = _merged_watch(_dict(record, "watch"), files, folders)
             _finish_ended(record)
             if not _sessions(record):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -48,6 +49,16 @@ IGNORES_SIGTERM = {
     ),
     "body": "while True: time.sleep(1)",
 }
+# The main thread exits alone (the exit system call, not exit_group), a thread runs on: /proc shows
+# the process as a zombie, and a look at its state alone would take it for ended.
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine(), 60)
+LEADER_EXITS_ALONE = {
+    "prepare": (
+        "import ctypes, threading\n"
+        "    threading.Thread(target=lambda: [time.sleep(0.1) for _ in iter(int, 1)]).start()"
+    ),
+    "body": f"ctypes.CDLL(None).syscall({SYS_EXIT}, 0)",
+}
 # Each generation forks the next (a new session each time) and exits: a new pid all the time.
 FORKS_IN_A_LOOP = {
     "prepare": "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
@@ -56,8 +67,9 @@ FORKS_IN_A_LOOP = {
 
 
 def _namespace_pids(namespace: str) -> list[int]:
-    """The pids whose user namespace is `namespace`, as /proc says (zombies, exited and waiting for
-    their parent, run nothing: left out)."""
+    """The pids whose user namespace is `namespace` and that run a thread, as /proc says (a zombie,
+    exited and waiting for its parent, runs nothing; a leader that exited alone while its other
+    threads run shows as a zombie, its threads do not)."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -65,13 +77,21 @@ def _namespace_pids(namespace: str) -> list[int]:
         try:
             if os.readlink(f"/proc/{name}/ns/user") != namespace:
                 continue
-            with open(f"/proc/{name}/stat", "rb") as file:
-                data = file.read()
+            tasks = os.listdir(f"/proc/{name}/task")
         except OSError:
             continue
-        if data[data.rindex(b")") + 2 :].split()[0] not in (b"Z", b"X"):
+        if any(_task_runs(f"/proc/{name}/task/{task}/stat") for task in tasks):
             found.append(int(name))
     return found
+
+
+def _task_runs(stat: str) -> bool:
+    try:
+        with open(stat, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    return data[data.rindex(b")") + 2 :].split()[0] not in (b"Z", b"X")
 
 
 def _seen_running(namespace: str, looks: int = 20) -> set[int]:
@@ -160,8 +180,8 @@ def namespaces() -> Iterator[list[str]]:
 
 @pytest.mark.parametrize(
     "child",
-    [SLEEPS_FOREVER, IGNORES_SIGTERM, FORKS_IN_A_LOOP],
-    ids=["sleeps-forever", "ignores-sigterm-renamed", "forks-in-a-loop"],
+    [SLEEPS_FOREVER, IGNORES_SIGTERM, FORKS_IN_A_LOOP, LEADER_EXITS_ALONE],
+    ids=["sleeps-forever", "ignores-sigterm-renamed", "forks-in-a-loop", "leader-exits-alone"],
 )
 def test_after_the_shutdown_no_process_of_the_kernel_is_left_and_the_end_is_done(
     kernel_in: type[ConfinedKernel], tmp_path: Path, child: dict[str, str], namespaces: list[str]

@@ -1,9 +1,10 @@
 """base layer: general helpers every layer may use, below the data model (docs/architecture.md, "Layers").
 
 Logging through one scrubbing filter, twnb's one clock (UTC), ids as TaskWeaver makes them, the one way
-text is clipped, pausing the garbage collector while a large conversation is built, and the lazy front
-door of the layers whose import time matters. Only the standard library is imported, and lazily:
-`%load_ext twnb` uses the front door alone.
+text is clipped, the module names installed libraries declare they import (the runtime guard and the
+confined kernel's warden judge a planted module by them), pausing the garbage collector while a large
+conversation is built, and the lazy front door of the layers whose import time matters. Only the
+standard library is imported, and lazily: `%load_ext twnb` uses the front door alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from twnb.base.clock import now_compact as now_compact
     from twnb.base.clock import now_iso as now_iso
     from twnb.base.clock import now_iso_precise as now_iso_precise
+    from twnb.base.declared_imports import DeclaredImports as DeclaredImports
+    from twnb.base.declared_imports import importers_said as importers_said
     from twnb.base.gc_pause import gc_paused as gc_paused
     from twnb.base.ids import create_id as create_id
     from twnb.base.ids import is_plain_id as is_plain_id

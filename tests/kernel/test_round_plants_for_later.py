@@ -1,7 +1,8 @@
 """Generated code in a watched Round of a plain kernel plants, in the notebook's folder, a file that the
 user's next plain Python there loads and obeys, outside every guard (tests/support/planted_for_later.py
 has the attacks and the user's later acts): bytecode for the user's own module, a `matplotlibrc`
-naming a backend module, a `conftest.py`, a `mypy.ini` naming a plugin. The runtime guard's trust
+naming a backend module, a `conftest.py`, a `mypy.ini` naming a plugin, a `numexpr.py` (a module
+nothing installs, which `import pandas` imports if it finds it). The runtime guard's trust
 base holds them (twnb/kernel/guard/trust_base.py).
 
 Each attack runs through `LiveShellExecutor` in a real kernel whose working folder holds the user's own
@@ -20,8 +21,10 @@ from support.planted_for_later import (
     CHECK_THE_TYPES,
     CONFTEST_ATTACK,
     IMPORT_HELPERS,
+    IMPORT_PANDAS,
     MATPLOTLIBRC_ATTACK,
     MYPY_ATTACK,
+    OPTIONAL_IMPORT_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
     PYC_WHERE_IMPORT_LOOKS_ATTACK,
@@ -45,7 +48,14 @@ def folder(live_kernel) -> Path:
         cache.unlink()
     elif cache.exists():
         shutil.rmtree(cache)
-    for name in ("matplotlibrc", "plot_style.py", "conftest.py", "mypy.ini", "typing_checks.py"):
+    for name in (
+        "matplotlibrc",
+        "plot_style.py",
+        "conftest.py",
+        "mypy.ini",
+        "typing_checks.py",
+        "numexpr.py",
+    ):
         (folder / name).unlink(missing_ok=True)
     seed_user_files(folder)
     return folder
@@ -101,6 +111,24 @@ def test_a_mypy_config_naming_a_plugin_is_never_written(live_kernel, folder, mar
     assert not (folder / "mypy.ini").exists()
     run_later(folder, CHECK_THE_TYPES)
     assert not marker.exists(), "the plugin a planted mypy.ini named ran in the user's mypy"
+
+
+def test_a_module_pandas_imports_if_it_finds_it_is_never_written(live_kernel, folder, marker):
+    result = live_kernel.run_case(attack(OPTIONAL_IMPORT_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert "pandas imports if it finds it" in result["refusals"][0]["message"]
+    later = run_later(folder, IMPORT_PANDAS)
+    assert later.returncode == 0, later.stderr
+    assert not marker.exists(), "the planted numexpr.py ran at the user's next import pandas"
+
+
+def test_a_numexpr_py_there_does_run_at_the_next_import_pandas(tmp_path, marker):
+    """The check above can fail: the module, put there by hand, runs in the user's next Python."""
+    run_later(tmp_path, ["-c", attack(OPTIONAL_IMPORT_ATTACK, marker)])  # unguarded
+    assert not marker.exists() and (tmp_path / "numexpr.py").is_file()
+    run_later(tmp_path, IMPORT_PANDAS)
+    assert marker.exists()
 
 
 def test_a_module_the_code_writes_still_imports_without_its_cache(fresh_kernel, tmp_path):

@@ -118,3 +118,63 @@ def test_the_folder_the_kernel_started_in_counts_after_the_code_moves_away(place
     monkeypatch.chdir(elsewhere)
     shadows.stale()
     assert shadows.shadow(str(places["nb"].resolve()), f"{INSTALLED}.py")
+
+
+# -- names an installed library imports if it finds it ---------------------------------------------------
+
+OPTIONAL = "twnb_optional_probe"
+
+
+@pytest.fixture
+def declared(places):
+    """The installed folder also holds a distribution declaring OPTIONAL as an extra's requirement (as
+    pandas declares numexpr), and another only for its tests; no folder provides either module."""
+    info = places["site"] / "fakeframes-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f'Name: fakeframes\nRequires-Dist: {OPTIONAL}>=2; extra == "performance"\n'
+        'Requires-Dist: twnb_test_only_probe; extra == "test"\n',
+        encoding="utf-8",
+    )
+    return places
+
+
+@pytest.mark.parametrize(
+    "name",
+    [f"{OPTIONAL}.py", f"{OPTIONAL}.pyc", OPTIONAL + importlib.machinery.EXTENSION_SUFFIXES[0]],
+    ids=["source", "sourceless", "extension"],
+)
+def test_a_module_an_installed_library_imports_if_it_finds_it_is_judged(declared, name):
+    assert _shadow(declared["nb"], name) == f"`{OPTIONAL}`, which fakeframes imports if it finds it"
+
+
+def test_a_package_or_folder_moved_under_such_a_name_is_judged(declared):
+    package = declared["nb"] / OPTIONAL
+    package.mkdir()
+    assert "fakeframes" in _shadow(package, "__init__.py")
+    work = declared["nb"] / "work"
+    work.mkdir()
+    assert "fakeframes" in _shadow(declared["nb"], OPTIONAL, source=str(work))
+
+
+def test_such_a_name_is_judged_in_any_folder_an_import_looks_in(declared, monkeypatch):
+    """Nothing provides it: a folder after site-packages is the first to."""
+    late = declared["tmp"] / "late"
+    late.mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(late)])
+    assert _shadow(late, f"{OPTIONAL}.py")
+    assert _shadow(declared["tmp"], f"{OPTIONAL}.py") == ""  # no import looks there
+
+
+def test_a_requirement_only_of_a_development_extra_is_free(declared):
+    assert _shadow(declared["nb"], "twnb_test_only_probe.py") == ""
+    assert _shadow(declared["nb"], "helpers.py") == ""
+
+
+def test_a_plain_folder_is_judged_only_under_a_name_only_a_library_declares(declared):
+    """pandas fails at import on a namespace package it takes for bottleneck; a namespace portion of an
+    installed module's name, or of any other name, changes no import."""
+    notebook = str(declared["nb"].resolve())
+    assert "fakeframes" in ModuleShadows().folder_made(notebook, OPTIONAL)
+    assert ModuleShadows().folder_made(notebook, INSTALLED) == ""
+    assert ModuleShadows().folder_made(notebook, "results") == ""

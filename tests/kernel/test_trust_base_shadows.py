@@ -1,5 +1,6 @@
-"""Modules that would shadow an installed one, and the notebook's git repository, in a real kernel: what
-generated code plants there runs later, outside every guard (the next kernel's `import yaml`, twnb's own
+"""Modules that would shadow an installed one or that an installed library imports if it finds it
+(pandas' numexpr), and the notebook's git repository, in a real kernel: what generated code plants
+there runs later, outside every guard (the next kernel's `import yaml` or `import pandas`, twnb's own
 load, a shell prompt's `git status`), so a Round may not write it (twnb/kernel/guard/trust_base.py,
 shadowed_modules.py).
 
@@ -66,6 +67,17 @@ ATTACKS = {
         "import os\nopen('numpy_tools.py', 'w').write(PAYLOAD)\nos.rename('numpy_tools.py', 'numpy.py')",
     ),
     "twnb": ("twnb.py", "from pathlib import Path\nPath('twnb.py').write_text(PAYLOAD)"),
+    # names nothing installs that pandas imports at `import pandas` if it finds them
+    "optional": ("numexpr.py", "open('numexpr.py', 'w').write(PAYLOAD)"),
+    "optional-package": (
+        "bottleneck/__init__.py",
+        "import os\nos.makedirs('bottleneck', exist_ok=True)\n"
+        "open('bottleneck/__init__.py', 'w').write(PAYLOAD)",
+    ),
+    "optional-renamed": (
+        "numexpr.py",
+        "import os\nopen('fast_eval.py', 'w').write(PAYLOAD)\nos.rename('fast_eval.py', 'numexpr.py')",
+    ),
 }
 
 
@@ -76,6 +88,12 @@ def test_a_module_that_would_shadow_an_installed_one_is_never_written(kernel, pl
     name = planted.split("/")[0].split(".")[0]
     assert f"`{name}`" in refusal["message"] and "name" in refusal["hint"]
     assert not (places["nb"] / planted).exists()
+
+
+def test_the_refusal_of_an_optional_import_names_the_library_that_imports_it(kernel, places):
+    refusal = _refused(kernel.run_case(ATTACKS["optional"][1].replace("PAYLOAD", "''")))
+    assert "`numexpr`, which pandas imports if it finds it" in refusal["message"]
+    assert "no installed library imports" in refusal["hint"]
 
 
 def test_a_hook_command_is_never_written_into_the_git_config(kernel, places):
@@ -194,3 +212,14 @@ def test_the_separate_kernels_guard_refuses_a_shadowing_module(tmp_path):
     assert result.status == "refused", result
     assert result.refusals[0].rule == "trust-base" and "`yaml`" in result.refusals[0].message
     assert not (workdir / "yaml.py").exists()
+
+
+def test_the_separate_kernels_guard_refuses_a_module_pandas_imports_if_it_finds_it(tmp_path):
+    """The declared names too are read in that kernel (twnb/base/declared_imports.py, sent with it)."""
+    workdir = tmp_path / "nb"
+    workdir.mkdir()
+    with KernelExecutor(workdir) as executor:
+        result = executor.run("open('numexpr.py', 'w').write('raise SystemExit')")
+    assert result.status == "refused", result
+    assert "pandas imports if it finds it" in result.refusals[0].message
+    assert not (workdir / "numexpr.py").exists()

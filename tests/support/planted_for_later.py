@@ -56,6 +56,12 @@ open('mypy.ini', 'w').write('[mypy]\\nplugins = typing_checks.py\\n')
 # pytest loads conftest.py from the folder it starts in, before any test.
 CONFTEST_ATTACK = "open('conftest.py', 'w').write(PAYLOAD)\n"
 
+# pandas imports numexpr (and bottleneck) at `import pandas` when it finds them, though nothing installs
+# them: the planted module runs its payload, then fails as a missing numexpr does (pandas goes on).
+OPTIONAL_IMPORT_ATTACK = """\
+open('numexpr.py', 'w').write(PAYLOAD + 'raise ImportError("numexpr is not installed")\\n')
+"""
+
 
 def seed_user_files(folder: Path) -> None:
     """The user's module and test, with an mtime in the past (as a project's files have)."""
@@ -100,4 +106,5 @@ def run_later(
 IMPORT_HELPERS = ["-c", "import helpers; print(helpers.mean([1, 3]))"]
 PLOT_A_FIGURE = ["-c", "import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.savefig('figure.png')"]
 CHECK_THE_TYPES = ["-m", "mypy", "--no-incremental", "helpers.py"]
+IMPORT_PANDAS = ["-c", "import pandas; print(pandas.DataFrame({'a': [1, 3]})['a'].mean())"]
 RUN_THE_TESTS = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_helpers.py"]

@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 
 # Where the sources sent to a kernel live there (never under twnb's own names).
 INJECTED_PACKAGE = "_twnb_guard"
+# The base module the guard's modules import (shadowed_modules.py, through base's front door): sent
+# first, and `from twnb.base import` pointed at it (it imports the standard library only).
+_BASE_MODULE = "declared_imports"
 # The guard's modules, each after those it imports.
 _MODULES = (
     "guard_refusal",
@@ -305,10 +308,12 @@ def _tell(text: str) -> None:
 def kernel_guard_source() -> str:
     """Code that sets the guard up in a kernel: defines `__twnb_guard` (a KernelGuard), hidden from
     the user's namespace listing."""
-    sources = []
+    base = importlib.import_module(f"twnb.base.{_BASE_MODULE}")
+    sources = [(f"{INJECTED_PACKAGE}.{_BASE_MODULE}", inspect.getsource(base))]
     for name in _MODULES:
         module = importlib.import_module(f"twnb.kernel.guard.{name}")
         source = inspect.getsource(module).replace("twnb.kernel.guard.", f"{INJECTED_PACKAGE}.")
+        source = source.replace("from twnb.base import ", f"from {INJECTED_PACKAGE}.{_BASE_MODULE} import ")
         sources.append((f"{INJECTED_PACKAGE}.{name}", source))
     return (
         "def __twnb_setup_guard(sources):\n"

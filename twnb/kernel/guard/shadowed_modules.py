@@ -18,11 +18,18 @@ script's folder or the working folder first, before the standard library):
 
 A name is shadowed when a module or regular package of that name is found in a later folder, or when
 other folders hold it only as a namespace package (folders without `__init__`: a regular package comes
-first wherever it is). Free: names that import nothing today (`helpers.py`), a module the same folder
-or an earlier one already provides (writing it again changes nothing about what is imported), built-in
-modules (found before any folder), and plain folders (`mkdir pandas`: a namespace portion never comes
-before a regular package; its `__init__.py` is judged when written). A folder moved or linked under an
-installed module's name is judged as a package (a link's `__init__.py` could be written through the
+first wherever it is). A name nothing provides is judged too, in any of those folders, when an
+installed distribution declares it as a requirement (twnb/base/declared_imports.py): pandas imports
+`numexpr` and `bottleneck` at `import pandas` when it finds them, so a `numexpr.py` there runs at the
+next kernel's or script's `import pandas`.
+
+Free: names that import nothing today and that no installed library declares (`helpers.py`), a module
+the same folder or an earlier one already provides (writing it again changes nothing about what is
+imported), built-in modules (found before any folder), and plain folders (`mkdir pandas`: a namespace
+portion never comes before a regular package; its `__init__.py` is judged when written) but under a
+name only a library declares (`mkdir bottleneck`: nothing regular comes before it, and pandas fails
+at import on the namespace package it takes it for). A folder moved or linked under an installed or
+declared module's name is judged as a package (a link's `__init__.py` could be written through the
 folder's other name), under a namespace package's name only when it holds an `__init__`. A module
 found by a finder of its own (an editable install) and already imported counts as found after every
 folder.
@@ -34,9 +41,12 @@ Cost: a write into a folder that is neither on `sys.path` nor the working folder
 (has `sys.path` changed?) and a dict lookup. What each folder provides is listed at the first write of a
 run (one `stat` per folder of `sys.path`; a folder is listed again, one `scandir` and a `stat` per
 sub-folder for its `__init__`, only when its modification time changed), and again when `sys.path` or
-the working folder changes.
+the working folder changes. The declared names are read at the first write of a name nothing provides
+(187 distributions in ~34 ms on a loaded machine, once per process; a `stat` per folder at the next
+refresh; bench/bench_declared_imports.py), never for a write of an installed module's name.
 
-Stdlib only: sent as source to kernels where twnb is not installed (kernel_guard.py).
+Stdlib only (and twnb/base/declared_imports.py, sent with it): sent as source to kernels where twnb is
+not installed (kernel_guard.py).
 """
 
 from __future__ import annotations
@@ -44,14 +54,18 @@ from __future__ import annotations
 import importlib.machinery
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+from twnb.base import DeclaredImports, importers_said
 
 MODULE_SUFFIXES = tuple(importlib.machinery.all_suffixes())
 _INIT = "__init__"
 # what a folder holds under a name: a module or regular package, or a namespace portion
 _REGULAR, _PORTION = 1, 2
 _AFTER_ALL = 1 << 30
+# what installed distributions declare, read once per process (all ModuleShadows share it)
+_DECLARED = DeclaredImports()
 
 
 def module_name(file_name: str) -> str:
@@ -91,10 +105,15 @@ class ModuleShadows:
     """Whether writing a file would shadow an installed module. `started_in`: the folders the kernel
     runs in (the notebook's), besides the working folder at each refresh."""
 
-    def __init__(self, started_in: Iterable[str | os.PathLike[str]] = ()) -> None:
+    def __init__(
+        self, started_in: Iterable[str | os.PathLike[str]] = (), declared: DeclaredImports = _DECLARED
+    ) -> None:
         self.started_in = frozenset(os.path.realpath(os.fspath(p)) for p in started_in)
+        self.declared = declared
         self._index: _Index | None = None
         self._listings: dict[str, _Listing] = {}
+        # the declared names as of one index (read when a name nothing provides is first judged)
+        self._declared_for: tuple[_Index, Mapping[str, tuple[str, ...]]] | None = None
 
     def stale(self) -> None:
         """Look at sys.path, the working folder and the folders' contents again at the next write (a
@@ -118,15 +137,32 @@ class ModuleShadows:
         top = module_name(name)
         if top:
             return self._judge(index, real_folder, top)
-        if source and name in index.regular and os.path.isdir(source):
+        if source and os.path.isdir(source) and (name in index.regular or self._importers(index, name)):
             return self._judge(index, real_folder, name)  # a folder moved or linked here: a package
         if source and name in index.portions and _provides(source, _INIT):
             return self._judge(index, real_folder, name)  # a package, before namespace portions
         return ""
 
+    def folder_made(self, real_folder: str, name: str) -> str:
+        """What a plain folder `name` made in `real_folder` would be imported as, said as `shadow` says
+        it; "" when nothing. Only a name that nothing provides but a library declares: with no regular
+        package of the name anywhere, the import takes the folder as a namespace package, on which
+        the library fails (pandas: "Can't determine version for bottleneck", at `import pandas`)."""
+        index = self._index
+        if index is None or index.path != sys.path:
+            index = self._refresh()
+        if real_folder not in index.places and real_folder not in index.working:
+            return ""
+        if name in index.regular or not self._importers(index, name):
+            return ""
+        return self._judge(index, real_folder, name)
+
     def _judge(self, index: _Index, folder: str, name: str) -> str:
-        if name == _INIT or not (name in index.regular or name in index.portions):
-            return ""  # imports nothing today
+        if name == _INIT:
+            return ""
+        importers = () if name in index.regular else self._importers(index, name)
+        if not (importers or name in index.regular or name in index.portions):
+            return ""  # imports nothing today, and no installed library tries to
         if _provides(folder, name):
             return ""  # the folder already provides it: nothing changes for an import
         place = -1 if folder in index.working else index.places[folder]
@@ -137,7 +173,20 @@ class ModuleShadows:
             return f"`{name}` in place of the one in {found[0]}"
         if any(f != folder for f in index.portions.get(name, ())):
             return f"`{name}` in place of the namespace package in {index.portions[name][0]}"
+        if importers:  # nothing provides it (but namespace portions, here): the library imports this
+            return f"`{name}`, which {importers_said(importers)}"
         return ""
+
+    def _importers(self, index: _Index, name: str) -> tuple[str, ...]:
+        """The installed distributions that declare `name` (in the folders of sys.path, but the
+        working ones: what is written there is no installed distribution)."""
+        if not name.isidentifier():
+            return ()
+        kept = self._declared_for
+        if kept is None or kept[0] is not index:
+            folders = [folder for folder in index.places if folder not in index.working]
+            kept = self._declared_for = (index, self.declared.read(folders))
+        return kept[1].get(name, ())
 
     def _refresh(self) -> _Index:
         path = list(sys.path)

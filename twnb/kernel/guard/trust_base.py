@@ -18,7 +18,8 @@ recognised by its inode) into the trust base is refused:
 - Jupyter's config and data folders (kernelspecs, server and lab settings);
 - the shell's start-up files (`~/.bashrc`, `~/.profile`, ...) and `PYTHONSTARTUP`;
 - a module file or package that an import would find instead of an installed module of that name
-  (`yaml.py` in the notebook's folder: shadowed_modules.py says which, and in what order);
+  (`yaml.py` in the notebook's folder: shadowed_modules.py says which, and in what order), or of a
+  name an installed library imports if it finds it (`numexpr.py`, which `import pandas` runs);
 - git's: anything in a `.git` folder (or file) wherever it is, the repository folder a `.git` file of
   the working folder or one of its parents points to (a worktree's, a submodule's, and its common
   folder), `GIT_DIR`, and the user's git settings (`~/.gitconfig`, `~/.config/git/`). A repository's
@@ -118,8 +119,9 @@ GIT_FOLDER = "a git repository's folder (.git), whose config and hooks run comma
 BYTECODE_CACHE = "compiled bytecode that the next import of a module takes in place of its source"
 GIT_SETTINGS = "the user's git settings, which run commands at git's next command"
 SHADOW_HINT = (
-    "Give your own module a name no installed module has (`my_yaml_tools.py`, say): a module named as "
-    "an installed one would be imported in its place, by this kernel and the next."
+    "Give your own module a name no installed module has and no installed library imports "
+    "(`my_yaml_tools.py`, say): a module of such a name would be imported in its place, or by the "
+    "library, in this kernel and the next."
 )
 GIT_HINT = (
     "Leave the git repository to the user: write results into the notebook's folder and tell the user "
@@ -332,6 +334,16 @@ class TrustBase:
             what, hint = self._holds(path, made)
             if what:
                 return self._verdict(path, verb, what, hint)
+        if event == "os.mkdir" and targets:  # a plain folder under a name only a library declares
+            path = targets[0][0]
+            folder, name = os.path.split(path)
+            shadowed = self.shadows.folder_made(
+                self._real_folders.get(folder) or self._real_folder(folder), name
+            )
+            if shadowed:
+                return self._verdict(
+                    path, "making the folder", f"a package Python would import as {shadowed}", SHADOW_HINT
+                )
         return None
 
     def new_run(self) -> None:

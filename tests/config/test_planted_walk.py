@@ -13,7 +13,7 @@ import pytest
 
 from twnb.config import planted
 
-INSTALLED = frozenset({"yaml", "json", "pandas"})
+INSTALLED = {name: f"would shadow the installed {name}" for name in ("yaml", "json", "pandas")}
 
 
 def _find(*folders: Path, notebook: Path, fixed: tuple[Path, ...] = ()) -> planted.Found:
@@ -83,7 +83,27 @@ def test_installed_modules_are_this_pythons_but_not_the_writable_folders(tmp_pat
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sys, "path", [str(tmp_path), *sys.path])
         names = planted.installed_modules([str(tmp_path)])
-    assert {"yaml", "json"} <= names and "only_here_module" not in names and "sys" not in names
+    assert {"yaml", "json"} <= set(names) and "only_here_module" not in names and "sys" not in names
+
+
+def test_installed_modules_include_those_an_installed_distribution_declares(tmp_path: Path) -> None:
+    """A name nothing installs that a distribution requires (pandas' numexpr), said with who imports it;
+    the writable folders' own distributions are no installed ones."""
+    for folder, name in (("site", "twnb_optional_probe"), ("nb", "twnb_written_probe")):
+        (tmp_path / folder / "fakeframes-1.0.dist-info").mkdir(parents=True)
+        (tmp_path / folder / "fakeframes-1.0.dist-info" / "METADATA").write_text(
+            f'Name: fakeframes\nRequires-Dist: {name}; extra == "performance"\n'
+        )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "path", [str(tmp_path / "nb"), *sys.path, str(tmp_path / "site")])
+        names = planted.installed_modules([str(tmp_path / "nb")])
+    assert names["twnb_optional_probe"] == "fakeframes imports if it finds it"
+    assert names["yaml"] == "would shadow the installed yaml" and "twnb_written_probe" not in names
+    _touch(tmp_path / "nb" / "twnb_optional_probe.py")
+    found = planted.find_planted(
+        [str(tmp_path / "nb")], notebook_dir=str(tmp_path / "nb"), since_ns=0, fixed=[], installed=names
+    )
+    assert [p.what for p in found.planted] == ["a module that fakeframes imports if it finds it"]
 
 
 def test_git_status_in_a_repository_below_is_not_taken_for_a_planted_git(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ launcher, Landlock, seccomp) in the folder, runs the attack there as a model wou
 whatever its end does, the quarantine included, has been done), then does what the user does next in a
 plain Python in the folder, and asserts that the planted code did not run.
 
-The forged bytecode is removed by the warden, and the planted `matplotlibrc`, `conftest.py` and
-`mypy.ini` are moved aside by it (twnb/config/planted.py).
+The forged bytecode is removed by the warden, and the planted `matplotlibrc`, `conftest.py`,
+`mypy.ini` and `numexpr.py` (which `import pandas` imports if it finds it) are moved aside by it
+(twnb/config/planted.py).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from support.planted_for_later import (
     CHECK_THE_TYPES,
     CONFTEST_ATTACK,
     IMPORT_HELPERS,
+    IMPORT_PANDAS,
     MATPLOTLIBRC_ATTACK,
     MYPY_ATTACK,
+    OPTIONAL_IMPORT_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
     RUN_THE_TESTS,
@@ -101,3 +104,10 @@ def test_a_mypy_config_planted_in_the_folder_never_runs_its_plugin_in_the_next_m
     plant(MYPY_ATTACK)
     run_later(places.notebook, CHECK_THE_TYPES, places.home)
     assert not marker.exists(), "the plugin a planted mypy.ini named ran in the user's mypy"
+
+
+def test_a_module_pandas_imports_if_it_finds_it_never_runs_at_the_next_import_pandas(plant, places, marker):
+    plant(OPTIONAL_IMPORT_ATTACK)
+    later = run_later(places.notebook, IMPORT_PANDAS, places.home)
+    assert later.returncode == 0, later.stderr
+    assert not marker.exists(), "the planted numexpr.py ran at the user's next import pandas"

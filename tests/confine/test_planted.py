@@ -155,6 +155,17 @@ def test_the_record_says_what_was_moved(places: Places, kernel_in: type[Confined
     assert record["quarantined"]["json.py"]["what"] == "a module that would shadow the installed json"
 
 
+def test_a_module_pandas_imports_if_it_finds_it_is_moved_aside_and_reported(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    """numexpr: nothing installs it, pandas imports it at `import pandas` if it finds it."""
+    _run_and_end(kernel_in(places), "open('numexpr.py', 'w').write('')")
+    assert not (places.notebook / "numexpr.py").exists()
+    entry = _quarantined(places)["numexpr.py"]
+    assert entry["moved_to"] == "numexpr.py.twnb-quarantined"
+    assert entry["what"] == "a module that pandas imports if it finds it"
+
+
 POISON_CACHE = """\
 import importlib._bootstrap_external as external, importlib.util, os
 source = os.stat('helpers.py')

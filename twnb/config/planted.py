@@ -7,7 +7,9 @@
   mounted read-only (twnb/confine/plan.py `git_places`) and are left alone;
 - a module or package that would shadow an installed one (`yaml.py`, `pandas/__init__.py`,
   `yaml.pyc`, `json.cpython-312-x86_64-linux-gnu.so`): a Python started in that folder (the next plain
-  kernel, `python script.py`) puts the folder before site-packages and imports it unconfined;
+  kernel, `python script.py`) puts the folder before site-packages and imports it unconfined; so is
+  one of a name nothing installs that an installed library imports if it finds it (`numexpr.py`,
+  which `import pandas` runs: twnb/base/declared_imports.py, as the runtime guard judges it);
 - a file a developer tool reads from the folder it starts in and obeys by running code: `conftest.py`
   (pytest runs it), `matplotlibrc` (matplotlib imports the backend it names), `mypy.ini` and
   `.mypy.ini` (mypy, which editors run on their own, imports the plugins they name);
@@ -37,9 +39,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from typing import NamedTuple
+
+from twnb.base import DeclaredImports, importers_said
 
 MAX_ENTRIES = 50_000
 MOVED_SUFFIX = ".twnb-quarantined"
@@ -91,17 +95,22 @@ def module_name(name: str, is_dir: bool) -> str | None:
     return None
 
 
-def installed_modules(exclude: Iterable[str]) -> frozenset[str]:
-    """The top-level names this Python imports from its own folders (the standard library and every
-    sys.path entry outside the `exclude` folders), but the built-in ones, which no file shadows."""
+def installed_modules(exclude: Iterable[str]) -> dict[str, str]:
+    """The top-level names a later program imports, each with why, said after "a module that": those
+    this Python imports from its own folders (the standard library and every sys.path entry outside
+    the `exclude` folders), but the built-in ones, which no file shadows ("would shadow the installed
+    yaml"), and those nothing installs that an installed distribution there declares as a requirement
+    ("pandas imports if it finds it")."""
     excluded = [os.path.realpath(folder) for folder in exclude]
     names = set(sys.stdlib_module_names)
+    folders = []
     for entry in sys.path:
         if not entry:
             continue
         real = os.path.realpath(entry)
         if any(real == folder or real.startswith(folder + os.sep) for folder in excluded):
             continue
+        folders.append(real)
         try:
             with os.scandir(real) as entries:
                 for each in entries:
@@ -110,7 +119,11 @@ def installed_modules(exclude: Iterable[str]) -> frozenset[str]:
                         names.add(found)
         except OSError:
             continue
-    return frozenset(names - set(sys.builtin_module_names))
+    said = {name: f"would shadow the installed {name}" for name in names - set(sys.builtin_module_names)}
+    for name, importers in DeclaredImports().read(folders).items():
+        if name not in names:
+            said[name] = importers_said(importers)
+    return said
 
 
 def _changed(path: str, since_ns: int) -> bool:
@@ -172,11 +185,12 @@ def find_planted(
     notebook_dir: str,
     since_ns: int,
     fixed: Iterable[str],
-    installed: frozenset[str],
+    installed: Mapping[str, str],
     absent: Iterable[str] = (),
 ) -> Found:
     """What the kernel left in `folders` since `since_ns`; `fixed`: places mounted read-only at the
-    start (left alone); `absent`: the home folder's trust-base places that did not exist at the start
+    start (left alone); `installed`: the module names a later program imports, each with why
+    (installed_modules); `absent`: the home folder's trust-base places that did not exist at the start
     (looked at where they are, then left out of the walk); the notebook folder's own trust base is the
     baseline's (quarantine.py)."""
     fixed_paths = {os.path.realpath(p) for p in fixed}
@@ -212,7 +226,7 @@ def find_planted(
                     continue
                 shadows = name in installed and not in_package and _is_package(path)
                 if shadows and _tree_changed(path, since_ns, budget):
-                    planted.append(Planted(path, f"a package that would shadow the installed {name}", None))
+                    planted.append(Planted(path, f"a package that {installed[name]}", None))
                     continue
                 kept.append(name)
             dirs[:] = sorted(kept)
@@ -228,7 +242,7 @@ def find_planted(
                     continue
                 module = module_name(name, False)
                 if module is not None and module in installed and not in_package:
-                    planted.append(Planted(path, f"a module that would shadow the installed {module}", None))
+                    planted.append(Planted(path, f"a module that {installed[module]}", None))
                     continue
                 relative = os.path.relpath(path, root).split(os.sep)
                 holder_depth = _trust_holder(relative)

@@ -42,8 +42,8 @@ Cost: a write into a folder that is neither on `sys.path` nor the working folder
 run (one `stat` per folder of `sys.path`; a folder is listed again, one `scandir` and a `stat` per
 sub-folder for its `__init__`, only when its modification time changed), and again when `sys.path` or
 the working folder changes. The declared names are read at the first write of a name nothing provides
-(187 distributions in ~34 ms on a loaded machine, once per process; a `stat` per folder at the next
-refresh; bench/bench_declared_imports.py), never for a write of an installed module's name.
+(187 distributions in ~13 ms, once per process; a `stat` per folder at the next refresh;
+bench/bench_declared_imports.py), never for a write of an installed module's name.
 
 Stdlib only (and twnb/base/declared_imports.py, sent with it): sent as source to kernels where twnb is
 not installed (kernel_guard.py).

@@ -78,6 +78,10 @@ ATTACKS = {
         "numexpr.py",
         "import os\nopen('fast_eval.py', 'w').write(PAYLOAD)\nos.rename('fast_eval.py', 'numexpr.py')",
     ),
+    "optional-linked": (
+        "numexpr.py",
+        "import os\nopen('fast_eval.py', 'w').write(PAYLOAD)\nos.symlink('fast_eval.py', 'numexpr.py')",
+    ),
 }
 
 

@@ -69,10 +69,16 @@ ATTACKS = {
     "twnb": ("twnb.py", "from pathlib import Path\nPath('twnb.py').write_text(PAYLOAD)"),
     # names nothing installs that pandas imports at `import pandas` if it finds them
     "optional": ("numexpr.py", "open('numexpr.py', 'w').write(PAYLOAD)"),
+    # (`tables`, imported by pandas' HDF functions: the empty folder the refused write leaves would make
+    # pandas fail at import if it were `bottleneck`, a nuisance the guard leaves: runs no code)
     "optional-package": (
-        "bottleneck/__init__.py",
-        "import os\nos.makedirs('bottleneck', exist_ok=True)\n"
-        "open('bottleneck/__init__.py', 'w').write(PAYLOAD)",
+        "tables/__init__.py",
+        "import os\nos.makedirs('tables', exist_ok=True)\nopen('tables/__init__.py', 'w').write(PAYLOAD)",
+    ),
+    "optional-package-moved": (
+        "bottleneck",
+        "import os\nos.makedirs('fast_stats', exist_ok=True)\n"
+        "open('fast_stats/__init__.py', 'w').write(PAYLOAD)\nos.rename('fast_stats', 'bottleneck')",
     ),
     "optional-renamed": (
         "numexpr.py",

@@ -26,13 +26,14 @@ next kernel's or script's `import pandas`.
 Free: names that import nothing today and that no installed library declares (`helpers.py`), a module
 the same folder or an earlier one already provides (writing it again changes nothing about what is
 imported), built-in modules (found before any folder), and plain folders (`mkdir pandas`: a namespace
-portion never comes before a regular package; its `__init__.py` is judged when written) but under a
-name only a library declares (`mkdir bottleneck`: nothing regular comes before it, and pandas fails
-at import on the namespace package it takes it for). A folder moved or linked under an installed or
-declared module's name is judged as a package (a link's `__init__.py` could be written through the
-folder's other name), under a namespace package's name only when it holds an `__init__`. A module
-found by a finder of its own (an editable install) and already imported counts as found after every
-folder.
+portion never comes before a regular package; its `__init__.py` is judged when written). Under a name
+only a library declares, a plain folder runs no code either, though the library may fail on the
+namespace package it imports (pandas does on a `bottleneck/` at `import pandas`): refusing `mkdir
+tables` would cost a common output folder's name to stop a nuisance. A folder moved or linked under an
+installed or declared module's name is judged as a package (a link's `__init__.py` could be written
+through the folder's other name), under a namespace package's name only when it holds an `__init__`.
+A module found by a finder of its own (an editable install) and already imported counts as found after
+every folder.
 
 Not judged: sub-modules of a namespace package (`google/protobuf/__init__.py` in the working folder, when
 `google` is a namespace package), zip files on `sys.path`, and folders a script elsewhere would start from.
@@ -42,7 +43,7 @@ Cost: a write into a folder that is neither on `sys.path` nor the working folder
 run (one `stat` per folder of `sys.path`; a folder is listed again, one `scandir` and a `stat` per
 sub-folder for its `__init__`, only when its modification time changed), and again when `sys.path` or
 the working folder changes. The declared names are read at the first write of a name nothing provides
-(187 distributions in ~13 ms, once per process; a `stat` per folder at the next refresh;
+(187 distributions in ~10 ms, once per process; a `stat` per folder at the next refresh;
 bench/bench_declared_imports.py), never for a write of an installed module's name.
 
 Stdlib only (and twnb/base/declared_imports.py, sent with it): sent as source to kernels where twnb is
@@ -142,20 +143,6 @@ class ModuleShadows:
         if source and name in index.portions and _provides(source, _INIT):
             return self._judge(index, real_folder, name)  # a package, before namespace portions
         return ""
-
-    def folder_made(self, real_folder: str, name: str) -> str:
-        """What a plain folder `name` made in `real_folder` would be imported as, said as `shadow` says
-        it; "" when nothing. Only a name that nothing provides but a library declares: with no regular
-        package of the name anywhere, the import takes the folder as a namespace package, on which
-        the library fails (pandas: "Can't determine version for bottleneck", at `import pandas`)."""
-        index = self._index
-        if index is None or index.path != sys.path:
-            index = self._refresh()
-        if real_folder not in index.places and real_folder not in index.working:
-            return ""
-        if name in index.regular or not self._importers(index, name):
-            return ""
-        return self._judge(index, real_folder, name)
 
     def _judge(self, index: _Index, folder: str, name: str) -> str:
         if name == _INIT:

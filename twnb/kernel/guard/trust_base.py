@@ -334,16 +334,6 @@ class TrustBase:
             what, hint = self._holds(path, made)
             if what:
                 return self._verdict(path, verb, what, hint)
-        if event == "os.mkdir" and targets:  # a plain folder under a name only a library declares
-            path = targets[0][0]
-            folder, name = os.path.split(path)
-            shadowed = self.shadows.folder_made(
-                self._real_folders.get(folder) or self._real_folder(folder), name
-            )
-            if shadowed:
-                return self._verdict(
-                    path, "making the folder", f"a package Python would import as {shadowed}", SHADOW_HINT
-                )
         return None
 
     def new_run(self) -> None:

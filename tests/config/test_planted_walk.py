@@ -13,7 +13,7 @@ import pytest
 
 from twnb.config import planted
 
-INSTALLED = {name: f"would shadow the installed {name}" for name in ("yaml", "json", "pandas")}
+INSTALLED = planted.LaterImports({"yaml", "json", "pandas"})
 
 
 def _find(*folders: Path, notebook: Path, fixed: tuple[Path, ...] = ()) -> planted.Found:
@@ -106,6 +106,30 @@ def test_installed_modules_include_those_an_installed_distribution_declares(tmp_
     assert [p.what for p in found.planted] == ["a module that fakeframes imports if it finds it"]
 
 
+def test_the_declared_names_are_read_only_for_a_module_of_a_name_not_installed(tmp_path: Path) -> None:
+    """The warden's end pays for them only when the kernel left such a module."""
+    reads = []
+
+    def declared() -> dict[str, tuple[str, ...]]:
+        reads.append(1)
+        return {"numexpr": ("pandas",)}
+
+    (tmp_path / "outputs").mkdir()
+    since = time.time_ns() + planted.CLOCK_SLACK_NS + 20_000_000
+    time.sleep((since - time.time_ns()) / 1e9 + 0.02)
+    _touch(tmp_path / "outputs" / "summary.csv")
+    _touch(tmp_path / "yaml.py")
+    found = _find_since(since, tmp_path, planted.LaterImports({"yaml"}, declared)).planted
+    assert [p.what for p in found] == ["a module that would shadow the installed yaml"] and reads == []
+    _touch(tmp_path / "numexpr.py")
+    found = _find_since(since, tmp_path, planted.LaterImports({"yaml"}, declared)).planted
+    assert sorted(p.what for p in found) == [
+        "a module that pandas imports if it finds it",
+        "a module that would shadow the installed yaml",
+    ]
+    assert reads == [1]
+
+
 def test_git_status_in_a_repository_below_is_not_taken_for_a_planted_git(tmp_path: Path) -> None:
     (tmp_path / "project" / ".git" / "hooks").mkdir(parents=True)
     (tmp_path / "project" / ".git" / "config").write_text("[core]\n")
@@ -126,9 +150,9 @@ def test_a_git_folder_renamed_into_place_is_planted(tmp_path: Path) -> None:
     assert [p.path for p in _find_since(since, tmp_path).planted] == [str(tmp_path / "project" / ".git")]
 
 
-def _find_since(since: int, folder: Path) -> planted.Found:
+def _find_since(since: int, folder: Path, installed: planted.LaterImports = INSTALLED) -> planted.Found:
     return planted.find_planted(
-        [str(folder)], notebook_dir=str(folder), since_ns=since, fixed=[], installed=INSTALLED
+        [str(folder)], notebook_dir=str(folder), since_ns=since, fixed=[], installed=installed
     )
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from typing import NamedTuple
 
@@ -95,12 +95,43 @@ def module_name(name: str, is_dir: bool) -> str | None:
     return None
 
 
-def installed_modules(exclude: Iterable[str]) -> dict[str, str]:
+class LaterImports(Mapping[str, str]):
     """The top-level names a later program imports, each with why, said after "a module that": those
-    this Python imports from its own folders (the standard library and every sys.path entry outside
-    the `exclude` folders), but the built-in ones, which no file shadows ("would shadow the installed
-    yaml"), and those nothing installs that an installed distribution there declares as a requirement
-    ("pandas imports if it finds it")."""
+    this Python installs ("would shadow the installed yaml") and those nothing installs that an
+    installed distribution declares as a requirement ("pandas imports if it finds it"). The declared
+    names are read at the first look-up of a name not installed (~12 ms: a kernel's end that left no
+    such module pays nothing for them)."""
+
+    def __init__(
+        self, installed: Iterable[str], declared: Callable[[], Mapping[str, tuple[str, ...]]] = dict
+    ) -> None:
+        self.installed = frozenset(installed)
+        self._declare = declared
+        self._declared: Mapping[str, tuple[str, ...]] | None = None
+
+    def __getitem__(self, name: str) -> str:
+        if name in self.installed:
+            return f"would shadow the installed {name}"
+        if self._declared is None:
+            self._declared = self._declare()
+        importers = self._declared.get(name)
+        if not importers:
+            raise KeyError(name)
+        return importers_said(importers)
+
+    def __iter__(self) -> Iterator[str]:
+        if self._declared is None:
+            self._declared = self._declare()
+        return iter(self.installed | {name for name, importers in self._declared.items() if importers})
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def installed_modules(exclude: Iterable[str]) -> LaterImports:
+    """The names a later program imports (LaterImports): those this Python imports from its own
+    folders (the standard library and every sys.path entry outside the `exclude` folders), but the
+    built-in ones, which no file shadows, and those the distributions installed there declare."""
     excluded = [os.path.realpath(folder) for folder in exclude]
     names = set(sys.stdlib_module_names)
     folders = []
@@ -119,11 +150,7 @@ def installed_modules(exclude: Iterable[str]) -> dict[str, str]:
                         names.add(found)
         except OSError:
             continue
-    said = {name: f"would shadow the installed {name}" for name in names - set(sys.builtin_module_names)}
-    for name, importers in DeclaredImports().read(folders).items():
-        if name not in names:
-            said[name] = importers_said(importers)
-    return said
+    return LaterImports(names - set(sys.builtin_module_names), lambda: DeclaredImports().read(folders))
 
 
 def _changed(path: str, since_ns: int) -> bool:
@@ -185,12 +212,12 @@ def find_planted(
     notebook_dir: str,
     since_ns: int,
     fixed: Iterable[str],
-    installed: Mapping[str, str],
+    installed: LaterImports,
     absent: Iterable[str] = (),
 ) -> Found:
     """What the kernel left in `folders` since `since_ns`; `fixed`: places mounted read-only at the
-    start (left alone); `installed`: the module names a later program imports, each with why
-    (installed_modules); `absent`: the home folder's trust-base places that did not exist at the start
+    start (left alone); `installed`: the module names a later program imports (installed_modules);
+    `absent`: the home folder's trust-base places that did not exist at the start
     (looked at where they are, then left out of the walk); the notebook folder's own trust base is the
     baseline's (quarantine.py)."""
     fixed_paths = {os.path.realpath(p) for p in fixed}
@@ -224,7 +251,12 @@ def find_planted(
                     if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
                         planted.append(Planted(path, GIT_FOLDER, None))
                     continue
-                shadows = name in installed and not in_package and _is_package(path)
+                # a name only declared: looked up for a package changed since the start only (every
+                # folder walked would read the declared names otherwise)
+                shadows = not in_package and (
+                    (name in installed.installed and _is_package(path))
+                    or (_changed(path, since_ns) and _is_package(path) and name in installed)
+                )
                 if shadows and _tree_changed(path, since_ns, budget):
                     planted.append(Planted(path, f"a package that {installed[name]}", None))
                     continue

@@ -31,7 +31,7 @@ import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # A distribution's name, normalized (PEP 503, `-` for `_`), to the top-level module it is imported as,
 # where they differ (beyond case and `-`/`.` for `_`). Only a requirement nothing installs needs it
@@ -156,8 +156,7 @@ def importers_said(importers: Iterable[str]) -> str:
     return f"installed libraries import if they find it ({shown})"
 
 
-@dataclass(frozen=True)
-class _Folder:
+class _Folder(NamedTuple):
     """The modules one folder's distributions declare, as of the folder's modification time."""
 
     mtime_ns: int

@@ -43,8 +43,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from typing import NamedTuple
 
-from twnb.base import DeclaredImports, importers_said
-
 MAX_ENTRIES = 50_000
 MOVED_SUFFIX = ".twnb-quarantined"
 TRUST_NAMES = ("twnb.yaml", "AGENTS.md", "TWNB.md")  # quarantine.FOLDER_FILES
@@ -117,6 +115,8 @@ class LaterImports(Mapping[str, str]):
         importers = self._declared.get(name)
         if not importers:
             raise KeyError(name)
+        from twnb.base import importers_said  # lazy: a kernel's end that left no such module
+
         return importers_said(importers)
 
     def __iter__(self) -> Iterator[str]:
@@ -150,7 +150,13 @@ def installed_modules(exclude: Iterable[str]) -> LaterImports:
                         names.add(found)
         except OSError:
             continue
-    return LaterImports(names - set(sys.builtin_module_names), lambda: DeclaredImports().read(folders))
+    return LaterImports(names - set(sys.builtin_module_names), lambda: _declared(folders))
+
+
+def _declared(folders: list[str]) -> Mapping[str, tuple[str, ...]]:
+    from twnb.base import DeclaredImports  # lazy: the warden's end waits for it before the stand-ins go
+
+    return DeclaredImports().read(folders)
 
 
 def _changed(path: str, since_ns: int) -> bool:

@@ -155,3 +155,18 @@ def test_a_program_start_that_raises_nothing_is_in_the_runs_record(
     result = executor.run(f"import ctypes\nctypes.CDLL(None).system(b'touch {marker}')")
     refused = [n for n in result.notes if n.startswith("Confined kernel: running /bin/sh was refused")]
     assert (result.status, marker.exists(), len(refused)) == ("success", False, 1)
+
+
+def test_once_shut_down_its_end_is_done_and_said(places: Places, fake_server: FakeLLMServer) -> None:
+    # A module pandas imports if it finds it, left by the kernel's code (twnb's guard off): by the time
+    # the `with` block has shut the kernel down, its warden has moved it aside, and the executor says so.
+    folder = places.notebook / "ends"
+    folder.mkdir()
+    setup, unguarded = KernelSetup(env=_env(places, fake_server)), RunRules(guarded=False)
+    with KernelExecutor(folder, kernel=setup, rules=unguarded) as kernel:
+        planted = kernel.run("open('numexpr.py', 'w').write('raise SystemExit')")
+        assert planted.status == "success", planted.error
+    assert not (folder / "numexpr.py").exists()
+    assert not (folder / "twnb.yaml").exists(), "the stand-in settings file outlived the shutdown"
+    (said,) = kernel.end_lines
+    assert "numexpr.py" in said and "twnb trust" in said

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from jupyter_client.blocking.client import BlockingKernelClient
     from jupyter_client.manager import KernelManager
 
+    from twnb.config import KernelEnd
     from twnb.confine import RefusedStartsRecord
 
 # Runs once in each new kernel: defines the variable-signature helper under a private name and makes
@@ -211,6 +212,10 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         # what a kernel's start has to tell the next run's notes, and what was told, once each
         self._start_notes: list[str] = []
         self._told: set[str] = set()
+        # the confined kernel's session in its folder's quarantine record, while it runs; after a
+        # shutdown, what its warden's end did (quarantined, moved aside, processes ended), one line each
+        self._end: KernelEnd | None = None
+        self.end_lines: list[str] = []
 
     # -- lifecycle
     @property
@@ -308,8 +313,9 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             # at once with PORT_TAKEN_EXIT (saying which on stderr) when another process took one
             # between jupyter_client choosing it and the launcher's start: tried once more, new ports.
             retry_on_exit = None if launch is None else PORT_TAKEN_EXIT
+            confined = launch is not None
         else:
-            manager, specs, retry_on_exit = KernelManager, None, None
+            manager, specs, retry_on_exit, confined = KernelManager, None, None, False
         self._km, self._kc = start_ready_kernel(
             manager,
             self.kernel_name,
@@ -319,6 +325,11 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
             startup_timeout=self.startup_timeout,
             retry_on_exit=retry_on_exit,
         )
+        pid = getattr(self._km.provisioner, "pid", None)
+        if confined and isinstance(pid, int):  # found while it runs (kernel_end.py)
+            from twnb.config import KernelEnd  # lazy, as above
+
+            self._end = KernelEnd(self.workdir, pid)
 
     def _say_once_in_notes(self, notice: str | None) -> None:
         """`notice` about the confined kernel's start (a `.env` it could come to read holds the
@@ -341,6 +352,18 @@ class KernelExecutor(RecordingExecutor[_KernelRun]):
         if self._refused_starts is not None:
             self._refused_starts.close()
             self._refused_starts = None
+        self._wait_for_the_kernels_end()
+
+    def _wait_for_the_kernels_end(self) -> None:
+        """Wait (bounded) for the confined kernel's warden: once `shutdown()` returns, what the
+        kernel left running is ended, what it planted moved aside, its stand-in settings files gone
+        from the folder. What it did is `end_lines`, and the next run's notes after a restart."""
+        end, self._end = self._end, None
+        if end is None:
+            return
+        lines = end.lines()
+        self.end_lines = ([end.leftover_line] if end.leftover_line else []) + lines
+        self._start_notes.extend(self.end_lines)
 
     def restart(self) -> None:
         """A fresh kernel (every variable is lost)."""

@@ -65,7 +65,7 @@ def _in_namespace(pid: int, inode: int, own: int) -> bool:
 
 
 def _nested_in(path: str, inode: int, own: int) -> bool:
-    import fcntl  # lazy: only a process in a namespace other than ours and the kernel's
+    import fcntl  # lazy: fcntl (~0.3 ms) only for a process in a namespace other than ours and the kernel's
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)

@@ -197,7 +197,7 @@ def _start_warden(
 
 
 def _wait_until_readable(fd: int) -> None:
-    import select  # lazy: in the warden's process alone
+    import select  # lazy: select (~0.6 ms) in the warden alone
 
     poller = select.poll()
     poller.register(fd, select.POLLIN)
@@ -209,7 +209,7 @@ def _end_leftovers(record: LaunchRecord, kernel: int) -> None:
     """The warden, the kernel's own process gone: end every other process of its user namespace, say
     how many on the kernel's log (the launcher's stderr), and do the end-of-kernel work, noting them
     for the batch starters (kernel_end.py)."""
-    from twnb.confine.leftover_processes import end_leftovers  # lazy: at the kernel's end only
+    from twnb.confine.leftover_processes import end_leftovers  # lazy: (~10 ms) at the end only
 
     leftovers = end_leftovers(record.namespace_of(kernel))
     said = leftovers.line()

@@ -20,17 +20,29 @@ import pytest
 from support.planted_for_later import (
     CHECK_THE_TYPES,
     CONFTEST_ATTACK,
+    DEBUG_WITH_IPYTHON,
+    DEBUG_WITH_PDB,
     IMPORT_HELPERS,
     IMPORT_PANDAS,
     MATPLOTLIBRC_ATTACK,
     MYPY_ATTACK,
     OPTIONAL_IMPORT_ATTACK,
+    PDBRC_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
     PYC_WHERE_IMPORT_LOOKS_ATTACK,
+    PYPROJECT_ATTACK,
+    PYTEST_INI_ATTACK,
+    PYTEST_TOML_ATTACK,
     RUN_THE_TESTS,
+    SETUP_CFG_ATTACK,
+    TOX_INI_ATTACK,
+    USER_PYPROJECT,
+    USER_SETUP_CFG,
+    VSCODE_ATTACK,
     attack,
     run_later,
+    seed_project_files,
     seed_user_files,
 )
 
@@ -48,17 +60,29 @@ def folder(live_kernel) -> Path:
         cache.unlink()
     elif cache.exists():
         shutil.rmtree(cache)
-    for name in (
-        "matplotlibrc",
-        "plot_style.py",
-        "conftest.py",
-        "mypy.ini",
-        "typing_checks.py",
-        "numexpr.py",
-    ):
+    shutil.rmtree(folder / ".vscode", ignore_errors=True)
+    for name in (*_PLANTED, *_ORDINARY):
         (folder / name).unlink(missing_ok=True)
     seed_user_files(folder)
+    seed_project_files(folder)
     return folder
+
+
+_PLANTED = (
+    "matplotlibrc",
+    "plot_style.py",
+    "conftest.py",
+    "mypy.ini",
+    "typing_checks.py",
+    "pytest.ini",
+    "pytest.toml",
+    "tox.ini",
+    "timing_plugin.py",
+    ".pdbrc",
+    "setup_task.py",
+    "numexpr.py",
+)
+_ORDINARY = ("data.csv", "report.md", "summary_helpers.py", "settings.json")
 
 
 @pytest.fixture
@@ -151,3 +175,79 @@ def test_bytecode_under_the_users_cache_prefix_is_never_written(fresh_kernel, tm
     assert not result.get("refusals"), result  # denied as a cache write is: quietly
     run_later(tmp_path, IMPORT_HELPERS, PYTHONPYCACHEPREFIX=str(prefix))
     assert not marker.exists(), "the planted bytecode ran in the user's next Python"
+
+
+@pytest.mark.parametrize(
+    ("planted", "code"),
+    [
+        ("pytest.ini", PYTEST_INI_ATTACK),
+        ("pytest.toml", PYTEST_TOML_ATTACK),
+        ("tox.ini", TOX_INI_ATTACK),
+        ("setup.cfg", SETUP_CFG_ATTACK),
+        ("pyproject.toml", PYPROJECT_ATTACK),
+    ],
+)
+def test_a_pytest_config_naming_a_plugin_of_the_folder_is_never_written(
+    live_kernel, folder, marker, planted, code
+):
+    result = live_kernel.run_case(attack(code, marker))
+    assert result["status"] == "refused", result
+    refusal = result["refusals"][0]
+    assert refusal["rule"] == "trust-base" and f"({planted})" in refusal["message"], refusal
+    assert (folder / "pyproject.toml").read_text() == USER_PYPROJECT
+    assert (folder / "setup.cfg").read_text() == USER_SETUP_CFG
+    later = run_later(folder, RUN_THE_TESTS)
+    assert "1 passed" in later.stdout, later.stdout + later.stderr
+    assert not marker.exists(), f"the plugin a planted {planted} named ran in the user's pytest"
+
+
+@pytest.mark.parametrize("debugger", [DEBUG_WITH_PDB, DEBUG_WITH_IPYTHON], ids=["pdb", "ipython"])
+def test_a_pdbrc_is_never_written(live_kernel, folder, marker, debugger):
+    result = live_kernel.run_case(attack(PDBRC_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert not (folder / ".pdbrc").exists()
+    run_later(folder, debugger)
+    assert not marker.exists(), "the lines of a planted .pdbrc ran in the user's debugger"
+
+
+def test_a_vscode_task_is_never_written(live_kernel, folder, marker):
+    """VS Code is not here to open the folder: that the file is not there is what counts."""
+    result = live_kernel.run_case(attack(VSCODE_ATTACK, marker))
+    assert result["status"] == "refused", result
+    assert ".vscode" in result["refusals"][0]["message"]
+    assert not (folder / ".vscode").exists()
+
+
+def test_a_folder_renamed_to_vscode_is_refused(live_kernel, folder, marker):
+    code = attack(VSCODE_ATTACK.replace(".vscode", "editor_setup"), marker)
+    result = live_kernel.run_case(code + "os.rename('editor_setup', '.vscode')\n")
+    assert result["status"] == "refused", result
+    assert not (folder / ".vscode").exists()
+    shutil.rmtree(folder / "editor_setup")
+
+
+def test_the_models_ordinary_files_are_written_and_project_files_read(live_kernel, folder):
+    code = (
+        "import os, tomllib\n"
+        "open('data.csv', 'w').write('a,b\\n1,2\\n')\n"
+        "open('report.md', 'w').write('# Report\\n')\n"
+        "open('summary_helpers.py', 'w').write('def f():\\n    return 1\\n')\n"
+        "open('settings.json', 'w').write('{}')\n"
+        "os.makedirs('outputs/config', exist_ok=True)\n"
+        "open('outputs/config/settings.json', 'w').write('{}')\n"
+        "print(tomllib.load(open('pyproject.toml', 'rb'))['project']['name'])\n"
+        "print(open('setup.cfg').read().splitlines()[0])\n"
+    )
+    result = live_kernel.run_case(code)
+    assert result["status"] == "success", result
+    assert result["stdout"].split() == ["analysis", "[metadata]"]
+    for name in (
+        "data.csv",
+        "report.md",
+        "summary_helpers.py",
+        "settings.json",
+        "outputs/config/settings.json",
+    ):
+        assert (folder / name).is_file(), name
+    shutil.rmtree(folder / "outputs")

@@ -29,7 +29,10 @@ recognised by its inode) into the trust base is refused:
 `twnb.yaml` and `.env` are refused by name in every folder (a notebook in another folder reads its
 own), and so are `matplotlibrc` (matplotlib reads the working folder's first: a backend it names is
 imported by the next script's first plot), `conftest.py` (pytest imports it before any test) and
-`mypy.ini`/`.mypy.ini` (mypy imports the plugins they name; editors run mypy as a file opens).
+`mypy.ini`/`.mypy.ini` (mypy imports the plugins they name; editors run mypy as a file opens), and the
+files other developer tools started in a folder obey by running code (TOOL_NAMES: pytest's configs,
+`setup.cfg` and `pyproject.toml` among them, `.pdbrc`, pylint's, coverage's, flake8's and pre-commit's),
+a `.vscode` folder and what is in one: refused with TOOL_HINT (tell the user what to change).
 A `.pyc` in any `__pycache__` folder (or under `sys.pycache_prefix`) is denied with a plain
 `PermissionError` and no refusal: the next import of the module it stands for, the user's own
 `helpers.py` too, takes it for the source when its header's mtime and size match the source's (which
@@ -86,6 +89,33 @@ PROTECTED_NAMES = frozenset(
         ".mypy.ini",
     }
 )
+# Files a developer tool started in their folder reads and obeys by running code, refused by name
+# wherever they are: pytest imports the plugins `addopts = -p NAME` names (with `pythonpath = .`, a
+# module of the folder), pdb and IPython's %debug run `.pdbrc`'s lines, pylint runs `init-hook`,
+# coverage, flake8 and mypy import the plugins their sections name, pre-commit runs a `repo: local`
+# hook's command at `git commit`, VS Code runs a `.vscode` folder's tasks and interpreter as it
+# opens it (the folder's name is held too: a folder made elsewhere and renamed to it).
+TOOL_NAMES = frozenset(
+    {
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        ".pdbrc",
+        "pylintrc",
+        ".pylintrc",
+        "pylintrc.toml",
+        ".pylintrc.toml",
+        ".coveragerc",
+        ".flake8",
+        ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+    }
+)
+EDITOR_FOLDER = ".vscode"
 # Events that are not file effects (guard_events.file_effect) but change the trust base.
 TRUST_ONLY_EVENTS = frozenset({"os.mkdir", "os.chmod", "os.chown"})
 _ENV_EVENTS = frozenset({"os.putenv", "os.unsetenv"})
@@ -126,6 +156,10 @@ SHADOW_HINT = (
 GIT_HINT = (
     "Leave the git repository to the user: write results into the notebook's folder and tell the user "
     "what to commit or configure."
+)
+TOOL_HINT = (
+    "Leave the project's tool settings to the user: say what you would change in that file and let "
+    "the user make the change; other files (data, reports, your own modules) may be written as ever."
 )
 SETTINGS_HINT = (
     "Generated code may not change twnb's settings or the variables twnb reads them from; pass values "
@@ -221,6 +255,8 @@ class TrustBase:
         folder, name = os.path.split(path)
         if _protected_name(name):
             return f"a settings file Python, IPython, Jupyter or twnb loads ({name})", ""
+        if _tool_file(folder, name):
+            return _tool_what(name), TOOL_HINT
         if _GIT_PART in path or path.endswith(_GIT_END):
             return GIT_FOLDER, GIT_HINT
         try:
@@ -233,6 +269,8 @@ class TrustBase:
             folder, name = os.path.split(real)
             if _protected_name(name):
                 return f"a settings file Python, IPython, Jupyter or twnb loads ({name})", ""
+            if _tool_file(folder, name):
+                return _tool_what(name), TOOL_HINT
             real_folder = folder
             named_folder = self._real_folders.get(os.path.dirname(path)) or self._real_folder(
                 os.path.dirname(path)
@@ -405,6 +443,17 @@ def _protected_name(name: str) -> bool:
     return name in PROTECTED_NAMES or (
         name.startswith("jupyter_") and name.endswith(("_config.py", "_config.json"))
     )
+
+
+def _tool_file(folder: str, name: str) -> bool:
+    """A file a developer tool obeys by running code (TOOL_NAMES), a `.vscode` folder or a file in one."""
+    return name in TOOL_NAMES or name == EDITOR_FOLDER or os.path.basename(folder) == EDITOR_FOLDER
+
+
+def _tool_what(name: str) -> str:
+    if name in TOOL_NAMES:
+        return f"a file developer tools started in its folder obey by running the code it names ({name})"
+    return "VS Code's settings for the folder, whose tasks and interpreter it runs on opening it (.vscode)"
 
 
 # a path is a `.git` folder or file, or inside one

@@ -8,8 +8,9 @@ whatever its end does, the quarantine included, has been done), then does what t
 plain Python in the folder, and asserts that the planted code did not run.
 
 The forged bytecode is removed by the warden, and the planted `matplotlibrc`, `conftest.py`,
-`mypy.ini` and `numexpr.py` (which `import pandas` imports if it finds it) are moved aside by it
-(twnb/config/planted.py).
+`mypy.ini`, `numexpr.py` (which `import pandas` imports if it finds it), pytest configs naming a
+plugin, `.pdbrc` and `.vscode` are moved aside by it (twnb/config/planted.py; the user's own
+`pyproject.toml` and `setup.cfg`: test_tool_config.py).
 """
 
 from __future__ import annotations
@@ -24,14 +25,21 @@ from support.confined_kernel import ConfinedKernel, Places, kernel_env, make_pla
 from support.planted_for_later import (
     CHECK_THE_TYPES,
     CONFTEST_ATTACK,
+    DEBUG_WITH_IPYTHON,
+    DEBUG_WITH_PDB,
     IMPORT_HELPERS,
     IMPORT_PANDAS,
     MATPLOTLIBRC_ATTACK,
     MYPY_ATTACK,
     OPTIONAL_IMPORT_ATTACK,
+    PDBRC_ATTACK,
     PLOT_A_FIGURE,
     PYC_ATTACK,
+    PYTEST_INI_ATTACK,
+    PYTEST_TOML_ATTACK,
     RUN_THE_TESTS,
+    TOX_INI_ATTACK,
+    VSCODE_ATTACK,
     attack,
     run_later,
     seed_user_files,
@@ -111,3 +119,31 @@ def test_a_module_pandas_imports_if_it_finds_it_never_runs_at_the_next_import_pa
     later = run_later(places.notebook, IMPORT_PANDAS, places.home)
     assert later.returncode == 0, later.stderr
     assert not marker.exists(), "the planted numexpr.py ran at the user's next import pandas"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [PYTEST_INI_ATTACK, PYTEST_TOML_ATTACK, TOX_INI_ATTACK],
+    ids=["pytest.ini", "pytest.toml", "tox.ini"],
+)
+def test_a_pytest_config_planted_in_the_folder_never_runs_its_plugin_in_the_next_test_run(
+    plant, places, marker, code
+):
+    plant(code)
+    later = run_later(places.notebook, RUN_THE_TESTS, places.home)
+    assert "1 passed" in later.stdout, later.stdout + later.stderr
+    assert not marker.exists(), "the plugin a planted pytest config named ran in the user's pytest"
+
+
+@pytest.mark.parametrize("debugger", [DEBUG_WITH_PDB, DEBUG_WITH_IPYTHON], ids=["pdb", "ipython"])
+def test_a_pdbrc_planted_in_the_folder_never_runs_in_the_users_next_debugger(plant, places, marker, debugger):
+    plant(PDBRC_ATTACK)
+    run_later(places.notebook, debugger, places.home)
+    assert not marker.exists(), "the lines of a planted .pdbrc ran in the user's debugger"
+
+
+def test_a_vscode_folder_planted_in_the_folder_is_moved_aside(plant, places):
+    """VS Code is not here to open the folder: that its folder is gone is what counts."""
+    plant(VSCODE_ATTACK)
+    assert not (places.notebook / ".vscode").exists()
+    assert (places.notebook / ".vscode.twnb-quarantined" / "tasks.json").is_file()

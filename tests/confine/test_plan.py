@@ -152,3 +152,17 @@ def test_a_repository_in_a_confine_write_folder_is_read_only(tmp_path: Path) -> 
         proxy_port=None,
     )
     assert (data / ".git").resolve() in plan.read_only
+
+
+def test_tool_configs_at_the_top_of_a_writable_folder_are_read_only(tmp_path: Path) -> None:
+    notebook = tmp_path / "nb"
+    (notebook / ".vscode").mkdir(parents=True)
+    (notebook / "sub").mkdir()
+    for name in ("pyproject.toml", "setup.cfg", "pytest.ini", ".pdbrc", "sub/tox.ini"):
+        (notebook / name).write_text("")
+    read_only = _plan_in(notebook, tmp_path).read_only
+    real = notebook.resolve()
+    for name in ("pyproject.toml", "setup.cfg", "pytest.ini", ".pdbrc", ".vscode"):
+        assert real / name in read_only, name
+    assert real / "sub" / "tox.ini" not in read_only  # below the top: the warden's, at the end
+    assert real / "tox.ini" not in read_only  # absent: nothing to mount

@@ -203,6 +203,13 @@ def test_a_compiled_module_the_kernel_wrote_for_the_users_module_is_not_run_late
         ("tests/conftest.py", "pytest"),
         ("mypy.ini", "mypy"),
         (".mypy.ini", "mypy"),
+        ("pytest.ini", "pytest"),
+        ("tests/tox.ini", "pytest"),
+        (".pdbrc", "pdb"),
+        ("pylintrc", "pylint"),
+        (".coveragerc", "coverage"),
+        (".flake8", "flake8"),
+        (".pre-commit-config.yaml", "pre-commit"),
     ],
 )
 def test_a_file_a_tool_obeys_that_the_kernel_wrote_is_moved_aside_naming_the_tool(
@@ -262,3 +269,25 @@ def test_a_home_start_up_file_the_user_had_before_is_left_alone(
     _run_and_end(kernel_in(at_home), "x = open('.bash_profile').read()")
     assert (at_home.home / ".bash_profile").read_text() == "# the user's own\n"
     assert _quarantined(at_home) == {}
+
+
+def test_a_vscode_folder_the_kernel_made_is_moved_aside_whole_naming_vs_code(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    code = "import os\nos.makedirs('project/.vscode')\nopen('project/.vscode/settings.json', 'w').write('{}')"
+    _run_and_end(kernel_in(places), code)
+    assert not (places.notebook / "project" / ".vscode").exists()
+    entry = _quarantined(places)["project/.vscode"]
+    assert entry["moved_to"] == "project/.vscode.twnb-quarantined" and "VS Code" in entry["what"]
+
+
+def test_a_file_the_kernel_adds_to_a_vscode_folder_below_is_moved_aside_alone(
+    places: Places, kernel_in: type[ConfinedKernel]
+) -> None:
+    editor = places.notebook / "project" / ".vscode"
+    editor.mkdir(parents=True)
+    (editor / "settings.json").write_text('{"editor.tabSize": 4}')
+    time.sleep(0.1)  # older than the session's start by more than the clock's slack
+    _run_and_end(kernel_in(places), "open('project/.vscode/tasks.json', 'w').write('{}')")
+    assert (editor / "settings.json").is_file() and not (editor / "tasks.json").exists()
+    assert _quarantined(places)["project/.vscode/tasks.json"]["moved_to"].endswith(".twnb-quarantined")

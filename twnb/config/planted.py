@@ -12,7 +12,11 @@
   which `import pandas` runs: twnb/base/declared_imports.py, as the runtime guard judges it);
 - a file a developer tool reads from the folder it starts in and obeys by running code: `conftest.py`
   (pytest runs it), `matplotlibrc` (matplotlib imports the backend it names), `mypy.ini` and
-  `.mypy.ini` (mypy, which editors run on their own, imports the plugins they name);
+  `.mypy.ini` (mypy, which editors run on their own, imports the plugins they name), pytest's own
+  configs (`addopts = -p NAME` imports a plugin), `.pdbrc` (pdb runs its lines), pylint's, coverage's,
+  flake8's and pre-commit's (TOOL_FILES), those at the top of a writable folder at the start being
+  mounted read-only (plan.py `TOOL_CONFIG`) and left alone; a `.vscode` folder made or moved in, or a
+  file made or changed in one;
 - a start-up file of the home folder (`~/.gitconfig`, `~/.bash_profile`, `~/.ipython`: plan.py's
   HOME_TRUST_BASE) that did not exist at the start inside a writable folder (a notebook in the home
   folder): one that exists is mounted read-only, but no mount holds an absent place; the launcher
@@ -59,12 +63,35 @@ GIT_FILE = "a .git file (git runs the config of the folder it names)"
 HOME_START_FILE = "a home folder start-up file absent at the start (a shell, git, Python or Jupyter obeys it)"
 # What a tool started in the folder (or, for conftest.py, collecting tests below it) runs, by name
 _MYPY_CONFIG = "a mypy config (mypy, which editors run on their own, imports the plugins it names)"
+_PYTEST_CONFIG = "a pytest config (pytest, started here, imports the plugins its addopts and pythonpath name)"
+_PYLINT_CONFIG = "a pylint config (pylint runs its init-hook and imports the plugins it names)"
 TOOL_FILES = {
     "conftest.py": "a conftest.py (pytest runs it when it collects tests in its folder or below)",
     "matplotlibrc": "a matplotlibrc (matplotlib imports the backend it names at the next plot)",
     "mypy.ini": _MYPY_CONFIG,
     ".mypy.ini": _MYPY_CONFIG,
+    "pytest.ini": _PYTEST_CONFIG,
+    ".pytest.ini": _PYTEST_CONFIG,
+    "pytest.toml": _PYTEST_CONFIG,
+    ".pytest.toml": _PYTEST_CONFIG,
+    "tox.ini": "a tox.ini (pytest imports the plugins its [pytest] names, tox runs its commands)",
+    ".pdbrc": "a .pdbrc (pdb and IPython's %debug run its lines as Python when they start here)",
+    "pylintrc": _PYLINT_CONFIG,
+    ".pylintrc": _PYLINT_CONFIG,
+    "pylintrc.toml": _PYLINT_CONFIG,
+    ".pylintrc.toml": _PYLINT_CONFIG,
+    ".coveragerc": "a .coveragerc (coverage imports the plugins it names)",
+    ".flake8": "a .flake8 (flake8 imports the local plugins it names)",
+    ".pre-commit-config.yaml": "a pre-commit config (its local hooks run their commands at git commit)",
+    ".pre-commit-config.yml": "a pre-commit config (its local hooks run their commands at git commit)",
 }
+# VS Code obeys the files of a folder's `.vscode` as it opens the folder: the interpreter to run
+# (settings.json), tasks that run on opening (tasks.json), MCP servers it starts (mcp.json)
+EDITOR_FOLDER = ".vscode"
+EDITOR_FOLDER_WHAT = (
+    "a .vscode folder (VS Code runs the interpreter, tasks and servers it names on opening it)"
+)
+EDITOR_FILE_WHAT = "a file of a .vscode folder (VS Code runs the interpreter, tasks and servers it names)"
 
 
 class Planted(NamedTuple):
@@ -190,6 +217,12 @@ def _git_changed(path: str, since_ns: int, budget: list[int]) -> bool:
         return _changed(path, since_ns)
     if any(_tree_changed(os.path.join(path, name), since_ns, budget) for name in GIT_OBEYED):
         return True
+    return _made_here(path, since_ns)
+
+
+def _made_here(path: str, since_ns: int) -> bool:
+    """Whether a folder was made or moved in since the start: its own ctime and its parent's (a new
+    entry); a file changed inside it changes neither."""
     return _changed(path, since_ns) and _changed(os.path.dirname(path), since_ns)
 
 
@@ -253,6 +286,10 @@ def find_planted(
                 if name == "__pycache__" and path not in fixed_paths:
                     caches += _new_caches(path, since_ns, budget)
                     continue
+                # made or moved in: moved whole; else its files are looked at one by one
+                if name == EDITOR_FOLDER and path not in fixed_paths and _made_here(path, since_ns):
+                    planted.append(Planted(path, EDITOR_FOLDER_WHAT, None))
+                    continue
                 if path in fixed_paths or name in (GIT, "__pycache__"):
                     if name == GIT and path not in fixed_paths and _git_changed(path, since_ns, budget):
                         planted.append(Planted(path, GIT_FOLDER, None))
@@ -268,9 +305,13 @@ def find_planted(
                     continue
                 kept.append(name)
             dirs[:] = sorted(kept)
+            in_editor_folder = os.path.basename(parent) == EDITOR_FOLDER
             for name in files:
                 path = os.path.join(parent, name)
                 if path in fixed_paths or not _changed(path, since_ns):
+                    continue
+                if in_editor_folder:
+                    planted.append(Planted(path, EDITOR_FILE_WHAT, None))
                     continue
                 if name == GIT:
                     planted.append(Planted(path, GIT_FILE, None))

@@ -75,6 +75,33 @@ FOLDER_SECRETS = (".env",)
 # `git status`, which shell prompts, editors and JupyterLab's git extension run on their own, outside
 # the confinement) and `hooks/` git obeys. A `.git` file (a worktree, a submodule) names its folder.
 GIT_DIR = ".git"
+# At the top of a writable folder: what a developer tool started there reads and obeys by running code
+# (pytest its addopts' plugins and conftest.py, pdb `.pdbrc`'s lines, VS Code `.vscode`'s tasks and
+# interpreter, ...). Made read-only where they exist at the start; one the kernel makes, or one of a
+# sub-folder it changes, is the warden's at the end (config/planted.py TOOL_FILES, JUDGED_FILES).
+TOOL_CONFIG = (
+    "conftest.py",
+    "matplotlibrc",
+    "mypy.ini",
+    ".mypy.ini",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "tox.ini",
+    ".pdbrc",
+    "pylintrc",
+    ".pylintrc",
+    "pylintrc.toml",
+    ".pylintrc.toml",
+    ".coveragerc",
+    ".flake8",
+    ".pre-commit-config.yaml",
+    ".pre-commit-config.yml",
+    "pyproject.toml",
+    "setup.cfg",
+    ".vscode",
+)
 
 
 class ConfinementError(RuntimeError):
@@ -182,6 +209,7 @@ def plan_confinement(
     trusted += [real_path(p) for p in plugin_dirs]
     trusted += _folders(settings.read_only, notebook_dir)
     trusted += git_places(write)
+    trusted += [folder / name for folder in write for name in TOOL_CONFIG]
     trusted += python_paths()
     if record_dir is not None:
         state = real_path(record_dir).parent.parent

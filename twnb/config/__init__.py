@@ -46,5 +46,6 @@ if TYPE_CHECKING:
     from twnb.config.table import SETTINGS as SETTINGS
     from twnb.config.table import SETTINGS_BY_NAME as SETTINGS_BY_NAME
     from twnb.config.table import Setting as Setting
+    from twnb.config.tool_settings import settings_at_start as settings_at_start
 else:
     __getattr__, __dir__ = lazy_front_door(__name__, __file__)

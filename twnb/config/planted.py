@@ -16,7 +16,9 @@
   configs (`addopts = -p NAME` imports a plugin), `.pdbrc` (pdb runs its lines), pylint's, coverage's,
   flake8's and pre-commit's (TOOL_FILES), those at the top of a writable folder at the start being
   mounted read-only (plan.py `TOOL_CONFIG`) and left alone; a `.vscode` folder made or moved in, or a
-  file made or changed in one;
+  file made or changed in one; a `pyproject.toml` or `setup.cfg`, mounted or not, only when the
+  settings in it that make a tool run code differ from those at the start (tool_settings.py: a
+  person edits these while the kernel runs, and a save by rename takes the mount away);
 - a start-up file of the home folder (`~/.gitconfig`, `~/.bash_profile`, `~/.ipython`: plan.py's
   HOME_TRUST_BASE) that did not exist at the start inside a writable folder (a notebook in the home
   folder): one that exists is mounted read-only, but no mount holds an absent place; the launcher
@@ -46,6 +48,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib.machinery import BYTECODE_SUFFIXES, EXTENSION_SUFFIXES, SOURCE_SUFFIXES
 from typing import NamedTuple
+
+from twnb.config import tool_settings
 
 MAX_ENTRIES = 50_000
 MOVED_SUFFIX = ".twnb-quarantined"
@@ -84,6 +88,16 @@ TOOL_FILES = {
     ".flake8": "a .flake8 (flake8 imports the local plugins it names)",
     ".pre-commit-config.yaml": "a pre-commit config (its local hooks run their commands at git commit)",
     ".pre-commit-config.yml": "a pre-commit config (its local hooks run their commands at git commit)",
+}
+# Judged by their code-loading settings, not their name (tool_settings.py): a person edits them while
+# a kernel runs, and a save by rename takes the read-only mount away
+_JUDGED = (
+    "in which what makes {tools} run code changed (addopts, pythonpath, plugins, init-hook, ...); moved "
+    "whole, any edit of yours in it"
+)
+JUDGED_FILES = {
+    "pyproject.toml": "a pyproject.toml " + _JUDGED.format(tools="pytest, mypy, coverage, pylint or tox"),
+    "setup.cfg": "a setup.cfg " + _JUDGED.format(tools="pytest, mypy, coverage, pylint, flake8 or tox"),
 }
 # VS Code obeys the files of a folder's `.vscode` as it opens the folder: the interpreter to run
 # (settings.json), tasks that run on opening (tasks.json), MCP servers it starts (mcp.json)
@@ -253,12 +267,16 @@ def find_planted(
     fixed: Iterable[str],
     installed: LaterImports,
     absent: Iterable[str] = (),
+    settings_at_start: Mapping[str, object] | None = None,
 ) -> Found:
     """What the kernel left in `folders` since `since_ns`; `fixed`: places mounted read-only at the
     start (left alone); `installed`: the module names a later program imports (installed_modules);
-    `absent`: the home folder's trust-base places that did not exist at the start
-    (looked at where they are, then left out of the walk); the notebook folder's own trust base is the
-    baseline's (quarantine.py)."""
+    `absent`: the home folder's trust-base places that did not exist at the start (looked at where they
+    are, then left out of the walk); `settings_at_start`: the kept text of the JUDGED_FILES at the
+    folders' tops then (tool_settings.py; a file of those names changed since is moved aside only when
+    its code-loading settings differ, mounted read-only or not: a save from outside takes the mount
+    away); the notebook folder's own trust base is the baseline's (quarantine.py)."""
+    at_start = settings_at_start or {}
     fixed_paths = {os.path.realpath(p) for p in fixed}
     planted: list[Planted] = []
     for place in absent:
@@ -308,6 +326,10 @@ def find_planted(
             in_editor_folder = os.path.basename(parent) == EDITOR_FOLDER
             for name in files:
                 path = os.path.join(parent, name)
+                if name in JUDGED_FILES and _changed(path, since_ns):
+                    if tool_settings.changed(path, at_start):
+                        planted.append(Planted(path, JUDGED_FILES[name], None))
+                    continue
                 if path in fixed_paths or not _changed(path, since_ns):
                     continue
                 if in_editor_folder:

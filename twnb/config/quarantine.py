@@ -454,6 +454,7 @@ def _settle_planted(record: dict[str, object], session: Mapping[str, object]) ->
         since_ns=since,
         fixed=[str(place) for place in fixed] if isinstance(fixed, list) else [],
         absent=[str(place) for place in absent] if isinstance(absent, list) else [],
+        settings_at_start=_dict(session, "tool_settings"),
         installed=planted.installed_modules([str(place) for place in writable]),
     )
     if found.cut:
@@ -539,14 +540,16 @@ def begin(
     writable: Iterable[str] = (),
     fixed: Iterable[str] = (),
     absent: Iterable[str] = (),
+    tool_settings: Mapping[str, object] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> None:
     """The launcher, before the kernel runs any code: finish the sessions that ended unclean, take the
     files as they are now as the baseline (unless another confined kernel runs in the folder: then the
     baselines stay), and enter this kernel's session: with the folders the kernel may write and the
     places mounted read-only in them, where its end looks for what it left (planted.py), the home
-    folder's trust-base places absent then inside them (what appears there is moved aside), and the time
-    it started. Raises QuarantineError (OSError)."""
+    folder's trust-base places absent then inside them (what appears there is moved aside), the
+    code-loading settings of the `pyproject.toml` and `setup.cfg` at their tops (tool_settings.py), and
+    the time it started. Raises QuarantineError (OSError)."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with _Lock(folder):
@@ -568,6 +571,7 @@ def begin(
                 "writable": sorted(writable),
                 "fixed": sorted(fixed),
                 "absent": sorted(absent),
+                "tool_settings": dict(tool_settings or {}),
             }
             record["sessions"] = [*_sessions(record), session]
             save(folder, record, durable=True)
@@ -659,6 +663,7 @@ class LaunchRecord:
         writable: Iterable[str] = (),
         fixed: Iterable[str] = (),
         absent: Iterable[str] = (),
+        tool_settings: Mapping[str, object] | None = None,
     ) -> None:
         begin(
             self.folder,
@@ -670,6 +675,7 @@ class LaunchRecord:
             writable=writable,
             fixed=fixed,
             absent=absent,
+            tool_settings=tool_settings,
             environ=self._environ,
         )
 

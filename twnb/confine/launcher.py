@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from twnb.config import LaunchRecord, QuarantineError
+from twnb.config import LaunchRecord, QuarantineError, settings_at_start
 from twnb.confine import landlock, seccomp
 from twnb.confine.dotenv_key import key_dotenvs, key_notice
 from twnb.confine.exec_notify import HANDOFF_ENV
@@ -346,16 +346,20 @@ def _watched_folders(plan: ConfinementPlan, settings: LaunchSettings) -> list[st
 def _begin_quarantine(
     record: LaunchRecord, plan: ConfinementPlan, settings: LaunchSettings, warden: int
 ) -> None:
+    # where its end looks for a `.git`, a shadowing module, a tool's config or a sub-folder's trust base
+    writable = [str(p) for p in plan.write if p not in (plan.private_dir, plan.shm)]
     try:
         record.begin(
             files=FOLDER_TRUST_BASE,
             folders=_watched_folders(plan, settings),
             warden=warden,
             kernel=os.getpid(),
-            # where its end looks for a `.git`, a shadowing module or a sub-folder's trust-base file
-            writable=[str(p) for p in plan.write if p not in (plan.private_dir, plan.shm)],
+            writable=writable,
             fixed=[str(p) for p in plan.read_only],
             absent=[str(p) for p in plan.absent_trusted],
+            # what in their pyproject.toml and setup.cfg makes pytest, mypy, ... run code: the end
+            # moves one aside only when that changed
+            tool_settings=settings_at_start(writable),
         )
     except QuarantineError as error:
         raise ConfinementError(

@@ -251,3 +251,29 @@ def test_the_models_ordinary_files_are_written_and_project_files_read(live_kerne
     ):
         assert (folder / name).is_file(), name
     shutil.rmtree(folder / "outputs")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.remove('setup.cfg')\n",
+        "import os\nopen('draft.ini', 'w').write('[pytest]\\naddopts = -p timing_plugin\\n')\n"
+        "os.replace('draft.ini', 'pytest.ini')\n",
+        "import shutil\nopen('draft.cfg', 'w').write('[tool:pytest]\\naddopts = -p timing_plugin\\n')\n"
+        "shutil.copy('draft.cfg', 'setup.cfg')\n",
+        "import os\nopen('draft.txt', 'w').write(PAYLOAD)\nos.symlink('draft.txt', '.pdbrc')\n",
+        "import os\nos.link('pyproject.toml', 'project_copy.toml')\n",
+        "import os\nos.rename('pyproject.toml', 'pyproject_old.toml')\n",
+    ],
+    ids=["remove", "replace-onto", "copy-onto", "symlink", "hard-link-to", "rename-away"],
+)
+def test_every_route_to_a_tool_config_is_refused(live_kernel, folder, marker, code):
+    result = live_kernel.run_case(attack(code, marker))
+    assert result["status"] == "refused", result
+    assert [r["rule"] for r in result["refusals"]] == ["trust-base"]
+    assert (folder / "pyproject.toml").read_text() == USER_PYPROJECT
+    assert (folder / "setup.cfg").read_text() == USER_SETUP_CFG
+    assert not (folder / "pytest.ini").exists() and not (folder / ".pdbrc").exists()
+    assert not (folder / "project_copy.toml").exists()
+    for draft in ("draft.ini", "draft.cfg", "draft.txt"):
+        (folder / draft).unlink(missing_ok=True)

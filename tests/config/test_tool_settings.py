@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from twnb.config import KernelEnd, LaunchRecord, planted
+from twnb.config import FolderQuarantine, KernelEnd, LaunchRecord, planted, quarantine_review
 from twnb.config.tool_settings import (
     JUDGED_NAMES,
     UNREADABLE,
@@ -176,8 +176,16 @@ def test_the_end_of_a_session_says_nothing_of_an_edited_version(notebook: Path) 
 def test_the_end_of_a_session_names_a_pyproject_moved_aside_for_a_plugin(notebook: Path) -> None:
     (line,) = _end_of_a_session(notebook, PYPROJECT.replace('"-q"', '"-q -p timing_plugin"'))
     assert line.startswith(
-        "Confined kernel's end: pyproject.toml (a pyproject.toml in which what makes pytest, mypy, coverage, "
-        "pylint or tox run code changed"
+        "Confined kernel's end: pyproject.toml (a pyproject.toml with changed settings that make pytest, "
+        "mypy, coverage, pylint or tox run code (addopts, pythonpath, plugins, init-hook, ...); any edit "
+        "of yours is in the moved file) was moved aside to pyproject.toml.twnb-quarantined; `twnb trust"
     )
     assert "moved aside to pyproject.toml.twnb-quarantined" in line and "accept pyproject.toml`" in line
     assert not (notebook / "pyproject.toml").exists()
+
+
+def test_the_next_sessions_first_round_names_the_moved_pyproject(notebook: Path) -> None:
+    _end_of_a_session(notebook, PYPROJECT.replace('"-q"', '"-q -p timing_plugin"'))
+    (line,) = quarantine_review(FolderQuarantine(notebook))
+    assert "pyproject.toml (a pyproject.toml with changed settings that make pytest" in line
+    assert "moved aside to pyproject.toml.twnb-quarantined)" in line and f"--folder {notebook}`" in line

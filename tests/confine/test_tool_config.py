@@ -157,7 +157,7 @@ def test_a_plugin_the_kernel_adds_after_the_users_save_is_moved_aside_and_never_
     assert entry["moved_to"] == f"{name}.twnb-quarantined" and "pytest" in entry["what"]
     moved = (places.notebook / entry["moved_to"]).read_text()
     assert moved.startswith(USER_EDITS[name])  # the user's edit is kept there, for `accept`
-    assert f"{name}: a {name} in which what makes pytest" in _twnb_trust(places).stdout
+    assert f"{name}: a {name} with changed settings that make pytest" in _twnb_trust(places).stdout
 
 
 @pytest.mark.parametrize("name", ["pyproject.toml", "setup.cfg"])

@@ -92,8 +92,8 @@ TOOL_FILES = {
 # Judged by their code-loading settings, not their name (tool_settings.py): a person edits them while
 # a kernel runs, and a save by rename takes the read-only mount away
 _JUDGED = (
-    "in which what makes {tools} run code changed (addopts, pythonpath, plugins, init-hook, ...); moved "
-    "whole, any edit of yours in it"
+    "with changed settings that make {tools} run code (addopts, pythonpath, plugins, init-hook, ...); "
+    "any edit of yours is in the moved file"
 )
 JUDGED_FILES = {
     "pyproject.toml": "a pyproject.toml " + _JUDGED.format(tools="pytest, mypy, coverage, pylint or tox"),

@@ -62,6 +62,8 @@ def test_an_edit_of_other_settings_is_no_change(tmp_path: Path, name: str, text:
         ("setup.cfg", "\n[mypy]\nplugins = typing_checks\n"),
         ("setup.cfg", "\n[pylint.main]\nload-plugins = lint_plugin\n"),
         ("setup.cfg", "\n[testenv]\ncommands = python -c 1\n"),
+        ("setup.cfg", "\n[pylint.main]\nextension-pkg-allow-list = native_ext\n"),
+        ("pyproject.toml", '\n[tool.mypy]\nPlugins = ["typing_checks"]\n'),
     ],
 )
 def test_a_setting_that_makes_a_tool_run_code_is_a_change(tmp_path: Path, name: str, added: str) -> None:

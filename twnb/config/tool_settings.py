@@ -33,7 +33,16 @@ MAX_SIZE = 256 * 1024  # a larger one is judged by its digest alone (and kept as
 
 _PYTEST = ("addopts", "pythonpath", "confcutdir", "plugins", "required_plugins")
 _MYPY = ("plugins", "python_executable")
-_PYLINT = ("init-hook", "init_hook", "load-plugins", "load_plugins")
+# pylint loads the C extensions of the packages its allow-list names into its own process
+_PYLINT = (
+    "init-hook",
+    "init_hook",
+    "load-plugins",
+    "load_plugins",
+    "extension-pkg-allow-list",
+    "extension-pkg-whitelist",
+    "unsafe-load-any-extension",
+)
 _COVERAGE = ("plugins",)
 _WHOLE: tuple[str, ...] = ()  # every key of the section
 
@@ -136,7 +145,8 @@ def _settings(name: str, content: bytes) -> Settings:
 
 def _pick(found: Settings, section: str, values: Mapping[str, object], keys: tuple[str, ...]) -> None:
     for key, value in values.items():
-        if (not keys or key in keys) and not (keys and isinstance(value, dict)):
+        # in any case: a tool that took `ADDOPTS` for `addopts` must not find it unlooked at
+        if (not keys or key.lower() in keys) and not (keys and isinstance(value, dict)):
             found[f"{section} {key}"] = json.dumps(value, sort_keys=True, default=str)
 
 

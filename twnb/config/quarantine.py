@@ -547,9 +547,9 @@ def begin(
     files as they are now as the baseline (unless another confined kernel runs in the folder: then the
     baselines stay), and enter this kernel's session: with the folders the kernel may write and the
     places mounted read-only in them, where its end looks for what it left (planted.py), the home
-    folder's trust-base places absent then inside them (what appears there is moved aside), the
-    code-loading settings of the `pyproject.toml` and `setup.cfg` at their tops (tool_settings.py), and
-    the time it started. Raises QuarantineError (OSError)."""
+    folder's trust-base places absent then inside them (what appears there is moved aside), the text
+    of the `pyproject.toml` and `setup.cfg` at their tops (whose code-loading settings the end compares:
+    tool_settings.py), and the time it started. Raises QuarantineError (OSError)."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with _Lock(folder):

@@ -137,7 +137,7 @@ def test_the_warden_moves_aside_a_pyproject_whose_plugins_changed_only(tmp_path:
         notebook_dir=str(tmp_path),
         since_ns=0,
         fixed=[moved],
-        installed=frozenset(),
+        installed=planted.LaterImports(set()),
         settings_at_start=at_start,
     )
     assert [(p.path, "pytest" in p.what) for p in found.planted] == [(moved, True)]

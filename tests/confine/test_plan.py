@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from twnb.config import resolve_settings
+from twnb.config.planted import JUDGED_FILES, TOOL_FILES
 from twnb.confine import unavailable_reason
-from twnb.confine.plan import ConfinementError, ConfinementPlan, plan_confinement
+from twnb.confine.plan import TOOL_CONFIG, ConfinementError, ConfinementPlan, plan_confinement
 from twnb.confine.resolve_launch import launch_settings
+from twnb.kernel.guard.trust_base import EDITOR_FOLDER, PROTECTED_NAMES, TOOL_NAMES
 
 
 def test_a_system_without_landlock_is_refused_in_one_line() -> None:
@@ -166,3 +168,12 @@ def test_tool_configs_at_the_top_of_a_writable_folder_are_read_only(tmp_path: Pa
         assert real / name in read_only, name
     assert real / "sub" / "tox.ini" not in read_only  # below the top: the warden's, at the end
     assert real / "tox.ini" not in read_only  # absent: nothing to mount
+
+
+def test_the_three_lists_of_tool_configs_name_the_same_files() -> None:
+    # The same names live in three layers that may not import each other at run time: the confined
+    # kernel's read-only mounts (plan.py), the warden's end (planted.py) and the runtime guard, sent
+    # as source into kernels (trust_base.py). A name added to one list only would leave a route open.
+    mounted = set(TOOL_CONFIG)
+    assert mounted == set(TOOL_FILES) | set(JUDGED_FILES) | {EDITOR_FOLDER}
+    assert mounted <= TOOL_NAMES | PROTECTED_NAMES | {EDITOR_FOLDER}

@@ -3,7 +3,9 @@ a view of each Round widget (the handshake step mode waits for) and clicks step 
 CSS class when a rule says so, as JupyterLab does on a person's click.
 
 It keeps every widget's state as the kernel sends it (comm_open, then updates), so a test can read
-what the panel showed."""
+what the panel showed. It sends on the shell socket nbclient awaits a cell's reply on: that wait looks
+again every slice (support/shell_wait.py), or a reply whose wake-up the send made pyzmq miss would wait
+for the cell's whole timeout."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from support.nb_run import CountingClient
+from support.shell_wait import look_again_every_slice
 
 # (the widgets' states so far, the comm that just changed, what the kernel just sent it) -> the button
 # class to click, the classes to click one after the other (a double click: the same class twice), or
@@ -26,6 +29,11 @@ class WidgetFrontend(CountingClient):
         self.clicked: list[str] = []
         self.values: list[str] = []  # every widget value the kernel sent, in order
         self.history: dict[str, list[dict[str, Any]]] = {}  # each comm's states as sent, in order
+
+    async def async_start_new_kernel_client(self) -> Any:
+        client = await super().async_start_new_kernel_client()
+        look_again_every_slice(client.shell_channel)
+        return client
 
     def handle_comm_msg(self, outs: Any, msg: dict[str, Any], cell_index: int) -> None:
         content = msg["content"]

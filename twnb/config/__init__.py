@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from twnb.config.kernel_end import elsewhere_line as elsewhere_line
     from twnb.config.kernel_end import quarantine_review as quarantine_review
     from twnb.config.kernel_end import recorded_elsewhere as recorded_elsewhere
+    from twnb.config.namespace_processes import has_exited as has_exited
     from twnb.config.namespace_processes import namespace_members as namespace_members
     from twnb.config.quarantine import FolderQuarantine as FolderQuarantine
     from twnb.config.quarantine import LaunchRecord as LaunchRecord

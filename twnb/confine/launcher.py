@@ -142,9 +142,11 @@ def _start_warden(
     held: list[tuple[Path, int]],
     held_ports: list[socket.socket],
     record: LaunchRecord,
-) -> tuple[int | None, int]:
+) -> tuple[int | None, int, int]:
     """Fork, before anything is confined, the process that serves the key proxy (when a model server
-    is configured: its port is returned, with the warden's pid) and, when the kernel ends, ends what
+    is configured: its port is returned, with the warden's pid and the descriptor `_enter_namespace`
+    tells it on that the kernel is in its user namespace, which it then holds (namespace_pin.py: its
+    number then names this kernel's alone)) and, when the kernel ends, ends what
     the kernel left running (leftover_processes.py), quarantines what the kernel changed of the trust
     base (`record`, twnb/config/quarantine.py) and removes the kernel's private folder and the
     stand-in settings files (`held`, placeholders.py).
@@ -156,10 +158,12 @@ def _start_warden(
     listener = None if upstream is None else _proxy_listener(kernel_ports)
     kernel = os.getpid()
     kernel_fd = os.pidfd_open(kernel)  # this very process: its pid, given again later, is not it
+    entered, say_entered = os.pipe2(os.O_CLOEXEC)
     warden = os.fork()
     if warden == 0:
         server = None
         try:
+            os.close(say_entered)
             for sock in held_ports:  # or the kernel's ports stay bound for its life, here
                 sock.close()
             os.setpgid(0, 0)  # out of the kernel's process group: Jupyter interrupts and kills the group
@@ -172,7 +176,7 @@ def _start_warden(
                 import threading
 
                 threading.Thread(target=server.serve_forever, daemon=True).start()
-            _wait_until_readable(kernel_fd)
+            _held = _wait_for_the_end(kernel_fd, kernel, entered)  # held until os._exit below
         finally:
             try:
                 if server is not None:  # no more model calls for what is left of the kernel
@@ -189,11 +193,34 @@ def _start_warden(
                 _remove(private_dir)
                 os._exit(0)
     os.close(kernel_fd)
+    os.close(entered)
     if listener is None:
-        return None, warden
+        return None, warden, say_entered
     port = int(listener.getsockname()[1])
     listener.close()  # the child serves; the kernel must not hold the listening socket
-    return port, warden
+    return port, warden, say_entered
+
+
+def _wait_for_the_end(kernel_fd: int, kernel: int, entered: int) -> int | None:
+    """The warden, until the kernel has ended: meanwhile, once the launcher says on `entered` that
+    it is in its user namespace, a descriptor of that namespace (None: not had), returned to be held."""
+    import select  # lazy: select (~0.6 ms) in the warden alone
+
+    from twnb.confine.namespace_pin import pin_user_namespace  # lazy: the warden alone
+
+    poller = select.poll()
+    poller.register(kernel_fd, select.POLLIN)
+    poller.register(entered, select.POLLIN)
+    held = None
+    while True:
+        ready = [fd for fd, _events in poller.poll()]
+        if entered in ready:
+            poller.unregister(entered)  # one word, or the launcher's end without it
+            if os.read(entered, 1):
+                held = pin_user_namespace(kernel, kernel_fd)
+            os.close(entered)
+        if kernel_fd in ready:
+            return held
 
 
 def _wait_until_readable(fd: int) -> None:
@@ -302,10 +329,10 @@ def _prepare_private(private_dir: Path, connection_file: Path, real_home: Path) 
     return copy
 
 
-def _apply_mounts(plan: ConfinementPlan, record: LaunchRecord) -> None:
+def _apply_mounts(plan: ConfinementPlan, record: LaunchRecord, say_entered: int) -> None:
     try:
         enter_private_mounts()
-        _enter_namespace(record)  # before the mounts make the record read-only
+        _enter_namespace(record, say_entered)  # before the mounts make the record read-only
         for path in plan.read_only:
             make_read_only(path)
         for path in plan.hidden:
@@ -322,11 +349,19 @@ def _apply_mounts(plan: ConfinementPlan, record: LaunchRecord) -> None:
         ) from error
 
 
-def _enter_namespace(record: LaunchRecord) -> None:
+def _enter_namespace(record: LaunchRecord, say_entered: int) -> None:
+    """The namespace this process has entered: in the record, and said to the warden, which holds it
+    (namespace_pin.py)."""
     try:
         record.enter_namespace(os.getpid())
     except OSError as error:
         raise ConfinementError(f"the quarantine record cannot be written: {error}") from error
+    try:
+        os.write(say_entered, b"n")
+    except OSError:  # the warden is gone: it holds nothing, and its end's own checks stand
+        pass
+    finally:
+        os.close(say_entered)
 
 
 def _watched_folders(plan: ConfinementPlan, settings: LaunchSettings) -> list[str]:
@@ -460,7 +495,9 @@ def confine_and_exec(
         # before the mounts: a settings file that does not exist could not be made read-only
         held = hold_placeholders(Path(os.path.realpath(workdir)))
         try:
-            proxy_port, warden = _start_warden(upstream, private_dir, kernel_ports, held, held_ports, record)
+            proxy_port, warden, say_entered = _start_warden(
+                upstream, private_dir, kernel_ports, held, held_ports, record
+            )
         except BaseException:
             release_placeholders(held)  # no warden to do it
             raise
@@ -481,7 +518,7 @@ def confine_and_exec(
         if notice is not None:
             print(f"twnb-confined: {notice}", file=sys.stderr)
         handoff = _start_exec_supervisor(refused_record, plan, inside_record)  # before the mounts
-        _apply_mounts(plan, record)
+        _apply_mounts(plan, record, say_entered)
     except ConfinementError as error:
         _remove(private_dir)
         print(f"twnb-confined: not started: {error}", file=sys.stderr)

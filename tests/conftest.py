@@ -75,6 +75,8 @@ def _own_state_dir() -> str:
     return folder
 
 
+BROWSER_TESTS = Path(__file__).parent / "browser"  # their Playwright keeps its loop marked running
+
 KERNEL_STARTS = "kernel-starts.txt"  # in IPYTHONDIR: one line per kernel started, the test's id
 os.environ["IPYTHONDIR"] = _own_ipython_dir()
 os.environ["XDG_STATE_HOME"] = _own_state_dir()
@@ -135,14 +137,18 @@ def refused_port() -> Iterator[int]:
         yield int(held.getsockname()[1])
 
 
-@pytest.fixture
-def no_loop_running() -> Iterator[None]:
+@pytest.fixture(autouse=True)
+def no_loop_running(request: pytest.FixtureRequest) -> Iterator[None]:
     """No event loop marked running on this thread, as in a terminal's IPython or when a test runs a
     loop of its own: Playwright's sync API (tests/browser/conftest.py starts it once per test process)
     leaves its loop marked running on the main thread while it is started, so a later test in the same
-    worker would find "another loop running"."""
+    worker would find "another loop running" (a watchdog test's own loop failed so in CI, after a
+    browser module in its worker). For every test but the browser's, whose Playwright needs it."""
     import asyncio
 
+    if request.node.path.is_relative_to(BROWSER_TESTS):
+        yield
+        return
     marked = asyncio._get_running_loop()
     asyncio._set_running_loop(None)
     yield

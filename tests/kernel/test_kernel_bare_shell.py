@@ -150,7 +150,7 @@ def test_code_that_changes_directory_is_compared_against_the_same_folder(tmp_pat
     assert result.files_created == [str(tmp_path.resolve() / "sub" / "new.txt")]
 
 
-def test_top_level_await_runs_where_no_event_loop_is_busy(executor, no_loop_running):
+def test_top_level_await_runs_where_no_event_loop_is_busy(executor):
     # A terminal's IPython runs such code on a loop of its own: only a kernel's busy loop refuses it.
     result = executor.run("import asyncio\nawait asyncio.sleep(0.01)\nbare_awaited = 6 * 7\nbare_awaited")
     assert (result.status, result.result) == ("success", "42")

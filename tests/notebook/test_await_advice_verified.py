@@ -35,7 +35,7 @@ TASK = "Wait a moment, then compute 6 times 7."
 
 
 @pytest.fixture
-def llm_shell(shell, fake_llm, monkeypatch, clean_env, no_loop_running):
+def llm_shell(shell, fake_llm, monkeypatch, clean_env):
     monkeypatch.setenv("TWNB_MODEL", "fake-model")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

@@ -25,7 +25,7 @@ CLICKS = {"Approve plan": "approve", "Run": "run", "Continue": "continue"}
 
 
 @pytest.fixture
-def llm_shell(shell, fake_llm, monkeypatch, clean_env, no_loop_running):
+def llm_shell(shell, fake_llm, monkeypatch, clean_env):
     monkeypatch.setenv("TWNB_MODEL", "fake-model")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

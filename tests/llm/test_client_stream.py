@@ -107,9 +107,10 @@ def test_reasoning_is_kept_apart_from_the_content(fake_llm, client):
 
 
 def test_slow_chunks_still_stream_within_the_timeout(fake_llm):
-    # each chunk within the timeout, the whole reply well past it
-    client = OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=0.25))
-    fake_llm.load({"*": [{"content": "slow but steady", "chunk_size": 3, "delay_s": 0.1}]})
+    # each chunk well within the timeout, the whole reply (15 chunks, 1.5 s) well past it; the gap's
+    # margin (0.9 s) is wide, as a loaded machine delays a chunk by a few tenths of a second
+    client = OpenAIChatClient("test-key", fake_llm.base_url, limits=ClientLimits(timeout=1.0))
+    fake_llm.load({"*": [{"content": "slow but steady", "chunk_size": 1, "delay_s": 0.1}]})
 
     assert "".join(client.stream(MESSAGES, model="fake-model")) == "slow but steady"
 

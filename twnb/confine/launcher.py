@@ -206,7 +206,7 @@ def _wait_for_the_end(kernel_fd: int, kernel: int, entered: int) -> int | None:
     it is in its user namespace, a descriptor of that namespace (None: not had), returned to be held."""
     import select  # lazy: select (~0.6 ms) in the warden alone
 
-    from twnb.confine.namespace_pin import pin_user_namespace  # lazy: the warden alone
+    from twnb.confine.namespace_pin import pin_user_namespace  # lazy: (~1 ms) for the warden
 
     poller = select.poll()
     poller.register(kernel_fd, select.POLLIN)

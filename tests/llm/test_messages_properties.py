@@ -29,7 +29,9 @@ def posts(draw) -> Post:
     return post
 
 
-@settings(max_examples=300, deadline=None)
+# 100 posts of up to 8 attachments draw ~400 attachments: each of the 11 kinds with each of the 3
+# shapes of extra ~12 times, over texts from 14 pieces, a space this count covers many times over.
+@settings(max_examples=100, deadline=None)
 @given(posts())
 def test_any_post_survives_msg_and_json(post):
     back = msg_to_post(Msg.from_dict(json.loads(json.dumps(post_to_msg(post).to_dict()))))

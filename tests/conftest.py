@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -114,6 +115,25 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
             " no kernel",
             pytrace=False,
         )
+
+
+FAST_LANE = "not slow and not browser"  # tests/run.sh --fast's `-m`
+_MODULE_MARKED_SLOW = re.compile(r"^pytestmark\s*=\s*(\[[^\]]*)?pytest\.mark\.slow\b", re.MULTILINE)
+_BROWSER = Path(__file__).resolve().parent / "browser"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In the fast lane, the modules whose every test it would deselect are not imported: tests/browser
+    (its conftest.py marks each test `browser`) and a module whose top-level `pytestmark` includes
+    `pytest.mark.slow`. Importing them (assertion rewriting, nbclient, Playwright) was a third of each
+    worker's collection; no test of theirs ran there anyway."""
+    if " ".join(config.option.markexpr.split()) != FAST_LANE:
+        return None
+    if collection_path == _BROWSER:
+        return True
+    if collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return bool(_MODULE_MARKED_SLOW.search(collection_path.read_text(encoding="utf-8"))) or None
+    return None
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ if "$fast"; then
     2>/dev/null || python -m pip install --quiet -e ".[dev]"
   ruff check twnb tests bench
   ruff format --check twnb tests bench
+  # the mark expression tests/conftest.py knows as FAST_LANE: it then skips importing all-slow modules
   exec python -m pytest -m "not slow and not browser" "${parallel[@]}" --durations=25 "$@"
 fi
 

@@ -128,6 +128,9 @@ class _Handler(BaseHTTPRequestHandler):
     # (terminating chunk, no [DONE]) or abort mid-body, the two ways real connections break.
     protocol_version = "HTTP/1.1"
     timeout = 30  # an idle keep-alive connection's thread gives up after this
+    # Each SSE piece is its own small write: with Nagle's algorithm on, every write after the first
+    # waits for the client's delayed ACK (~40 ms on Linux loopback) before it leaves.
+    disable_nagle_algorithm = True
     server: _FakeHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests() instead

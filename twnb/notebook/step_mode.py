@@ -12,11 +12,11 @@ Why it works only here: ipykernel 7.4 handles comm messages (the clicks) while a
 and routes them back to the loop that displayed the widget. Older kernels queue them behind the cell,
 so the wait would never end; without a frontend that draws widgets (nbclient, papermill, terminal
 IPython) nobody can click. Both are refused with one line before anything runs: the version is
-checked, and the widget must report a view (`_view_count`) within a few seconds. Risky mode in a
-batch run (a kernel whose client names no cell: `has_widget_frontend`) is not refused: the Round runs
-as a plain one whose code graded safe runs, and the first piece that would have asked is not run and
-ends the Round failed, in one line saying why and that approving needs a frontend (--strict, or the
-strict setting, then makes the batch fail).
+checked, and the widget must report a view (`_view_count`) within a few seconds (then it counts views
+no more: see `_stop_counting_views`). Risky mode in a batch run (a kernel whose client names no cell:
+`has_widget_frontend`) is not refused: the Round runs as a plain one whose code graded safe runs, and
+the first piece that would have asked is not run and ends the Round failed, in one line saying why
+and that approving needs a frontend (--strict, or the strict setting, then makes the batch fail).
 
 Approved code runs on the main thread through the session's executor (store_history=False, its
 outputs in the cell, the time-limit watchdog's SIGINT handler raising KeyboardInterrupt in the code, so
@@ -237,9 +237,11 @@ class StepRound:
         self.view.add_controls(self.panel.widget)
         widget = self.view.widget
         widget._view_count = 0  # the frontend counts the views it draws: the handshake
-        widget.observe(lambda change: self.post(("drawn", change["new"])), "_view_count")
+        widget.observe(self._on_view_count, "_view_count")
         display.start()
-        if not await self._drawn(VIEW_TIMEOUT_S):
+        drawn = await self._drawn(VIEW_TIMEOUT_S)
+        self._stop_counting_views(widget)
+        if not drawn:
             message = NO_VIEW.format(seconds=VIEW_TIMEOUT_S)
             display.withdraw(message)
             self.magics._fail(message, self.args.strict)
@@ -269,6 +271,18 @@ class StepRound:
             self.magics._fail(reason, True)  # raises RoundFailedError
         raise_if_held_back(round)
         return None
+
+    def _on_view_count(self, change: dict[str, Any]) -> None:
+        self.post(("drawn", change["new"]))
+
+    def _stop_counting_views(self, widget: Any) -> None:
+        """The handshake is over: the frontend counts no more views. A counted view that goes reports
+        its going: the Round's final display replaces the view, so JupyterLab would send that report on
+        the widgets' subshell just before it deletes that subshell (the Round's widgets close), and
+        ipykernel 7.4 closes a deleted subshell's loop with the message's task still queued: "Task was
+        destroyed but it is pending!" in the next cell's stderr."""
+        widget.unobserve(self._on_view_count, "_view_count")
+        widget._view_count = None
 
     def held_back(self, round: Round) -> str | None:
         """Why the cells queued below should not run after this Round, or None when they may."""

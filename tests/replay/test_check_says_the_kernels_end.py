@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 from support.confined_kernel import needs_landlock
 from support.replay_rounds import code_round, conversation, stdout
+from support.twnb_cli import run_twnb
 
 from twnb.config import FolderQuarantine
 from twnb.memory import save_conversation
@@ -55,18 +55,6 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
 
 
-def _twnb(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "twnb.cli", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
     root = tmp_path_factory.mktemp("planting")
@@ -79,9 +67,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checked]:
     save_conversation(
         conversation(code_round("Tidy the folder", code, [stdout("done\n")])), sender / "conv.yaml"
     )
-    assert _twnb(sender, "export", "conv.yaml", "-o", "received.ipynb").returncode == 0
+    assert run_twnb(sender, "export", "conv.yaml", "-o", "received.ipynb").returncode == 0
     shutil.copy(sender / "received.ipynb", notebook / "received.ipynb")
-    done = _twnb(notebook, "export", "received.ipynb", "--execute", "--check", "--no-verify")
+    done = run_twnb(notebook, "export", "received.ipynb", "--execute", "--check", "--no-verify")
     yield Checked(done.returncode, done.stdout, done.stderr, notebook, outside)
 
 

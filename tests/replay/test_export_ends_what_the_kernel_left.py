@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 from support.confined_kernel import needs_landlock
 from support.replay_rounds import code_round, conversation, stdout
+from support.twnb_cli import run_twnb
 
 from twnb.memory import save_conversation
 
@@ -48,18 +47,6 @@ class Executed:
     notebook: Path
 
 
-def _twnb(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "twnb.cli", *args],
-        cwd=cwd,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Executed]:
     root = tmp_path_factory.mktemp("leaves-a-child")
@@ -69,10 +56,10 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Executed]:
     save_conversation(
         conversation(code_round("Start a helper", LEAVE_A_CHILD, [stdout("done\n")])), sender / "conv.yaml"
     )
-    assert _twnb(sender, "export", "conv.yaml", "-o", "received.ipynb").returncode == 0
+    assert run_twnb(sender, "export", "conv.yaml", "-o", "received.ipynb").returncode == 0
     shutil.copy(sender / "received.ipynb", notebook / "received.ipynb")
     began = time.monotonic()
-    done = _twnb(notebook, "export", "received.ipynb", "--execute", "--no-verify")
+    done = run_twnb(notebook, "export", "received.ipynb", "--execute", "--no-verify")
     yield Executed(done.returncode, done.stdout + done.stderr, time.monotonic() - began, notebook)
     if (notebook / "child.txt").exists():  # a failed end must not leave the child to other tests
         pid, start = (notebook / "child.txt").read_text().split()
